@@ -1,0 +1,141 @@
+package coerce
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Rule names what happened at a location. Rules are stable strings: they
+// appear in reports, statistics and the command-line tool's output.
+type Rule string
+
+// The codec's rules.
+const (
+	// RuleInteger: a whole number at a location whose schema admits integer
+	// was written (or held) as an integer literal, with exact digits.
+	RuleInteger Rule = "integer"
+	// RuleFraction: a number with a fractional part stands where only
+	// integers are admitted. It is written unchanged, never truncated.
+	RuleFraction Rule = "fraction-at-integer"
+	// RulePrecisionUnsafe: a whole double beyond ±2^53 at an integer
+	// location. It is written exactly as the double holds it, but the double
+	// may already have lost digits on its way here.
+	RulePrecisionUnsafe Rule = "precision-unsafe"
+	// RuleBigIntCarried: an integer literal beyond ±2^53 was carried exactly
+	// as a string of its decimal digits, because a double cannot hold it.
+	RuleBigIntCarried Rule = "bigint-carried"
+	// RuleBigIntRounded: an integer literal beyond ±2^53 was rounded to the
+	// nearest double (at a location that admits number but not integer, or
+	// because the options asked for rounding).
+	RuleBigIntRounded Rule = "bigint-rounded"
+	// RuleBigIntRestored: a carried decimal string was written back as the
+	// bare integer literal it came from.
+	RuleBigIntRestored Rule = "bigint-restored"
+)
+
+// Warns reports whether the rule flags a possible loss or an invalid value
+// rather than a faithful conversion.
+func (r Rule) Warns() bool {
+	switch r {
+	case RuleFraction, RulePrecisionUnsafe, RuleBigIntRounded:
+		return true
+	}
+	return false
+}
+
+// Change is one entry of a Report.
+type Change struct {
+	// Path is the JSON Pointer of the value in the instance ("" is the root).
+	Path string `json:"path"`
+	// Rule is what happened.
+	Rule Rule `json:"rule"`
+	// From and To are the value before and after, as JSON text. They are
+	// equal when the rule only flags the value.
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Schema is the JSON Pointer of the schema location that decided.
+	Schema string `json:"schema,omitempty"`
+}
+
+// String renders the change on one line, e.g.
+// `/id: bigint-carried 9007199254740993 -> "9007199254740993"`.
+func (c Change) String() string {
+	var b strings.Builder
+	p := c.Path
+	if p == "" {
+		p = "/"
+	}
+	b.WriteString(p)
+	b.WriteString(": ")
+	b.WriteString(string(c.Rule))
+	b.WriteByte(' ')
+	b.WriteString(c.From)
+	if c.To != c.From {
+		b.WriteString(" -> ")
+		b.WriteString(c.To)
+	}
+	return b.String()
+}
+
+// Report collects what a conversion did. Pass a pointer to one in the
+// options of a conversion to have it filled; leave the field nil and the
+// conversion records nothing and spends nothing on it. A Report is not safe
+// for concurrent use: give each conversion its own.
+type Report struct {
+	Changes []Change `json:"changes"`
+}
+
+// Add appends a change.
+func (r *Report) Add(c Change) { r.Changes = append(r.Changes, c) }
+
+// Reset empties the report, keeping its storage.
+func (r *Report) Reset() { r.Changes = r.Changes[:0] }
+
+// Count returns how many changes carry the rule.
+func (r *Report) Count(rule Rule) int {
+	n := 0
+	for _, c := range r.Changes {
+		if c.Rule == rule {
+			n++
+		}
+	}
+	return n
+}
+
+// String renders one change per line.
+func (r *Report) String() string {
+	var b strings.Builder
+	for i, c := range r.Changes {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(c.String())
+	}
+	return b.String()
+}
+
+// AppendPointerToken appends one reference token to a JSON Pointer,
+// escaping "~" as "~0" and "/" as "~1".
+func AppendPointerToken(ptr []byte, tok string) []byte {
+	ptr = append(ptr, '/')
+	if strings.IndexAny(tok, "~/") < 0 {
+		return append(ptr, tok...)
+	}
+	for i := 0; i < len(tok); i++ {
+		switch tok[i] {
+		case '~':
+			ptr = append(ptr, '~', '0')
+		case '/':
+			ptr = append(ptr, '~', '1')
+		default:
+			ptr = append(ptr, tok[i])
+		}
+	}
+	return ptr
+}
+
+// AppendPointerIndex appends an array index to a JSON Pointer.
+func AppendPointerIndex(ptr []byte, i int) []byte {
+	ptr = append(ptr, '/')
+	return strconv.AppendInt(ptr, int64(i), 10)
+}
