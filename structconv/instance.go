@@ -1,0 +1,73 @@
+package structconv
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+
+	"google.golang.org/protobuf/types/known/structpb"
+)
+
+// valueInstance shows a Struct value to the plan where the plans of its
+// children depend on it (if/then/else, dependentSchemas).
+type valueInstance structpb.Value
+
+func (v *valueInstance) Has(name string) bool {
+	_, ok := (*structpb.Value)(v).GetStructValue().GetFields()[name]
+	return ok
+}
+
+func (v *valueInstance) JSON() any { return valueJSON((*structpb.Value)(v)) }
+
+// structInstance is a valueInstance for a bare Struct.
+type structInstance structpb.Struct
+
+func (s *structInstance) Has(name string) bool {
+	_, ok := (*structpb.Struct)(s).GetFields()[name]
+	return ok
+}
+
+func (s *structInstance) JSON() any { return structJSON((*structpb.Struct)(s)) }
+
+// listInstance is a valueInstance for a bare ListValue.
+type listInstance structpb.ListValue
+
+func (l *listInstance) Has(string) bool { return false }
+
+func (l *listInstance) JSON() any { return listJSON((*structpb.ListValue)(l)) }
+
+func valueJSON(v *structpb.Value) any {
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_BoolValue:
+		return k.BoolValue
+	case *structpb.Value_NumberValue:
+		f := k.NumberValue
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil
+		}
+		return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
+	case *structpb.Value_StringValue:
+		return k.StringValue
+	case *structpb.Value_StructValue:
+		return structJSON(k.StructValue)
+	case *structpb.Value_ListValue:
+		return listJSON(k.ListValue)
+	}
+	return nil
+}
+
+func structJSON(s *structpb.Struct) any {
+	m := make(map[string]any, len(s.GetFields()))
+	for k, v := range s.GetFields() {
+		m[k] = valueJSON(v)
+	}
+	return m
+}
+
+func listJSON(l *structpb.ListValue) any {
+	a := make([]any, len(l.GetValues()))
+	for i, v := range l.GetValues() {
+		a[i] = valueJSON(v)
+	}
+	return a
+}

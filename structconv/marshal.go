@@ -1,0 +1,277 @@
+package structconv
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/jsonnum"
+)
+
+// MarshalOptions configures Struct → JSON conversion. The zero value
+// converts without a schema. Like protojson's options, it is a plain struct
+// used by value.
+type MarshalOptions struct {
+	// Schema guides the conversion: at every location where an applicable
+	// schema admits integer, whole numbers are written as integer literals
+	// with exact digits, and carried big integers (decimal strings beyond
+	// ±2^53) are written back as bare literals. Nil means no schema.
+	Schema *coerce.Schema
+	// Report, if not nil, receives an entry for each rule that fired. It is
+	// appended to, not reset.
+	Report *coerce.Report
+}
+
+// Marshal writes m as compact JSON without a schema.
+func Marshal(m proto.Message) ([]byte, error) { return MarshalOptions{}.Marshal(m) }
+
+// Marshal writes m, a *structpb.Struct, *structpb.Value or
+// *structpb.ListValue, as compact JSON: members sorted by name, strings
+// escaped per RFC 8259 without HTML escaping, numbers in the shortest form
+// that reads back as the same double, except where the schema calls for
+// integer literals. The output is deterministic byte for byte.
+func (o MarshalOptions) Marshal(m proto.Message) ([]byte, error) {
+	return o.MarshalAppend(nil, m)
+}
+
+// MarshalAppend appends the JSON encoding of m to b and returns the
+// result. Appending into a reused buffer with enough room allocates
+// nothing.
+func (o MarshalOptions) MarshalAppend(b []byte, m proto.Message) ([]byte, error) {
+	e := encoderPool.Get().(*encoder)
+	e.b, e.report = b, o.Report
+	root := o.Schema.Root()
+	var err error
+	switch v := m.(type) {
+	case *structpb.Struct:
+		err = e.object(v, root)
+	case *structpb.Value:
+		if v == nil {
+			e.b = append(e.b, "null"...)
+		} else {
+			err = e.value(v, root)
+		}
+	case *structpb.ListValue:
+		err = e.list(v, root)
+	default:
+		err = &Error{Code: CodeType, Offset: -1, Msg: fmt.Sprintf("cannot marshal %T: want *structpb.Struct, *structpb.Value or *structpb.ListValue", m)}
+	}
+	b = e.b
+	e.b, e.report = nil, nil
+	e.path = e.path[:0]
+	clear(e.pairs)
+	e.pairs = e.pairs[:0]
+	encoderPool.Put(e)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+var encoderPool = sync.Pool{New: func() any { return new(encoder) }}
+
+type pair struct {
+	key string
+	val *structpb.Value
+}
+
+type encoder struct {
+	b      []byte
+	report *coerce.Report
+	path   []seg
+	pairs  []pair // members being written, as a stack over nesting levels
+}
+
+func (e *encoder) fail(code ErrorCode, format string, args ...any) error {
+	return &Error{Code: code, Path: pointer(e.path), Offset: -1, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (e *encoder) note(rule coerce.Rule, from, to string, l *coerce.Loc) {
+	e.report.Add(coerce.Change{Path: pointer(e.path), Rule: rule, From: from, To: to, Schema: l.Pointer()})
+}
+
+func (e *encoder) value(v *structpb.Value, l *coerce.Loc) error {
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_NullValue:
+		e.b = append(e.b, "null"...)
+	case *structpb.Value_BoolValue:
+		if k.BoolValue {
+			e.b = append(e.b, "true"...)
+		} else {
+			e.b = append(e.b, "false"...)
+		}
+	case *structpb.Value_NumberValue:
+		return e.number(k.NumberValue, l)
+	case *structpb.Value_StringValue:
+		return e.str(k.StringValue, l)
+	case *structpb.Value_StructValue:
+		return e.object(k.StructValue, l)
+	case *structpb.Value_ListValue:
+		return e.list(k.ListValue, l)
+	default:
+		return e.fail(CodeType, "google.protobuf.Value has no kind set")
+	}
+	return nil
+}
+
+func (e *encoder) number(f float64, l *coerce.Loc) error {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return e.fail(CodeNumber, "%v cannot be written as a JSON number", f)
+	}
+	if l.Integer() {
+		if jsonnum.IsWhole(f) {
+			start := len(e.b)
+			e.b = jsonnum.AppendWhole(e.b, f)
+			if e.report != nil {
+				lit := string(e.b[start:])
+				e.note(coerce.RuleInteger, string(jsonnum.AppendFloat(nil, f)), lit, l)
+				if jsonnum.Unsafe(f) {
+					e.note(coerce.RulePrecisionUnsafe, lit, lit, l)
+				}
+			}
+			return nil
+		}
+		if e.report != nil && l.Admits()&coerce.Number == 0 {
+			lit := string(jsonnum.AppendFloat(nil, f))
+			e.note(coerce.RuleFraction, lit, lit, l)
+		}
+	}
+	e.b = jsonnum.AppendFloat(e.b, f)
+	return nil
+}
+
+func (e *encoder) str(s string, l *coerce.Loc) error {
+	if l.RestoresCarried() && jsonnum.Carried(s) {
+		e.b = append(e.b, s...)
+		if e.report != nil {
+			e.note(coerce.RuleBigIntRestored, `"`+s+`"`, s, l)
+		}
+		return nil
+	}
+	var ok bool
+	if e.b, ok = appendString(e.b, s); !ok {
+		return e.fail(CodeInvalidUTF8, "string is not valid UTF-8")
+	}
+	return nil
+}
+
+func (e *encoder) object(s *structpb.Struct, l *coerce.Loc) error {
+	fields := s.GetFields()
+	if len(fields) == 0 {
+		e.b = append(e.b, "{}"...)
+		return nil
+	}
+	base := len(e.pairs)
+	for k, v := range fields {
+		e.pairs = append(e.pairs, pair{k, v})
+	}
+	members := e.pairs[base:]
+	slices.SortFunc(members, func(a, b pair) int { return strings.Compare(a.key, b.key) })
+	var inst coerce.Instance
+	if l.DependsOnValue() {
+		inst = (*structInstance)(s)
+	}
+	e.b = append(e.b, '{')
+	depth := len(e.path)
+	e.path = append(e.path, seg{isKey: true})
+	for i := range members {
+		p := members[i]
+		if i > 0 {
+			e.b = append(e.b, ',')
+		}
+		e.path[depth].key = p.key
+		var ok bool
+		if e.b, ok = appendString(e.b, p.key); !ok {
+			return e.fail(CodeInvalidUTF8, "member name is not valid UTF-8")
+		}
+		e.b = append(e.b, ':')
+		if err := e.value(p.val, l.Property(p.key, inst)); err != nil {
+			return err
+		}
+	}
+	e.path = e.path[:depth]
+	clear(e.pairs[base:])
+	e.pairs = e.pairs[:base]
+	e.b = append(e.b, '}')
+	return nil
+}
+
+func (e *encoder) list(lv *structpb.ListValue, l *coerce.Loc) error {
+	values := lv.GetValues()
+	if len(values) == 0 {
+		e.b = append(e.b, "[]"...)
+		return nil
+	}
+	var inst coerce.Instance
+	if l.DependsOnValue() {
+		inst = (*listInstance)(lv)
+	}
+	e.b = append(e.b, '[')
+	depth := len(e.path)
+	e.path = append(e.path, seg{})
+	for i, v := range values {
+		if i > 0 {
+			e.b = append(e.b, ',')
+		}
+		e.path[depth].index = i
+		if err := e.value(v, l.Item(i, inst)); err != nil {
+			return err
+		}
+	}
+	e.path = e.path[:depth]
+	e.b = append(e.b, ']')
+	return nil
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string: '"' and '\\' escaped, control
+// characters as \b \f \n \r \t or \u00XX, everything else as is (no HTML
+// escaping). ok is false if s is not valid UTF-8.
+func appendString(b []byte, s string) ([]byte, bool) {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return b, false
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"'), true
+}
