@@ -1,6 +1,7 @@
 package coerce
 
 import (
+	"math"
 	"regexp"
 	"sort"
 	"strconv"
@@ -358,19 +359,12 @@ func (d *deriver) child(n *Loc) *Loc {
 	}
 	for _, g := range n.alts {
 		var alts []*Loc
-		open := false
 		for _, m := range g {
-			if !m.admit.Overlaps(kind) {
-				continue // this branch cannot hold an object (array)
+			if m.admit.Overlaps(kind) { // else this branch cannot hold an object (array)
+				alts = append(alts, d.child(m))
 			}
-			c := d.child(m)
-			if c == nil {
-				open = true
-				break
-			}
-			alts = append(alts, c)
 		}
-		if !open && len(alts) > 0 {
+		if len(alts) > 0 {
 			parts = append(parts, d.disj(alts))
 		}
 	}
@@ -388,10 +382,7 @@ func (d *deriver) child(n *Loc) *Loc {
 		case known:
 			parts = append(parts, branch(n.elseN))
 		default:
-			t, e := branch(n.thenN), branch(n.elseN)
-			if t != nil && e != nil {
-				parts = append(parts, d.disj([]*Loc{t, e}))
-			}
+			parts = append(parts, d.disj([]*Loc{branch(n.thenN), branch(n.elseN)}))
 		}
 	}
 	if d.inst != nil {
@@ -421,20 +412,35 @@ func (d *deriver) conj(parts []*Loc) *Loc {
 	return d.combined(parts, false)
 }
 
-// disj combines alternatives of which one applies. An unconstrained
-// alternative makes the whole unconstrained.
+// disj combines alternatives of which one applies. A nil (unconstrained)
+// alternative stands as anything: the result then admits every type, but
+// keeps the integer hint of the others, so a whole number is still written
+// as an integer where one alternative names integer and the rest allow
+// anything.
 func (d *deriver) disj(parts []*Loc) *Loc {
-	for _, p := range parts {
+	open := false
+	for i, p := range parts {
 		if p == nil || p.trivial {
-			return nil
+			parts[i] = anything
+			open = true
 		}
 	}
 	parts = dedupe(parts, true)
 	if len(parts) == 1 {
+		if open {
+			return nil
+		}
 		return parts[0]
 	}
 	return d.combined(parts, true)
 }
+
+// anything is the schema true, standing for an unconstrained alternative.
+var anything = func() *Loc {
+	l := &Loc{id: math.MaxInt32, own: AnyType, boolean: true}
+	l.info()
+	return l
+}()
 
 func dedupe(parts []*Loc, keepAll bool) []*Loc {
 	out := parts[:0]

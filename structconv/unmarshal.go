@@ -443,7 +443,7 @@ func (d *decoder) number(l *coerce.Loc) (*structpb.Value, error) {
 	}
 	if jsonnum.Unsafe(f) || f == jsonnum.MaxSafe || f == -jsonnum.MaxSafe {
 		if canon, ok := jsonnum.IntegerDigits(lit); ok && jsonnum.BeyondSafe(canon) {
-			return d.bigInteger(lit, canon, f, l, start)
+			return d.bigInteger(lit, canon, plain, f, l, start)
 		}
 	}
 	if d.report != nil && l.Integer() && l.Admits()&coerce.Number == 0 && !jsonnum.IsWhole(f) {
@@ -453,13 +453,16 @@ func (d *decoder) number(l *coerce.Loc) (*structpb.Value, error) {
 }
 
 // bigInteger applies the big-integer policy to an integral literal beyond
-// ±2^53; canon is its canonical digits and f its nearest double.
-func (d *decoder) bigInteger(lit, canon string, f float64, l *coerce.Loc, start int) (*structpb.Value, error) {
+// ±2^53; canon is its canonical digits, plain tells whether it was written
+// as digits only, and f is its nearest double. Where the schema admits
+// integer, any notation is carried; where there is no schema (or no type),
+// only plain integer literals are: "1e21" was written as a float.
+func (d *decoder) bigInteger(lit, canon string, plain bool, f float64, l *coerce.Loc, start int) (*structpb.Value, error) {
 	switch {
 	case d.bigInts == BigIntegersReject:
 		d.i = start
 		return nil, d.fail(CodeBigInteger, "integer %s is beyond ±2^53 and cannot be held exactly in a double", clip(lit))
-	case d.bigInts == BigIntegersRound || l.RoundsBigIntegers():
+	case d.bigInts == BigIntegersRound || l.RoundsBigIntegers() || !plain && !l.Integer():
 		if d.report != nil && string(jsonnum.AppendWhole(nil, f)) != canon {
 			d.note(coerce.RuleBigIntRounded, lit, string(jsonnum.AppendFloat(nil, f)), l)
 		}

@@ -1,0 +1,470 @@
+package structconv
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/jsonnum"
+)
+
+// GoOptions configures conversion between Struct messages and Go value
+// trees (map[string]any, []any, string, bool, nil and numbers), the shape
+// encoding/json and most SDKs (genai FunctionCall.Args, MCP arguments)
+// use.
+type GoOptions struct {
+	// Schema guides the conversion; nil means no schema.
+	Schema *coerce.Schema
+	// Report, if not nil, receives an entry for each rule that fired.
+	Report *coerce.Report
+}
+
+// ToGo converts m, a *structpb.Struct, *structpb.Value or
+// *structpb.ListValue, into a Go value tree. Where the schema admits
+// integer, whole numbers become int64 (uint64 above math.MaxInt64,
+// json.Number beyond that) and carried big integers (decimal strings
+// beyond ±2^53) become the same integer types; elsewhere numbers are
+// float64 and strings stay strings.
+func (o GoOptions) ToGo(m proto.Message) (any, error) {
+	g := goConv{report: o.Report}
+	root := o.Schema.Root()
+	switch v := m.(type) {
+	case *structpb.Struct:
+		return g.fromStruct(v, root)
+	case *structpb.ListValue:
+		return g.fromList(v, root)
+	case *structpb.Value:
+		return g.fromValue(v, root)
+	}
+	return nil, &Error{Code: CodeType, Offset: -1, Msg: fmt.Sprintf("cannot convert %T: want *structpb.Struct, *structpb.Value or *structpb.ListValue", m)}
+}
+
+// Apply applies the schema to an already-decoded Go value tree, such as a
+// map[string]any of float64 from encoding/json or genai: the same rules as
+// ToGo, in one pass. Maps and slices are rewritten in place; the result is
+// v itself unless v is a scalar that changed. Values of other Go types are
+// left as they are.
+func (o GoOptions) Apply(v any) (any, error) {
+	g := goConv{report: o.Report}
+	return g.apply(v, o.Schema.Root())
+}
+
+// FromGo fills m (a *structpb.Struct, *structpb.Value or
+// *structpb.ListValue) from a Go value tree, keeping exact integers exact:
+// an int64, uint64 or integral json.Number beyond ±2^53 is carried as a
+// decimal string, as Unmarshal carries big literals by default (and
+// rounded, with a report, where the schema admits number but not integer).
+// A float64 is stored as it is: it has no further digits to keep.
+func (o GoOptions) FromGo(v any, m proto.Message) error {
+	g := goConv{report: o.Report}
+	root := o.Schema.Root()
+	switch t := m.(type) {
+	case *structpb.Struct:
+		mv, ok := v.(map[string]any)
+		if !ok {
+			return &Error{Code: CodeType, Offset: -1, Msg: fmt.Sprintf("want a map[string]any for a google.protobuf.Struct, got %T", v)}
+		}
+		pv, err := g.toValue(mv, root)
+		if err != nil {
+			return err
+		}
+		proto.Reset(t)
+		t.Fields = pv.GetStructValue().GetFields()
+		return nil
+	case *structpb.ListValue:
+		av, ok := v.([]any)
+		if !ok {
+			return &Error{Code: CodeType, Offset: -1, Msg: fmt.Sprintf("want a []any for a google.protobuf.ListValue, got %T", v)}
+		}
+		pv, err := g.toValue(av, root)
+		if err != nil {
+			return err
+		}
+		proto.Reset(t)
+		t.Values = pv.GetListValue().GetValues()
+		return nil
+	case *structpb.Value:
+		pv, err := g.toValue(v, root)
+		if err != nil {
+			return err
+		}
+		proto.Reset(t)
+		t.Kind = pv.Kind
+		return nil
+	}
+	return &Error{Code: CodeType, Offset: -1, Msg: fmt.Sprintf("cannot fill %T: want *structpb.Struct, *structpb.Value or *structpb.ListValue", m)}
+}
+
+type goConv struct {
+	report *coerce.Report
+	path   []seg
+}
+
+func (g *goConv) note(rule coerce.Rule, from, to string, l *coerce.Loc) {
+	g.report.Add(coerce.Change{Path: pointer(g.path), Rule: rule, From: from, To: to, Schema: l.Pointer()})
+}
+
+func (g *goConv) fail(code ErrorCode, format string, args ...any) error {
+	return &Error{Code: code, Path: pointer(g.path), Offset: -1, Msg: fmt.Sprintf(format, args...)}
+}
+
+// wholeInt converts a whole double to the narrowest exact Go integer.
+func wholeInt(f float64) any {
+	switch {
+	case f >= -(1<<63) && f < 1<<63:
+		return int64(f)
+	case f >= 0 && f < 1<<64:
+		return uint64(f)
+	}
+	return json.Number(jsonnum.AppendWhole(nil, f))
+}
+
+// digitsInt converts canonical integer digits to the narrowest exact Go
+// integer.
+func digitsInt(canon string) any {
+	if n, err := strconv.ParseInt(canon, 10, 64); err == nil {
+		return n
+	}
+	if n, err := strconv.ParseUint(canon, 10, 64); err == nil {
+		return n
+	}
+	return json.Number(canon)
+}
+
+// number applies the integer rules to a double at l.
+func (g *goConv) number(f float64, l *coerce.Loc) any {
+	if !l.Integer() || math.IsNaN(f) || math.IsInf(f, 0) {
+		return f
+	}
+	if !jsonnum.IsWhole(f) {
+		if g.report != nil && l.Admits()&coerce.Number == 0 {
+			lit := string(jsonnum.AppendFloat(nil, f))
+			g.note(coerce.RuleFraction, lit, lit, l)
+		}
+		return f
+	}
+	n := wholeInt(f)
+	if g.report != nil {
+		lit := string(jsonnum.AppendWhole(nil, f))
+		g.note(coerce.RuleInteger, string(jsonnum.AppendFloat(nil, f)), lit, l)
+		if jsonnum.Unsafe(f) {
+			g.note(coerce.RulePrecisionUnsafe, lit, lit, l)
+		}
+	}
+	return n
+}
+
+// str applies the carried-integer rule to a string at l.
+func (g *goConv) str(s string, l *coerce.Loc) any {
+	if l.RestoresCarried() && jsonnum.Carried(s) {
+		if g.report != nil {
+			g.note(coerce.RuleBigIntRestored, strconv.Quote(s), s, l)
+		}
+		return digitsInt(s)
+	}
+	return s
+}
+
+func (g *goConv) fromValue(v *structpb.Value, l *coerce.Loc) (any, error) {
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_NullValue:
+		return nil, nil
+	case *structpb.Value_BoolValue:
+		return k.BoolValue, nil
+	case *structpb.Value_NumberValue:
+		return g.number(k.NumberValue, l), nil
+	case *structpb.Value_StringValue:
+		return g.str(k.StringValue, l), nil
+	case *structpb.Value_StructValue:
+		return g.fromStruct(k.StructValue, l)
+	case *structpb.Value_ListValue:
+		return g.fromList(k.ListValue, l)
+	}
+	return nil, g.fail(CodeType, "google.protobuf.Value has no kind set")
+}
+
+func (g *goConv) fromStruct(s *structpb.Struct, l *coerce.Loc) (any, error) {
+	var inst coerce.Instance
+	if l.DependsOnValue() {
+		inst = (*structInstance)(s)
+	}
+	out := make(map[string]any, len(s.GetFields()))
+	depth := len(g.path)
+	g.path = append(g.path, seg{isKey: true})
+	for k, v := range s.GetFields() {
+		g.path[depth].key = k
+		e, err := g.fromValue(v, l.Property(k, inst))
+		if err != nil {
+			return nil, err
+		}
+		out[k] = e
+	}
+	g.path = g.path[:depth]
+	return out, nil
+}
+
+func (g *goConv) fromList(lv *structpb.ListValue, l *coerce.Loc) (any, error) {
+	var inst coerce.Instance
+	if l.DependsOnValue() {
+		inst = (*listInstance)(lv)
+	}
+	out := make([]any, len(lv.GetValues()))
+	depth := len(g.path)
+	g.path = append(g.path, seg{})
+	for i, v := range lv.GetValues() {
+		g.path[depth].index = i
+		e, err := g.fromValue(v, l.Item(i, inst))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = e
+	}
+	g.path = g.path[:depth]
+	return out, nil
+}
+
+// goInstance shows a Go value tree to the plan.
+type goInstance struct{ v any }
+
+func (gi goInstance) Has(name string) bool {
+	m, ok := gi.v.(map[string]any)
+	if !ok {
+		return false
+	}
+	_, ok = m[name]
+	return ok
+}
+
+func (gi goInstance) JSON() any { return gi.v }
+
+func (g *goConv) apply(v any, l *coerce.Loc) (any, error) {
+	if l == nil {
+		return v, nil // no schema below: nothing changes
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		var inst coerce.Instance
+		if l.DependsOnValue() {
+			inst = goInstance{x}
+		}
+		depth := len(g.path)
+		g.path = append(g.path, seg{isKey: true})
+		for k, e := range x {
+			g.path[depth].key = k
+			ne, err := g.apply(e, l.Property(k, inst))
+			if err != nil {
+				return nil, err
+			}
+			x[k] = ne
+		}
+		g.path = g.path[:depth]
+		return x, nil
+	case []any:
+		var inst coerce.Instance
+		if l.DependsOnValue() {
+			inst = goInstance{x}
+		}
+		depth := len(g.path)
+		g.path = append(g.path, seg{})
+		for i, e := range x {
+			g.path[depth].index = i
+			ne, err := g.apply(e, l.Item(i, inst))
+			if err != nil {
+				return nil, err
+			}
+			x[i] = ne
+		}
+		g.path = g.path[:depth]
+		return x, nil
+	case float64:
+		return g.number(x, l), nil
+	case float32:
+		if l.Integer() {
+			return g.number(float64(x), l), nil
+		}
+		return x, nil
+	case json.Number:
+		if !l.Integer() {
+			return x, nil
+		}
+		lit := string(x)
+		if canon, ok := jsonnum.IntegerDigits(lit); ok && isNumberLiteral(lit) {
+			if g.report != nil && canon != lit {
+				g.note(coerce.RuleInteger, lit, canon, l)
+			}
+			return digitsInt(canon), nil
+		}
+		if f, err := x.Float64(); err == nil {
+			return g.number(f, l), nil
+		}
+		return x, nil
+	case string:
+		return g.str(x, l), nil
+	}
+	return v, nil
+}
+
+// isNumberLiteral reports whether s is a JSON number literal (json.Number
+// may hold anything).
+func isNumberLiteral(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(s) && s[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(s)
+}
+
+// toValue builds a Struct value from a Go value.
+func (g *goConv) toValue(v any, l *coerce.Loc) (*structpb.Value, error) {
+	switch x := v.(type) {
+	case nil:
+		return structpb.NewNullValue(), nil
+	case bool:
+		return structpb.NewBoolValue(x), nil
+	case string:
+		if !utf8.ValidString(x) {
+			return nil, g.fail(CodeInvalidUTF8, "string is not valid UTF-8")
+		}
+		return structpb.NewStringValue(x), nil
+	case float64:
+		return g.float(x)
+	case float32:
+		return g.float(float64(x))
+	case int:
+		return g.integer(strconv.FormatInt(int64(x), 10), l)
+	case int8:
+		return structpb.NewNumberValue(float64(x)), nil
+	case int16:
+		return structpb.NewNumberValue(float64(x)), nil
+	case int32:
+		return structpb.NewNumberValue(float64(x)), nil
+	case int64:
+		return g.integer(strconv.FormatInt(x, 10), l)
+	case uint:
+		return g.integer(strconv.FormatUint(uint64(x), 10), l)
+	case uint8:
+		return structpb.NewNumberValue(float64(x)), nil
+	case uint16:
+		return structpb.NewNumberValue(float64(x)), nil
+	case uint32:
+		return structpb.NewNumberValue(float64(x)), nil
+	case uint64:
+		return g.integer(strconv.FormatUint(x, 10), l)
+	case json.Number:
+		lit := string(x)
+		if !isNumberLiteral(lit) {
+			return nil, g.fail(CodeNumber, "json.Number %q is not a number", clip(lit))
+		}
+		if canon, ok := jsonnum.IntegerDigits(lit); ok {
+			return g.integer(canon, l)
+		}
+		f, err := strconv.ParseFloat(lit, 64)
+		if err != nil {
+			return nil, g.fail(CodeNumber, "number %s is out of range of a double", clip(lit))
+		}
+		return structpb.NewNumberValue(f), nil
+	case map[string]any:
+		var inst coerce.Instance
+		if l.DependsOnValue() {
+			inst = goInstance{x}
+		}
+		fields := make(map[string]*structpb.Value, len(x))
+		depth := len(g.path)
+		g.path = append(g.path, seg{isKey: true})
+		for k, e := range x {
+			g.path[depth].key = k
+			if !utf8.ValidString(k) {
+				return nil, g.fail(CodeInvalidUTF8, "member name is not valid UTF-8")
+			}
+			pv, err := g.toValue(e, l.Property(k, inst))
+			if err != nil {
+				return nil, err
+			}
+			fields[k] = pv
+		}
+		g.path = g.path[:depth]
+		return structpb.NewStructValue(&structpb.Struct{Fields: fields}), nil
+	case []any:
+		var inst coerce.Instance
+		if l.DependsOnValue() {
+			inst = goInstance{x}
+		}
+		values := make([]*structpb.Value, len(x))
+		depth := len(g.path)
+		g.path = append(g.path, seg{})
+		for i, e := range x {
+			g.path[depth].index = i
+			pv, err := g.toValue(e, l.Item(i, inst))
+			if err != nil {
+				return nil, err
+			}
+			values[i] = pv
+		}
+		g.path = g.path[:depth]
+		return structpb.NewListValue(&structpb.ListValue{Values: values}), nil
+	}
+	return nil, g.fail(CodeType, "cannot hold a %T in a google.protobuf.Value", v)
+}
+
+func (g *goConv) float(f float64) (*structpb.Value, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, g.fail(CodeNumber, "%v cannot be held as a JSON number", f)
+	}
+	return structpb.NewNumberValue(f), nil
+}
+
+// integer stores an exact integer given as canonical digits: a double
+// when it is within ±2^53, otherwise carried or rounded as Unmarshal does.
+func (g *goConv) integer(canon string, l *coerce.Loc) (*structpb.Value, error) {
+	f, err := strconv.ParseFloat(canon, 64)
+	if err != nil {
+		return nil, g.fail(CodeNumber, "number %s is out of range of a double", clip(canon))
+	}
+	if !jsonnum.BeyondSafe(canon) {
+		return structpb.NewNumberValue(f), nil
+	}
+	if l.RoundsBigIntegers() {
+		if g.report != nil && string(jsonnum.AppendWhole(nil, f)) != canon {
+			g.note(coerce.RuleBigIntRounded, canon, string(jsonnum.AppendFloat(nil, f)), l)
+		}
+		return structpb.NewNumberValue(f), nil
+	}
+	if g.report != nil {
+		g.note(coerce.RuleBigIntCarried, canon, strconv.Quote(canon), l)
+	}
+	return structpb.NewStringValue(canon), nil
+}
