@@ -1,0 +1,154 @@
+// Command structkit converts between google.protobuf.Struct and JSON, guided
+// by a JSON Schema, so that integers survive a trip through a Struct (whose
+// numbers are all doubles).
+//
+// Usage:
+//
+//	structkit <command> [flags] [FILE]
+//
+// The commands are:
+//
+//	encode  Struct → JSON: read a Struct (as JSON text showing what it holds,
+//	        or as protobuf binary with --from binary) and write the JSON the
+//	        schema calls for: whole numbers at integer locations as integer
+//	        literals, carried big integers ("9007199254740993") as bare
+//	        literals.
+//	decode  JSON → Struct: read JSON arguments as a model wrote them and
+//	        write the Struct they become (as JSON text showing what it holds,
+//	        or as deterministic protobuf binary with --to binary). Integer
+//	        literals beyond ±2^53 are carried as decimal strings, rounded or
+//	        rejected (--big-integers).
+//	help    Print usage, of structkit or of one command.
+//
+// The schema is a JSON Schema document (--schema FILE) or the inputSchema of
+// one tool of an MCP tools/list answer (--tools FILE --tool NAME); the file
+// may be the result object {"tools": [...]}, a bare array of tools, or the
+// whole JSON-RPC response {"result": {"tools": [...]}}. With neither, the
+// conversion runs without a schema. --report prints what the conversion
+// changed to standard error, one change per line.
+//
+// Input is read from FILE, or from standard input when FILE is absent or
+// "-". Flags take one or two dashes and may come before or after FILE.
+//
+// Exit status: 0 on success, 1 for bad input (unparseable JSON, a value that
+// cannot be converted, a schema that does not compile), 2 for bad usage (an
+// unknown command or flag, a missing --tool, an unreadable file). Errors are
+// printed to standard error prefixed with "structkit: " and name the
+// location: the JSON Pointer of the value, and for JSON input the line,
+// column and byte offset.
+//
+// Examples, with the schema in examples/code_nav (line and ids typed as
+// integer):
+//
+//	$ echo '{"line": 5.0, "ids": ["9007199254740993"]}' | structkit encode --schema examples/code_nav/schema.json
+//	{"ids":[9007199254740993],"line":5}
+//	$ echo '{"line": 5, "ids": [9007199254740993]}' | structkit decode --schema examples/code_nav/schema.json
+//	{"ids":["9007199254740993"],"line":5}
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// env is what a command reads from and writes to.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// command is one subcommand. run parses its own flags (with parseFlags) and
+// returns nil, errHelp, a *usageError (exit 2) or any other error (exit 1).
+type command struct {
+	name    string
+	summary string
+	run     func(e *env, args []string) error
+}
+
+// commands lists the subcommands in the order usage shows them. Add new
+// ones here.
+var commands = []command{
+	{"encode", "Struct → JSON: write a Struct as the JSON its schema calls for", runEncode},
+	{"decode", "JSON → Struct: read JSON arguments into a Struct", runDecode},
+}
+
+func lookupCommand(name string) *command {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
+		}
+	}
+	return nil
+}
+
+// run is the whole program: it returns the exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	if len(args) == 0 {
+		mainUsage(stderr)
+		return 2
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "-h", "-help", "--help", "help":
+		if name == "help" && len(rest) > 0 {
+			c := lookupCommand(rest[0])
+			if c == nil {
+				return fail(stderr, usagef("unknown command %q; run 'structkit help' for the list", rest[0]))
+			}
+			return finish(e, c.run(e, []string{"-help"}))
+		}
+		mainUsage(stdout)
+		return 0
+	}
+	c := lookupCommand(name)
+	if c == nil {
+		return fail(stderr, usagef("unknown command %q; run 'structkit help' for the list", name))
+	}
+	return finish(e, c.run(e, rest))
+}
+
+func finish(e *env, err error) int {
+	if err == nil || errors.Is(err, errHelp) {
+		return 0
+	}
+	return fail(e.stderr, err)
+}
+
+// fail prints err and returns its exit status.
+func fail(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "structkit: %v\n", err)
+	var u *usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
+}
+
+func mainUsage(w io.Writer) {
+	fmt.Fprint(w, `structkit converts between google.protobuf.Struct and JSON, guided by a
+JSON Schema, so that integers survive the trip through a Struct's doubles.
+
+Usage:
+
+	structkit <command> [flags] [FILE]
+
+The commands are:
+
+`)
+	for _, c := range commands {
+		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Use "structkit help <command>" or "structkit <command> --help" for more
+about a command.
+
+Exit status: 0 ok, 1 bad input, 2 bad usage.
+`)
+}

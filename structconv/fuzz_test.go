@@ -1,0 +1,262 @@
+package structconv_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"strconv"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/jsonnum"
+	"github.com/structkit/structkit/structconv"
+)
+
+// fuzzSchema types every location as integer (or any other type but
+// number and string), so the fuzzers exercise the integer rules, carried
+// big integers included, everywhere.
+var fuzzSchema = mustCompile(`{
+	"$defs": {"any": {"type": ["integer", "boolean", "null", "object", "array"],
+		"additionalProperties": {"$ref": "#/$defs/any"},
+		"items": {"$ref": "#/$defs/any"}}},
+	"$ref": "#/$defs/any"
+}`)
+
+func mustCompile(s string) *coerce.Schema {
+	sch, err := coerce.Compile([]byte(s))
+	if err != nil {
+		panic(err)
+	}
+	return sch
+}
+
+var fuzzSeeds = []string{
+	`{}`, `[]`, `0`, `-0`, `"x"`, `null`, `true`,
+	`{"line": 5, "id": 9007199254740993, "neg": -9007199254740993}`,
+	`{"u": 18446744073709551615, "big": 123456789012345678901234567890}`,
+	`{"f": 5.5, "e": 1e21, "e2": 1.5e300, "tiny": 5e-324, "z": 0.0}`,
+	`{"s": "a\u00e9\ud83d\ude00\n\"\\\/", "k\u0000": [1, [2, [3]]]}`,
+	`[1.0, 2.0, 3.5, 9007199254740993.000, 12.50e1]`,
+	`{"a": {"b": {"c": {"d": [{"e": 1}]}}}}`,
+}
+
+// FuzzUnmarshal: no panic; whatever Unmarshal accepts is valid JSON, and
+// JSON → Struct → JSON (same schema) keeps the meaning and every integer
+// digit.
+func FuzzUnmarshal(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, opts := range []structconv.UnmarshalOptions{{}, {Schema: fuzzSchema}} {
+			var v structpb.Value
+			err := opts.Unmarshal(data, &v)
+			valid := json.Valid(data)
+			if err != nil {
+				var se *structconv.Error
+				if !errors.As(err, &se) {
+					t.Fatalf("error is not a *structconv.Error: %v", err)
+				}
+				if valid && se.Code == structconv.CodeSyntax {
+					t.Fatalf("rejected valid JSON %q as a syntax error: %v", data, err)
+				}
+				continue
+			}
+			if !valid {
+				t.Fatalf("accepted invalid JSON %q", data)
+			}
+			out, err := structconv.MarshalOptions{Schema: opts.Schema}.Marshal(&v)
+			if err != nil {
+				t.Fatalf("marshal of an unmarshalled value failed: %v", err)
+			}
+			if !json.Valid(out) {
+				t.Fatalf("marshal wrote invalid JSON %q", out)
+			}
+			if opts.Schema != nil {
+				sameMeaning(t, data, out)
+			}
+			var again structpb.Value
+			if err := opts.Unmarshal(out, &again); err != nil {
+				t.Fatalf("re-reading our own output %q: %v", out, err)
+			}
+			if !proto.Equal(&v, &again) && !carriedOnly(&v, &again) {
+				t.Fatalf("JSON → Struct → JSON → Struct changed the Struct:\n%v\n%v", &v, &again)
+			}
+		}
+	})
+}
+
+// sameMeaning asserts that out means what in means: same structure, same
+// strings, integral numbers with the same digits, other numbers the same
+// double.
+func sameMeaning(t *testing.T, in, out []byte) {
+	t.Helper()
+	a, b := decodeNumbers(t, in), decodeNumbers(t, out)
+	if msg := compareJSON(a, b, ""); msg != "" {
+		t.Fatalf("meaning changed at %s\nin:  %s\nout: %s", msg, in, out)
+	}
+}
+
+func decodeNumbers(t *testing.T, b []byte) any {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("decode %q: %v", b, err)
+	}
+	return v
+}
+
+func compareJSON(a, b any, path string) string {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return path + " (object)"
+		}
+		for k, v := range x {
+			if msg := compareJSON(v, y[k], path+"/"+k); msg != "" {
+				return msg
+			}
+		}
+		return ""
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return path + " (array)"
+		}
+		for i := range x {
+			if msg := compareJSON(x[i], y[i], path+"/"+strconv.Itoa(i)); msg != "" {
+				return msg
+			}
+		}
+		return ""
+	case json.Number:
+		y, ok := b.(json.Number)
+		if !ok {
+			return path + " (number became something else)"
+		}
+		fx, _ := strconv.ParseFloat(string(x), 64)
+		fy, _ := strconv.ParseFloat(string(y), 64)
+		if fx != fy && !(fx == 0 && fy == 0) {
+			return path + " (" + string(x) + " != " + string(y) + ")"
+		}
+		if isPlainInt(string(x)) && string(x) != "-0" && string(x) != string(y) {
+			return path + " (integer digits " + string(x) + " became " + string(y) + ")"
+		}
+		return ""
+	}
+	if s, ok := a.(string); ok && jsonnum.Carried(s) {
+		// A canonical big integer in a string where strings are not
+		// admitted is read as a carried integer: the Struct cannot tell.
+		if y, ok := b.(json.Number); ok && string(y) == s {
+			return ""
+		}
+	}
+	if a != b {
+		return path
+	}
+	return ""
+}
+
+func isPlainInt(s string) bool {
+	_, err := strconv.ParseInt(s, 10, 64)
+	if err == nil {
+		return true
+	}
+	for i, c := range s {
+		if !(c >= '0' && c <= '9' || i == 0 && c == '-') {
+			return false
+		}
+	}
+	return len(s) > 0
+}
+
+// FuzzMarshal: any Struct holding a given double and string is written as
+// valid JSON (or refused with a located error for NaN and ±Inf), and reads
+// back to an equal Struct.
+func FuzzMarshal(f *testing.F) {
+	f.Add(5.0, "x", []byte(`{"a":[1,2]}`))
+	f.Add(1e21, "9007199254740993", []byte(`[]`))
+	f.Add(-0.0, "\xff", []byte(`{}`))
+	f.Add(math.MaxFloat64, "18446744073709551615", []byte(`{"k":"v"}`))
+	f.Add(5e-324, "-123456789012345678901234567890", []byte(`null`))
+	f.Fuzz(func(t *testing.T, num float64, str string, doc []byte) {
+		var inner structpb.Value
+		if err := structconv.Unmarshal(doc, &inner); err != nil {
+			inner = *structpb.NewNullValue()
+		}
+		s := &structpb.Struct{Fields: map[string]*structpb.Value{
+			"n":     structpb.NewNumberValue(num),
+			"s":     structpb.NewStringValue(str),
+			"list":  structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{structpb.NewNumberValue(num), structpb.NewStringValue(str)}}),
+			"inner": &inner,
+		}}
+		for _, sch := range []*coerce.Schema{nil, fuzzSchema} {
+			out, err := structconv.MarshalOptions{Schema: sch}.Marshal(s)
+			if err != nil {
+				var se *structconv.Error
+				if !errors.As(err, &se) || se.Path == "" {
+					t.Fatalf("marshal error without a location: %v", err)
+				}
+				continue
+			}
+			if !json.Valid(out) {
+				t.Fatalf("invalid JSON %q", out)
+			}
+			var back structpb.Struct
+			if err := (structconv.UnmarshalOptions{Schema: sch}).Unmarshal(out, &back); err != nil {
+				t.Fatalf("re-reading %q: %v", out, err)
+			}
+			if sch == nil && !proto.Equal(s, &back) && !carriedOnly(structpb.NewStructValue(s), structpb.NewStructValue(&back)) {
+				t.Fatalf("Struct → JSON → Struct changed the Struct:\n%v\n%v", s, &back)
+			}
+		}
+	})
+}
+
+// carriedOnly reports whether a and b differ only where a whole double
+// beyond 2^53 came back carried as a string: it was written as a plain
+// integer literal, and such literals are carried (documented).
+func carriedOnly(a, b *structpb.Value) bool {
+	var eq func(x, y *structpb.Value) bool
+	eq = func(x, y *structpb.Value) bool {
+		if n, ok := x.GetKind().(*structpb.Value_NumberValue); ok {
+			if s, ok := y.GetKind().(*structpb.Value_StringValue); ok {
+				f, err := strconv.ParseFloat(s.StringValue, 64)
+				return err == nil && f == n.NumberValue
+			}
+		}
+		switch xv := x.GetKind().(type) {
+		case *structpb.Value_StructValue:
+			ys := y.GetStructValue()
+			if ys == nil || len(xv.StructValue.GetFields()) != len(ys.GetFields()) {
+				return false
+			}
+			for k, v := range xv.StructValue.GetFields() {
+				if !eq(v, ys.GetFields()[k]) {
+					return false
+				}
+			}
+			return true
+		case *structpb.Value_ListValue:
+			yl := y.GetListValue()
+			if yl == nil || len(xv.ListValue.GetValues()) != len(yl.GetValues()) {
+				return false
+			}
+			for i, v := range xv.ListValue.GetValues() {
+				if !eq(v, yl.GetValues()[i]) {
+					return false
+				}
+			}
+			return true
+		}
+		return proto.Equal(x, y)
+	}
+	return eq(a, b)
+}
