@@ -21,6 +21,11 @@ import (
 // Relative $id and $ref values resolve against it.
 const DefaultBaseURI = "https://structkit.invalid/schema.json"
 
+// MaxSchemaDepth bounds how deep schemas nest, counted in JSON Pointer
+// tokens ("properties/a" is two). Real tool schemas stay under fifty;
+// deeper ones are rejected rather than planned at quadratic cost.
+const MaxSchemaDepth = 1000
+
 // Dialect is a JSON Schema draft.
 type Dialect int
 
@@ -141,16 +146,26 @@ func decodeJSON(b []byte) (any, error) {
 	return v, nil
 }
 
+// decodeDoc decodes JSON text given to CompileValue or as a resource,
+// failing with a *SchemaError as Compile does.
+func decodeDoc(b []byte) (any, error) {
+	v, err := decodeJSON(b)
+	if err != nil {
+		return nil, &SchemaError{Msg: "not a JSON document", Err: err}
+	}
+	return v, nil
+}
+
 func normalizeDoc(schema any) (any, error) {
 	switch s := schema.(type) {
 	case nil:
 		return nil, &SchemaError{Msg: "no schema given"}
 	case []byte:
-		return decodeJSON(s)
+		return decodeDoc(s)
 	case json.RawMessage:
-		return decodeJSON(s)
+		return decodeDoc(s)
 	case string:
-		return decodeJSON([]byte(s))
+		return decodeDoc([]byte(s))
 	case *structpb.Struct:
 		if s == nil {
 			return nil, &SchemaError{Msg: "no schema given"}
@@ -273,6 +288,10 @@ var (
 // index walks the schema keywords of a document, recording each schema's
 // base URI, and registering $id resources and anchors.
 func (c *compiler) index(doc *document, v any, ptr string, base *url.URL, d Dialect) error {
+	if len(ptr) > 64*MaxSchemaDepth || strings.Count(ptr, "/") > MaxSchemaDepth {
+		return &SchemaError{Pointer: c.display(doc, ptr[:120]+"..."),
+			Msg: fmt.Sprintf("schema nested deeper than %d JSON Pointer tokens", MaxSchemaDepth)}
+	}
 	m, ok := v.(map[string]any)
 	if !ok {
 		if _, isBool := v.(bool); isBool {
@@ -442,6 +461,10 @@ func (c *compiler) node(doc *document, ptr string) (*Loc, error) {
 	if n, ok := c.nodes[key]; ok {
 		return n, nil
 	}
+	if strings.Count(ptr, "/") > MaxSchemaDepth {
+		return nil, &SchemaError{Pointer: c.display(doc, ptr[:min(len(ptr), 120)]+"..."),
+			Msg: fmt.Sprintf("schema nested deeper than %d JSON Pointer tokens", MaxSchemaDepth)}
+	}
 	v, ok := lookup(doc.root, ptr)
 	if !ok {
 		return nil, &SchemaError{Pointer: c.display(doc, ptr), Msg: "no schema here"}
@@ -528,14 +551,14 @@ func (c *compiler) keywords(n *Loc, doc *document, ptr string, m map[string]any)
 		}
 	}
 	if t, ok := m["type"]; ok {
-		var set TypeSet
+		var set, named TypeSet
 		switch tv := t.(type) {
 		case string:
 			ts, ok := typeFromName(tv)
 			if !ok {
 				return &SchemaError{Pointer: n.ptr, Keyword: "type", Msg: fmt.Sprintf("unknown type %q", tv)}
 			}
-			set = ts
+			set, named = ts, nameBits(tv)
 		case []any:
 			for _, e := range tv {
 				s, _ := e.(string)
@@ -544,15 +567,15 @@ func (c *compiler) keywords(n *Loc, doc *document, ptr string, m map[string]any)
 					return &SchemaError{Pointer: n.ptr, Keyword: "type", Msg: fmt.Sprintf("unknown type %v", e)}
 				}
 				set |= ts
+				named |= nameBits(s)
 			}
 		default:
 			return bad("type", "a string or an array of strings")
 		}
 		n.own &= set
 		n.typed = true
-		if set.Has(Integer) && !set.Has(Number) {
-			n.ownHint = true
-		}
+		n.ownNamed |= named
+
 	}
 	if e, ok := m["enum"]; ok {
 		list, ok := e.([]any)
@@ -561,13 +584,13 @@ func (c *compiler) keywords(n *Loc, doc *document, ptr string, m map[string]any)
 		}
 		n.own &= valuesTypes(list)
 		n.typed = true
-		n.ownHint = n.ownHint || allWhole(list)
+		n.ownNamed |= namedByValues(list)
 	}
 	if cv, ok := m["const"]; ok {
 		list := []any{cv}
 		n.own &= valuesTypes(list)
 		n.typed = true
-		n.ownHint = n.ownHint || allWhole(list)
+		n.ownNamed |= namedByValues(list)
 	}
 	if nb, ok := m["nullable"].(bool); ok && nb && !c.opts.NoNullable && n.typed {
 		n.own |= Null
@@ -757,18 +780,14 @@ func valuesTypes(list []any) TypeSet {
 	return t
 }
 
-// allWhole reports whether list has numbers and all of them are whole.
-func allWhole(list []any) bool {
-	seen := false
-	for _, v := range list {
-		if _, ok := numberValue(v); ok {
-			if !isWhole(v) {
-				return false
-			}
-			seen = true
-		}
+// namedByValues returns the types enum or const members name: integer
+// only when every number among them is whole.
+func namedByValues(list []any) TypeSet {
+	t := valuesTypes(list)
+	if t&Number != 0 {
+		t &^= Integer
 	}
-	return seen
+	return t
 }
 
 // numberValue reads a number of a decoded document.

@@ -63,7 +63,7 @@ type Loc struct {
 	// keywords
 	own        TypeSet // what the schema's own type/enum/const admit
 	typed      bool    // own came from type, enum or const
-	ownHint    bool    // "integer" named by type, or whole-number enum/const
+	ownNamed   TypeSet // types named by type, enum or const ("number" names Number only)
 	props      map[string]*Loc
 	patterns   []pattern
 	additional *Loc
@@ -82,7 +82,7 @@ type Loc struct {
 	// derived by info()
 	done    bool
 	admit   TypeSet // what may stand here, through every in-place applicator
-	hint    bool    // some applicable schema names integer
+	named   TypeSet // types some applicable schema names explicitly
 	cond    bool    // children depend on the value (if, dependentSchemas)
 	trivial bool    // constrains nothing at all
 
@@ -113,24 +113,31 @@ func (l *Loc) Admits() TypeSet {
 	return l.admit
 }
 
-// Integer reports whether an applicable schema admits integer here, so a
-// whole number is written as an integer literal and a big integer literal
-// is carried exactly.
+// Integer reports whether an applicable schema names integer here (by
+// type, or by an enum or const of whole numbers) and integers are
+// admitted, so a whole number is written as an integer literal and a big
+// integer literal is carried exactly.
 func (l *Loc) Integer() bool {
-	return l != nil && l.hint && l.admit&Integer != 0
+	return l != nil && l.named&Integer != 0 && l.admit&Integer != 0
 }
 
 // RoundsBigIntegers reports whether numbers here are doubles: the schema
 // admits number but names integer nowhere, so an integer literal too big
 // for a double is rounded (and reported).
 func (l *Loc) RoundsBigIntegers() bool {
-	return l != nil && !l.hint && l.admit&Number != 0 && l.admit != AnyType
+	return l != nil && l.named&Integer == 0 && l.admit&Number != 0 && l.admit != AnyType
 }
 
 // RestoresCarried reports whether a string of decimal digits here is an
-// integer carried as a string: numbers are admitted and strings are not.
+// integer carried as a string: numbers are admitted and strings are not,
+// or integer is named here and string is named nowhere (an open
+// alternative beside an integer one admits both forms; the integer is
+// what was carried).
 func (l *Loc) RestoresCarried() bool {
-	return l != nil && l.admit&Numeric != 0 && l.admit&String == 0
+	if l == nil {
+		return false
+	}
+	return l.admit&Numeric != 0 && l.admit&String == 0 || l.Integer() && l.named&String == 0
 }
 
 // Constrained reports whether some schema restricts the JSON type here.
@@ -227,20 +234,20 @@ func (l *Loc) info() {
 	}
 	l.done = true
 	l.inPlace(func(m *Loc) bool { m.info(); return true })
-	admit, hint := l.own, l.ownHint
+	admit, named := l.own, l.ownNamed
 	for _, m := range l.allOf {
 		admit &= m.admit
-		hint = hint || m.hint
+		named |= m.named
 	}
 	for _, m := range l.refs {
 		admit &= m.admit
-		hint = hint || m.hint
+		named |= m.named
 	}
 	for _, g := range l.alts {
 		var any TypeSet
 		for _, m := range g {
 			any |= m.admit
-			hint = hint || m.hint
+			named |= m.named
 		}
 		admit &= any
 	}
@@ -249,7 +256,7 @@ func (l *Loc) info() {
 			if m == nil {
 				return AnyType
 			}
-			hint = hint || m.hint
+			named |= m.named
 			return m.admit
 		}
 		admit &= branch(l.thenN) | branch(l.elseN)
@@ -261,7 +268,7 @@ func (l *Loc) info() {
 		}
 		return true
 	})
-	l.admit, l.hint, l.cond = admit, hint, cond
+	l.admit, l.named, l.cond = admit, named, cond
 	l.trivial = !l.typed && l.own == AnyType && len(l.props) == 0 && len(l.patterns) == 0 &&
 		l.additional == nil && len(l.prefix) == 0 && l.rest == nil && len(l.allOf) == 0 &&
 		len(l.alts) == 0 && len(l.refs) == 0 && l.ifN == nil && len(l.deps) == 0
@@ -385,11 +392,12 @@ func (d *deriver) child(n *Loc) *Loc {
 			parts = append(parts, d.disj([]*Loc{branch(n.thenN), branch(n.elseN)}))
 		}
 	}
-	if d.inst != nil {
-		for _, name := range sortedKeys(n.deps) {
-			if d.inst.Has(name) {
-				parts = append(parts, d.child(n.deps[name]))
-			}
+	for _, name := range sortedKeys(n.deps) {
+		switch {
+		case d.inst == nil: // not known yet: the dependent schema may apply
+			parts = append(parts, d.disj([]*Loc{d.child(n.deps[name]), nil}))
+		case d.inst.Has(name):
+			parts = append(parts, d.child(n.deps[name]))
 		}
 	}
 	r := d.conj(parts)

@@ -52,6 +52,16 @@ func typeFromName(name string) (TypeSet, bool) {
 	return 0, false
 }
 
+// nameBits is the member a type name names: "number" names Number only,
+// so that naming "integer" stays distinguishable.
+func nameBits(name string) TypeSet {
+	if name == "number" {
+		return Number
+	}
+	t, _ := typeFromName(name)
+	return t
+}
+
 // Has reports whether every member of u is in t.
 func (t TypeSet) Has(u TypeSet) bool { return t&u == u }
 
