@@ -575,7 +575,6 @@ func (c *compiler) keywords(n *Loc, doc *document, ptr string, m map[string]any)
 		n.own &= set
 		n.typed = true
 		n.ownNamed |= named
-
 	}
 	if e, ok := m["enum"]; ok {
 		list, ok := e.([]any)
@@ -585,12 +584,14 @@ func (c *compiler) keywords(n *Loc, doc *document, ptr string, m map[string]any)
 		n.own &= valuesTypes(list)
 		n.typed = true
 		n.ownNamed |= namedByValues(list)
+		n.ownStrs = intersectStrs(n.ownStrs, stringMembers(list))
 	}
 	if cv, ok := m["const"]; ok {
 		list := []any{cv}
 		n.own &= valuesTypes(list)
 		n.typed = true
 		n.ownNamed |= namedByValues(list)
+		n.ownStrs = intersectStrs(n.ownStrs, stringMembers(list))
 	}
 	if nb, ok := m["nullable"].(bool); ok && nb && !c.opts.NoNullable && n.typed {
 		n.own |= Null
@@ -696,6 +697,7 @@ func (c *compiler) keywords(n *Loc, doc *document, ptr string, m map[string]any)
 			n.allOf = append(n.allOf, group...)
 		} else {
 			n.alts = append(n.alts, group)
+			n.altOne = append(n.altOne, kw == "oneOf")
 		}
 	}
 	if _, ok := m["if"]; ok {
@@ -778,6 +780,18 @@ func valuesTypes(list []any) TypeSet {
 		}
 	}
 	return t
+}
+
+// stringMembers returns the strings among enum or const members, as a
+// non-nil list.
+func stringMembers(list []any) *strSet {
+	out := &strSet{list: []string{}}
+	for _, v := range list {
+		if s, ok := v.(string); ok {
+			out.list = append(out.list, s)
+		}
+	}
+	return out
 }
 
 // namedByValues returns the types enum or const members name: integer

@@ -3,6 +3,7 @@ package coerce
 import (
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -71,6 +72,8 @@ type Loc struct {
 	rest       *Loc   // items after the prefix
 	allOf      []*Loc
 	alts       [][]*Loc // anyOf and oneOf groups: one member of each applies
+	altOne     []bool   // the group of the same index is a oneOf
+	ownStrs    *strSet  // strings enum/const allow; nil: any string
 	refs       []*Loc
 	ifN        *Loc
 	thenN      *Loc
@@ -81,10 +84,13 @@ type Loc struct {
 
 	// derived by info()
 	done    bool
-	admit   TypeSet // what may stand here, through every in-place applicator
-	named   TypeSet // types some applicable schema names explicitly
-	cond    bool    // children depend on the value (if, dependentSchemas)
-	trivial bool    // constrains nothing at all
+	admit   TypeSet  // what may stand here, through every in-place applicator
+	named   TypeSet  // types some applicable schema names explicitly
+	multi   TypeSet  // types that more than one branch of a oneOf admits
+	strs    *strSet  // the strings admitted here; nil: any string
+	req     []string // member names some applicable schema requires
+	cond    bool     // children depend on the value (if, dependentSchemas)
+	trivial bool     // constrains nothing at all
 
 	// memo filled by plan(); read-only afterwards
 	kidsOK   bool
@@ -261,6 +267,7 @@ func (l *Loc) info() {
 		}
 		admit &= branch(l.thenN) | branch(l.elseN)
 	}
+	l.derivePolicyInfo()
 	cond := l.ifN != nil && (l.thenN != nil || l.elseN != nil) || len(l.deps) > 0
 	l.inPlace(func(m *Loc) bool {
 		if m != l.ifN {
@@ -272,6 +279,92 @@ func (l *Loc) info() {
 	l.trivial = !l.typed && l.own == AnyType && len(l.props) == 0 && len(l.patterns) == 0 &&
 		l.additional == nil && len(l.prefix) == 0 && l.rest == nil && len(l.allOf) == 0 &&
 		len(l.alts) == 0 && len(l.refs) == 0 && l.ifN == nil && len(l.deps) == 0
+}
+
+// derivePolicyInfo derives what the coercion policy asks of a location:
+// which types are ambiguous between oneOf branches, which strings are
+// admitted, and which member names are required.
+func (l *Loc) derivePolicyInfo() {
+	var multi TypeSet
+	strs := l.ownStrs
+	if l.admit&String == 0 {
+		strs = &strSet{list: []string{}}
+	}
+	req := append([]string(nil), l.required...)
+	for _, m := range l.allOf {
+		multi |= m.multi
+		strs = intersectStrs(strs, m.strs)
+		req = append(req, m.req...)
+	}
+	for _, m := range l.refs {
+		multi |= m.multi
+		strs = intersectStrs(strs, m.strs)
+		req = append(req, m.req...)
+	}
+	for i, g := range l.alts {
+		var seen, group TypeSet
+		alt := &strSet{list: []string{}}
+		for _, m := range g {
+			multi |= m.multi
+			if l.altOne[i] {
+				group |= seen & m.admit
+				seen |= m.admit
+			}
+			alt = unionStrs(alt, m.strs)
+			req = append(req, m.req...)
+		}
+		multi |= group
+		strs = intersectStrs(strs, alt)
+	}
+	if l.ifN != nil {
+		branch := func(m *Loc) *strSet {
+			if m == nil {
+				return nil
+			}
+			multi |= m.multi
+			req = append(req, m.req...)
+			return m.strs
+		}
+		strs = intersectStrs(strs, unionStrs(branch(l.thenN), branch(l.elseN)))
+	}
+	sort.Strings(req)
+	l.multi, l.strs, l.req = multi, strs, slices.Compact(req)
+}
+
+// strSet is a set of strings; a nil *strSet is the set of all strings.
+type strSet struct{ list []string }
+
+func (s *strSet) has(v string) bool {
+	return s == nil || slices.Contains(s.list, v)
+}
+
+func intersectStrs(a, b *strSet) *strSet {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	out := &strSet{list: []string{}}
+	for _, v := range a.list {
+		if slices.Contains(b.list, v) {
+			out.list = append(out.list, v)
+		}
+	}
+	return out
+}
+
+func unionStrs(a, b *strSet) *strSet {
+	if a == nil || b == nil {
+		return nil
+	}
+	out := &strSet{list: slices.Clone(a.list)}
+	for _, v := range b.list {
+		if !slices.Contains(out.list, v) {
+			out.list = append(out.list, v)
+		}
+	}
+	return out
 }
 
 // ifHolds evaluates the condition of l against the instance. ok is false
@@ -497,6 +590,7 @@ func (d *deriver) combined(parts []*Loc, alt bool) *Loc {
 	n := &Loc{id: -1, ptr: members[0].ptr, own: AnyType}
 	if alt {
 		n.alts = [][]*Loc{members}
+		n.altOne = []bool{false}
 	} else {
 		n.allOf = members
 	}

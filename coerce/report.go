@@ -50,7 +50,8 @@ type Change struct {
 	// Rule is what happened.
 	Rule Rule `json:"rule"`
 	// From and To are the value before and after, as JSON text. They are
-	// equal when the rule only flags the value.
+	// equal when the rule only flags the value; To is empty when the
+	// member was removed.
 	From string `json:"from"`
 	To   string `json:"to"`
 	// Schema is the JSON Pointer of the schema location that decided.
@@ -70,7 +71,10 @@ func (c Change) String() string {
 	b.WriteString(string(c.Rule))
 	b.WriteByte(' ')
 	b.WriteString(c.From)
-	if c.To != c.From {
+	switch {
+	case c.To == "":
+		b.WriteString(" -> (removed)")
+	case c.To != c.From:
 		b.WriteString(" -> ")
 		b.WriteString(c.To)
 	}

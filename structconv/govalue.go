@@ -23,6 +23,9 @@ type GoOptions struct {
 	Schema *coerce.Schema
 	// Report, if not nil, receives an entry for each rule that fired.
 	Report *coerce.Report
+	// Policy turns on lenient coercion rules (see coerce.Policy) for ToGo
+	// and Apply; the zero value is strict. Rules need a Schema.
+	Policy coerce.Policy
 }
 
 // ToGo converts m, a *structpb.Struct, *structpb.Value or
@@ -32,7 +35,7 @@ type GoOptions struct {
 // beyond ±2^53) become the same integer types; elsewhere numbers are
 // float64 and strings stay strings.
 func (o GoOptions) ToGo(m proto.Message) (any, error) {
-	g := goConv{report: o.Report}
+	g := goConv{report: o.Report, policy: o.Policy, lenient: o.Policy.Enabled() && o.Schema != nil}
 	root := o.Schema.Root()
 	switch v := m.(type) {
 	case *structpb.Struct:
@@ -51,7 +54,7 @@ func (o GoOptions) ToGo(m proto.Message) (any, error) {
 // v itself unless v is a scalar that changed. Values of other Go types are
 // left as they are.
 func (o GoOptions) Apply(v any) (any, error) {
-	g := goConv{report: o.Report}
+	g := goConv{report: o.Report, policy: o.Policy, lenient: o.Policy.Enabled() && o.Schema != nil}
 	return g.apply(v, o.Schema.Root())
 }
 
@@ -62,7 +65,7 @@ func (o GoOptions) Apply(v any) (any, error) {
 // rounded, with a report, where the schema admits number but not integer).
 // A float64 is stored as it is: it has no further digits to keep.
 func (o GoOptions) FromGo(v any, m proto.Message) error {
-	g := goConv{report: o.Report}
+	g := goConv{report: o.Report, policy: o.Policy, lenient: o.Policy.Enabled() && o.Schema != nil}
 	root := o.Schema.Root()
 	switch t := m.(type) {
 	case *structpb.Struct:
@@ -102,8 +105,10 @@ func (o GoOptions) FromGo(v any, m proto.Message) error {
 }
 
 type goConv struct {
-	report *coerce.Report
-	path   []seg
+	report  *coerce.Report
+	policy  coerce.Policy
+	lenient bool
+	path    []seg
 }
 
 func (g *goConv) note(rule coerce.Rule, from, to string, l *coerce.Loc) {
@@ -172,6 +177,13 @@ func (g *goConv) str(s string, l *coerce.Loc) any {
 }
 
 func (g *goConv) fromValue(v *structpb.Value, l *coerce.Loc) (any, error) {
+	if g.lenient && l != nil {
+		if sc, ok := scalarOf(v); ok {
+			if out, done, err := g.lenientGo(scalarGo(sc), l); done {
+				return out, err
+			}
+		}
+	}
 	switch k := v.GetKind().(type) {
 	case *structpb.Value_NullValue:
 		return nil, nil
@@ -199,11 +211,15 @@ func (g *goConv) fromStruct(s *structpb.Struct, l *coerce.Loc) (any, error) {
 	g.path = append(g.path, seg{isKey: true})
 	for k, v := range s.GetFields() {
 		g.path[depth].key = k
-		e, err := g.fromValue(v, l.Property(k, inst))
+		child := l.Property(k, inst)
+		e, err := g.fromValue(v, child)
 		if err != nil {
 			return nil, err
 		}
 		out[k] = e
+		if g.lenient && l != nil {
+			g.dropGo(out, k, l, child)
+		}
 	}
 	g.path = g.path[:depth]
 	return out, nil
@@ -257,7 +273,11 @@ func (g *goConv) apply(v any, l *coerce.Loc) (any, error) {
 		g.path = append(g.path, seg{isKey: true})
 		for k, e := range x {
 			g.path[depth].key = k
-			ne, err := g.apply(e, l.Property(k, inst))
+			child := l.Property(k, inst)
+			if g.lenient && g.dropGo(x, k, l, child) {
+				continue
+			}
+			ne, err := g.apply(e, child)
 			if err != nil {
 				return nil, err
 			}
@@ -282,6 +302,13 @@ func (g *goConv) apply(v any, l *coerce.Loc) (any, error) {
 		}
 		g.path = g.path[:depth]
 		return x, nil
+	}
+	if g.lenient {
+		if out, done, err := g.lenientGo(v, l); done {
+			return out, err
+		}
+	}
+	switch x := v.(type) {
 	case float64:
 		return g.number(x, l), nil
 	case float32:

@@ -27,6 +27,9 @@ type MarshalOptions struct {
 	// Report, if not nil, receives an entry for each rule that fired. It is
 	// appended to, not reset.
 	Report *coerce.Report
+	// Policy turns on lenient coercion rules (see coerce.Policy); the zero
+	// value is strict. Rules need a Schema.
+	Policy coerce.Policy
 }
 
 // Marshal writes m as compact JSON without a schema.
@@ -47,6 +50,7 @@ func (o MarshalOptions) Marshal(m proto.Message) ([]byte, error) {
 func (o MarshalOptions) MarshalAppend(b []byte, m proto.Message) ([]byte, error) {
 	e := encoderPool.Get().(*encoder)
 	e.b, e.report = b, o.Report
+	e.policy, e.lenient = o.Policy, o.Policy.Enabled() && o.Schema != nil
 	root := o.Schema.Root()
 	var err error
 	switch v := m.(type) {
@@ -83,10 +87,12 @@ type pair struct {
 }
 
 type encoder struct {
-	b      []byte
-	report *coerce.Report
-	path   []seg
-	pairs  []pair // members being written, as a stack over nesting levels
+	b       []byte
+	report  *coerce.Report
+	policy  coerce.Policy
+	lenient bool // policy has rules on and there is a schema
+	path    []seg
+	pairs   []pair // members being written, as a stack over nesting levels
 }
 
 func (e *encoder) fail(code ErrorCode, format string, args ...any) error {
@@ -98,6 +104,11 @@ func (e *encoder) note(rule coerce.Rule, from, to string, l *coerce.Loc) {
 }
 
 func (e *encoder) value(v *structpb.Value, l *coerce.Loc) error {
+	if e.lenient && l != nil {
+		if done, err := e.lenientValue(v, l); done {
+			return err
+		}
+	}
 	switch k := v.GetKind().(type) {
 	case *structpb.Value_NullValue:
 		e.b = append(e.b, "null"...)
@@ -181,18 +192,27 @@ func (e *encoder) object(s *structpb.Struct, l *coerce.Loc) error {
 	e.b = append(e.b, '{')
 	depth := len(e.path)
 	e.path = append(e.path, seg{isKey: true})
+	wrote := 0
 	for i := range members {
 		p := members[i]
-		if i > 0 {
+		e.path[depth].key = p.key
+		child := l.Property(p.key, inst)
+		val := p.val
+		if e.lenient && l != nil {
+			if val = e.dropEmpty(l, p.key, child, val); val == nil {
+				continue
+			}
+		}
+		if wrote > 0 {
 			e.b = append(e.b, ',')
 		}
-		e.path[depth].key = p.key
+		wrote++
 		var ok bool
 		if e.b, ok = appendString(e.b, p.key); !ok {
 			return e.fail(CodeInvalidUTF8, "member name is not valid UTF-8")
 		}
 		e.b = append(e.b, ':')
-		if err := e.value(p.val, l.Property(p.key, inst)); err != nil {
+		if err := e.value(val, child); err != nil {
 			return err
 		}
 	}

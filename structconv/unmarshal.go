@@ -44,6 +44,9 @@ type UnmarshalOptions struct {
 	Schema *coerce.Schema
 	// Report, if not nil, receives an entry for each rule that fired.
 	Report *coerce.Report
+	// Policy turns on lenient coercion rules (see coerce.Policy); the zero
+	// value is strict. Rules need a Schema.
+	Policy coerce.Policy
 	// BigIntegers chooses what happens to integer literals beyond ±2^53.
 	BigIntegers BigIntegers
 	// MaxDepth limits the nesting of arrays and objects; 0 means
@@ -68,6 +71,8 @@ func (o UnmarshalOptions) Unmarshal(b []byte, m proto.Message) error {
 	d := decoder{
 		s:        string(b),
 		report:   o.Report,
+		policy:   o.Policy,
+		lenient:  o.Policy.Enabled() && o.Schema != nil,
 		bigInts:  o.BigIntegers,
 		maxDepth: o.MaxDepth,
 	}
@@ -117,6 +122,8 @@ type decoder struct {
 	s        string
 	i        int
 	report   *coerce.Report
+	policy   coerce.Policy
+	lenient  bool // policy has rules on and there is a schema
 	bigInts  BigIntegers
 	maxDepth int
 	path     []seg
@@ -241,21 +248,29 @@ func (d *decoder) value(l *coerce.Loc) (*structpb.Value, error) {
 		if err != nil {
 			return nil, err
 		}
+		if d.lenient && l != nil {
+			return d.lenientString(s, l), nil
+		}
 		return d.stringValue(s), nil
 	case c == '-' || c >= '0' && c <= '9':
-		return d.number(l)
+		start := d.i
+		v, err := d.number(l)
+		if err == nil && d.lenient && l != nil {
+			return d.lenientScalar(v, d.s[start:d.i], l), nil
+		}
+		return v, err
 	case d.literal("true"):
 		v := d.newValue()
 		v.Kind = &structpb.Value_BoolValue{BoolValue: true}
-		return v, nil
+		return d.maybeLenient(v, l), nil
 	case d.literal("false"):
 		v := d.newValue()
 		v.Kind = &structpb.Value_BoolValue{BoolValue: false}
-		return v, nil
+		return d.maybeLenient(v, l), nil
 	case d.literal("null"):
 		v := d.newValue()
 		v.Kind = &structpb.Value_NullValue{}
-		return v, nil
+		return d.maybeLenient(v, l), nil
 	}
 	return nil, d.fail(CodeSyntax, "unexpected %s, want a value", d.describe())
 }
@@ -305,9 +320,13 @@ func (d *decoder) fields(l *coerce.Loc) (map[string]*structpb.Value, error) {
 			return nil, d.fail(CodeSyntax, "unexpected %s after member name, want ':'", d.describe())
 		}
 		d.i++
-		v, err := d.value(l.Property(key, nil))
+		child := l.Property(key, nil)
+		v, err := d.value(child)
 		if err != nil {
 			return nil, err
+		}
+		if d.lenient && l != nil {
+			v = d.dropEmpty(l, key, child, v) // nil: dropped
 		}
 		d.members = append(d.members, pair{key, v})
 		d.skipSpace()
@@ -327,6 +346,13 @@ func (d *decoder) fields(l *coerce.Loc) (map[string]*structpb.Value, error) {
 		if len(m) != i+1 {
 			d.path[depth].key = p.key
 			return nil, d.fail(CodeDuplicateKey, "member %q appears more than once", p.key)
+		}
+	}
+	if d.lenient {
+		for _, p := range members {
+			if p.val == nil {
+				delete(m, p.key) // dropped by the policy
+			}
 		}
 	}
 	clear(members)
