@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -98,9 +99,12 @@ type CompileOptions struct {
 	// json.RawMessage) or decoded values as CompileValue accepts them.
 	Resources map[string]any
 	// NoNullable turns off the OpenAPI keyword `"nullable": true`, which
-	// otherwise adds null to the types a schema admits (real servers send
-	// it next to a 2020-12 "$schema").
+	// otherwise adds null to the types a schema admits, for the plan and
+	// for validation (real servers send it next to a 2020-12 "$schema").
 	NoNullable bool
+	// AssertFormat makes Validate check "format" (date-time, email, ...)
+	// instead of treating it as an annotation.
+	AssertFormat bool
 }
 
 // Compile compiles a JSON Schema document given as JSON text.
@@ -251,11 +255,13 @@ func (o CompileOptions) compile(doc any) (*Schema, error) {
 	if err := c.checkCycles(); err != nil {
 		return nil, err
 	}
-	s := &Schema{root: rootLoc, dialect: dialect, nodes: len(c.all)}
+	s := &Schema{root: rootLoc, dialect: dialect, docs: c.docs, byKey: c.nodes, opts: o}
 	if c.hasIf {
-		if err := c.compileConditions(); err != nil {
+		lc, err := c.compileConditions()
+		if err != nil {
 			return nil, err
 		}
+		s.val.lc = lc // Validate compiles the whole schema with it
 	}
 	plan(c.all, rootLoc)
 	return s, nil
@@ -891,42 +897,50 @@ func (c *compiler) checkCycles() error {
 
 // compileConditions compiles each "if" subschema with a full validator, so
 // the plan can tell whether it holds for an instance.
-func (c *compiler) compileConditions() error {
-	lc := jsonschema.NewCompiler()
-	for _, doc := range c.docs {
-		lc.DefaultDraft(doc.dialect.lib())
-		if err := lc.AddResource(doc.url, toLibDoc(doc.root)); err != nil {
-			return &SchemaError{Pointer: doc.url, Msg: "cannot load into the validator", Err: err}
-		}
+func (c *compiler) compileConditions() (*jsonschema.Compiler, error) {
+	lc, err := newLibCompiler(c.docs, c.opts)
+	if err != nil {
+		return nil, err
 	}
-	for key, n := range c.nodes {
+	keys := make([]string, 0, len(c.nodes))
+	for key := range c.nodes {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		n := c.nodes[key]
 		if n.ifN == nil || n.ifN.boolean {
 			continue
 		}
 		docURL, ptr, _ := strings.Cut(key, "#")
 		sch, err := lc.Compile(docURL + "#" + ptr + "/if")
 		if err != nil {
-			return &SchemaError{Pointer: n.ptr, Keyword: "if", Msg: "cannot compile the condition", Err: err}
+			return nil, &SchemaError{Pointer: n.ptr, Keyword: "if", Msg: "cannot compile the condition", Err: err}
 		}
 		n.ifSch = sch
 	}
-	return nil
+	return lc, nil
 }
 
 // toLibDoc converts a decoded document into the shapes the validator
-// library expects (json.Number for numbers).
-func toLibDoc(v any) any {
+// library expects (json.Number for numbers). With nullable, an object
+// holding "nullable": true and a "type" gets "null" added to its type (and
+// to its enum), as OpenAPI means it.
+func toLibDoc(v any, nullable bool) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = toLibDoc(e)
+			out[k] = toLibDoc(e, nullable)
+		}
+		if nb, ok := x["nullable"].(bool); nullable && ok && nb {
+			addNull(out)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = toLibDoc(e)
+			out[i] = toLibDoc(e, nullable)
 		}
 		return out
 	case float64:
@@ -936,4 +950,22 @@ func toLibDoc(v any) any {
 		return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
 	}
 	return v
+}
+
+func addNull(schema map[string]any) {
+	switch t := schema["type"].(type) {
+	case string:
+		if t != "null" {
+			schema["type"] = []any{t, "null"}
+		}
+	case []any:
+		if !slices.Contains(t, any("null")) {
+			schema["type"] = append(t, "null")
+		}
+	default:
+		return // without a type, null is already admitted
+	}
+	if e, ok := schema["enum"].([]any); ok && !slices.Contains(e, nil) {
+		schema["enum"] = append(e, nil)
+	}
 }

@@ -17,7 +17,10 @@ import (
 type Schema struct {
 	root    *Loc
 	dialect Dialect
-	nodes   int
+	docs    map[string]*document
+	byKey   map[string]*Loc // document URL + "#" + pointer → node
+	opts    CompileOptions
+	val     validator
 }
 
 // Root returns the plan for the document root. It is nil for a nil Schema.
@@ -267,7 +270,6 @@ func (l *Loc) info() {
 		}
 		admit &= branch(l.thenN) | branch(l.elseN)
 	}
-	l.derivePolicyInfo()
 	cond := l.ifN != nil && (l.thenN != nil || l.elseN != nil) || len(l.deps) > 0
 	l.inPlace(func(m *Loc) bool {
 		if m != l.ifN {
@@ -276,6 +278,7 @@ func (l *Loc) info() {
 		return true
 	})
 	l.admit, l.named, l.cond = admit, named, cond
+	l.derivePolicyInfo()
 	l.trivial = !l.typed && l.own == AnyType && len(l.props) == 0 && len(l.patterns) == 0 &&
 		l.additional == nil && len(l.prefix) == 0 && l.rest == nil && len(l.allOf) == 0 &&
 		len(l.alts) == 0 && len(l.refs) == 0 && l.ifN == nil && len(l.deps) == 0

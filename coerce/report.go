@@ -87,13 +87,22 @@ func (c Change) String() string {
 // for concurrent use: give each conversion its own.
 type Report struct {
 	Changes []Change `json:"changes"`
+	// Problems are what validation found (see Schema.Validate); a
+	// conversion alone adds none.
+	Problems []Problem `json:"problems"`
 }
+
+// Valid reports whether no problem was found.
+func (r *Report) Valid() bool { return len(r.Problems) == 0 }
 
 // Add appends a change.
 func (r *Report) Add(c Change) { r.Changes = append(r.Changes, c) }
 
 // Reset empties the report, keeping its storage.
-func (r *Report) Reset() { r.Changes = r.Changes[:0] }
+func (r *Report) Reset() {
+	r.Changes = r.Changes[:0]
+	r.Problems = r.Problems[:0]
+}
 
 // Count returns how many changes carry the rule.
 func (r *Report) Count(rule Rule) int {
@@ -106,14 +115,20 @@ func (r *Report) Count(rule Rule) int {
 	return n
 }
 
-// String renders one change per line.
+// String renders one change per line, then one problem per line.
 func (r *Report) String() string {
 	var b strings.Builder
-	for i, c := range r.Changes {
-		if i > 0 {
+	for _, c := range r.Changes {
+		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
 		b.WriteString(c.String())
+	}
+	for _, p := range r.Problems {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(p.Message)
 	}
 	return b.String()
 }
@@ -142,4 +157,13 @@ func AppendPointerToken(ptr []byte, tok string) []byte {
 func AppendPointerIndex(ptr []byte, i int) []byte {
 	ptr = append(ptr, '/')
 	return strconv.AppendInt(ptr, int64(i), 10)
+}
+
+// Observer receives every change and problem of a check, with the name of
+// the tool whose arguments were checked; see stats.Aggregator for a ready
+// one. Implementations must be safe for concurrent use. A nil Observer
+// costs nothing.
+type Observer interface {
+	ObserveChange(tool string, c Change)
+	ObserveProblem(tool string, p Problem)
 }

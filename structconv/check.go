@@ -1,0 +1,133 @@
+package structconv
+
+import (
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/structkit/structkit/coerce"
+)
+
+// CheckOptions configures the pre-dispatch check of a tool call's
+// arguments: coercion under the policy, then full validation against the
+// schema. The zero Policy is strict: only the integer-literal rules of the
+// codec apply, and a model's "20" for an integer is a problem, not a
+// change.
+type CheckOptions struct {
+	// Schema is the tool's input schema. Required.
+	Schema *coerce.Schema
+	// Policy turns on lenient repairs; see coerce.Lenient.
+	Policy coerce.Policy
+	// Tool names the tool, for the Observer and FormatProblems.
+	Tool string
+	// Observer, if not nil, receives every change and problem.
+	Observer coerce.Observer
+}
+
+// JSON checks arguments given as JSON text, as a model wrote them. It
+// returns the arguments as they should be sent (coerced, integers as
+// integer literals) and the report: changes made and problems found. The
+// arguments are valid when the report has no problems. err is only for
+// input that is not JSON or cannot be converted at all.
+func (o CheckOptions) JSON(args []byte) ([]byte, *coerce.Report, error) {
+	if o.Schema == nil {
+		return nil, nil, errNoSchema
+	}
+	rep := &coerce.Report{}
+	var s structpb.Value
+	if err := (UnmarshalOptions{Schema: o.Schema, Policy: o.Policy, Report: rep}).Unmarshal(args, &s); err != nil {
+		return nil, nil, err
+	}
+	if err := o.validate(&s, rep); err != nil {
+		return nil, nil, err
+	}
+	out, err := MarshalOptions{Schema: o.Schema}.Marshal(&s)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, rep, nil
+}
+
+// Struct checks arguments held in a *structpb.Struct (or Value or
+// ListValue), repairing them in place under the policy.
+func (o CheckOptions) Struct(args proto.Message) (*coerce.Report, error) {
+	if o.Schema == nil {
+		return nil, errNoSchema
+	}
+	rep := &coerce.Report{}
+	if err := (FixOptions{Schema: o.Schema, Policy: o.Policy, Report: rep}).Fix(args); err != nil {
+		return nil, err
+	}
+	if err := o.validate(args, rep); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// Go checks arguments held in a decoded Go value tree (map[string]any of
+// float64 or json.Number), repairing them in place under the policy;
+// integers at integer locations become int64 (see GoOptions.Apply). It
+// returns the tree, which is args itself unless args is a scalar.
+func (o CheckOptions) Go(args any) (any, *coerce.Report, error) {
+	if o.Schema == nil {
+		return nil, nil, errNoSchema
+	}
+	rep := &coerce.Report{}
+	v, err := GoOptions{Schema: o.Schema, Policy: o.Policy, Report: rep}.Apply(args)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep.Changes = onlyPolicyChanges(rep.Changes)
+	problems, err := o.Schema.Validate(v)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep.Problems = problems
+	o.observe(rep)
+	return v, rep, nil
+}
+
+var errNoSchema = &Error{Code: CodeType, Offset: -1, Msg: "a check needs a schema"}
+
+// validate converts a Struct into exact Go values (integers as int64,
+// uint64 or json.Number where the schema admits integer) and validates.
+func (o CheckOptions) validate(m proto.Message, rep *coerce.Report) error {
+	v, err := GoOptions{Schema: o.Schema}.ToGo(m)
+	if err != nil {
+		return err
+	}
+	problems, err := o.Schema.Validate(v)
+	if err != nil {
+		return fmt.Errorf("structconv: %w", err)
+	}
+	rep.Changes = onlyPolicyChanges(rep.Changes)
+	rep.Problems = problems
+	o.observe(rep)
+	return nil
+}
+
+// onlyPolicyChanges keeps the changes a model's arguments underwent:
+// lenient repairs and big-integer handling, not the integer literals every
+// whole number at an integer location gets.
+func onlyPolicyChanges(changes []coerce.Change) []coerce.Change {
+	out := changes[:0]
+	for _, c := range changes {
+		if c.Rule != coerce.RuleInteger {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (o CheckOptions) observe(rep *coerce.Report) {
+	if o.Observer == nil {
+		return
+	}
+	for _, c := range rep.Changes {
+		o.Observer.ObserveChange(o.Tool, c)
+	}
+	for _, p := range rep.Problems {
+		o.Observer.ObserveProblem(o.Tool, p)
+	}
+}
