@@ -220,7 +220,7 @@ func (s *Schema) collect(e *jsonschema.ValidationError, inst any, out *[]Problem
 		for _, p := range k.Properties {
 			pp := path + "/" + escapeToken(p)
 			*out = append(*out, Problem{Path: pp, Keyword: "additionalProperties", Expected: "no property " + strconv.Quote(p),
-				Got: describeValue(valueAt(inst, append(append([]string(nil), e.InstanceLocation...), p))),
+				Got:     describeValue(valueAt(inst, append(append([]string(nil), e.InstanceLocation...), p))),
 				Message: fmt.Sprintf("%s: property %q is not allowed%s", pp, p, allowed), Schema: schemaPtr})
 		}
 	case *kind.FalseSchema:
