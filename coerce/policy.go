@@ -65,6 +65,14 @@ func Lenient() Policy {
 // Enabled reports whether any rule is on.
 func (p Policy) Enabled() bool { return p != Policy{} }
 
+// Or returns the policy with the rules of both p and q on.
+func (p Policy) Or(q Policy) Policy {
+	for _, r := range policyRules {
+		*r.on(&p) = *r.on(&p) || *r.on(&q)
+	}
+	return p
+}
+
 // policyRules lists every rule with its switch, in a stable order.
 var policyRules = []struct {
 	rule Rule
@@ -112,10 +120,7 @@ func ParsePolicy(names string) (Policy, error) {
 		case "":
 			continue
 		case "lenient":
-			l := Lenient()
-			for _, r := range policyRules {
-				*r.on(&p) = *r.on(&p) || *r.on(&l)
-			}
+			p = p.Or(Lenient())
 			continue
 		case "all":
 			for _, r := range policyRules {

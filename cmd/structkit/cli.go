@@ -154,13 +154,17 @@ func lineCol(data []byte, off int) (line, col int) {
 	return line, utf8.RuneCount(data[start:off]) + 1
 }
 
-// writeReport prints the changes of r, one per line; nothing when r is nil.
+// writeReport prints the changes of r, then its problems, one per line;
+// nothing when r is nil.
 func writeReport(w io.Writer, r *coerce.Report) {
 	if r == nil {
 		return
 	}
 	for _, c := range r.Changes {
 		fmt.Fprintln(w, c.String())
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintln(w, p.Message)
 	}
 }
 

@@ -76,6 +76,7 @@ type command struct {
 var commands = []command{
 	{"encode", "Struct → JSON: write a Struct as the JSON its schema calls for", runEncode},
 	{"decode", "JSON → Struct: read JSON arguments into a Struct", runDecode},
+	{"check", "check a tool call's arguments before dispatch: repair, validate, report", runCheck},
 }
 
 func lookupCommand(name string) *command {
@@ -117,6 +118,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func finish(e *env, err error) int {
 	if err == nil || errors.Is(err, errHelp) {
 		return 0
+	}
+	if errors.Is(err, errInvalid) {
+		return 1 // the report says why
 	}
 	return fail(e.stderr, err)
 }
