@@ -1,8 +1,10 @@
 package coerce
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -214,6 +216,8 @@ func (p Policy) Fix(l *Loc, v Scalar) (out Scalar, rule Rule, ok bool) {
 		case text != "":
 			if canon, ok := jsonnum.IntegerDigits(text); ok {
 				text = canon
+			} else {
+				text = plainDecimal(text, v.Num)
 			}
 		case jsonnum.IsWhole(v.Num):
 			text = string(jsonnum.AppendWhole(nil, v.Num))
@@ -227,6 +231,21 @@ func (p Policy) Fix(l *Loc, v Scalar) (out Scalar, rule Rule, ok bool) {
 		return out, RuleNumberToString, true
 	}
 	return v, "", false
+}
+
+// plainDecimal writes a number literal that has a fraction in plain
+// notation, every digit kept, without exponent or trailing zeros ("1.5e-3"
+// → "0.0015", "2.50" → "2.5"), as FormatFloat(f, 'f', -1, 64) writes the
+// double when no literal is at hand.
+func plainDecimal(lit string, f float64) string {
+	mant, exp, _ := strings.Cut(strings.ToLower(lit), "e")
+	_, frac, _ := strings.Cut(mant, ".")
+	e, err := strconv.Atoi(cmp.Or(exp, "0"))
+	r, ok := new(big.Rat).SetString(lit)
+	if prec := len(frac) - e; ok && err == nil && prec > 0 && prec <= 400 {
+		return strings.TrimRight(r.FloatString(prec), "0")
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 // fromString applies the string rules where strings are not admitted.
@@ -245,7 +264,7 @@ func (p Policy) fromString(l *Loc, s string) (Scalar, Rule, bool) {
 			}
 		} else if p.StringToNumber && admit&Number != 0 && l.multi&Number == 0 {
 			if f, ok := decimalText(trimmed); ok {
-				return Scalar{Type: Number, Num: f, Text: trimmed}, RuleStringToNumber, true
+				return Scalar{Type: Number, Num: f}, RuleStringToNumber, true
 			}
 		}
 	}
@@ -415,11 +434,16 @@ func (p Policy) ParseJSON(l *Loc, s string) bool {
 	return t != "" && (t[0] == '{' && l.admit&Object != 0 || t[0] == '[' && l.admit&Array != 0)
 }
 
-// Wrap reports whether a scalar (or object) of type t at l goes under
-// RuleWrapScalar: t is not admitted here, arrays are, and their first item
-// admits t.
-func (p Policy) Wrap(l *Loc, t TypeSet) bool {
-	if !p.WrapScalar || l == nil || t == Array || l.admit&t != 0 || l.admit&Array == 0 {
+// Wrap reports whether a scalar v at l goes under RuleWrapScalar: its
+// type is not admitted here, arrays are, and their first item admits it.
+// An empty value ("" or null) is left to RuleDropEmpty when that is on:
+// an optional empty member is dropped, not wrapped.
+func (p Policy) Wrap(l *Loc, v Scalar) bool {
+	t := v.Type
+	if !p.WrapScalar || l == nil || t == Array || t == Object || l.admit&t != 0 || l.admit&Array == 0 {
+		return false
+	}
+	if p.DropEmpty && (t == Null || t == String && v.Text == "") {
 		return false
 	}
 	return l.Item(0, nil).Admits()&t != 0

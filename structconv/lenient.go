@@ -164,8 +164,7 @@ func (d *decoder) lenientString(s string, l *coerce.Loc) *structpb.Value {
 		mark := reportMark(d.report)
 		if v, ok := parseEmbedded(s, l, d.opts(), d.path); ok {
 			if d.report != nil {
-				to, _ := Marshal(v)
-				d.note(coerce.RuleJSONString, strconv.Quote(s), string(to), l)
+				d.note(coerce.RuleJSONString, strconv.Quote(s), marshalAt(v, l), l)
 				moveLast(d.report, mark)
 			}
 			return v
@@ -180,8 +179,12 @@ func (d *decoder) lenientScalar(v *structpb.Value, lit string, l *coerce.Loc) *s
 	sc, _ := scalarOf(v)
 	if lit != "" {
 		sc.Text = lit
+		if sc.Type == coerce.String { // a big integer literal, carried as its digits
+			sc.Type = coerce.Integer
+			sc.Num, _ = strconv.ParseFloat(lit, 64)
+		}
 	}
-	if d.policy.Wrap(l, sc.Type) {
+	if d.policy.Wrap(l, sc) {
 		mark := reportMark(d.report)
 		depth := len(d.path)
 		d.path = append(d.path, seg{index: 0})
@@ -189,8 +192,7 @@ func (d *decoder) lenientScalar(v *structpb.Value, lit string, l *coerce.Loc) *s
 		d.path = d.path[:depth]
 		w := structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{inner}})
 		if d.report != nil {
-			to, _ := Marshal(w)
-			d.note(coerce.RuleWrapScalar, sc.JSON(), string(to), l)
+			d.note(coerce.RuleWrapScalar, sc.JSON(), marshalAt(w, l), l)
 			moveLast(d.report, mark)
 		}
 		return w
@@ -203,6 +205,13 @@ func (d *decoder) lenientScalar(v *structpb.Value, lit string, l *coerce.Loc) *s
 		d.note(rule, sc.JSON(), out.JSON(), l)
 	}
 	return scalarValue(out)
+}
+
+// marshalAt writes v as Marshal does under the plan l, for reports.
+func marshalAt(v *structpb.Value, l *coerce.Loc) string {
+	var e encoder
+	_ = e.value(v, l)
+	return string(e.b)
 }
 
 // dropEmpty applies RuleDropEmpty to a member just read; nil means drop.
@@ -250,7 +259,7 @@ func (e *encoder) lenientValue(v *structpb.Value, l *coerce.Loc) (done bool, err
 			return true, nil
 		}
 	}
-	if e.policy.Wrap(l, sc.Type) {
+	if e.policy.Wrap(l, sc) {
 		start := len(e.b)
 		mark := reportMark(e.report)
 		e.b = append(e.b, '[')
@@ -367,14 +376,13 @@ func (f *fixer) value(v *structpb.Value, l *coerce.Loc) {
 			f.value(&parsed, l)
 			v.Kind = parsed.Kind
 			if f.report != nil {
-				to, _ := Marshal(v)
-				f.note(coerce.RuleJSONString, strconv.Quote(sc.Text), string(to), l)
+				f.note(coerce.RuleJSONString, strconv.Quote(sc.Text), marshalAt(v, l), l)
 				moveLast(f.report, mark)
 			}
 			return
 		}
 	}
-	if f.policy.Wrap(l, sc.Type) {
+	if f.policy.Wrap(l, sc) {
 		inner := &structpb.Value{Kind: v.Kind}
 		mark := reportMark(f.report)
 		depth := len(f.path)
@@ -383,8 +391,7 @@ func (f *fixer) value(v *structpb.Value, l *coerce.Loc) {
 		f.path = f.path[:depth]
 		v.Kind = &structpb.Value_ListValue{ListValue: &structpb.ListValue{Values: []*structpb.Value{inner}}}
 		if f.report != nil {
-			to, _ := Marshal(v)
-			f.note(coerce.RuleWrapScalar, sc.JSON(), string(to), l)
+			f.note(coerce.RuleWrapScalar, sc.JSON(), marshalAt(v, l), l)
 			moveLast(f.report, mark)
 		}
 		return
@@ -518,7 +525,7 @@ func (g *goConv) lenientGo(v any, l *coerce.Loc) (out any, done bool, err error)
 			return res, true, nil
 		}
 	}
-	if g.policy.Wrap(l, sc.Type) {
+	if g.policy.Wrap(l, sc) {
 		mark := reportMark(g.report)
 		depth := len(g.path)
 		g.path = append(g.path, seg{index: 0})
