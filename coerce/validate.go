@@ -186,6 +186,7 @@ func (s *Schema) collect(e *jsonschema.ValidationError, inst any, out *[]Problem
 	case *kind.Type:
 		want := make([]string, len(k.Want))
 		copy(want, k.Want)
+		sort.SliceStable(want, func(i, j int) bool { return typeRank(want[i]) < typeRank(want[j]) })
 		expectGot("type", strings.Join(want, " or "))
 	case *kind.Enum:
 		items := make([]string, 0, len(k.Want))
@@ -319,6 +320,27 @@ func branchIndex(parent, keyword, cause string) int {
 		return -1
 	}
 	return n
+}
+
+// typeRank orders type names as people say them: "integer or null".
+func typeRank(name string) int {
+	switch name {
+	case "null":
+		return 9
+	case "object":
+		return 1
+	case "array":
+		return 2
+	case "string":
+		return 3
+	case "integer":
+		return 4
+	case "number":
+		return 5
+	case "boolean":
+		return 6
+	}
+	return 8
 }
 
 func plural(n int, noun string) string {
