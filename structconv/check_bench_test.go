@@ -1,0 +1,76 @@
+package structconv_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/structconv"
+)
+
+// BenchmarkCheck measures the pre-dispatch check of a typical tool call
+// (the small bench document, ~40 values) side by side with validation
+// alone: the validator on an already-decoded value, and decode + validate.
+func BenchmarkCheck(b *testing.B) {
+	schemaText, err := os.ReadFile("testdata/bench/small.schema.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	args, err := os.ReadFile("testdata/bench/small.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	schema, err := coerce.Compile(schemaText)
+	if err != nil {
+		b.Fatal(err)
+	}
+	decode := func() any {
+		dec := json.NewDecoder(bytes.NewReader(args))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			b.Fatal(err)
+		}
+		return v
+	}
+	if p, err := schema.Validate(decode()); err != nil || len(p) != 0 {
+		b.Fatalf("bench document is not valid: %v %v", p, err)
+	}
+	b.Run("check_strict", func(b *testing.B) {
+		b.ReportAllocs()
+		opts := structconv.CheckOptions{Schema: schema}
+		for b.Loop() {
+			if _, _, err := opts.JSON(args); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("check_lenient", func(b *testing.B) {
+		b.ReportAllocs()
+		opts := structconv.CheckOptions{Schema: schema, Policy: coerce.Lenient()}
+		for b.Loop() {
+			if _, _, err := opts.JSON(args); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("validate_only", func(b *testing.B) {
+		b.ReportAllocs()
+		v := decode()
+		for b.Loop() {
+			if _, err := schema.Validate(v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decode_validate", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := schema.Validate(decode()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
