@@ -98,7 +98,9 @@ type Loc struct {
 	// memo filled by plan(); read-only afterwards
 	kidsOK   bool
 	kids     map[string]*Loc
-	otherOK  bool // other applies to every name not in kids
+	kidNames []string // the keys of kids, sorted, for Members
+	kidLocs  []*Loc   // kids[kidNames[i]]
+	otherOK  bool     // other applies to every name not in kids
 	other    *Loc
 	itemsOK  bool
 	items    []*Loc
@@ -174,6 +176,52 @@ func (l *Loc) Property(name string, parent Instance) *Loc {
 	}
 	d := deriver{name: name, inst: parent}
 	return d.child(l)
+}
+
+// Members is a cursor over the plans of an object's members for names
+// visited in ascending order, as the codec writes them: each lookup
+// continues where the previous one ended instead of hashing the name. Any
+// order is correct; ascending is fast.
+type Members struct {
+	l    *Loc
+	inst Instance
+	i    int
+}
+
+// Members returns a cursor over the members of an object here; parent as
+// for Property.
+func (l *Loc) Members(parent Instance) Members { return Members{l: l, inst: parent} }
+
+// Property returns the plan for the named member, as Loc.Property does.
+func (m *Members) Property(name string) *Loc {
+	l := m.l
+	if l == nil {
+		return nil
+	}
+	if !l.kidsOK || m.inst != nil && l.cond {
+		return l.Property(name, m.inst)
+	}
+	names := l.kidNames
+	i := m.i
+	if i < len(names) && names[i] == name {
+		m.i = i + 1 // the common case: the next declared name
+		return l.kidLocs[i]
+	}
+	if i < len(names) && names[i] > name {
+		i = 0 // not ascending: start over
+	}
+	for i < len(names) && names[i] < name {
+		i++
+	}
+	m.i = i
+	if i < len(names) && names[i] == name {
+		m.i = i + 1
+		return l.kidLocs[i]
+	}
+	if l.otherOK {
+		return l.other
+	}
+	return l.Property(name, m.inst)
 }
 
 // Item returns the plan for element i of an array here; parent as for
@@ -654,6 +702,11 @@ func plan(all []*Loc, root *Loc) {
 			enqueue(n.other)
 		}
 		n.kids, n.kidsOK = kids, true
+		n.kidNames = names
+		n.kidLocs = make([]*Loc, len(names))
+		for i, name := range names {
+			n.kidLocs[i] = kids[name]
+		}
 		items := make([]*Loc, prefix)
 		for i := range items {
 			d := deriver{item: true, index: i, cons: cons}

@@ -1,6 +1,7 @@
 package structconv
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"slices"
@@ -41,42 +42,66 @@ func Marshal(m proto.Message) ([]byte, error) { return MarshalOptions{}.Marshal(
 // that reads back as the same double, except where the schema calls for
 // integer literals. The output is deterministic byte for byte.
 func (o MarshalOptions) Marshal(m proto.Message) ([]byte, error) {
-	return o.MarshalAppend(nil, m)
+	e := encoderPool.Get().(*encoder)
+	e.b = e.buf[:0]
+	err := o.encode(e, m)
+	out := bytes.Clone(e.b) // one allocation of the exact size
+	if cap(e.b) <= maxPooledBuffer {
+		e.buf = e.b[:0]
+	}
+	e.release()
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
+
+// maxPooledBuffer bounds the output buffer an encoder keeps for Marshal.
+const maxPooledBuffer = 64 << 10
 
 // MarshalAppend appends the JSON encoding of m to b and returns the
 // result. Appending into a reused buffer with enough room allocates
 // nothing.
 func (o MarshalOptions) MarshalAppend(b []byte, m proto.Message) ([]byte, error) {
 	e := encoderPool.Get().(*encoder)
-	e.b, e.report = b, o.Report
-	e.policy, e.lenient = o.Policy, o.Policy.Enabled() && o.Schema != nil
-	root := o.Schema.Root()
-	var err error
-	switch v := m.(type) {
-	case *structpb.Struct:
-		err = e.object(v, root)
-	case *structpb.Value:
-		if v == nil {
-			e.b = append(e.b, "null"...)
-		} else {
-			err = e.value(v, root)
-		}
-	case *structpb.ListValue:
-		err = e.list(v, root)
-	default:
-		err = &Error{Code: CodeType, Offset: -1, Msg: fmt.Sprintf("cannot marshal %T: want *structpb.Struct, *structpb.Value or *structpb.ListValue", m)}
-	}
+	e.b = b
+	err := o.encode(e, m)
 	b = e.b
-	e.b, e.report = nil, nil
-	e.path = e.path[:0]
-	clear(e.pairs)
-	e.pairs = e.pairs[:0]
-	encoderPool.Put(e)
+	e.release()
 	if err != nil {
 		return nil, err
 	}
 	return b, nil
+}
+
+// encode writes m into e.b.
+func (o MarshalOptions) encode(e *encoder, m proto.Message) error {
+	e.report = o.Report
+	e.policy, e.lenient = o.Policy, o.Policy.Enabled() && o.Schema != nil
+	root := o.Schema.Root()
+	switch v := m.(type) {
+	case *structpb.Struct:
+		return e.object(v, root)
+	case *structpb.Value:
+		if v == nil {
+			e.b = append(e.b, "null"...)
+			return nil
+		}
+		return e.value(v, root)
+	case *structpb.ListValue:
+		return e.list(v, root)
+	}
+	return &Error{Code: CodeType, Offset: -1, Msg: fmt.Sprintf("cannot marshal %T: want *structpb.Struct, *structpb.Value or *structpb.ListValue", m)}
+}
+
+// release returns e to the pool, keeping only its own scratch storage.
+func (e *encoder) release() {
+	e.b, e.report = nil, nil
+	e.policy, e.lenient = coerce.Policy{}, false
+	e.path = e.path[:0]
+	clear(e.pairs)
+	e.pairs = e.pairs[:0]
+	encoderPool.Put(e)
 }
 
 var encoderPool = sync.Pool{New: func() any { return new(encoder) }}
@@ -88,6 +113,7 @@ type pair struct {
 
 type encoder struct {
 	b       []byte
+	buf     []byte // Marshal's output buffer, kept across uses
 	report  *coerce.Report
 	policy  coerce.Policy
 	lenient bool // policy has rules on and there is a schema
@@ -184,7 +210,7 @@ func (e *encoder) object(s *structpb.Struct, l *coerce.Loc) error {
 		e.pairs = append(e.pairs, pair{k, v})
 	}
 	members := e.pairs[base:]
-	slices.SortFunc(members, func(a, b pair) int { return strings.Compare(a.key, b.key) })
+	sortPairs(members)
 	var inst coerce.Instance
 	if l.DependsOnValue() {
 		inst = (*structInstance)(s)
@@ -193,10 +219,11 @@ func (e *encoder) object(s *structpb.Struct, l *coerce.Loc) error {
 	depth := len(e.path)
 	e.path = append(e.path, seg{isKey: true})
 	wrote := 0
+	cursor := l.Members(inst)
 	for i := range members {
 		p := members[i]
 		e.path[depth].key = p.key
-		child := l.Property(p.key, inst)
+		child := cursor.Property(p.key)
 		val := p.val
 		if e.lenient && l != nil {
 			if val = e.dropEmpty(l, p.key, child, val); val == nil {
@@ -250,7 +277,38 @@ func (e *encoder) list(lv *structpb.ListValue, l *coerce.Loc) error {
 	return nil
 }
 
+// sortPairs sorts members by name: insertion sort for the few members
+// tool arguments have, the standard sort beyond.
+func sortPairs(p []pair) {
+	if len(p) > 12 {
+		slices.SortFunc(p, func(a, b pair) int { return strings.Compare(a.key, b.key) })
+		return
+	}
+	for i := 1; i < len(p); i++ {
+		for j := i; j > 0 && less(p[j].key, p[j-1].key); j-- {
+			p[j], p[j-1] = p[j-1], p[j]
+		}
+	}
+}
+
+// less compares member names, settling most pairs on the first byte
+// without a call into the runtime.
+func less(a, b string) bool {
+	if len(a) > 0 && len(b) > 0 && a[0] != b[0] {
+		return a[0] < b[0]
+	}
+	return a < b
+}
+
 const hexDigits = "0123456789abcdef"
+
+// safeASCII marks the bytes a JSON string holds as they are.
+var safeASCII = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // appendString appends s as a JSON string: '"' and '\\' escaped, control
 // characters as \b \f \n \r \t or \u00XX, everything else as is (no HTML
@@ -260,11 +318,11 @@ func appendString(b []byte, s string) ([]byte, bool) {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
+		if safeASCII[c] {
+			i++
+			continue
+		}
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':
