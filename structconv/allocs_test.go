@@ -17,17 +17,16 @@ import (
 // may make for each bench document (testdata/bench), reading into a reused
 // Struct: what it made when the bound was set, plus about 10%.
 //
-// Measured (Go 1.26, amd64) at 66 for Small (42 values, 528 bytes: 1.57 per
-// value) and 1270 for Large (1252 values, 19819 bytes: 1.01 per value),
-// the same with and without the schema. Numbers, strings and Value
-// wrappers come from slabs (one allocation per up to 256 values); what
-// remains is about one allocation for the copy of the input, three per
-// object (map, Value_StructValue, Struct), three per array (values slice,
-// Value_ListValue, ListValue), one per bool or null, one per string with
-// escapes, and the growth of the decoder's stacks.
+// Measured (Go 1.26, amd64) at 46 for Small (42 values, 528 bytes: 1.1
+// per value) and 521 for Large (1252 values, 19819 bytes: 0.42 per value),
+// the same with and without the schema. Values, their kind wrappers, the
+// Struct and ListValue messages and short element slices come from slabs;
+// what remains is the copy of the input, one map per object, the slabs
+// themselves, one string per string with escapes, and the growth of the
+// decoder's stacks.
 var unmarshalAllocBound = map[string]float64{
-	"Small": 72,   // measured 66
-	"Large": 1397, // measured 1270
+	"Small": 51,  // measured 46
+	"Large": 575, // measured 521
 }
 
 // TestAllocs guards the allocation behaviour the codec promises: Marshal

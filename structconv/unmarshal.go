@@ -136,6 +136,77 @@ type decoder struct {
 	vals     []structpb.Value
 	nums     []structpb.Value_NumberValue
 	strs     []structpb.Value_StringValue
+	objs     []structSlot
+	lists    []listSlot
+	bools    []structpb.Value_BoolValue
+	nulls    []structpb.Value_NullValue
+	ptrs     []*structpb.Value // element slices are cut from it
+}
+
+// structSlot and listSlot allocate a kind wrapper with its message.
+type structSlot struct {
+	kind structpb.Value_StructValue
+	msg  structpb.Struct
+}
+
+type listSlot struct {
+	kind structpb.Value_ListValue
+	msg  structpb.ListValue
+}
+
+func (d *decoder) structKind(fields map[string]*structpb.Value) *structpb.Value_StructValue {
+	if len(d.objs) == 0 {
+		d.objs = make([]structSlot, d.slabSize/4+1)
+	}
+	slot := &d.objs[0]
+	d.objs = d.objs[1:]
+	slot.msg.Fields = fields
+	slot.kind.StructValue = &slot.msg
+	return &slot.kind
+}
+
+func (d *decoder) listKind(values []*structpb.Value) *structpb.Value_ListValue {
+	if len(d.lists) == 0 {
+		d.lists = make([]listSlot, d.slabSize/8+1)
+	}
+	slot := &d.lists[0]
+	d.lists = d.lists[1:]
+	slot.msg.Values = values
+	slot.kind.ListValue = &slot.msg
+	return &slot.kind
+}
+
+func (d *decoder) boolKind(b bool) *structpb.Value_BoolValue {
+	if len(d.bools) == 0 {
+		d.bools = make([]structpb.Value_BoolValue, d.slabSize/4+1)
+	}
+	k := &d.bools[0]
+	d.bools = d.bools[1:]
+	k.BoolValue = b
+	return k
+}
+
+func (d *decoder) nullKind() *structpb.Value_NullValue {
+	if len(d.nulls) == 0 {
+		d.nulls = make([]structpb.Value_NullValue, d.slabSize/8+1)
+	}
+	k := &d.nulls[0]
+	d.nulls = d.nulls[1:]
+	return k
+}
+
+// valueSlice returns a slice of n values cut from a shared block, its
+// capacity capped so that appending to it never writes into a neighbour.
+func (d *decoder) valueSlice(n int) []*structpb.Value {
+	if n > 64 {
+		return make([]*structpb.Value, n)
+	}
+	if len(d.ptrs) < n {
+		d.ptrs = make([]*structpb.Value, max(d.slabSize, 64))
+	}
+	s := d.ptrs[:n:n]
+	d.ptrs = d.ptrs[n:]
+	return s
 }
 
 func (d *decoder) fail(code ErrorCode, format string, args ...any) error {
@@ -233,7 +304,7 @@ func (d *decoder) value(l *coerce.Loc) (*structpb.Value, error) {
 			return nil, err
 		}
 		v := d.newValue()
-		v.Kind = &structpb.Value_StructValue{StructValue: &structpb.Struct{Fields: fields}}
+		v.Kind = d.structKind(fields)
 		return v, nil
 	case c == '[':
 		values, err := d.elements(l)
@@ -241,7 +312,7 @@ func (d *decoder) value(l *coerce.Loc) (*structpb.Value, error) {
 			return nil, err
 		}
 		v := d.newValue()
-		v.Kind = &structpb.Value_ListValue{ListValue: &structpb.ListValue{Values: values}}
+		v.Kind = d.listKind(values)
 		return v, nil
 	case c == '"':
 		s, err := d.str()
@@ -261,15 +332,15 @@ func (d *decoder) value(l *coerce.Loc) (*structpb.Value, error) {
 		return v, err
 	case d.literal("true"):
 		v := d.newValue()
-		v.Kind = &structpb.Value_BoolValue{BoolValue: true}
+		v.Kind = d.boolKind(true)
 		return d.maybeLenient(v, l), nil
 	case d.literal("false"):
 		v := d.newValue()
-		v.Kind = &structpb.Value_BoolValue{BoolValue: false}
+		v.Kind = d.boolKind(false)
 		return d.maybeLenient(v, l), nil
 	case d.literal("null"):
 		v := d.newValue()
-		v.Kind = &structpb.Value_NullValue{}
+		v.Kind = d.nullKind()
 		return d.maybeLenient(v, l), nil
 	}
 	return nil, d.fail(CodeSyntax, "unexpected %s, want a value", d.describe())
@@ -393,7 +464,7 @@ func (d *decoder) elements(l *coerce.Loc) ([]*structpb.Value, error) {
 		}
 		return nil, d.fail(CodeSyntax, "unexpected %s in array, want ',' or ']'", d.describe())
 	}
-	values := make([]*structpb.Value, len(d.elems)-base)
+	values := d.valueSlice(len(d.elems) - base)
 	copy(values, d.elems[base:])
 	clear(d.elems[base:])
 	d.elems = d.elems[:base]
