@@ -126,9 +126,7 @@ func parseEmbedded(text string, l *coerce.Loc, o UnmarshalOptions, path []seg) (
 		path:     append([]seg(nil), path...),
 		slabSize: 8,
 	}
-	if d.maxDepth <= 0 {
-		d.maxDepth = DefaultMaxDepth
-	}
+	d.maxDepth = effectiveDepth(d.maxDepth)
 	mark := 0
 	if o.Report != nil {
 		mark = len(o.Report.Changes)

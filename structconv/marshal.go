@@ -217,6 +217,9 @@ func (e *encoder) object(s *structpb.Struct, l *coerce.Loc) error {
 	}
 	e.b = append(e.b, '{')
 	depth := len(e.path)
+	if depth >= MaxDepthLimit {
+		return e.fail(CodeDepth, "nesting deeper than %d levels", MaxDepthLimit)
+	}
 	e.path = append(e.path, seg{isKey: true})
 	wrote := 0
 	cursor := l.Members(inst)
@@ -262,6 +265,9 @@ func (e *encoder) list(lv *structpb.ListValue, l *coerce.Loc) error {
 	}
 	e.b = append(e.b, '[')
 	depth := len(e.path)
+	if depth >= MaxDepthLimit {
+		return e.fail(CodeDepth, "nesting deeper than %d levels", MaxDepthLimit)
+	}
 	e.path = append(e.path, seg{})
 	for i, v := range values {
 		if i > 0 {

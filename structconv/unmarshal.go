@@ -18,6 +18,20 @@ import (
 // message levels, so this stays well inside protobuf's own limit of 10000.
 const DefaultMaxDepth = 2000
 
+// MaxDepthLimit is the deepest nesting Unmarshal accepts whatever
+// MaxDepth says: the recursion stays far from Go's stack limit.
+const MaxDepthLimit = 100000
+
+func effectiveDepth(n int) int {
+	switch {
+	case n <= 0:
+		return DefaultMaxDepth
+	case n > MaxDepthLimit:
+		return MaxDepthLimit
+	}
+	return n
+}
+
 // BigIntegers says what Unmarshal does with an integer literal beyond
 // ±2^53, which a double cannot hold exactly.
 type BigIntegers int
@@ -50,8 +64,8 @@ type UnmarshalOptions struct {
 	// BigIntegers chooses what happens to integer literals beyond ±2^53.
 	BigIntegers BigIntegers
 	// MaxDepth limits the nesting of arrays and objects; 0 means
-	// DefaultMaxDepth. Deeper input fails with CodeDepth; no input can
-	// exhaust the stack.
+	// DefaultMaxDepth, and values above MaxDepthLimit mean MaxDepthLimit.
+	// Deeper input fails with CodeDepth; no input can exhaust the stack.
 	MaxDepth int
 }
 
@@ -76,9 +90,7 @@ func (o UnmarshalOptions) Unmarshal(b []byte, m proto.Message) error {
 		bigInts:  o.BigIntegers,
 		maxDepth: o.MaxDepth,
 	}
-	if d.maxDepth <= 0 {
-		d.maxDepth = DefaultMaxDepth
-	}
+	d.maxDepth = effectiveDepth(d.maxDepth)
 	d.slabSize = min(max(len(b)/16, 8), 256)
 	root := o.Schema.Root()
 	d.skipSpace()
