@@ -547,6 +547,12 @@ func (d *decoder) number(l *coerce.Loc) (*structpb.Value, error) {
 	}
 	f, err := strconv.ParseFloat(lit, 64)
 	if err != nil {
+		// A plain integer literal too long for any double is still an exact
+		// integer: carried where integers are carried (any length).
+		if plain && d.bigInts == BigIntegersCarry && !l.RoundsBigIntegers() {
+			canon, _ := jsonnum.IntegerDigits(lit)
+			return d.bigInteger(lit, canon, plain, f, l, start)
+		}
 		d.i = start
 		return nil, d.fail(CodeNumber, "number %s is out of range of a double", clip(lit))
 	}
