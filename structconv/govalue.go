@@ -178,7 +178,7 @@ func (g *goConv) str(s string, l *coerce.Loc) any {
 
 func (g *goConv) fromValue(v *structpb.Value, l *coerce.Loc) (any, error) {
 	if g.lenient && l != nil {
-		if sc, ok := scalarOf(v); ok {
+		if sc, ok := scalarOf(v); ok && !isCarried(sc, l) {
 			if out, done, err := g.lenientGo(scalarGo(sc), l); done {
 				return out, err
 			}

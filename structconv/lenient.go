@@ -19,6 +19,16 @@ import (
 // from the codec: scalars in the policy's terms and back. The policy
 // decides; each conversion path only materialises the decision.
 
+// isCarried reports whether a string read from a Struct is the codec's
+// carried form of a big integer at a location that takes it as one. The
+// policy leaves it alone: a string-to-integer repair would make nothing
+// else of it, and reporting one would blame the model for the Struct's
+// convention. (Read from JSON text, the same string is a model's slip and
+// is reported.)
+func isCarried(sc coerce.Scalar, l *coerce.Loc) bool {
+	return sc.Type == coerce.String && l.RestoresCarried() && jsonnum.Carried(sc.Text)
+}
+
 // scalarOf reads a Struct value as a policy scalar. ok is false for
 // objects, arrays and values without a kind.
 func scalarOf(v *structpb.Value) (coerce.Scalar, bool) {
@@ -239,7 +249,7 @@ func (d *decoder) dropEmpty(parent *coerce.Loc, key string, child *coerce.Loc, v
 // written as it is.
 func (e *encoder) lenientValue(v *structpb.Value, l *coerce.Loc) (done bool, err error) {
 	sc, scalar := scalarOf(v)
-	if !scalar {
+	if !scalar || isCarried(sc, l) {
 		return false, nil
 	}
 	if sc.Type == coerce.String && e.policy.ParseJSON(l, sc.Text) {
@@ -364,7 +374,7 @@ func (f *fixer) value(v *structpb.Value, l *coerce.Loc) {
 		return
 	}
 	sc, ok := scalarOf(v)
-	if !ok {
+	if !ok || isCarried(sc, l) {
 		return
 	}
 	if sc.Type == coerce.String && f.policy.ParseJSON(l, sc.Text) {

@@ -812,14 +812,17 @@ func TestLenientMCPProperty(t *testing.T) {
 						default:
 							t.Errorf("seed %d: path %s: unexpected change %v", seed, p, c)
 						}
-						if (p == "b" || p == "c") && slices.Contains(g.bigs, c.Path) && !slices.Contains(wantPaths, c.Path) {
-							continue // a big integer left as it was, carried as its digits (see above)
-						}
 						got = append(got, c.Path)
 					}
 					slices.Sort(got)
-					if !slices.Equal(got, wantPaths) {
-						t.Errorf("seed %d: path %s (%s): changes at %v, want one at each of %v\n in %s", seed, p, lenPathName[p], got, wantPaths, sin)
+					want := wantPaths
+					if p == "b" || p == "c" {
+						// Read into a Struct, a stringified big integer is the
+						// codec's carried form: restored, not reported.
+						want = slices.DeleteFunc(slices.Clone(wantPaths), func(ptr string) bool { return slices.Contains(g.bigs, ptr) })
+					}
+					if !slices.Equal(got, want) {
+						t.Errorf("seed %d: path %s (%s): changes at %v, want one at each of %v\n in %s", seed, p, lenPathName[p], got, want, sin)
 					}
 				}
 			}

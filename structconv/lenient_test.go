@@ -177,10 +177,19 @@ var lenCases = []lenCase{
 	{
 		name: "int/big", why: "a string beyond 2^53 keeps every digit",
 		schema: lenScalars, policy: lenL, in: `{"i":"9007199254740993"}`, out: `{"i":9007199254740993}`,
-		changes: []lenChange{chgFT("/i", rInt, `"9007199254740993"`, `9007199254740993`)},
+		changes:     []lenChange{chgFT("/i", rInt, `"9007199254740993"`, `9007199254740993`)},
+		pathChanges: map[string][]lenChange{"b": nil, "c": nil},
+		pathWhy: "read into a Struct, the string is the codec's carried form of a big integer, which the policy leaves " +
+			"alone and does not report (the output is the same)",
 	},
-	one("int/big-negative", "beyond int64 too", lenScalars, `{"i":"-123456789012345678901234567890"}`, lenL,
-		`{"i":-123456789012345678901234567890}`, "/i", rInt),
+	{
+		name: "int/big-negative", why: "beyond int64 too",
+		schema: lenScalars, policy: lenL, in: `{"i":"-123456789012345678901234567890"}`, out: `{"i":-123456789012345678901234567890}`,
+		changes:     []lenChange{chg("/i", rInt)},
+		pathChanges: map[string][]lenChange{"b": nil, "c": nil},
+		pathWhy: "read into a Struct, the string is the codec's carried form of a big integer, which the policy leaves " +
+			"alone and does not report (the output is the same)",
+	},
 	one("int/big-zero-fraction", "big, with spaces and a zero fraction", lenScalars, `{"i":" 18446744073709551616.00 "}`, lenL,
 		`{"i":18446744073709551616}`, "/i", rInt),
 	same("int/exponent", "1e3 is written as a float: no exponent at an integer location", lenScalars, `{"i":"1e3"}`, lenAll),
@@ -198,9 +207,6 @@ var lenCases = []lenCase{
 	{
 		name: "int/big-literal-valid", why: "a big integer literal is valid: no policy change, every digit kept",
 		schema: lenScalars, policy: lenAll, in: `{"i":9007199254740993}`, out: `{"i":9007199254740993}`,
-		pathChanges: map[string][]lenChange{"b": {chg("/i", rInt)}, "c": {chg("/i", rInt)}},
-		pathWhy: "read without a schema, the literal is carried as the string \"9007199254740993\" in the Struct, " +
-			"which the policy cannot tell from a string the model wrote: it is reported as string-to-integer (the output is the same)",
 	},
 
 	// string → number
@@ -208,8 +214,14 @@ var lenCases = []lenCase{
 	one("num/exponent", "exponents are fine for numbers", lenScalars, `{"n":"-1.25e2"}`, lenL, `{"n":-125}`, "/n", rNum),
 	one("num/leading-dot", ".5 is a finite decimal", lenScalars, `{"n":".5"}`, lenL, `{"n":0.5}`, "/n", rNum),
 	one("num/integer", "an integer string at a number location: the rule is string-to-number", lenScalars, `{"n":"20"}`, lenL, `{"n":20}`, "/n", rNum),
-	one("num/big", "an integer string beyond 2^53 keeps its digits even where the schema says number", lenScalars,
-		`{"n":"9007199254740993"}`, lenL, `{"n":9007199254740993}`, "/n", rNum),
+	{
+		name: "num/big", why: "an integer string beyond 2^53 keeps its digits even where the schema says number",
+		schema: lenScalars, policy: lenL, in: `{"n":"9007199254740993"}`, out: `{"n":9007199254740993}`,
+		changes:     []lenChange{chg("/n", rNum)},
+		pathChanges: map[string][]lenChange{"b": nil, "c": nil},
+		pathWhy: "read into a Struct, the string is the codec's carried form of a big integer, which the policy leaves " +
+			"alone and does not report (the output is the same)",
+	},
 	same("num/infinity", "never Infinity", lenScalars, `{"n":"Infinity"}`, lenAll),
 	same("num/neg-infinity", "never -Infinity", lenScalars, `{"n":"-Infinity"}`, lenAll),
 	same("num/nan", "never NaN", lenScalars, `{"n":"NaN"}`, lenAll),
@@ -385,12 +397,6 @@ var lenCases = []lenCase{
 		name: "json/big", why: "a big integer inside keeps its digits",
 		schema: lenScalars, policy: lenL, in: `{"ids":"[9007199254740993]"}`, out: `{"ids":[9007199254740993]}`,
 		changes: []lenChange{chgFT("/ids", rJSON, `"[9007199254740993]"`, `[9007199254740993]`)},
-		pathChanges: map[string][]lenChange{
-			"b": {chgFT("/ids", rJSON, `"[9007199254740993]"`, `[9007199254740993]`), chg("/ids/0", rInt)},
-			"c": {chgFT("/ids", rJSON, `"[9007199254740993]"`, `[9007199254740993]`), chg("/ids/0", rInt)},
-		},
-		pathWhy: "Marshal and Fix parse the embedded text without a schema, so the big literal is carried as a string " +
-			"before the schema applies, and the policy reports it as a string (the output is the same)",
 	},
 	same("json/not-json", "a string that does not parse stays", lenScalars, `{"ids":"[1,2"}`, lenAll),
 	same("json/trailing", "trailing text after the JSON: not one document", lenScalars, `{"ids":"[1] x"}`, lenAll),
