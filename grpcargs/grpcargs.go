@@ -1,0 +1,205 @@
+// Package grpcargs plugs the argument check of package protoargs into gRPC:
+// server interceptors (unary and streaming) that repair the Struct fields
+// of incoming requests in place and reject invalid ones with a standard
+// InvalidArgument status a client can read field by field, and client
+// interceptors that do the same before a request leaves.
+//
+// The status carries two details: a google.rpc.BadRequest whose field
+// violations name the protobuf field path joined with the JSON Pointer
+// inside the Struct ("arguments.filters[0].value"), and the
+// structkit.v1.Report with every change and problem. Problems reads them
+// back on the client.
+package grpcargs
+
+import (
+	"context"
+	"errors"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
+	"github.com/structkit/structkit/protoargs"
+)
+
+// Status builds the InvalidArgument status for a result with problems:
+// a one-line summary, a google.rpc.BadRequest with one field violation per
+// problem, and the structkit.v1.Report. It returns nil for a valid result.
+func Status(res *protoargs.Result) *status.Status {
+	if res == nil || res.Valid() {
+		return nil
+	}
+	br := &errdetails.BadRequest{}
+	n := 0
+	first := ""
+	for _, f := range res.Fields {
+		for _, p := range f.Problems {
+			if n == 0 {
+				first = protoargs.FieldPath(f.Field, p.Path) + ": " + messageTail(p.Message)
+			}
+			n++
+			br.FieldViolations = append(br.FieldViolations, &errdetails.BadRequest_FieldViolation{
+				Field:       protoargs.FieldPath(f.Field, p.Path),
+				Description: p.Message,
+				Reason:      p.Keyword,
+			})
+		}
+	}
+	msg := "invalid arguments: " + first
+	if n > 1 {
+		msg += " (and more: see the details)"
+	}
+	st := status.New(codes.InvalidArgument, msg)
+	if withDetails, err := st.WithDetails(br, res.Proto()); err == nil {
+		return withDetails
+	}
+	return st
+}
+
+// messageTail drops the JSON Pointer a problem message starts with.
+func messageTail(m string) string {
+	for i := 0; i+1 < len(m); i++ {
+		if m[i] == ':' && m[i+1] == ' ' {
+			return m[i+2:]
+		}
+	}
+	return m
+}
+
+// Problems reads the structkit.v1.Report and the google.rpc.BadRequest
+// out of an error a call returned. ok is false when err carries neither.
+func Problems(err error) (report *structkitv1.Report, badRequest *errdetails.BadRequest, ok bool) {
+	st, isStatus := status.FromError(err)
+	if !isStatus || st == nil {
+		return nil, nil, false
+	}
+	for _, d := range st.Details() {
+		switch v := d.(type) {
+		case *structkitv1.Report:
+			report = v
+		case *errdetails.BadRequest:
+			badRequest = v
+		}
+	}
+	return report, badRequest, report != nil || badRequest != nil
+}
+
+type ctxKey struct{}
+
+// holder carries results through a context; a stream updates it per
+// message.
+type holder struct{ res *protoargs.Result }
+
+// FromContext returns what the interceptor did to the request a handler
+// is serving (for a stream: to the last message received). ok is false
+// outside an intercepted call.
+func FromContext(ctx context.Context) (res *protoargs.Result, ok bool) {
+	h, ok := ctx.Value(ctxKey{}).(*holder)
+	if !ok || h.res == nil {
+		return nil, false
+	}
+	return h.res, true
+}
+
+// Options configure the interceptors.
+type Options struct {
+	// Checker checks the requests; required.
+	Checker *protoargs.Checker
+	// PassInvalid hands invalid requests to the handler (which can read
+	// the problems with FromContext) instead of rejecting them.
+	PassInvalid bool
+}
+
+func (o Options) check(ctx context.Context, req any) (*protoargs.Result, error) {
+	m, ok := req.(proto.Message)
+	if !ok || o.Checker == nil {
+		return nil, nil
+	}
+	res, err := o.Checker.Check(ctx, m)
+	if err != nil {
+		var fe *protoargs.FieldError
+		if errors.As(err, &fe) {
+			return nil, status.Error(codes.Internal, err.Error())
+		}
+		return nil, status.Error(codes.Internal, "checking arguments: "+err.Error())
+	}
+	if !res.Valid() && !o.PassInvalid {
+		return res, Status(res).Err()
+	}
+	return res, nil
+}
+
+// UnaryServerInterceptor checks every request before the handler sees it.
+func UnaryServerInterceptor(o Options) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		res, err := o.check(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return handler(context.WithValue(ctx, ctxKey{}, &holder{res: res}), req)
+	}
+}
+
+// StreamServerInterceptor checks every message a handler receives: an
+// invalid one makes RecvMsg return the InvalidArgument status.
+func StreamServerInterceptor(o Options) grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		h := &holder{}
+		return handler(srv, &serverStream{ServerStream: ss, o: o, h: h, ctx: context.WithValue(ss.Context(), ctxKey{}, h)})
+	}
+}
+
+type serverStream struct {
+	grpc.ServerStream
+	o   Options
+	h   *holder
+	ctx context.Context
+}
+
+func (s *serverStream) Context() context.Context { return s.ctx }
+
+func (s *serverStream) RecvMsg(m any) error {
+	if err := s.ServerStream.RecvMsg(m); err != nil {
+		return err
+	}
+	res, err := s.o.check(s.ctx, m)
+	s.h.res = res
+	return err
+}
+
+// UnaryClientInterceptor checks a request before it leaves: an invalid
+// one fails with the InvalidArgument status and is not sent.
+func UnaryClientInterceptor(o Options) grpc.UnaryClientInterceptor {
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		if _, err := o.check(ctx, req); err != nil {
+			return err
+		}
+		return invoker(ctx, method, req, reply, cc, opts...)
+	}
+}
+
+// StreamClientInterceptor checks each message before SendMsg sends it.
+func StreamClientInterceptor(o Options) grpc.StreamClientInterceptor {
+	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		cs, err := streamer(ctx, desc, cc, method, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return &clientStream{ClientStream: cs, o: o}, nil
+	}
+}
+
+type clientStream struct {
+	grpc.ClientStream
+	o Options
+}
+
+func (s *clientStream) SendMsg(m any) error {
+	if _, err := s.o.check(s.Context(), m); err != nil {
+		return err
+	}
+	return s.ClientStream.SendMsg(m)
+}

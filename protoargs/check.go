@@ -1,0 +1,285 @@
+package protoargs
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/structkit/structkit/coerce"
+	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
+	"github.com/structkit/structkit/structconv"
+)
+
+// Checker repairs (under Policy) and validates the Struct, Value and
+// ListValue fields of messages, in place. Its fields are read-only once it
+// is in use; it is safe for concurrent use.
+type Checker struct {
+	// Fields are the full names of the fields to check, e.g.
+	// "structkit.example.v1.SearchRequest.arguments", wherever they occur
+	// in a message (nested, repeated, map values). Empty means every
+	// Struct, Value or ListValue field that has a schema (an option, or an
+	// answer of the Resolver).
+	Fields []protoreflect.FullName
+	// Schemas finds the schemas; nil reads field options only.
+	Schemas *Schemas
+	// Policy says which lenient repairs apply; the zero value is strict.
+	Policy coerce.Policy
+	// Observer, if not nil, receives every change and problem, with the
+	// name Tool gives (or the field's full name).
+	Observer coerce.Observer
+	// Tool names the tool a field's arguments are for, for the Observer.
+	Tool func(msg proto.Message, field protoreflect.FieldDescriptor) string
+}
+
+// FieldReport is the report of one checked field.
+type FieldReport struct {
+	// Field is the path of the field in the message, as in
+	// google.rpc.BadRequest: "arguments", "calls[2].arguments",
+	// "by_name[\"x\"]".
+	Field string
+	// Descriptor is the field's descriptor.
+	Descriptor protoreflect.FieldDescriptor
+	coerce.Report
+}
+
+// Result is what Check did to a message.
+type Result struct {
+	Fields []FieldReport
+}
+
+// Valid reports whether no field has problems.
+func (r *Result) Valid() bool {
+	for _, f := range r.Fields {
+		if !f.Report.Valid() {
+			return false
+		}
+	}
+	return true
+}
+
+// Changed reports whether any field was changed.
+func (r *Result) Changed() bool {
+	for _, f := range r.Fields {
+		if len(f.Changes) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Proto returns the result as a structkit.v1.Report message.
+func (r *Result) Proto() *structkitv1.Report {
+	out := &structkitv1.Report{}
+	for _, f := range r.Fields {
+		for _, c := range f.Changes {
+			out.Changes = append(out.Changes, &structkitv1.Change{
+				Field: f.Field, Path: c.Path, Rule: string(c.Rule), From: c.From, To: c.To, Schema: c.Schema,
+			})
+		}
+		for _, p := range f.Problems {
+			out.Problems = append(out.Problems, &structkitv1.Problem{
+				Field: f.Field, Path: p.Path, Keyword: p.Keyword, Expected: p.Expected, Got: p.Got, Message: p.Message, Schema: p.Schema,
+			})
+		}
+	}
+	return out
+}
+
+// FieldPath joins the path of a field and a JSON Pointer inside its Struct
+// into one field path as google.rpc.BadRequest uses them:
+// ("arguments", "/filters/0/value") → "arguments.filters[0].value".
+// Member names that are not identifiers are quoted: arguments["a.b"].
+func FieldPath(field, pointer string) string {
+	var b strings.Builder
+	b.WriteString(field)
+	if pointer == "" {
+		return b.String()
+	}
+	for _, tok := range strings.Split(pointer[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch {
+		case isIndex(tok):
+			b.WriteString("[" + tok + "]")
+		case isIdent(tok):
+			b.WriteString("." + tok)
+		default:
+			b.WriteString("[" + strconv.Quote(tok) + "]")
+		}
+	}
+	return b.String()
+}
+
+func isIndex(s string) bool {
+	if s == "" || len(s) > 1 && s[0] == '0' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// Check repairs and validates the fields of msg in place and returns what
+// it did. err is for a field whose schema cannot be had (a FieldError, or
+// the Resolver's error), not for invalid arguments: those are in the
+// Result.
+func (c *Checker) Check(ctx context.Context, msg proto.Message) (*Result, error) {
+	if msg == nil {
+		return nil, errNoMessage
+	}
+	res := &Result{}
+	if err := c.walk(ctx, msg, msg.ProtoReflect(), "", res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (c *Checker) wants(fd protoreflect.FieldDescriptor) bool {
+	if len(c.Fields) == 0 {
+		return true
+	}
+	for _, f := range c.Fields {
+		if f == fd.FullName() {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Checker) schemas() *Schemas {
+	if c.Schemas != nil {
+		return c.Schemas
+	}
+	return defaultSchemas
+}
+
+var defaultSchemas = &Schemas{}
+
+func (c *Checker) walk(ctx context.Context, root proto.Message, m protoreflect.Message, prefix string, res *Result) error {
+	var err error
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		path := fd.TextName()
+		if prefix != "" {
+			path = prefix + "." + path
+		}
+		switch {
+		case isStructField(fd):
+			if !c.wants(fd) {
+				return true
+			}
+			var schema *coerce.Schema
+			if schema, err = c.schemas().For(ctx, root, fd); err != nil || schema == nil {
+				return err == nil
+			}
+			err = c.eachValue(fd, v, path, func(p string, sm protoreflect.Message) error {
+				return c.checkStruct(root, fd, schema, p, sm, res)
+			})
+		case fd.Message() != nil:
+			err = c.eachValue(fd, v, path, func(p string, sm protoreflect.Message) error {
+				return c.walk(ctx, root, sm, p, res)
+			})
+		}
+		return err == nil
+	})
+	return err
+}
+
+// eachValue calls fn for each message a message-typed field holds, with
+// its path.
+func (c *Checker) eachValue(fd protoreflect.FieldDescriptor, v protoreflect.Value, path string, fn func(string, protoreflect.Message) error) error {
+	switch {
+	case fd.IsList():
+		l := v.List()
+		for i := 0; i < l.Len(); i++ {
+			if err := fn(path+"["+strconv.Itoa(i)+"]", l.Get(i).Message()); err != nil {
+				return err
+			}
+		}
+	case fd.IsMap():
+		if fd.MapValue().Message() == nil {
+			return nil
+		}
+		var err error
+		v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
+			key := k.String()
+			if fd.MapKey().Kind() == protoreflect.StringKind {
+				key = strconv.Quote(key)
+			}
+			err = fn(path+"["+key+"]", mv.Message())
+			return err == nil
+		})
+		return err
+	default:
+		return fn(path, v.Message())
+	}
+	return nil
+}
+
+// checkStruct checks one Struct, Value or ListValue in place. A dynamic
+// message (dynamicpb) is converted through its wire form and written back.
+func (c *Checker) checkStruct(root proto.Message, fd protoreflect.FieldDescriptor, schema *coerce.Schema, path string, m protoreflect.Message, res *Result) error {
+	target := m.Interface()
+	dynamic := false
+	switch target.(type) {
+	case *structpb.Struct, *structpb.Value, *structpb.ListValue:
+	default:
+		dynamic = true
+		var concrete proto.Message
+		switch m.Descriptor().FullName() {
+		case "google.protobuf.Struct":
+			concrete = &structpb.Struct{}
+		case "google.protobuf.Value":
+			concrete = &structpb.Value{}
+		default:
+			concrete = &structpb.ListValue{}
+		}
+		b, err := proto.Marshal(target)
+		if err != nil {
+			return err
+		}
+		if err := proto.Unmarshal(b, concrete); err != nil {
+			return err
+		}
+		target = concrete
+	}
+	tool := string(fd.FullName())
+	if c.Tool != nil {
+		tool = c.Tool(root, fd)
+	}
+	rep, err := structconv.CheckOptions{Schema: schema, Policy: c.Policy, Tool: tool, Observer: c.Observer}.Struct(target)
+	if err != nil {
+		return err
+	}
+	if dynamic && len(rep.Changes) > 0 {
+		b, err := proto.Marshal(target)
+		if err != nil {
+			return err
+		}
+		dst := m.Interface()
+		proto.Reset(dst)
+		if err := proto.Unmarshal(b, dst); err != nil {
+			return err
+		}
+	}
+	res.Fields = append(res.Fields, FieldReport{Field: path, Descriptor: fd, Report: *rep})
+	return nil
+}

@@ -1,0 +1,196 @@
+// Package protoargs checks the google.protobuf.Struct fields of protobuf
+// messages — tool-call arguments in a gRPC request — against their JSON
+// Schemas: it finds each field's schema (from the structkit.v1.schema field
+// option or from a resolver the service supplies), repairs the arguments in
+// place under a coercion policy, validates them, and reports with the
+// protobuf field path beside the JSON Pointer. It also renders whole
+// messages as proto3 JSON with those fields written schema-aware.
+//
+// Package grpcargs plugs it into gRPC servers and clients.
+package protoargs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
+
+	"github.com/structkit/structkit/coerce"
+	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
+)
+
+// Resolver returns the schema of a Struct, Value or ListValue field of msg,
+// for fields whose schema is not in their options (for example by the tool
+// name another field of the request holds). It returns nil for a field it
+// knows nothing of.
+type Resolver func(ctx context.Context, msg proto.Message, field protoreflect.FieldDescriptor) (*coerce.Schema, error)
+
+// Registry holds schemas by name, for fields whose option names one
+// ((structkit.v1.schema).name). It is safe for concurrent use; the zero
+// value is ready.
+type Registry struct {
+	mu sync.RWMutex
+	m  map[string]*coerce.Schema
+}
+
+// Register adds (or replaces) a named schema.
+func (r *Registry) Register(name string, s *coerce.Schema) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = map[string]*coerce.Schema{}
+	}
+	r.m[name] = s
+}
+
+// Lookup returns the named schema, or nil.
+func (r *Registry) Lookup(name string) *coerce.Schema {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.m[name]
+}
+
+// FieldError is the error for a field whose schema option cannot be used:
+// an inline schema that does not compile, or a name nothing registered.
+// Match it with errors.As.
+type FieldError struct {
+	// Field is the full name of the protobuf field.
+	Field protoreflect.FullName
+	Msg   string
+	Err   error
+}
+
+func (e *FieldError) Error() string {
+	s := "protoargs: field " + string(e.Field) + ": " + e.Msg
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// Schemas finds the schema of a field: from its structkit.v1.schema option
+// (an inline schema is compiled once per field descriptor, at first use,
+// and cached with its error), or else from the Resolver. Safe for
+// concurrent use; the zero value finds options only.
+type Schemas struct {
+	// Registry resolves (structkit.v1.schema).name options.
+	Registry *Registry
+	// Resolver is asked for fields without the option.
+	Resolver Resolver
+
+	cache sync.Map // protoreflect.FieldDescriptor → *compiled
+}
+
+type compiled struct {
+	once   sync.Once
+	opt    *structkitv1.SchemaOption
+	schema *coerce.Schema
+	err    error
+}
+
+// For returns the schema of field in msg, or nil when it has none.
+func (s *Schemas) For(ctx context.Context, msg proto.Message, field protoreflect.FieldDescriptor) (*coerce.Schema, error) {
+	c := s.option(field)
+	if c.opt != nil {
+		if name := c.opt.GetName(); name != "" {
+			var sch *coerce.Schema
+			if s.Registry != nil {
+				sch = s.Registry.Lookup(name)
+			}
+			if sch == nil {
+				return nil, &FieldError{Field: field.FullName(), Msg: fmt.Sprintf("no schema registered under the name %q", name)}
+			}
+			return sch, nil
+		}
+		return c.schema, c.err
+	}
+	if s.Resolver != nil {
+		return s.Resolver(ctx, msg, field)
+	}
+	return nil, nil
+}
+
+// HasOption reports whether the field carries a structkit.v1.schema option.
+func (s *Schemas) HasOption(field protoreflect.FieldDescriptor) bool {
+	return s.option(field).opt != nil
+}
+
+// option reads and compiles the option of a field, once.
+func (s *Schemas) option(field protoreflect.FieldDescriptor) *compiled {
+	if v, ok := s.cache.Load(field); ok {
+		return v.(*compiled)
+	}
+	v, _ := s.cache.LoadOrStore(field, &compiled{})
+	c := v.(*compiled)
+	c.once.Do(func() {
+		c.opt = SchemaOption(field)
+		if c.opt == nil || c.opt.GetJson() == "" {
+			return
+		}
+		c.schema, c.err = coerce.Compile([]byte(c.opt.GetJson()))
+		if c.err != nil {
+			c.err = &FieldError{Field: field.FullName(), Msg: "the inline schema of its structkit.v1.schema option does not compile", Err: c.err}
+		}
+	})
+	return c
+}
+
+// SchemaOption returns the structkit.v1.schema option of a field, or nil.
+// It reads options of generated code and of dynamic descriptors
+// (protodesc, dynamicpb) alike, including options that arrived as bytes
+// the extension was not yet known for.
+func SchemaOption(field protoreflect.FieldDescriptor) *structkitv1.SchemaOption {
+	opts, ok := field.Options().(*descriptorpb.FieldOptions)
+	if !ok || opts == nil {
+		return nil
+	}
+	if proto.HasExtension(opts, structkitv1.E_Schema) {
+		if o, ok := proto.GetExtension(opts, structkitv1.E_Schema).(*structkitv1.SchemaOption); ok {
+			return o
+		}
+	}
+	if len(opts.ProtoReflect().GetUnknown()) == 0 {
+		return nil
+	}
+	// The extension may sit in unknown fields: parse them again with the
+	// extension known.
+	b, err := proto.Marshal(opts)
+	if err != nil {
+		return nil
+	}
+	var again descriptorpb.FieldOptions
+	if err := (proto.UnmarshalOptions{Resolver: protoregistry.GlobalTypes}).Unmarshal(b, &again); err != nil {
+		return nil
+	}
+	if !proto.HasExtension(&again, structkitv1.E_Schema) {
+		return nil
+	}
+	o, _ := proto.GetExtension(&again, structkitv1.E_Schema).(*structkitv1.SchemaOption)
+	return o
+}
+
+// isStructField reports whether a field holds a google.protobuf.Struct,
+// Value or ListValue (singular, repeated or as map values).
+func isStructField(fd protoreflect.FieldDescriptor) bool {
+	md := fd.Message()
+	if fd.IsMap() {
+		md = fd.MapValue().Message()
+	}
+	if md == nil {
+		return false
+	}
+	switch md.FullName() {
+	case "google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue":
+		return true
+	}
+	return false
+}
+
+var errNoMessage = errors.New("protoargs: nil message")
