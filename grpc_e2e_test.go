@@ -273,3 +273,41 @@ func TestGRPCConcurrent(t *testing.T) {
 		t.Errorf("handler ran %d times, want %d", n, clients*calls)
 	}
 }
+
+// TestGRPCStreamClientInterceptor: on a stream, an invalid message fails
+// in SendMsg and never reaches the server.
+func TestGRPCStreamClientInterceptor(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	ts := &toolServer{}
+	examplev1.RegisterToolServiceServer(srv, ts)
+	go func() { _ = srv.Serve(lis) }()
+	defer srv.Stop()
+	check := grpcargs.Options{Checker: &protoargs.Checker{Schemas: &protoargs.Schemas{Resolver: byTool}}}
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithStreamInterceptor(grpcargs.StreamClientInterceptor(check)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	stream, err := examplev1.NewToolServiceClient(conn).CallTools(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bad structpb.Struct
+	if err := structconv.Unmarshal([]byte(`{"warehouse_id":"SH","sku":"A-1","limit":"20"}`), &bad); err != nil {
+		t.Fatal(err)
+	}
+	err = stream.Send(&examplev1.CallToolsRequest{Tool: "query_inventory", Arguments: &bad})
+	if status.Code(err) != codes.InvalidArgument {
+		t.Fatalf("Send = %v, want InvalidArgument", err)
+	}
+	_ = stream.CloseSend()
+	_, _ = stream.Recv()
+	if n := ts.calls.Load(); n != 0 {
+		t.Errorf("the server handled %d messages", n)
+	}
+}

@@ -124,12 +124,13 @@ func (s *Schemas) HasOption(field protoreflect.FieldDescriptor) bool {
 
 // option reads and compiles the option of a field, once.
 func (s *Schemas) option(field protoreflect.FieldDescriptor) *compiled {
-	if v, ok := s.cache.Load(field); ok {
-		return v.(*compiled)
+	v, ok := s.cache.Load(field)
+	if !ok {
+		v, _ = s.cache.LoadOrStore(field, &compiled{})
 	}
-	v, _ := s.cache.LoadOrStore(field, &compiled{})
 	c := v.(*compiled)
-	c.once.Do(func() {
+	c.once.Do(func() { // waits while another goroutine compiles
+
 		c.opt = SchemaOption(field)
 		if c.opt == nil || c.opt.GetJson() == "" {
 			return
