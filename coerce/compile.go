@@ -521,12 +521,16 @@ func (c *compiler) keywords(n *Loc, doc *document, ptr string, m map[string]any)
 		return &SchemaError{Pointer: n.ptr, Keyword: kw, Msg: fmt.Sprintf("must be %s, not %s", want, jsonKind(m[kw]))}
 	}
 	n.own = AnyType
-	if ref, ok := m["$ref"]; ok {
+	for _, kw := range []string{"$ref", "$dynamicRef", "$recursiveRef"} {
+		ref, ok := m[kw]
+		if !ok {
+			continue
+		}
 		r, ok := ref.(string)
 		if !ok {
-			return bad("$ref", "a string")
+			return bad(kw, "a string")
 		}
-		t, err := c.resolve(doc, ptr, "$ref", r)
+		t, err := c.resolve(doc, ptr, kw, r)
 		if err != nil {
 			return err
 		}
@@ -535,25 +539,8 @@ func (c *compiler) keywords(n *Loc, doc *document, ptr string, m map[string]any)
 			return err
 		}
 		n.refs = append(n.refs, rn)
-		if d <= Draft7 {
+		if kw == "$ref" && d <= Draft7 {
 			return nil // siblings of $ref are ignored before 2019-09
-		}
-	}
-	for _, kw := range []string{"$dynamicRef", "$recursiveRef"} {
-		if ref, ok := m[kw]; ok {
-			r, ok := ref.(string)
-			if !ok {
-				return bad(kw, "a string")
-			}
-			t, err := c.resolve(doc, ptr, kw, r)
-			if err != nil {
-				return err
-			}
-			rn, err := c.node(t.doc, t.ptr)
-			if err != nil {
-				return err
-			}
-			n.refs = append(n.refs, rn)
 		}
 	}
 	if t, ok := m["type"]; ok {

@@ -117,6 +117,11 @@ func (o JSONOptions) rewrite(ctx context.Context, root proto.Message, raw json.R
 	if err != nil {
 		return nil, err
 	}
+	return sortedObject(obj), nil
+}
+
+// sortedObject writes an object with its members sorted by name.
+func sortedObject(obj map[string]json.RawMessage) json.RawMessage {
 	keys := make([]string, 0, len(obj))
 	for k := range obj {
 		keys = append(keys, k)
@@ -134,7 +139,7 @@ func (o JSONOptions) rewrite(ctx context.Context, root proto.Message, raw json.R
 		b.Write(obj[k])
 	}
 	b.WriteByte('}')
-	return b.Bytes(), nil
+	return b.Bytes()
 }
 
 // mapField renders each message a field holds with write and puts the
@@ -182,24 +187,7 @@ func mapField(fd protoreflect.FieldDescriptor, v protoreflect.Value, val json.Ra
 		if err != nil {
 			return nil, err
 		}
-		keys := make([]string, 0, len(obj))
-		for k := range obj {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var b bytes.Buffer
-		b.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			kb, _ := json.Marshal(k)
-			b.Write(kb)
-			b.WriteByte(':')
-			b.Write(obj[k])
-		}
-		b.WriteByte('}')
-		return b.Bytes(), nil
+		return sortedObject(obj), nil
 	}
 	return write(v.Message())
 }

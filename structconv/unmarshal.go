@@ -145,14 +145,27 @@ type decoder struct {
 
 	// slabs: values are allocated in batches
 	slabSize int
-	vals     []structpb.Value
-	nums     []structpb.Value_NumberValue
-	strs     []structpb.Value_StringValue
-	objs     []structSlot
-	lists    []listSlot
-	bools    []structpb.Value_BoolValue
-	nulls    []structpb.Value_NullValue
+	vals     slab[structpb.Value]
+	nums     slab[structpb.Value_NumberValue]
+	strs     slab[structpb.Value_StringValue]
+	objs     slab[structSlot]
+	lists    slab[listSlot]
+	bools    slab[structpb.Value_BoolValue]
+	nulls    slab[structpb.Value_NullValue]
 	ptrs     []*structpb.Value // element slices are cut from it
+}
+
+// slab hands out pointers into arrays allocated n at a time: one
+// allocation for many values. A retained value keeps its array alive.
+type slab[T any] struct{ free []T }
+
+func (s *slab[T]) next(n int) *T {
+	if len(s.free) == 0 {
+		s.free = make([]T, n)
+	}
+	p := &s.free[0]
+	s.free = s.free[1:]
+	return p
 }
 
 // structSlot and listSlot allocate a kind wrapper with its message.
@@ -167,44 +180,27 @@ type listSlot struct {
 }
 
 func (d *decoder) structKind(fields map[string]*structpb.Value) *structpb.Value_StructValue {
-	if len(d.objs) == 0 {
-		d.objs = make([]structSlot, d.slabSize/4+1)
-	}
-	slot := &d.objs[0]
-	d.objs = d.objs[1:]
+	slot := d.objs.next(d.slabSize/4 + 1)
 	slot.msg.Fields = fields
 	slot.kind.StructValue = &slot.msg
 	return &slot.kind
 }
 
 func (d *decoder) listKind(values []*structpb.Value) *structpb.Value_ListValue {
-	if len(d.lists) == 0 {
-		d.lists = make([]listSlot, d.slabSize/8+1)
-	}
-	slot := &d.lists[0]
-	d.lists = d.lists[1:]
+	slot := d.lists.next(d.slabSize/8 + 1)
 	slot.msg.Values = values
 	slot.kind.ListValue = &slot.msg
 	return &slot.kind
 }
 
 func (d *decoder) boolKind(b bool) *structpb.Value_BoolValue {
-	if len(d.bools) == 0 {
-		d.bools = make([]structpb.Value_BoolValue, d.slabSize/4+1)
-	}
-	k := &d.bools[0]
-	d.bools = d.bools[1:]
+	k := d.bools.next(d.slabSize/4 + 1)
 	k.BoolValue = b
 	return k
 }
 
 func (d *decoder) nullKind() *structpb.Value_NullValue {
-	if len(d.nulls) == 0 {
-		d.nulls = make([]structpb.Value_NullValue, d.slabSize/8+1)
-	}
-	k := &d.nulls[0]
-	d.nulls = d.nulls[1:]
-	return k
+	return d.nulls.next(d.slabSize/8 + 1)
 }
 
 // valueSlice returns a slice of n values cut from a shared block, its
@@ -230,20 +226,11 @@ func (d *decoder) note(rule coerce.Rule, from, to string, l *coerce.Loc) {
 }
 
 func (d *decoder) newValue() *structpb.Value {
-	if len(d.vals) == 0 {
-		d.vals = make([]structpb.Value, d.slabSize)
-	}
-	v := &d.vals[0]
-	d.vals = d.vals[1:]
-	return v
+	return d.vals.next(d.slabSize)
 }
 
 func (d *decoder) numberValue(f float64) *structpb.Value {
-	if len(d.nums) == 0 {
-		d.nums = make([]structpb.Value_NumberValue, d.slabSize)
-	}
-	k := &d.nums[0]
-	d.nums = d.nums[1:]
+	k := d.nums.next(d.slabSize)
 	k.NumberValue = f
 	v := d.newValue()
 	v.Kind = k
@@ -251,11 +238,7 @@ func (d *decoder) numberValue(f float64) *structpb.Value {
 }
 
 func (d *decoder) stringValue(s string) *structpb.Value {
-	if len(d.strs) == 0 {
-		d.strs = make([]structpb.Value_StringValue, d.slabSize)
-	}
-	k := &d.strs[0]
-	d.strs = d.strs[1:]
+	k := d.strs.next(d.slabSize)
 	k.StringValue = s
 	v := d.newValue()
 	v.Kind = k
