@@ -1,0 +1,197 @@
+package mcpbridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/structconv"
+)
+
+// StructHandler handles a call of a tool registered with AddTool. args
+// holds the arguments decoded with the tool's input schema: numbers as
+// doubles, integers beyond ±2^53 at integer locations as StringValues of
+// their exact digits. A returned error becomes an IsError result with its
+// text (a *jsonrpc.Error is returned as a protocol error instead). The
+// call's *mcp.CallToolRequest is available through RequestFromContext.
+type StructHandler func(ctx context.Context, args *structpb.Struct) (*StructResult, error)
+
+// StructResult is what a StructHandler returns.
+type StructResult struct {
+	// Content is the result's content. When nil and Structured is set, it
+	// becomes one text block holding the structured result's JSON.
+	Content []mcp.Content
+	// Structured, if not nil, is written as structuredContent with the
+	// tool's output schema: integers as integer literals, carried big
+	// integers as bare literals.
+	Structured *structpb.Struct
+	// IsError marks the result as a tool error.
+	IsError bool
+}
+
+// ServerOptions configure AddTool.
+type ServerOptions struct {
+	// Check validates the arguments before the handler is called; invalid
+	// arguments are answered with an IsError result holding the
+	// coerce.FormatProblems text, and the handler is not called.
+	Check bool
+	// Policy turns on lenient repairs of the arguments (before the check).
+	Policy coerce.Policy
+	// Observer, if not nil, receives every change and problem with the
+	// tool's name.
+	Observer coerce.Observer
+}
+
+type requestKey struct{}
+
+// RequestFromContext returns the request of the call a StructHandler
+// handles, or nil.
+func RequestFromContext(ctx context.Context) *mcp.CallToolRequest {
+	req, _ := ctx.Value(requestKey{}).(*mcp.CallToolRequest)
+	return req
+}
+
+// AddTool registers on s a tool whose handler takes and returns Structs.
+// t.InputSchema (json.RawMessage, a map, or a *jsonschema.Schema) must be
+// an object schema that compiles, and t.OutputSchema, if set, must
+// compile; otherwise AddTool returns an error and registers nothing (where
+// s.AddTool would panic). The tool replaces any of the same name.
+func AddTool(s *mcp.Server, t *mcp.Tool, h StructHandler, opts ServerOptions) (err error) {
+	if s == nil || t == nil || h == nil {
+		return errors.New("mcpbridge: AddTool: nil server, tool or handler")
+	}
+	rawIn, err := schemaJSON(t.InputSchema)
+	if err == nil && rawIn == nil {
+		err = errNoSchema
+	}
+	if err != nil {
+		return fmt.Errorf("mcpbridge: AddTool %q: input schema: %w", t.Name, err)
+	}
+	var top struct {
+		Type any `json:"type"`
+	}
+	if json.Unmarshal(rawIn, &top) != nil || top.Type != "object" {
+		return fmt.Errorf(`mcpbridge: AddTool %q: input schema must have "type": "object"`, t.Name)
+	}
+	in, err := coerce.Compile(rawIn)
+	if err != nil {
+		return fmt.Errorf("mcpbridge: AddTool %q: input schema: %w", t.Name, err)
+	}
+	var out *coerce.Schema
+	if rawOut, err := schemaJSON(t.OutputSchema); err != nil {
+		return fmt.Errorf("mcpbridge: AddTool %q: output schema: %w", t.Name, err)
+	} else if rawOut != nil {
+		if out, err = coerce.Compile(rawOut); err != nil {
+			return fmt.Errorf("mcpbridge: AddTool %q: output schema: %w", t.Name, err)
+		}
+	}
+	st := &structTool{name: t.Name, in: in, out: out, h: h, opts: opts}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("mcpbridge: AddTool %q: %v", t.Name, r)
+		}
+	}()
+	s.AddTool(t, st.handle)
+	return nil
+}
+
+type structTool struct {
+	name    string
+	in, out *coerce.Schema
+	h       StructHandler
+	opts    ServerOptions
+}
+
+func errorResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: true}
+}
+
+func (st *structTool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	raw := json.RawMessage(nil)
+	if req.Params != nil {
+		raw = req.Params.Arguments
+	}
+	if s := bytes.TrimSpace(raw); len(s) == 0 || string(s) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	var rep coerce.Report
+	uo := structconv.UnmarshalOptions{Schema: st.in, Report: &rep}
+	if !st.opts.Check {
+		uo.Policy = st.opts.Policy
+	}
+	args := &structpb.Struct{}
+	if err := uo.Unmarshal(raw, args); err != nil {
+		return errorResult(fmt.Sprintf("Invalid arguments for tool %q: %v", st.name, err)), nil
+	}
+	var all coerce.Report
+	appendChanges(&all, rep.Changes, "")
+	if st.opts.Check {
+		crep, err := structconv.CheckOptions{Schema: st.in, Policy: st.opts.Policy, Tool: st.name}.Struct(args)
+		var serr *coerce.SchemaError
+		if errors.As(err, &serr) {
+			// The validator cannot compile the schema (an ECMAScript-only
+			// pattern, say): the arguments are converted (and repaired),
+			// not validated.
+			crep, err = &coerce.Report{Changes: []coerce.Change{{Rule: RuleNotValidated, From: strconv.Quote(serr.Error()), To: strconv.Quote(serr.Error())}}}, nil
+		}
+		if err != nil {
+			return errorResult(fmt.Sprintf("Invalid arguments for tool %q: %v", st.name, err)), nil
+		}
+		all.Changes = append(all.Changes, crep.Changes...)
+		all.Problems = crep.Problems
+	}
+	st.observe(&all)
+	if !all.Valid() {
+		return errorResult(coerce.FormatProblems(st.name, all.Problems)), nil
+	}
+
+	sr, err := st.h(context.WithValue(ctx, requestKey{}, req), args)
+	if err != nil {
+		var wire *jsonrpc.Error
+		if errors.As(err, &wire) {
+			return nil, wire
+		}
+		res := &mcp.CallToolResult{}
+		res.SetError(err)
+		return res, nil
+	}
+	if sr == nil {
+		sr = &StructResult{}
+	}
+	res := &mcp.CallToolResult{Content: sr.Content, IsError: sr.IsError}
+	if sr.Structured != nil {
+		b, err := structconv.MarshalOptions{Schema: st.out}.Marshal(sr.Structured)
+		if err != nil {
+			return nil, fmt.Errorf("mcpbridge: tool %q: structured result: %w", st.name, err)
+		}
+		res.StructuredContent = json.RawMessage(b)
+		if res.Content == nil {
+			res.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
+		}
+	}
+	if res.Content == nil {
+		res.Content = []mcp.Content{}
+	}
+	return res, nil
+}
+
+func (st *structTool) observe(rep *coerce.Report) {
+	o := st.opts.Observer
+	if o == nil {
+		return
+	}
+	for _, ch := range rep.Changes {
+		o.ObserveChange(st.name, ch)
+	}
+	for _, p := range rep.Problems {
+		o.ObserveProblem(st.name, p)
+	}
+}
