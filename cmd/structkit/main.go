@@ -18,7 +18,20 @@
 //	        or as deterministic protobuf binary with --to binary). Integer
 //	        literals beyond ±2^53 are carried as decimal strings, rounded or
 //	        rejected (--big-integers).
+//	check   Check a tool call's arguments before dispatch: repair what the
+//	        chosen rules allow (--lenient, --rules), validate against the
+//	        whole schema, report changes and problems (text or --format json).
+//	bridge  Serve the tools of MCP servers over gRPC (structkit.bridge.v1
+//	        ToolBridgeService): --mcp NAME=COMMAND for a stdio server,
+//	        --mcp NAME=URL for streamable HTTP; with no --mcp, the bundled
+//	        example server in-process.
+//	call    A small client of the bridge: --list, or --tool NAME --args JSON.
+//	mcp-example
+//	        Run the bundled example MCP server (strict typed handlers) over
+//	        stdio.
 //	help    Print usage, of structkit or of one command.
+//
+// Exit status of check: 0 valid, 1 invalid, 2 bad usage or an unreadable file.
 //
 // The schema is a JSON Schema document (--schema FILE) or the inputSchema of
 // one tool of an MCP tools/list answer (--tools FILE --tool NAME); the file
@@ -77,6 +90,9 @@ var commands = []command{
 	{"encode", "Struct → JSON: write a Struct as the JSON its schema calls for", runEncode},
 	{"decode", "JSON → Struct: read JSON arguments into a Struct", runDecode},
 	{"check", "check a tool call's arguments before dispatch: repair, validate, report", runCheck},
+	{"bridge", "serve MCP servers' tools over gRPC (ToolBridgeService)", runBridge},
+	{"call", "call a tool through a bridge, or list its tools", runCall},
+	{"mcp-example", "run the bundled example MCP server over stdio", runMCPExample},
 }
 
 func lookupCommand(name string) *command {
@@ -147,7 +163,7 @@ The commands are:
 
 `)
 	for _, c := range commands {
-		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "\t%-12s %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, `
 Use "structkit help <command>" or "structkit <command> --help" for more

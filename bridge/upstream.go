@@ -1,0 +1,327 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/structkit/structkit/mcpbridge"
+)
+
+// Upstream is one MCP server the bridge fronts: either a transport factory
+// (Connect), which the bridge calls at start and again whenever the session
+// has ended, or a fixed, already connected client, used as it is.
+//
+// Command, HTTP, InProcess and Fixed build the usual ones.
+type Upstream struct {
+	// Name names the server: in the "server." prefix of tool names when the
+	// bridge fronts more than one, in Tool.server, and in errors and logs.
+	// It must be non-empty, unique, and hold no ".".
+	Name string
+	// Connect returns a new transport to the server. It is called for each
+	// start: the first, and each restart after the session ended (the stdio
+	// process exited, the in-process server closed). ctx is cancelled when
+	// the bridge closes; anything the transport starts may live as long.
+	Connect func(ctx context.Context) (mcp.Transport, error)
+	// Client, when not nil, is an already connected client used instead of
+	// Connect. It is never restarted: once its session ends its tools fail
+	// with codes.Unavailable. The bridge does not close it.
+	Client *mcpbridge.Client
+}
+
+// Command is an upstream that runs argv as a stdio MCP server and starts it
+// again after it exits. The child's standard error is the bridge's.
+func Command(name string, argv ...string) Upstream {
+	return CommandFunc(name, func() *exec.Cmd {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Stderr = os.Stderr
+		return cmd
+	})
+}
+
+// CommandFunc is an upstream that runs the command newCmd returns as a
+// stdio MCP server. newCmd is called for each start and must return a new,
+// unstarted *exec.Cmd with Stdin and Stdout unset; it may keep it (to
+// watch the process, or signal it).
+func CommandFunc(name string, newCmd func() *exec.Cmd) Upstream {
+	return Upstream{Name: name, Connect: func(context.Context) (mcp.Transport, error) {
+		cmd := newCmd()
+		if cmd == nil || cmd.Path == "" {
+			return nil, fmt.Errorf("no command to run")
+		}
+		return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
+	}}
+}
+
+// HTTP is an upstream reached over the streamable HTTP transport at
+// endpoint.
+func HTTP(name, endpoint string) Upstream {
+	return Upstream{Name: name, Connect: func(context.Context) (mcp.Transport, error) {
+		return &mcp.StreamableClientTransport{Endpoint: endpoint}, nil
+	}}
+}
+
+// InProcess is an upstream served in this process over in-memory
+// transports: each start connects a new server from newServer.
+func InProcess(name string, newServer func() *mcp.Server) Upstream {
+	return Upstream{Name: name, Connect: func(ctx context.Context) (mcp.Transport, error) {
+		ct, st := mcp.NewInMemoryTransports()
+		if _, err := newServer().Connect(ctx, st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}}
+}
+
+// Fixed is an upstream served by an already connected client.
+func Fixed(name string, c *mcpbridge.Client) Upstream {
+	return Upstream{Name: name, Client: c}
+}
+
+// Restart pacing: after a session ends or a start fails, the next start
+// waits minBackoff, doubling with each consecutive failure up to
+// maxBackoff. A session that lived longer than maxBackoff resets it.
+const (
+	defaultMinBackoff   = 100 * time.Millisecond
+	defaultMaxBackoff   = 5 * time.Second
+	defaultStartTimeout = 30 * time.Second
+)
+
+// session is one connected client and the signal of its end.
+type session struct {
+	client  *mcpbridge.Client
+	done    chan struct{} // closed when client.Wait returns
+	started time.Time
+}
+
+// upstream is the live state of one Upstream.
+type upstream struct {
+	srv     *Server
+	name    string
+	connect func(ctx context.Context) (mcp.Transport, error)
+	fixed   bool
+
+	mu       sync.Mutex
+	cur      *session      // nil while down
+	starting chan struct{} // closed when the start under way ends
+	lastErr  error         // why the last session ended or start failed
+	failures int           // consecutive short-lived sessions or failed starts
+	next     time.Time     // no start before
+	starts   int           // sessions started
+	tools    []mcpbridge.ToolInfo
+	closed   bool
+}
+
+// errClosed is the cause when the bridge itself has closed.
+var errClosed = errors.New("the bridge is closed")
+
+// get returns the live session, starting the server when it is down. At
+// most one start is made per call: a caller that waited for a start that
+// failed gets its error.
+func (u *upstream) get(ctx context.Context) (*session, error) {
+	u.mu.Lock()
+	for attempt := 0; ; attempt++ {
+		switch {
+		case u.closed:
+			u.mu.Unlock()
+			return nil, errClosed
+		case u.cur != nil:
+			s := u.cur
+			u.mu.Unlock()
+			return s, nil
+		case u.fixed:
+			err := u.lastErr
+			u.mu.Unlock()
+			return nil, fmt.Errorf("session ended (%v); a fixed client is not restarted", err)
+		case attempt > 0 && u.starting == nil:
+			err, what := u.lastErr, "restart"
+			if u.starts == 0 {
+				what = "start"
+			}
+			u.mu.Unlock()
+			return nil, fmt.Errorf("%s failed: %w", what, err)
+		}
+		if u.starting == nil {
+			u.starting = make(chan struct{})
+			u.srv.wg.Add(1)
+			go u.start(u.starting, time.Until(u.next))
+		}
+		ch := u.starting
+		u.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("still starting: %w", context.Cause(ctx))
+		}
+		u.mu.Lock()
+	}
+}
+
+// start waits out the backoff, starts the server, and publishes the
+// session (or the error), then closes ch.
+func (u *upstream) start(ch chan struct{}, wait time.Duration) {
+	defer u.srv.wg.Done()
+	life := u.srv.ctx
+	var s *session
+	err := sleep(life, wait)
+	if err == nil {
+		s, err = u.open(life)
+	}
+	u.mu.Lock()
+	u.starting = nil
+	switch {
+	case err == nil && u.closed:
+		s.client.Close()
+		err = errClosed
+	case err == nil:
+		u.cur = s
+		u.starts++
+		u.tools = s.client.Tools()
+		u.srv.wg.Add(1)
+		go u.watch(s)
+	default:
+		u.fail(err, time.Now())
+	}
+	restarts := u.starts > 1
+	close(ch)
+	u.mu.Unlock()
+	switch {
+	case err != nil && !errors.Is(err, errClosed):
+		u.srv.logger.Warn("MCP server start failed", "server", u.name, "err", err)
+	case err == nil && restarts:
+		u.srv.logger.Info("MCP server restarted", "server", u.name)
+	}
+}
+
+// open connects one session.
+func (u *upstream) open(life context.Context) (*session, error) {
+	t, err := u.connect(life)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(life, u.srv.startTimeout)
+	defer cancel()
+	c, err := mcpbridge.Connect(ctx, t, u.srv.clientOptions(u.name))
+	if err != nil {
+		return nil, err
+	}
+	return &session{client: c, done: make(chan struct{}), started: time.Now()}, nil
+}
+
+// fail records a start that failed or a session that ended at t, and when
+// the next start may be made. u.mu is held.
+func (u *upstream) fail(err error, t time.Time) {
+	u.lastErr = err
+	u.failures++
+	d := u.srv.minBackoff << min(u.failures-1, 30)
+	if d <= 0 || d > u.srv.maxBackoff {
+		d = u.srv.maxBackoff
+	}
+	u.next = t.Add(d)
+}
+
+// watch waits for the session to end and marks the server down, to be
+// restarted by the next call.
+func (u *upstream) watch(s *session) {
+	defer u.srv.wg.Done()
+	err := s.client.Wait()
+	close(s.done)
+	s.client.Close()
+	now := time.Now()
+	u.mu.Lock()
+	closed := u.closed
+	if u.cur == s {
+		u.cur = nil
+		if now.Sub(s.started) > u.srv.maxBackoff {
+			u.failures = 0
+		}
+		if err == nil {
+			err = errors.New("the server closed the session")
+		}
+		u.fail(fmt.Errorf("exited: %w", err), now)
+	}
+	u.mu.Unlock()
+	if !closed {
+		u.srv.logger.Warn("MCP server session ended; the next call restarts it", "server", u.name, "err", err)
+	}
+}
+
+// watchFixed marks a fixed client down when its session ends.
+func (u *upstream) watchFixed(s *session) {
+	err := s.client.Wait()
+	close(s.done)
+	u.mu.Lock()
+	if u.cur == s {
+		u.cur = nil
+		if err == nil {
+			err = errors.New("the session ended")
+		}
+		u.lastErr = err
+	}
+	u.mu.Unlock()
+}
+
+// close marks the upstream closed and returns the session to close, if
+// the bridge owns it.
+func (u *upstream) close() *session {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.closed = true
+	s := u.cur
+	u.cur = nil
+	if u.fixed {
+		return nil
+	}
+	return s
+}
+
+// lastTools returns the tools of the last session.
+func (u *upstream) lastTools() []mcpbridge.ToolInfo {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.tools
+}
+
+func (u *upstream) setTools(t []mcpbridge.ToolInfo) {
+	u.mu.Lock()
+	u.tools = t
+	u.mu.Unlock()
+}
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return errClosed
+	}
+}
+
+// validName reports what is wrong with an upstream name, or "".
+func validName(name string) string {
+	switch {
+	case name == "":
+		return "empty"
+	case strings.Contains(name, "."):
+		return `holds "."`
+	case strings.ContainsAny(name, " \t\r\n"):
+		return "holds a space"
+	}
+	return ""
+}
+
+var _ io.Closer = (*Server)(nil)

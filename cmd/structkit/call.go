@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/structkit/structkit/coerce"
+	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
+	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
+	"github.com/structkit/structkit/structconv"
+)
+
+// runCall implements "structkit call": a client of ToolBridgeService.
+func runCall(e *env, args []string) error {
+	fs := flag.NewFlagSet("call", flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:7070", "the bridge's gRPC `ADDR` (host:port)")
+	list := fs.Bool("list", false, "list the tools")
+	tool := fs.String("tool", "", "call the tool `NAME` (as --list gives it)")
+	argsFlag := fs.String("args", "{}", "the arguments: `JSON` text, or @FILE to read it from FILE (@- for standard input)")
+	timeout := fs.Duration("timeout", 30*time.Second, "give up after `DURATION`")
+	format := newEnum("text", "text", "json")
+	fs.Var(format, "format", "`FORMAT` of the output: text, or json (the response message as protobuf JSON)")
+	pos, err := parseFlags(e, fs, args, func(w io.Writer) { callUsage(w, fs) })
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(pos) > 0:
+		return usagef("call takes no arguments, got %s; give the arguments with --args", strings.Join(pos, " "))
+	case *list && *tool != "":
+		return usagef("call: --list and --tool exclude each other: give one")
+	case !*list && *tool == "":
+		return usagef("call needs --list or --tool NAME; run 'structkit call --help' for usage")
+	}
+	var argsName string
+	var argsData []byte
+	if *tool != "" {
+		if argsName, argsData, err = readArgs(e, *argsFlag); err != nil {
+			return err
+		}
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	conn, err := grpc.NewClient(*addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return usagef("call: --addr %s: %v", *addr, err)
+	}
+	defer conn.Close()
+	client := bridgev1.NewToolBridgeServiceClient(conn)
+
+	tools, err := client.ListTools(ctx, &bridgev1.ListToolsRequest{})
+	if err != nil {
+		return rpcError(*addr, "ListTools", err)
+	}
+	if *list {
+		return writeTools(e, tools, format.value)
+	}
+
+	var in, out *coerce.Schema
+	for _, t := range tools.GetTools() {
+		if t.GetName() != *tool {
+			continue
+		}
+		if in, err = compileSchema(t.GetInputSchema()); err != nil {
+			return fmt.Errorf("tool %q: input schema: %w", *tool, err)
+		}
+		if out, err = compileSchema(t.GetOutputSchema()); err != nil {
+			return fmt.Errorf("tool %q: output schema: %w", *tool, err)
+		}
+	}
+	// A tool the list lacks is still called without a schema: the bridge
+	// answers NotFound with the available names.
+	var st structpb.Struct
+	if err := (structconv.UnmarshalOptions{Schema: in}).Unmarshal(argsData, &st); err != nil {
+		return inputError(argsName, argsData, err)
+	}
+	resp, err := client.CallTool(ctx, &bridgev1.CallToolRequest{Name: *tool, Arguments: &st})
+	if err != nil {
+		return rpcError(*addr, "CallTool "+*tool, err)
+	}
+
+	if format.value == "json" {
+		if err := writeProto(e, resp); err != nil {
+			return err
+		}
+	} else {
+		if err := writeResult(e, resp, out); err != nil {
+			return err
+		}
+		writeReport(e.stderr, reportOf(resp.GetReport()))
+	}
+	if resp.GetIsError() {
+		return fmt.Errorf("tool %q reported an error: %w", *tool, errInvalid)
+	}
+	return nil
+}
+
+// readArgs reads --args: JSON text, or @FILE (@- for standard input).
+func readArgs(e *env, v string) (name string, data []byte, err error) {
+	file, ok := strings.CutPrefix(v, "@")
+	if !ok {
+		return "--args", []byte(v), nil
+	}
+	if file == "" {
+		return "", nil, usagef("call: --args @FILE needs a file name (@- for standard input)")
+	}
+	return readInput(e, "call", []string{file})
+}
+
+// compileSchema compiles a schema held in a Struct; nil for none.
+func compileSchema(s *structpb.Struct) (*coerce.Schema, error) {
+	if s == nil {
+		return nil, nil
+	}
+	b, err := structconv.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	return coerce.Compile(b)
+}
+
+// rpcError describes a failed RPC in the words of its status.
+func rpcError(addr, what string, err error) error {
+	st := status.Convert(err)
+	return fmt.Errorf("%s at %s: %s: %s", what, addr, st.Code(), st.Message())
+}
+
+// writeTools writes the tools: one line each (name, server, the first line
+// of the description), or the response as protobuf JSON.
+func writeTools(e *env, tools *bridgev1.ListToolsResponse, format string) error {
+	if format == "json" {
+		return writeProto(e, tools)
+	}
+	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	for _, t := range tools.GetTools() {
+		desc, _, _ := strings.Cut(strings.TrimSpace(t.GetDescription()), "\n")
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.GetName(), t.GetServer(), desc)
+	}
+	tw.Flush()
+	return writeOutput(e, b.Bytes())
+}
+
+// writeProto writes m as indented protobuf JSON.
+func writeProto(e *env, m proto.Message) error {
+	b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return writeOutput(e, append(b, '\n'))
+}
+
+// writeResult writes the text of the content blocks (other blocks as
+// their JSON), then the structured content as the JSON the output schema
+// calls for.
+func writeResult(e *env, resp *bridgev1.CallToolResponse, out *coerce.Schema) error {
+	var b []byte
+	for _, c := range resp.GetContent() {
+		if f := c.GetFields(); f["type"].GetStringValue() == "text" {
+			b = append(b, f["text"].GetStringValue()...)
+		} else {
+			j, err := structconv.Marshal(c)
+			if err != nil {
+				return fmt.Errorf("content block: %w", err)
+			}
+			b = append(b, j...)
+		}
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			b = append(b, '\n')
+		}
+	}
+	if sc := resp.GetStructuredContent(); sc != nil {
+		j, err := structconv.MarshalOptions{Schema: out}.Marshal(sc)
+		if err != nil {
+			return fmt.Errorf("structured content: %w", err)
+		}
+		b = append(append(b, j...), '\n')
+	}
+	return writeOutput(e, b)
+}
+
+// reportOf converts a report message back to a coerce.Report for printing.
+func reportOf(r *structkitv1.Report) *coerce.Report {
+	if r == nil {
+		return nil
+	}
+	out := &coerce.Report{}
+	for _, c := range r.GetChanges() {
+		out.Changes = append(out.Changes, coerce.Change{Path: c.GetPath(), Rule: coerce.Rule(c.GetRule()), From: c.GetFrom(), To: c.GetTo(), Schema: c.GetSchema()})
+	}
+	for _, p := range r.GetProblems() {
+		out.Problems = append(out.Problems, coerce.Problem{Path: p.GetPath(), Keyword: p.GetKeyword(), Expected: p.GetExpected(), Got: p.GetGot(), Message: p.GetMessage(), Schema: p.GetSchema()})
+	}
+	return out
+}
+
+func callUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, `Usage: structkit call [--addr ADDR] --list [--format text|json]
+       structkit call [--addr ADDR] --tool NAME [--args JSON | --args @FILE] [--format text|json]
+
+Call is a client of a structkit bridge (structkit.bridge.v1.ToolBridgeService).
+
+With --list it lists the tools, one line each: name, server, the first line
+of the description (with --format json, the ListToolsResponse as protobuf
+JSON).
+
+With --tool it calls one tool. The arguments (--args, default {}) are read
+with the tool's input schema as ListTools gives it, so integers beyond 2^53
+are carried exactly in the Struct. It prints the text of the result's
+content blocks, then its structured content as the JSON the tool's output
+schema calls for, on standard output, and the bridge's report of the
+arguments (changes, then problems) on standard error. With --format json it
+prints the CallToolResponse as protobuf JSON instead.
+
+Exit status: 0 ok, 1 the tool reported an error (is_error) or the call
+failed, 2 bad usage.
+
+Examples:
+
+	structkit call --list
+	structkit call --tool code_nav --args '{"path": "a.go", "line": 5, "column": 12}'
+
+Flags:
+`)
+	printDefaults(w, fs)
+}
