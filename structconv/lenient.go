@@ -222,28 +222,6 @@ func marshalAt(v *structpb.Value, l *coerce.Loc) string {
 	return string(e.b)
 }
 
-// dropEmpty applies RuleDropEmpty to a member just read; nil means drop.
-func (d *decoder) dropEmpty(parent *coerce.Loc, key string, child *coerce.Loc, v *structpb.Value) *structpb.Value {
-	sc, ok := scalarOf(v)
-	if !ok {
-		return v
-	}
-	drop, toNull := d.policy.Drop(parent, key, child, sc)
-	switch {
-	case drop:
-		if d.report != nil {
-			d.note(coerce.RuleDropEmpty, sc.JSON(), "", child)
-		}
-		return nil
-	case toNull:
-		if d.report != nil {
-			d.note(coerce.RuleDropEmpty, sc.JSON(), "null", child)
-		}
-		return structpb.NewNullValue()
-	}
-	return v
-}
-
 // lenientValue applies RuleJSONString, RuleWrapScalar and the scalar rules
 // while writing; done is false when no rule fired and the value is to be
 // written as it is.
@@ -293,23 +271,30 @@ func (e *encoder) lenientValue(v *structpb.Value, l *coerce.Loc) (done bool, err
 	return true, nil
 }
 
-// dropEmpty applies RuleDropEmpty to a member about to be written; nil
-// means skip it.
-func (e *encoder) dropEmpty(parent *coerce.Loc, key string, child *coerce.Loc, v *structpb.Value) *structpb.Value {
+// noter records a change at the current location of a conversion.
+type noter interface {
+	note(rule coerce.Rule, from, to string, l *coerce.Loc)
+}
+
+// dropEmpty applies RuleDropEmpty to member key of an object at parent,
+// for every path that holds Struct values: nil means drop the member, a
+// null value means set it to null, v itself means leave it. Changes go to
+// n when reporting.
+func dropEmpty(p coerce.Policy, n noter, reporting bool, parent *coerce.Loc, key string, child *coerce.Loc, v *structpb.Value) *structpb.Value {
 	sc, ok := scalarOf(v)
 	if !ok || (sc.Type != coerce.Null && sc.Type != coerce.String) {
 		return v
 	}
-	drop, toNull := e.policy.Drop(parent, key, child, sc)
+	drop, toNull := p.Drop(parent, key, child, sc)
 	switch {
 	case drop:
-		if e.report != nil {
-			e.note(coerce.RuleDropEmpty, sc.JSON(), "", child)
+		if reporting {
+			n.note(coerce.RuleDropEmpty, sc.JSON(), "", child)
 		}
 		return nil
 	case toNull:
-		if e.report != nil {
-			e.note(coerce.RuleDropEmpty, sc.JSON(), "null", child)
+		if reporting {
+			n.note(coerce.RuleDropEmpty, sc.JSON(), "null", child)
 		}
 		return structpb.NewNullValue()
 	}
@@ -429,23 +414,14 @@ func (f *fixer) object(s *structpb.Struct, l *coerce.Loc) {
 		f.path[depth].key = k
 		child := l.Property(k, inst)
 		v := fields[k]
-		if sc, ok := scalarOf(v); ok {
-			switch drop, toNull := f.policy.Drop(l, k, child, sc); {
-			case drop:
-				delete(fields, k)
-				if f.report != nil {
-					f.note(coerce.RuleDropEmpty, sc.JSON(), "", child)
-				}
-				continue
-			case toNull:
-				v.Kind = &structpb.Value_NullValue{}
-				if f.report != nil {
-					f.note(coerce.RuleDropEmpty, sc.JSON(), "null", child)
-				}
-				continue
-			}
+		switch after := dropEmpty(f.policy, f, f.report != nil, l, k, child, v); {
+		case after == nil:
+			delete(fields, k)
+		case after != v:
+			v.Kind = after.Kind
+		default:
+			f.value(v, child)
 		}
-		f.value(v, child)
 	}
 	f.path = f.path[:depth]
 }

@@ -229,7 +229,7 @@ func (e *encoder) object(s *structpb.Struct, l *coerce.Loc) error {
 		child := cursor.Property(p.key)
 		val := p.val
 		if e.lenient && l != nil {
-			if val = e.dropEmpty(l, p.key, child, val); val == nil {
+			if val = dropEmpty(e.policy, e, e.report != nil, l, p.key, child, val); val == nil {
 				continue
 			}
 		}

@@ -392,7 +392,7 @@ func (d *decoder) fields(l *coerce.Loc) (map[string]*structpb.Value, error) {
 			return nil, err
 		}
 		if d.lenient && l != nil {
-			v = d.dropEmpty(l, key, child, v) // nil: dropped
+			v = dropEmpty(d.policy, d, d.report != nil, l, key, child, v) // nil: dropped
 		}
 		d.members = append(d.members, pair{key, v})
 		d.skipSpace()
