@@ -1,0 +1,20 @@
+// Package structconv converts between google.protobuf.Struct (and Value,
+// ListValue) and JSON, and Go value trees, in one pass, asking a compiled
+// JSON Schema (package coerce) at each node what belongs there.
+//
+// The API is shaped like protojson: MarshalOptions{...}.Marshal and
+// MarshalAppend write JSON, UnmarshalOptions{...}.Unmarshal reads it;
+// GoOptions converts to and from map[string]any trees; FixOptions repairs
+// a Struct in place under a lenient policy; CheckOptions runs the
+// pre-dispatch check (repair, then full validation). Options are plain
+// structs used by value; a nil Schema is a plain, fast Struct codec.
+//
+// With a schema, whole numbers where the schema admits integer are written
+// as integer literals with exact digits at any magnitude, never 5.0 or
+// 1e+21; integer literals beyond ±2^53, which a double cannot hold, are
+// carried in the Struct as strings of their decimal digits and written
+// back as bare literals, so JSON → Struct → wire → Struct → JSON keeps
+// every digit. Fractions at integer locations are kept and reported, never
+// truncated. Errors are *Error values naming the location as a JSON
+// Pointer; a Report, when asked for, lists every rule that fired.
+package structconv
