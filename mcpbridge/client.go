@@ -51,6 +51,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/protobuf/proto"
@@ -196,7 +197,13 @@ type Client struct {
 type toolSet struct {
 	list   []ToolInfo // sorted by name
 	byName map[string]*ToolInfo
+	at     time.Time // when the server listed them
 }
+
+// relistInterval is how long a tool list counts as fresh when a call names
+// a tool it lacks: within it, the call fails without relisting, so a model
+// repeating a wrong name does not turn every call into a tools/list.
+const relistInterval = time.Second
 
 // Connect connects an MCP client over t (mcp.NewInMemoryTransports,
 // mcp.CommandTransport for stdio, mcp.StreamableClientTransport, ...),
@@ -307,7 +314,7 @@ func (c *Client) Refresh(ctx context.Context) error {
 		list = append(list, toolInfo(tool, prev))
 	}
 	slices.SortFunc(list, func(a, b ToolInfo) int { return cmp.Compare(a.Name, b.Name) })
-	set := &toolSet{list: list, byName: make(map[string]*ToolInfo, len(list))}
+	set := &toolSet{list: list, byName: make(map[string]*ToolInfo, len(list)), at: time.Now()}
 	for i := range set.list {
 		set.byName[set.list[i].Name] = &set.list[i]
 	}
@@ -396,8 +403,12 @@ func trivialSchema(raw json.RawMessage) bool {
 
 // lookup finds a tool, relisting once if it is not known.
 func (c *Client) lookup(ctx context.Context, name string) (*ToolInfo, error) {
-	if ti := c.tools.Load().byName[name]; ti != nil {
+	set := c.tools.Load()
+	if ti := set.byName[name]; ti != nil {
 		return ti, nil
+	}
+	if time.Since(set.at) < relistInterval {
+		return nil, &ToolError{Server: c.name, Tool: name, Msg: "unknown tool"}
 	}
 	if err := c.Refresh(ctx); err != nil {
 		return nil, &ToolError{Server: c.name, Tool: name, Msg: "unknown tool, and relisting the tools failed", Err: err}

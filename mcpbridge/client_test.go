@@ -368,6 +368,17 @@ func TestUnknownTool(t *testing.T) {
 	if n := s.calls.Load(); n != 0 {
 		t.Errorf("server called %d times", n)
 	}
+	// A model that keeps calling a tool that does not exist does not make
+	// the bridge relist on every call.
+	lists := s.lists.Load()
+	for i := 0; i < 20; i++ {
+		if _, err := c.CallTool(context.Background(), "no_such_tool", nil); !errors.As(err, &te) {
+			t.Fatalf("call %d: err = %v", i, err)
+		}
+	}
+	if n := s.lists.Load() - lists; n > 1 {
+		t.Errorf("20 calls of an unknown tool relisted %d times, want at most 1", n)
+	}
 }
 
 func TestUnchecked(t *testing.T) {

@@ -42,6 +42,7 @@ func TestMain(m *testing.M) {
 type server struct {
 	*mcp.Server
 	calls atomic.Int64
+	lists atomic.Int64 // tools/list requests
 	// metas records the _meta of every tools/call, to see that the
 	// capture token never reaches the server.
 	mu    sync.Mutex
@@ -52,6 +53,9 @@ func newServer() *server {
 	s := &server{Server: example.NewServer()}
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				s.lists.Add(1)
+			}
 			if method == "tools/call" {
 				s.calls.Add(1)
 				s.mu.Lock()
