@@ -445,7 +445,7 @@ func TestToolListChanged(t *testing.T) {
 func TestServerDies(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperEnv+"=1")
