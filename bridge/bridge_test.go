@@ -30,8 +30,8 @@ import (
 	"github.com/structkit/structkit/bridge"
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
+	"github.com/structkit/structkit/internal/mcpexample"
 	"github.com/structkit/structkit/mcpbridge"
-	"github.com/structkit/structkit/mcpbridge/example"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -143,7 +143,7 @@ func wantSuccess(t *testing.T, resp *bridgev1.CallToolResponse, why string) {
 	}
 }
 
-func example1() bridge.Upstream { return bridge.InProcess("example", example.NewServer) }
+func example1() bridge.Upstream { return bridge.InProcess("example", mcpexample.NewServer) }
 
 func TestListTools(t *testing.T) {
 	c, _ := serve(t, bridge.Options{}, example1())
@@ -289,8 +289,8 @@ func TestUnwritableArguments(t *testing.T) {
 
 func TestTwoUpstreams(t *testing.T) {
 	c, _ := serve(t, bridge.Options{},
-		bridge.InProcess("a", example.NewServer),
-		bridge.InProcess("b", example.NewServer))
+		bridge.InProcess("a", mcpexample.NewServer),
+		bridge.InProcess("b", mcpexample.NewServer))
 	resp, err := c.ListTools(context.Background(), &bridgev1.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -323,7 +323,7 @@ func TestBadUpstreams(t *testing.T) {
 		want string
 	}{
 		{"none", nil, "no upstream"},
-		{"dotted", []bridge.Upstream{bridge.InProcess("a.b", example.NewServer)}, `"a.b"`},
+		{"dotted", []bridge.Upstream{bridge.InProcess("a.b", mcpexample.NewServer)}, `"a.b"`},
 		{"duplicate", []bridge.Upstream{up, up}, "two upstreams"},
 		{"neither", []bridge.Upstream{{Name: "x"}}, "exactly one"},
 		{"missing command", []bridge.Upstream{bridge.Command("gone", filepath.Join(t.TempDir(), "no-such-server"))}, `"gone"`},
@@ -554,7 +554,7 @@ func TestRestartBackoff(t *testing.T) {
 }
 
 func TestHTTPUpstream(t *testing.T) {
-	srv := example.NewServer()
+	srv := mcpexample.NewServer()
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
 	t.Cleanup(ts.Close) // after the bridge's cleanup: its session holds a stream open
 	c, _ := serve(t, bridge.Options{}, bridge.HTTP("web", ts.URL))
@@ -568,7 +568,7 @@ func TestHTTPUpstream(t *testing.T) {
 
 func TestFixedClient(t *testing.T) {
 	ct, st := mcp.NewInMemoryTransports()
-	if _, err := example.NewServer().Connect(context.Background(), st, nil); err != nil {
+	if _, err := mcpexample.NewServer().Connect(context.Background(), st, nil); err != nil {
 		t.Fatal(err)
 	}
 	mc, err := mcpbridge.Connect(context.Background(), ct, mcpbridge.ClientOptions{Name: "test"})
@@ -590,7 +590,7 @@ func TestClosed(t *testing.T) {
 }
 
 func TestConcurrentCalls(t *testing.T) {
-	c, _ := serve(t, bridge.Options{Check: true}, example1(), bridge.InProcess("other", example.NewServer))
+	c, _ := serve(t, bridge.Options{Check: true}, example1(), bridge.InProcess("other", mcpexample.NewServer))
 	const n = 200
 	var wg sync.WaitGroup
 	errs := make(chan error, n)

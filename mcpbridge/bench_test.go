@@ -6,8 +6,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/structkit/structkit/internal/mcpexample"
 	"github.com/structkit/structkit/mcpbridge"
-	"github.com/structkit/structkit/mcpbridge/example"
 )
 
 // BenchmarkCallTool compares a call through the bridge with a direct SDK
@@ -34,7 +34,7 @@ func BenchmarkCallTool(b *testing.B) {
 	} {
 		args := mustStruct(b, tc.args)
 		b.Run(tc.tool+"/direct-map", func(b *testing.B) {
-			cs := connect(b, example.NewServer(), mcpbridge.ClientOptions{}).Session()
+			cs := connect(b, mcpexample.NewServer(), mcpbridge.ClientOptions{}).Session()
 			m := args.AsMap()
 			b.ReportAllocs()
 			for b.Loop() {
@@ -45,7 +45,7 @@ func BenchmarkCallTool(b *testing.B) {
 			}
 		})
 		b.Run(tc.tool+"/direct-asmap", func(b *testing.B) {
-			cs := connect(b, example.NewServer(), mcpbridge.ClientOptions{}).Session()
+			cs := connect(b, mcpexample.NewServer(), mcpbridge.ClientOptions{}).Session()
 			b.ReportAllocs()
 			for b.Loop() {
 				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: args.AsMap()})
@@ -60,7 +60,7 @@ func BenchmarkCallTool(b *testing.B) {
 				name += "-check"
 			}
 			b.Run(tc.tool+name, func(b *testing.B) {
-				c := connect(b, example.NewServer(), mcpbridge.ClientOptions{Check: check})
+				c := connect(b, mcpexample.NewServer(), mcpbridge.ClientOptions{Check: check})
 				b.ReportAllocs()
 				for b.Loop() {
 					res, err := c.CallTool(ctx, tc.tool, args)

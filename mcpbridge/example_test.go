@@ -7,8 +7,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/structkit/structkit/internal/mcpexample"
 	"github.com/structkit/structkit/mcpbridge"
-	"github.com/structkit/structkit/mcpbridge/example"
 )
 
 // Arguments held in a Struct after a gRPC hop (doubles, the 64-bit id
@@ -17,7 +17,7 @@ import (
 func ExampleClient_CallTool() {
 	ctx := context.Background()
 	serverT, clientT := mcp.NewInMemoryTransports()
-	ss, err := example.NewServer().Connect(ctx, serverT, nil)
+	ss, err := mcpexample.NewServer().Connect(ctx, serverT, nil)
 	if err != nil {
 		panic(err)
 	}

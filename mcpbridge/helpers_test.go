@@ -14,8 +14,8 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/mcpexample"
 	"github.com/structkit/structkit/mcpbridge"
-	"github.com/structkit/structkit/mcpbridge/example"
 )
 
 // helperEnv makes the test binary run as the example MCP server on stdio
@@ -24,7 +24,7 @@ const helperEnv = "MCPBRIDGE_EXAMPLE_SERVER"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) == "1" {
-		s := example.NewServer()
+		s := mcpexample.NewServer()
 		mcp.AddTool(s, &mcp.Tool{Name: "crash", InputSchema: json.RawMessage(`{"type":"object"}`)},
 			func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, any, error) {
 				os.Exit(3)
@@ -50,7 +50,7 @@ type server struct {
 }
 
 func newServer() *server {
-	s := &server{Server: example.NewServer()}
+	s := &server{Server: mcpexample.NewServer()}
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "tools/list" {

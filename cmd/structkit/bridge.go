@@ -22,7 +22,7 @@ import (
 	"github.com/structkit/structkit/bridge"
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
-	"github.com/structkit/structkit/mcpbridge/example"
+	"github.com/structkit/structkit/internal/mcpexample"
 )
 
 // mcpFlags collects the repeatable --mcp NAME=COMMAND|URL flag.
@@ -163,7 +163,7 @@ func runBridge(e *env, args []string) error {
 		return err
 	}
 	if len(ups) == 0 {
-		ups = []bridge.Upstream{bridge.InProcess("example", example.NewServer)}
+		ups = []bridge.Upstream{bridge.InProcess("example", mcpexample.NewServer)}
 	}
 
 	logger := slog.New(slog.NewTextHandler(e.stderr, nil))

@@ -1,8 +1,10 @@
-// Package example is a small MCP server that is strict about integers, as
-// servers written in Kotlin (kotlinx.serialization), Rust (serde into i64)
-// or against OpenAPI are: 5.0 is not an int, and a 64-bit id keeps every
-// digit. It is the server the mcpbridge tests and the structkit command's
-// examples talk to.
+// Package mcpexample is a small MCP server that is strict about integers,
+// as servers written in Kotlin (kotlinx.serialization), Rust (serde into
+// i64) or against OpenAPI are: 5.0 is not an int, and a 64-bit id keeps
+// every digit. It is the server the mcpbridge and bridge tests and the
+// structkit command's examples ("structkit mcp-example", and "structkit
+// bridge" with no --mcp) talk to. It is a test fixture, not API: only
+// NewServer and Serve are exported.
 //
 // Its tools are go-sdk typed tools (mcp.AddTool with a ToolHandlerFor),
 // with one difference: the SDK's own decoding of the arguments into In is
@@ -22,7 +24,7 @@
 //     anyOf-null (limit). Its structured output carries repo_id exactly.
 //   - echo_raw: input schema {"type": "object"}; echoes the raw arguments
 //     JSON it received, byte for byte, as text.
-package example
+package mcpexample
 
 import (
 	"bytes"
@@ -38,7 +40,7 @@ import (
 
 // The tools' schemas, written by hand.
 const (
-	CodeNavInputSchema = `{
+	codeNavInputSchema = `{
   "type": "object",
   "properties": {
     "path": {"type": "string", "description": "File path, relative to the repository root."},
@@ -48,7 +50,7 @@ const (
   "required": ["path", "line", "column"],
   "additionalProperties": false
 }`
-	CodeNavOutputSchema = `{
+	codeNavOutputSchema = `{
   "type": "object",
   "properties": {
     "path": {"type": "string"},
@@ -57,7 +59,7 @@ const (
   },
   "required": ["path", "line", "column"]
 }`
-	SearchIssuesInputSchema = `{
+	searchIssuesInputSchema = `{
   "type": "object",
   "$defs": {
     "millis": {"type": "integer", "description": "Unix time in milliseconds."},
@@ -94,7 +96,7 @@ const (
   "required": ["query", "repo_id"],
   "additionalProperties": false
 }`
-	SearchIssuesOutputSchema = `{
+	searchIssuesOutputSchema = `{
   "type": "object",
   "properties": {
     "repo_id": {"type": "integer"},
@@ -108,60 +110,60 @@ const (
   },
   "required": ["repo_id", "count", "issues"]
 }`
-	EchoRawInputSchema = `{"type": "object"}`
+	echoRawInputSchema = `{"type": "object"}`
 )
 
-// CodeNavArgs are code_nav's arguments.
-type CodeNavArgs struct {
+// codeNavArgs are code_nav's arguments.
+type codeNavArgs struct {
 	Path   string `json:"path"`
 	Line   int    `json:"line"`
 	Column int    `json:"column"`
 }
 
-// Location is code_nav's structured output.
-type Location struct {
+// location is code_nav's structured output.
+type location struct {
 	Path   string `json:"path"`
 	Line   int    `json:"line"`
 	Column int    `json:"column"`
 }
 
-// Filter is one filter of search_issues: Value is a list of strings or an
+// filter is one filter of search_issues: Value is a list of strings or an
 // integer (decoded as []any of string, or json.Number).
-type Filter struct {
+type filter struct {
 	Field string `json:"field"`
 	Value any    `json:"value"`
 }
 
-// Page is search_issues' paging.
-type Page struct {
+// page is search_issues' paging.
+type page struct {
 	Offset int `json:"offset"`
 	Size   int `json:"size"`
 }
 
-// SearchIssuesArgs are search_issues' arguments.
-type SearchIssuesArgs struct {
+// searchIssuesArgs are search_issues' arguments.
+type searchIssuesArgs struct {
 	Query         string   `json:"query"`
 	SinceMS       int64    `json:"since_ms"`
 	Limit         *int     `json:"limit"`
 	RepoID        int64    `json:"repo_id"`
-	Filters       []Filter `json:"filters"`
+	Filters       []filter `json:"filters"`
 	ExcludeIDs    []int64  `json:"exclude_ids"`
 	IncludeClosed bool     `json:"include_closed"`
-	Page          *Page    `json:"page"`
+	Page          *page    `json:"page"`
 }
 
-// Issue is one issue of search_issues' structured output.
-type Issue struct {
+// issue is one issue of search_issues' structured output.
+type issue struct {
 	Number int64  `json:"number"`
 	Title  string `json:"title"`
 }
 
-// SearchIssuesResult is search_issues' structured output.
-type SearchIssuesResult struct {
+// searchIssuesResult is search_issues' structured output.
+type searchIssuesResult struct {
 	RepoID  int64   `json:"repo_id"`
 	SinceMS int64   `json:"since_ms,omitempty"`
 	Count   int     `json:"count"`
-	Issues  []Issue `json:"issues"`
+	Issues  []issue `json:"issues"`
 }
 
 // NewServer returns the example server with its three tools.
@@ -170,20 +172,20 @@ func NewServer() *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:         "code_nav",
 		Description:  "Go to a location in a file.",
-		InputSchema:  json.RawMessage(CodeNavInputSchema),
-		OutputSchema: json.RawMessage(CodeNavOutputSchema),
-	}, CodeNav)
+		InputSchema:  json.RawMessage(codeNavInputSchema),
+		OutputSchema: json.RawMessage(codeNavOutputSchema),
+	}, codeNav)
 	mcp.AddTool(s, &mcp.Tool{
 		Name:         "search_issues",
 		Description:  "Search the issues of a repository.",
-		InputSchema:  json.RawMessage(SearchIssuesInputSchema),
-		OutputSchema: json.RawMessage(SearchIssuesOutputSchema),
-	}, SearchIssues)
+		InputSchema:  json.RawMessage(searchIssuesInputSchema),
+		OutputSchema: json.RawMessage(searchIssuesOutputSchema),
+	}, searchIssues)
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "echo_raw",
 		Description: "Echo the arguments JSON as received.",
-		InputSchema: json.RawMessage(EchoRawInputSchema),
-	}, EchoRaw)
+		InputSchema: json.RawMessage(echoRawInputSchema),
+	}, echoRaw)
 	return s
 }
 
@@ -193,11 +195,11 @@ func Serve(ctx context.Context, t mcp.Transport) error {
 	return NewServer().Run(ctx, t)
 }
 
-// DecodeStrict decodes a tool's raw arguments into v as a strict server
+// decodeStrict decodes a tool's raw arguments into v as a strict server
 // does: unknown members are refused, a number literal with a fraction or
 // exponent is refused for an integer field (5.0, 1e3), int64 keeps every
 // digit, and numbers in `any` fields are json.Number.
-func DecodeStrict(raw json.RawMessage, v any) error {
+func decodeStrict(raw json.RawMessage, v any) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage("{}")
 	}
@@ -213,27 +215,27 @@ func DecodeStrict(raw json.RawMessage, v any) error {
 	return nil
 }
 
-// CodeNav is code_nav's handler.
-func CodeNav(_ context.Context, req *mcp.CallToolRequest, _ CodeNavArgs) (*mcp.CallToolResult, Location, error) {
-	var in CodeNavArgs
-	if err := DecodeStrict(req.Params.Arguments, &in); err != nil {
-		return nil, Location{}, fmt.Errorf("code_nav: %w", err)
+// codeNav is code_nav's handler.
+func codeNav(_ context.Context, req *mcp.CallToolRequest, _ codeNavArgs) (*mcp.CallToolResult, location, error) {
+	var in codeNavArgs
+	if err := decodeStrict(req.Params.Arguments, &in); err != nil {
+		return nil, location{}, fmt.Errorf("code_nav: %w", err)
 	}
 	if in.Path == "" || in.Line < 1 || in.Column < 1 {
-		return nil, Location{}, fmt.Errorf("code_nav: want a path, line >= 1 and column >= 1, got %q:%d:%d", in.Path, in.Line, in.Column)
+		return nil, location{}, fmt.Errorf("code_nav: want a path, line >= 1 and column >= 1, got %q:%d:%d", in.Path, in.Line, in.Column)
 	}
-	loc := Location(in)
+	loc := location(in)
 	text := fmt.Sprintf("%s:%d:%d", loc.Path, loc.Line, loc.Column)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, loc, nil
 }
 
-// SearchIssues is search_issues' handler. Its structured output is set
+// searchIssues is search_issues' handler. Its structured output is set
 // as JSON text rather than returned as a typed Out: the SDK validates a
 // typed Out as a float64 map and re-marshals it, which would round
 // repo_id.
-func SearchIssues(_ context.Context, req *mcp.CallToolRequest, _ SearchIssuesArgs) (*mcp.CallToolResult, any, error) {
-	var in SearchIssuesArgs
-	if err := DecodeStrict(req.Params.Arguments, &in); err != nil {
+func searchIssues(_ context.Context, req *mcp.CallToolRequest, _ searchIssuesArgs) (*mcp.CallToolResult, any, error) {
+	var in searchIssuesArgs
+	if err := decodeStrict(req.Params.Arguments, &in); err != nil {
 		return nil, nil, fmt.Errorf("search_issues: %w", err)
 	}
 	var b strings.Builder
@@ -282,9 +284,9 @@ func SearchIssues(_ context.Context, req *mcp.CallToolRequest, _ SearchIssuesArg
 	if in.Limit != nil && *in.Limit < n {
 		n = *in.Limit
 	}
-	out := SearchIssuesResult{RepoID: in.RepoID, SinceMS: in.SinceMS, Count: n, Issues: []Issue{}}
+	out := searchIssuesResult{RepoID: in.RepoID, SinceMS: in.SinceMS, Count: n, Issues: []issue{}}
 	for i := 1; i <= n; i++ {
-		out.Issues = append(out.Issues, Issue{Number: int64(i), Title: fmt.Sprintf("%s #%d", in.Query, i)})
+		out.Issues = append(out.Issues, issue{Number: int64(i), Title: fmt.Sprintf("%s #%d", in.Query, i)})
 	}
 	structured, err := json.Marshal(out)
 	if err != nil {
@@ -296,7 +298,7 @@ func SearchIssues(_ context.Context, req *mcp.CallToolRequest, _ SearchIssuesArg
 	}, nil, nil
 }
 
-// EchoRaw is echo_raw's handler: the arguments JSON as it arrived.
-func EchoRaw(_ context.Context, req *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, any, error) {
+// echoRaw is echo_raw's handler: the arguments JSON as it arrived.
+func echoRaw(_ context.Context, req *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, any, error) {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil, nil
 }

@@ -1,4 +1,4 @@
-package example_test
+package mcpexample
 
 import (
 	"context"
@@ -9,12 +9,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/mcpbridge/example"
 )
 
 func TestDecodeStrict(t *testing.T) {
-	var in example.SearchIssuesArgs
-	if err := example.DecodeStrict(json.RawMessage(`{"query":"q","repo_id":9007199254740993,"filters":[{"field":"f","value":5}]}`), &in); err != nil {
+	var in searchIssuesArgs
+	if err := decodeStrict(json.RawMessage(`{"query":"q","repo_id":9007199254740993,"filters":[{"field":"f","value":5}]}`), &in); err != nil {
 		t.Fatal(err)
 	}
 	if in.RepoID != 9007199254740993 || in.Filters[0].Value != json.Number("5") {
@@ -27,7 +26,7 @@ func TestDecodeStrict(t *testing.T) {
 		`{"query":"q","repo_id":1,"unknown":1}`,
 		`{"query":"q","repo_id":1} {}`,
 	} {
-		if err := example.DecodeStrict(json.RawMessage(raw), &in); err == nil {
+		if err := decodeStrict(json.RawMessage(raw), &in); err == nil {
 			t.Errorf("%s: accepted", raw)
 		}
 	}
@@ -35,7 +34,7 @@ func TestDecodeStrict(t *testing.T) {
 
 // TestSchemas: the hand-written schemas compile for the bridge.
 func TestSchemas(t *testing.T) {
-	for _, s := range []string{example.CodeNavInputSchema, example.CodeNavOutputSchema, example.SearchIssuesInputSchema, example.SearchIssuesOutputSchema, example.EchoRawInputSchema} {
+	for _, s := range []string{codeNavInputSchema, codeNavOutputSchema, searchIssuesInputSchema, searchIssuesOutputSchema, echoRawInputSchema} {
 		if _, err := coerce.Compile([]byte(s)); err != nil {
 			t.Errorf("%.40s...: %v", s, err)
 		}
@@ -47,7 +46,7 @@ func TestServe(t *testing.T) {
 	defer cancel()
 	st, ct := mcp.NewInMemoryTransports()
 	done := make(chan error, 1)
-	go func() { done <- example.Serve(ctx, st) }()
+	go func() { done <- Serve(ctx, st) }()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v1"}, nil).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
