@@ -1,0 +1,70 @@
+package mcpcapture
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// transport wraps the connection of a newline-delimited transport
+// (command, IO, stdio, in-memory).
+type transport struct {
+	inner mcp.Transport
+	c     *Capture
+}
+
+func (t *transport) Connect(ctx context.Context) (mcp.Connection, error) {
+	inner, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &conn{Connection: inner, c: t.c}, nil
+}
+
+// conn sees the messages going out, unchanged, and rewrites the results of
+// tools/call requests coming in.
+type conn struct {
+	mcp.Connection
+	c *Capture
+	p pending
+}
+
+func (w *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		return w.Connection.Write(ctx, msg)
+	}
+	switch {
+	case req.Method == methodCallTool && req.IsCall():
+		id := idKey(req.ID)
+		w.p.add(id)
+		err := w.Connection.Write(ctx, msg)
+		if err != nil {
+			w.p.take(id)
+		}
+		return err
+	case req.Method == methodCancelled:
+		// The caller gave up: its response, if one comes, is dropped.
+		w.p.take(cancelledID(req.Params))
+	}
+	return w.Connection.Write(ctx, msg)
+}
+
+func (w *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := w.Connection.Read(ctx)
+	if err != nil {
+		w.c.readFailed(err)
+		return msg, err
+	}
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || !w.p.take(idKey(resp.ID)) || resp.Error != nil {
+		return msg, nil
+	}
+	if out, ok := w.c.annotate(resp.Result); ok {
+		r := *resp
+		r.Result = out
+		return &r, nil
+	}
+	return msg, nil
+}

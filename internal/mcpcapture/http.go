@@ -1,0 +1,354 @@
+package mcpcapture
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// roundTripper is the capture of the streamable HTTP transport: it reads
+// the JSON-RPC message of each POSTed request body (which it never
+// changes) and rewrites the tools/call responses in response bodies,
+// application/json or text/event-stream, before the SDK reads them.
+type roundTripper struct {
+	inner http.RoundTripper
+	c     *Capture
+	p     pending
+	// maxEvent is the SDK's bound on one event's size (<0: none): an event
+	// that would outgrow it when rewritten is left as it came.
+	maxEvent int
+}
+
+func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	var id string // a tools/call id this request registered
+	if req.Method == http.MethodPost {
+		id, req = rt.outgoing(req)
+	}
+	resp, err := rt.inner.RoundTrip(req)
+	if err != nil || resp.StatusCode < 200 || resp.StatusCode > 299 {
+		// No response will come for the call.
+		rt.p.take(id)
+	}
+	if err != nil || resp.Body == nil || resp.Body == http.NoBody {
+		return resp, err
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch mt {
+	case "text/event-stream":
+		resp.Body = &sseBody{rc: resp.Body, rt: rt}
+	case "application/json":
+		resp.Body = &jsonBody{rc: resp.Body, rt: rt}
+		resp.ContentLength = -1
+		resp.Header.Del("Content-Length")
+	}
+	return resp, nil
+}
+
+// outgoing registers the id of a POSTed tools/call request. It reads the
+// body through req.GetBody when it can; otherwise it reads req.Body and
+// returns a copy of req carrying the same bytes.
+func (rt *roundTripper) outgoing(req *http.Request) (string, *http.Request) {
+	if req.Body == nil || req.Body == http.NoBody || req.ContentLength > maxBody {
+		return "", req
+	}
+	var body []byte
+	if req.GetBody != nil {
+		rc, err := req.GetBody()
+		if err != nil {
+			return "", req
+		}
+		body, err = io.ReadAll(io.LimitReader(rc, maxBody+1))
+		rc.Close()
+		if err != nil {
+			return "", req
+		}
+	} else {
+		b, err := io.ReadAll(io.LimitReader(req.Body, maxBody+1))
+		orig := req.Body
+		req = req.Clone(req.Context())
+		req.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(b), errReader{err}, orig), orig}
+		if err != nil {
+			return "", req
+		}
+		body = b
+	}
+	if len(body) > maxBody {
+		return "", req
+	}
+	msg, err := jsonrpc.DecodeMessage(body)
+	if err != nil {
+		return "", req
+	}
+	r, ok := msg.(*jsonrpc.Request)
+	switch {
+	case !ok:
+	case r.Method == methodCallTool && r.IsCall():
+		id := idKey(r.ID)
+		rt.p.add(id)
+		return id, req
+	case r.Method == methodCancelled:
+		rt.p.take(cancelledID(r.Params))
+	}
+	return "", req
+}
+
+// errReader returns err once, or io.EOF.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	return 0, io.EOF
+}
+
+// rewrite returns data, one JSON-RPC message or a batch, with the results
+// of pending tools/call responses annotated; changed is false (and out is
+// data) when there are none.
+func (rt *roundTripper) rewrite(data []byte) (out []byte, changed bool) {
+	if rt.p.empty() {
+		return data, false
+	}
+	s := bytes.TrimSpace(data)
+	if len(s) > 0 && s[0] == '[' {
+		var batch []json.RawMessage
+		if json.Unmarshal(s, &batch) != nil {
+			return data, false
+		}
+		for i, m := range batch {
+			if out := rt.rewriteOne(m); out != nil {
+				batch[i], changed = out, true
+			}
+		}
+		if !changed {
+			return data, false
+		}
+		out, err := marshalNoEscape(batch)
+		if err != nil {
+			return data, false
+		}
+		return out, true
+	}
+	if out := rt.rewriteOne(s); out != nil {
+		return out, true
+	}
+	return data, false
+}
+
+// rewriteOne returns the response message with its result annotated, or
+// nil when msg is not the response of a pending tools/call.
+func (rt *roundTripper) rewriteOne(msg []byte) []byte {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(msg, &m) != nil || m.Method != nil || !rt.p.take(rawIDKey(m.ID)) || m.Error != nil || m.Result == nil {
+		return nil
+	}
+	result, ok := rt.c.annotate(m.Result)
+	if !ok {
+		return nil
+	}
+	out := make([]byte, 0, len(result)+len(m.ID)+32)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, m.ID...)
+	out = append(out, `,"result":`...)
+	out = append(out, result...)
+	return append(out, '}')
+}
+
+// jsonBody is an application/json body, rewritten once read whole.
+type jsonBody struct {
+	rc io.ReadCloser
+	rt *roundTripper
+	r  io.Reader // set on the first Read
+}
+
+func (b *jsonBody) Read(p []byte) (int, error) {
+	if b.r == nil {
+		data, err := io.ReadAll(io.LimitReader(b.rc, maxBody+1))
+		switch {
+		case err != nil:
+			b.r = io.MultiReader(bytes.NewReader(data), errReader{err})
+		case len(data) > maxBody:
+			b.r = io.MultiReader(bytes.NewReader(data), b.rc)
+		default:
+			out, _ := b.rt.rewrite(data)
+			b.r = bytes.NewReader(out)
+		}
+	}
+	return b.r.Read(p)
+}
+
+func (b *jsonBody) Close() error { return b.rc.Close() }
+
+// sseBody is a text/event-stream body whose events pass through as they
+// complete, the data of a pending tools/call response rewritten. Lines end
+// at "\n" and blank lines (only "\r" or nothing before the "\n") end
+// events, as the SDK reads them; an event still open at the end of the
+// body is handled as complete, as the SDK does.
+type sseBody struct {
+	rc  io.ReadCloser
+	rt  *roundTripper
+	buf []byte
+	ev  []byte // the current event: complete lines, then the partial line
+	ln  int    // where the partial line starts in ev
+	// skip is set while the rest of an event too big to buffer passes
+	// as it comes; skipBlank while its current line holds only "\r"s.
+	skip, skipBlank bool
+	out             bytes.Buffer // bytes ready for the reader
+	err             error        // the body's error, once out is drained
+}
+
+func (b *sseBody) Read(p []byte) (int, error) {
+	for b.out.Len() == 0 && b.err == nil {
+		if b.buf == nil {
+			b.buf = make([]byte, 32<<10)
+		}
+		n, err := b.rc.Read(b.buf)
+		b.feed(b.buf[:n])
+		if err != nil {
+			if !b.skip && len(b.ev) > 0 {
+				b.emit(b.ev)
+				b.ev = b.ev[:0]
+			}
+			b.err = err
+		}
+	}
+	if b.out.Len() > 0 {
+		return b.out.Read(p)
+	}
+	return 0, b.err
+}
+
+func (b *sseBody) Close() error { return b.rc.Close() }
+
+func (b *sseBody) feed(chunk []byte) {
+	for len(chunk) > 0 {
+		i := bytes.IndexByte(chunk, '\n')
+		if b.skip {
+			if i < 0 {
+				b.skipBlank = b.skipBlank && onlyCR(chunk)
+				b.out.Write(chunk)
+				return
+			}
+			blank := b.skipBlank && onlyCR(chunk[:i])
+			b.out.Write(chunk[:i+1])
+			chunk = chunk[i+1:]
+			b.skip, b.skipBlank = !blank, true
+			continue
+		}
+		if i < 0 {
+			b.ev = append(b.ev, chunk...)
+			b.checkSize()
+			return
+		}
+		b.ev = append(b.ev, chunk[:i+1]...)
+		chunk = chunk[i+1:]
+		if onlyCR(b.ev[b.ln : len(b.ev)-1]) {
+			b.emit(b.ev)
+			b.ev, b.ln = b.ev[:0], 0
+			continue
+		}
+		b.ln = len(b.ev)
+		b.checkSize()
+	}
+}
+
+// checkSize lets an event too big to buffer pass as it comes.
+func (b *sseBody) checkSize() {
+	if len(b.ev) <= maxBody {
+		return
+	}
+	b.out.Write(b.ev)
+	b.skip, b.skipBlank = true, onlyCR(b.ev[b.ln:])
+	b.ev, b.ln = b.ev[:0], 0
+}
+
+// emit writes one event to out, rewritten if it is the response of a
+// pending tools/call.
+func (b *sseBody) emit(ev []byte) {
+	if out, ok := b.rewriteEvent(ev); ok {
+		b.out.Write(out)
+		return
+	}
+	b.out.Write(ev)
+}
+
+func (b *sseBody) rewriteEvent(ev []byte) ([]byte, bool) {
+	if b.rt.p.empty() {
+		return nil, false
+	}
+	var (
+		name  []byte
+		data  [][]byte
+		lines [][]byte
+	)
+	for rest := ev; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line = rest[:i+1]
+		}
+		rest = rest[len(line):]
+		lines = append(lines, line)
+		content := bytes.TrimRight(line, "\r\n")
+		if len(content) == 0 {
+			continue
+		}
+		field, value, found := bytes.Cut(content, []byte{':'})
+		if !found {
+			return nil, false // malformed: the SDK refuses the stream
+		}
+		switch string(field) {
+		case "event":
+			name = bytes.TrimSpace(value)
+		case "data":
+			data = append(data, bytes.TrimSpace(value))
+		}
+	}
+	if len(data) == 0 || (len(name) > 0 && string(name) != "message") {
+		return nil, false
+	}
+	msg, changed := b.rt.rewrite(bytes.Join(data, []byte{'\n'}))
+	if !changed {
+		return nil, false
+	}
+	var out bytes.Buffer
+	first := true
+	for _, line := range lines {
+		field, _, _ := bytes.Cut(line, []byte{':'})
+		if string(field) != "data" {
+			out.Write(line)
+			continue
+		}
+		if first {
+			out.WriteString("data: ")
+			out.Write(msg)
+			out.WriteByte('\n')
+			first = false
+		}
+	}
+	if b.rt.maxEvent > 0 && out.Len() > b.rt.maxEvent {
+		return nil, false // the SDK would refuse it
+	}
+	return out.Bytes(), true
+}
+
+// onlyCR reports whether b holds nothing but '\r's.
+func onlyCR(b []byte) bool {
+	for _, c := range b {
+		if c != '\r' {
+			return false
+		}
+	}
+	return true
+}
