@@ -163,79 +163,228 @@ func (c *Capture) Take(res *mcp.CallToolResult) (raw Raw, ok bool) {
 }
 
 // annotate returns a tools/call result with this Capture's entry added to
-// its _meta; ok is false when result is not a JSON object (the SDK cannot
-// decode it either).
+// its _meta; ok is false when result is not a JSON object with a _meta
+// object (or none), which the SDK cannot decode either. Nothing of result
+// is re-encoded: the entry is spliced in.
 func (c *Capture) annotate(result []byte) (out []byte, ok bool) {
-	var members map[string]json.RawMessage
-	if json.Unmarshal(result, &members) != nil || members == nil {
+	m, ok := scanObject(result)
+	if !ok {
 		return nil, false
 	}
-	var raw bytes.Buffer
-	raw.WriteByte('{')
-	if content, ok := members["content"]; ok && !plainText(content) {
-		raw.WriteString(`"content":`)
-		raw.Write(content)
+	// entry is `"KEY":"{\"content\":...,\"structuredContent\":...}"`.
+	entry := make([]byte, 0, len(c.key)+2*(len(m.content)+len(m.structured))+48)
+	entry = append(append(append(entry, '"'), c.key...), `":"{`...)
+	if m.content != nil && !plainText(m.content) {
+		entry = appendEscaped(append(entry, `\"content\":`...), m.content)
 	}
-	if sc, ok := members["structuredContent"]; ok && !isNull(sc) {
-		if raw.Len() > 1 {
-			raw.WriteByte(',')
+	if m.structured != nil && !isNull(m.structured) {
+		if entry[len(entry)-1] != '{' {
+			entry = append(entry, ',')
 		}
-		raw.WriteString(`"structuredContent":`)
-		raw.Write(sc)
+		entry = appendEscaped(append(entry, `\"structuredContent\":`...), m.structured)
 	}
-	raw.WriteByte('}')
-	val, err := marshalNoEscape(raw.String())
-	if err != nil {
-		return nil, false
-	}
-	meta, has := members["_meta"]
-	if !has {
-		// Splice {"_meta":{KEY:VALUE}, before the members: nothing else is
-		// re-encoded.
-		i := bytes.IndexByte(result, '{')
-		out = make([]byte, 0, len(result)+len(c.key)+len(val)+16)
-		out = append(out, result[:i+1]...)
-		out = append(out, `"_meta":{"`...)
-		out = append(out, c.key...)
-		out = append(out, `":`...)
-		out = append(out, val...)
-		out = append(out, '}')
-		if len(members) > 0 {
-			out = append(out, ',')
+	entry = append(entry, `}"`...)
+	var at int // where to insert
+	var ins []byte
+	switch {
+	case m.meta < 0:
+		// No _meta: {"_meta":{ENTRY}, before the members.
+		at = m.open + 1
+		ins = append(append(append([]byte(`"_meta":{`), entry...), '}'), ',')
+		if m.empty {
+			ins = ins[:len(ins)-1]
 		}
-		return append(out, result[i+1:]...), true
-	}
-	m := map[string]json.RawMessage{}
-	if !isNull(meta) {
-		if json.Unmarshal(meta, &m) != nil || m == nil {
-			return nil, false
+	case result[m.meta] == '{':
+		// {ENTRY, before the members of _meta.
+		at = m.meta + 1
+		ins = entry
+		if !m.metaEmpty {
+			ins = append(ins, ',')
 		}
-	}
-	m[c.key] = val
-	if members["_meta"], err = marshalNoEscape(m); err != nil {
+	case bytes.HasPrefix(result[m.meta:], []byte("null")):
+		out = make([]byte, 0, len(result)+len(entry)+2)
+		out = append(append(out, result[:m.meta]...), '{')
+		out = append(append(out, entry...), '}')
+		return append(out, result[m.meta+4:]...), true
+	default:
 		return nil, false
 	}
-	if out, err = marshalNoEscape(members); err != nil {
-		return nil, false
-	}
+	out = make([]byte, 0, len(result)+len(ins))
+	out = append(append(append(out, result[:at]...), ins...), result[at:]...)
 	return out, true
+}
+
+// members locates what annotate needs in a result object.
+type members struct {
+	open       int             // the object's '{'
+	empty      bool            // the object has no member
+	meta       int             // start of _meta's value, or -1
+	metaEmpty  bool            // _meta is {}
+	content    json.RawMessage // content's value, or nil
+	structured json.RawMessage // structuredContent's value, or nil
+}
+
+// scanObject finds the top-level members of a JSON object without
+// decoding it. It declines (ok false) what is not valid JSON, a member
+// name it would have to unescape, and a repeated _meta.
+func scanObject(b []byte) (m members, ok bool) {
+	if !json.Valid(b) {
+		return m, false
+	}
+	m.meta = -1
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return m, false
+	}
+	m.open = i
+	i = skipSpace(b, i+1)
+	m.empty = i < len(b) && b[i] == '}'
+	for i < len(b) && b[i] != '}' {
+		// "name"
+		end := skipString(b, i)
+		name := b[i+1 : end-1]
+		if bytes.IndexByte(name, '\\') >= 0 {
+			return m, false
+		}
+		i = skipSpace(b, end)
+		i = skipSpace(b, i+1) // ':'
+		start := i
+		i = skipValue(b, i)
+		switch string(name) {
+		case "_meta":
+			if m.meta >= 0 {
+				return m, false
+			}
+			m.meta = start
+			m.metaEmpty = b[start] == '{' && b[skipSpace(b, start+1)] == '}'
+		case "content":
+			m.content = b[start:i]
+		case "structuredContent":
+			m.structured = b[start:i]
+		}
+		i = skipSpace(b, i)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+	return m, true
+}
+
+// The skip functions take valid JSON (scanObject checks it first).
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string starting at b[i] == '"'.
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return i
+}
+
+// skipValue returns the index after the value starting at b[i].
+func skipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for i < len(b) {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
 }
 
 // plainText reports whether content is a list of plain text blocks
 // ({"type":"text","text":"..."} and nothing else), which the SDK decodes
 // and encodes again without loss.
 func plainText(content json.RawMessage) bool {
-	var blocks []map[string]json.RawMessage
-	if json.Unmarshal(content, &blocks) != nil {
+	b := content
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
 		return false
 	}
-	for _, b := range blocks {
-		t, txt := b["type"], b["text"]
-		if len(b) != 2 || string(t) != `"text"` || len(txt) == 0 || txt[0] != '"' {
+	for i = skipSpace(b, i+1); i < len(b) && b[i] != ']'; {
+		if b[i] != '{' {
 			return false
+		}
+		var typ, text bool
+		n := 0
+		for i = skipSpace(b, i+1); i < len(b) && b[i] != '}'; n++ {
+			end := skipString(b, i)
+			name := b[i+1 : end-1]
+			i = skipSpace(b, skipSpace(b, end)+1) // past ':'
+			start := i
+			i = skipValue(b, i)
+			switch string(name) {
+			case "type":
+				typ = string(b[start:i]) == `"text"`
+			case "text":
+				text = b[start] == '"'
+			}
+			if i = skipSpace(b, i); i < len(b) && b[i] == ',' {
+				i = skipSpace(b, i+1)
+			}
+		}
+		if n != 2 || !typ || !text {
+			return false
+		}
+		if i = skipSpace(b, i+1); i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
 		}
 	}
 	return true
+}
+
+// appendEscaped appends JSON text as the inside of a JSON string.
+func appendEscaped(dst, text []byte) []byte {
+	const hex = "0123456789abcdef"
+	for _, c := range text {
+		switch {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case c == '\n':
+			dst = append(dst, '\\', 'n')
+		case c == '\r':
+			dst = append(dst, '\\', 'r')
+		case c == '\t':
+			dst = append(dst, '\\', 't')
+		case c < 0x20:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }
 
 func isNull(raw json.RawMessage) bool {

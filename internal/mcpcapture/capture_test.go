@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -42,8 +43,12 @@ func TestAnnotate(t *testing.T) {
 		{name: "not plain: image", result: `{"content":[{"type":"text","text":"a"},{"type":"image","data":"AA==","mimeType":"image/png"}]}`,
 			content: `{"type":"text","text":"a"}|{"type":"image","data":"AA==","mimeType":"image/png"}`, spliced: true},
 		{name: "own _meta kept", result: `{"_meta":{"a/b":{"n":1}},"structuredContent":[1.0e2]}`, sc: `[1.0e2]`, meta: map[string]any{"a/b": map[string]any{"n": 1.0}}},
+		{name: "_meta last, spaced", result: "{ \"structuredContent\" : \"x}\\\"\" ,\n\"content\":[],\"_meta\" : { \"k\":[{}] } }", sc: `"x}\""`, meta: map[string]any{"k": []any{map[string]any{}}}},
+		{name: "_meta empty", result: `{"_meta":{ },"structuredContent":-1}`, sc: `-1`},
 		{name: "_meta null", result: `{"_meta":null,"structuredContent":7}`, sc: `7`},
 		{name: "_meta not an object", result: `{"_meta":[1]}`, notAnnotatable: true},
+		{name: "_meta twice", result: `{"_meta":{},"_meta":{}}`, notAnnotatable: true},
+		{name: "escaped name", result: `{"\u005fmeta":{}}`, notAnnotatable: true},
 		{name: "not an object", result: `[1]`, notAnnotatable: true},
 		{name: "not JSON", result: `{"a":`, notAnnotatable: true},
 	} {
@@ -57,6 +62,20 @@ func TestAnnotate(t *testing.T) {
 			}
 			if tc.spliced && !strings.HasSuffix(string(out), strings.TrimLeft(tc.result, " {")) {
 				t.Errorf("result re-encoded: %s", out)
+			}
+			// Only the entry was added: without it, the result is as it came.
+			var a, b any
+			json.Unmarshal(out, &a)
+			json.Unmarshal([]byte(tc.result), &b)
+			delete(a.(map[string]any)["_meta"].(map[string]any), c.Key())
+			if m := b.(map[string]any); m["_meta"] == nil {
+				if len(a.(map[string]any)["_meta"].(map[string]any)) == 0 {
+					delete(a.(map[string]any), "_meta")
+				}
+				delete(m, "_meta")
+			}
+			if !reflect.DeepEqual(a, b) {
+				t.Errorf("annotated %s\nis not %s plus the entry", out, tc.result)
 			}
 			res, raw, ok := take(t, c, out)
 			if !ok {
@@ -293,4 +312,39 @@ func TestRoundTripperRequests(t *testing.T) {
 	if bodies[0] != calls[0] || bodies[1] != calls[1] {
 		t.Errorf("bodies changed:\n%s", strings.Join(bodies, "\n"))
 	}
+}
+
+// FuzzAnnotate: annotate declines, or adds its entry and changes nothing
+// else.
+func FuzzAnnotate(f *testing.F) {
+	for _, s := range []string{`{}`, `{"_meta":{"a":1},"content":[{"type":"text","text":"x"}],"structuredContent":{"n":1e2}}`,
+		` { "_meta" : null , "structuredContent" : [ "}" , "\"" ] } `, `{"a":{"_meta":1},"_meta":{}}`, `[]`, `{"a":"\\"}`} {
+		f.Add(s)
+	}
+	c := New()
+	f.Fuzz(func(t *testing.T, in string) {
+		out, ok := c.annotate([]byte(in))
+		if !ok {
+			return
+		}
+		var a, b map[string]any
+		if err := json.Unmarshal(out, &a); err != nil {
+			t.Fatalf("%s -> %s: %v", in, out, err)
+		}
+		if err := json.Unmarshal([]byte(in), &b); err != nil {
+			t.Fatalf("annotated %s, which is not an object: %v", in, err)
+		}
+		meta, _ := a["_meta"].(map[string]any)
+		if _, ok := meta[c.Key()].(string); !ok {
+			t.Fatalf("%s -> %s: no entry", in, out)
+		}
+		delete(meta, c.Key())
+		if b["_meta"] == nil && len(meta) == 0 {
+			delete(a, "_meta")
+			delete(b, "_meta")
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("%s -> %s", in, out)
+		}
+	})
 }
