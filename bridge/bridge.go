@@ -9,6 +9,10 @@
 // server) is started again when its session ends: the call in flight fails
 // with codes.Unavailable naming the server, and the next call restarts it,
 // with a backoff between attempts.
+//
+// Every call is logged; a call whose result numbers are not known to be
+// exact (the upstream's transport could not be wrapped to capture raw
+// results, see mcpbridge.Connect) is logged as a warning with exact=false.
 package bridge
 
 import (
@@ -16,8 +20,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -75,6 +79,7 @@ type Server struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // starts and watchers
 	once   sync.Once
+	clock  clock // the time of restarts and their backoff
 }
 
 var _ bridgev1.ToolBridgeServiceServer = (*Server)(nil)
@@ -84,10 +89,16 @@ var _ bridgev1.ToolBridgeServiceServer = (*Server)(nil)
 // "server." when there is more than one upstream. If any upstream fails to
 // start, New stops the others and returns the error.
 func New(opts Options, upstreams ...Upstream) (*Server, error) {
+	return newServer(opts, realClock{}, upstreams...)
+}
+
+// newServer is New with the clock of restarts.
+func newServer(opts Options, clk clock, upstreams ...Upstream) (*Server, error) {
 	if len(upstreams) == 0 {
 		return nil, errors.New("bridge: no upstream MCP server")
 	}
 	s := &Server{
+		clock:        clk,
 		opts:         opts,
 		logger:       opts.Logger,
 		startTimeout: cmpOr(opts.StartTimeout, defaultStartTimeout),
@@ -121,7 +132,7 @@ func New(opts Options, upstreams ...Upstream) (*Server, error) {
 	for i, u := range s.ups {
 		if u.fixed {
 			c := upstreams[i].Client
-			sess := &session{client: c, done: make(chan struct{}), started: time.Now()}
+			sess := &session{client: c, started: s.clock.Now()}
 			u.cur, u.tools = sess, c.Tools()
 			go u.watchFixed(sess)
 			continue
@@ -248,10 +259,15 @@ func schemaStruct(raw []byte) (*structpb.Struct, error) {
 }
 
 // CallTool calls one tool. Errors: NotFound for a tool no upstream has,
-// Unavailable when the upstream is down (it exited during the call, or
-// cannot be restarted), InvalidArgument for arguments the upstream
-// rejected as a protocol error; a tool's own error is a result with
-// is_error.
+// Unavailable when the upstream is down (it exited or became unreachable
+// during the call, or cannot be restarted), InvalidArgument for arguments
+// that cannot be written as JSON (a NaN) or that the upstream rejected as
+// a protocol error, Internal for a structured result that cannot be
+// converted; a tool's own error is a result with is_error. The response's
+// report holds, besides the changes and problems of the arguments, an
+// entry at the root for arguments sent unconverted (rule "unconverted")
+// or converted but not validated (rule "not-validated"), with the reason
+// as From and To.
 func (s *Server) CallTool(ctx context.Context, req *bridgev1.CallToolRequest) (*bridgev1.CallToolResponse, error) {
 	start := time.Now()
 	server := ""
@@ -283,65 +299,57 @@ func (s *Server) call(ctx context.Context, u *upstream, name, tool string, args 
 		args = &structpb.Struct{}
 	}
 	res, err := sess.client.CallTool(ctx, tool, args)
-	if err == nil {
-		return res, nil
+	if err != nil {
+		if !u.fixed && ctx.Err() == nil && errors.Is(err, mcp.ErrConnectionClosed) {
+			// The session is over (mcpbridge says so by the error): the
+			// next call restarts the server, without waiting for the
+			// session's watcher to notice.
+			u.end(sess, err)
+		}
+		return nil, callStatus(ctx, u.name, name, tool, err)
+	}
+	return res, nil
+}
+
+// callStatus is the gRPC status error of a failed mcpbridge call: the one
+// place where its errors become codes. name is the tool's name at the
+// bridge, tool its name at the server.
+func callStatus(ctx context.Context, server, name, tool string, err error) error {
+	if ctx.Err() != nil {
+		return status.FromContextError(context.Cause(ctx)).Err()
 	}
 	var (
+		ce *mcpbridge.CallError
 		te *mcpbridge.ToolError
-		se *structconv.Error
 		we *jsonrpc.Error
-		ne net.Error
+		se *structconv.Error
 	)
+	if !errors.As(err, &ce) {
+		if errors.As(err, &te) {
+			return status.Errorf(codes.NotFound, "no tool %q: %v", name, err)
+		}
+		return status.Errorf(codes.Unknown, "MCP server %q, tool %q: %v", server, tool, err)
+	}
+	switch ce.Stage {
+	case mcpbridge.StageArguments:
+		return status.Errorf(codes.InvalidArgument, "tool %q: %v", name, err)
+	case mcpbridge.StageSession:
+		if errors.As(err, &te) {
+			return status.Errorf(codes.Unavailable, "MCP server %q is unreachable: %v", server, err)
+		}
+		return status.Errorf(codes.Unavailable, "MCP server %q exited or became unreachable during the call to %q (%v); the next call restarts it if it is down", server, tool, err)
+	}
 	switch {
-	case ctx.Err() != nil:
-		return nil, status.FromContextError(context.Cause(ctx)).Err()
-	case errors.As(err, &te) && te.Err == nil:
-		return nil, status.Errorf(codes.NotFound, "no tool %q: %v", name, err)
-	case errors.As(err, &se) && badArguments(args):
-		return nil, status.Errorf(codes.InvalidArgument, "tool %q: %v", name, err)
-	case errors.As(err, &se):
-		return nil, status.Errorf(codes.Internal, "MCP server %q, tool %q: %v", u.name, tool, err)
+	case errors.As(err, &te):
+		return status.Errorf(codes.NotFound, "no tool %q: %v", name, err)
 	case errors.As(err, &we) && we.Code == jsonrpc.CodeInvalidParams:
-		return nil, status.Errorf(codes.InvalidArgument, "MCP server %q, tool %q: %v", u.name, tool, err)
+		return status.Errorf(codes.InvalidArgument, "MCP server %q, tool %q: %v", server, tool, err)
 	case errors.As(err, &we) && we.Code == jsonrpc.CodeMethodNotFound:
-		return nil, status.Errorf(codes.Unimplemented, "MCP server %q, tool %q: %v", u.name, tool, err)
-	case errors.As(err, &we):
-		return nil, status.Errorf(codes.Unknown, "MCP server %q, tool %q: %v", u.name, tool, err)
-	case ended(sess, err):
-		return nil, status.Errorf(codes.Unavailable, "MCP server %q exited during the call to %q (%v); the next call restarts it", u.name, tool, err)
-	case te != nil:
-		return nil, status.Errorf(codes.NotFound, "no tool %q: %v", name, err)
-	case errors.As(err, &ne):
-		return nil, status.Errorf(codes.Unavailable, "MCP server %q is unreachable: %v", u.name, err)
+		return status.Errorf(codes.Unimplemented, "MCP server %q, tool %q: %v", server, tool, err)
+	case errors.As(err, &se):
+		return status.Errorf(codes.Internal, "MCP server %q, tool %q: %v", server, tool, err)
 	}
-	return nil, status.Errorf(codes.Unknown, "MCP server %q, tool %q: %v", u.name, tool, err)
-}
-
-// badArguments reports whether args cannot be written as JSON at all (a
-// NaN or an infinity): the caller's fault, where a conversion error of the
-// result is not.
-func badArguments(args *structpb.Struct) bool {
-	_, err := structconv.Marshal(args)
-	return err != nil
-}
-
-// endGrace is how long a failed call waits to learn whether the session
-// ended (the process died) rather than the call failing on its own.
-const endGrace = 250 * time.Millisecond
-
-// ended reports whether the call failed because the session ended.
-func ended(sess *session, err error) bool {
-	if errors.Is(err, mcp.ErrConnectionClosed) {
-		return true
-	}
-	t := time.NewTimer(endGrace)
-	defer t.Stop()
-	select {
-	case <-sess.done:
-		return true
-	case <-t.C:
-		return false
-	}
+	return status.Errorf(codes.Unknown, "MCP server %q, tool %q: %v", server, tool, err)
 }
 
 // unavailable is the status error of an upstream that could not be had.
@@ -353,6 +361,13 @@ func unavailable(ctx context.Context, u *upstream, err error) error {
 	return status.Errorf(code, "MCP server %q is down: %v", u.name, err)
 }
 
+// The rules of the report entries that carry a call's flags (see
+// CallTool).
+const (
+	ruleUnconverted  = "unconverted"
+	ruleNotValidated = "not-validated"
+)
+
 // response maps a call's result to the gRPC response.
 func response(res *mcpbridge.CallResult) (*bridgev1.CallToolResponse, error) {
 	resp := &bridgev1.CallToolResponse{
@@ -360,6 +375,19 @@ func response(res *mcpbridge.CallResult) (*bridgev1.CallToolResponse, error) {
 		IsError:           res.IsError,
 		Report:            ReportProto("arguments", &res.Report),
 	}
+	// The flags have no field of their own in the message: they are
+	// entries at the root, before the rest.
+	var flags []*structkitv1.Change
+	for _, f := range []struct{ rule, why string }{
+		{ruleUnconverted, res.Unconverted},
+		{ruleNotValidated, res.NotValidated},
+	} {
+		if f.why != "" {
+			why := strconv.Quote(f.why)
+			flags = append(flags, &structkitv1.Change{Field: "arguments", Path: "", Rule: f.rule, From: why, To: why})
+		}
+	}
+	resp.Report.Changes = append(flags, resp.Report.Changes...)
 	for i, b := range res.Content {
 		st := &structpb.Struct{}
 		if err := structconv.Unmarshal(b, st); err != nil {
@@ -406,8 +434,16 @@ func (s *Server) logCall(ctx context.Context, tool, server string, d time.Durati
 		if res.Local {
 			attrs = append(attrs, slog.Bool("local", true))
 		}
-		if res.Unchecked {
-			attrs = append(attrs, slog.Bool("unchecked", true))
+		if res.Unconverted != "" {
+			attrs = append(attrs, slog.String("unconverted", res.Unconverted))
+		}
+		if res.NotValidated != "" {
+			attrs = append(attrs, slog.String("not_validated", res.NotValidated))
+		}
+		if !res.Exact {
+			// The numbers of the result are the SDK's float64 decoding.
+			level = slog.LevelWarn
+			attrs = append(attrs, slog.Bool("exact", false))
 		}
 	}
 	if err != nil {

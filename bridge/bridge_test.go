@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net"
@@ -16,7 +17,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,26 +35,32 @@ import (
 	"github.com/structkit/structkit/structconv"
 )
 
-// structkitBin is the structkit binary TestMain builds, for stdio
-// upstreams running "structkit mcp-example".
-var structkitBin string
+// exampleServerEnv makes the test binary run as the example MCP server on
+// stdio (see TestMain), for stdio upstreams.
+const exampleServerEnv = "BRIDGE_TEST_EXAMPLE_SERVER"
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "bridge-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	if os.Getenv(exampleServerEnv) == "1" {
+		if err := mcpexample.Serve(context.Background(), &mcp.StdioTransport{}); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
-	structkitBin = filepath.Join(dir, "structkit")
-	out, err := exec.Command("go", "build", "-o", structkitBin, "github.com/structkit/structkit/cmd/structkit").CombinedOutput()
+	os.Exit(m.Run())
+}
+
+// exampleCommand returns a command running the example MCP server on
+// stdio: this test binary, run again.
+func exampleCommand(t *testing.T) func() *exec.Cmd {
+	exe, err := os.Executable()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "building structkit: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
+		t.Fatal(err)
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	return func() *exec.Cmd {
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), exampleServerEnv+"=1")
+		return cmd
+	}
 }
 
 // logBuffer is a log sink safe for concurrent use.
@@ -347,9 +353,10 @@ type procs struct {
 	cmds []*exec.Cmd
 }
 
-func (p *procs) upstream(name string) bridge.Upstream {
+func (p *procs) upstream(t *testing.T, name string) bridge.Upstream {
+	newCmd := exampleCommand(t)
 	return bridge.CommandFunc(name, func() *exec.Cmd {
-		cmd := exec.Command(structkitBin, "mcp-example")
+		cmd := newCmd()
 		p.mu.Lock()
 		p.cmds = append(p.cmds, cmd)
 		p.mu.Unlock()
@@ -366,7 +373,7 @@ func (p *procs) last() (*exec.Cmd, int) {
 func TestStdioRestart(t *testing.T) {
 	var p procs
 	var logs logBuffer
-	c, _ := serve(t, bridge.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, p.upstream("nav"))
+	c, _ := serve(t, bridge.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, p.upstream(t, "nav"))
 	const codeNav = `{"path":"a.go","line":5.0,"column":12.0}`
 	wantSuccess(t, call(t, c, "code_nav", codeNav), "a stdio subprocess")
 	wantSuccess(t, call(t, c, "search_issues", `{"query":"q","since_ms":1,"repo_id":9007199254740993}`), "a stdio subprocess")
@@ -505,54 +512,6 @@ func TestInFlightUnavailable(t *testing.T) {
 	}
 }
 
-func TestRestartBackoff(t *testing.T) {
-	// A server that connects once, then fails every start: each call fails
-	// with Unavailable, and the starts are paced by the backoff (each call
-	// makes at most one, after waiting it out), not made in a hot loop.
-	var starts atomic.Int32
-	var first sync.Once
-	var cst *crashable
-	up := bridge.Upstream{Name: "flaky", Connect: func(ctx context.Context) (mcp.Transport, error) {
-		starts.Add(1)
-		var tr mcp.Transport
-		var err error
-		first.Do(func() {
-			ct, st := mcp.NewInMemoryTransports()
-			cst = &crashable{Transport: st}
-			_, err = blockingServer(make(chan struct{}, 1), nil).Connect(ctx, cst, nil)
-			tr = ct
-		})
-		if tr == nil && err == nil {
-			err = fmt.Errorf("cannot start")
-		}
-		return tr, err
-	}}
-	c, _ := serve(t, bridge.Options{MinBackoff: 50 * time.Millisecond, MaxBackoff: 400 * time.Millisecond}, up)
-	call(t, c, "ping", `{}`)
-	cst.crash()
-
-	end := time.Now().Add(1500 * time.Millisecond)
-	var calls int
-	for time.Now().Before(end) {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_, err := c.CallTool(ctx, &bridgev1.CallToolRequest{Name: "ping", Arguments: &structpb.Struct{}})
-		cancel()
-		calls++
-		if status.Code(err) != codes.Unavailable || !strings.Contains(err.Error(), `"flaky"`) {
-			t.Fatalf("call %d: %v, want Unavailable naming the server", calls, err)
-		}
-		if calls == 1 {
-			t.Logf("first failure: %v", err)
-		}
-	}
-	// 50+100+200+400+400+400 ms: at most 6 restarts in 1.5s, plus the first
-	// start.
-	if n := starts.Load(); n > 8 || n < 3 {
-		t.Errorf("%d starts during %d calls in 1.5s; want a few, paced by the backoff", n, calls)
-	}
-	t.Logf("%d starts during %d calls", starts.Load(), calls)
-}
-
 func TestHTTPUpstream(t *testing.T) {
 	srv := mcpexample.NewServer()
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
@@ -628,5 +587,44 @@ func TestConcurrentCalls(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// TestFlagsInReport: arguments sent unconverted are flagged at the root of
+// the response's report.
+func TestFlagsInReport(t *testing.T) {
+	c, _ := serve(t, bridge.Options{}, example1())
+	resp := call(t, c, "echo_raw", `{"a":1}`)
+	changes := resp.GetReport().GetChanges()
+	if len(changes) != 1 || changes[0].GetRule() != "unconverted" || changes[0].GetPath() != "" || changes[0].GetField() != "arguments" || !strings.Contains(changes[0].GetFrom(), "constrains no member") {
+		t.Errorf("report %v", resp.GetReport())
+	}
+}
+
+// TestInexactLogged: over a transport mcpbridge cannot wrap, calls work,
+// and the bridge says that their numbers are not exact.
+func TestInexactLogged(t *testing.T) {
+	var logs logBuffer
+	up := bridge.Upstream{Name: "logged", Connect: func(ctx context.Context) (mcp.Transport, error) {
+		ct, st := mcp.NewInMemoryTransports()
+		if _, err := mcpexample.NewServer().Connect(ctx, st, nil); err != nil {
+			return nil, err
+		}
+		return &mcp.LoggingTransport{Transport: ct, Writer: io.Discard}, nil
+	}}
+	c, _ := serve(t, bridge.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, up)
+	resp := call(t, c, "search_issues", `{"query":"q","since_ms":1,"repo_id":9007199254740995}`)
+	wantSuccess(t, resp, "over an unwrapped transport")
+	if !strings.Contains(logs.String(), "cannot capture raw results") {
+		t.Errorf("no warning at connection:\n%s", logs.String())
+	}
+	var line string
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, "tool=search_issues") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "level=WARN") || !strings.Contains(line, "exact=false") {
+		t.Errorf("the call's log line does not say the result is not exact: %q", line)
 	}
 }

@@ -95,10 +95,9 @@ const (
 	defaultStartTimeout = 30 * time.Second
 )
 
-// session is one connected client and the signal of its end.
+// session is one connected client.
 type session struct {
 	client  *mcpbridge.Client
-	done    chan struct{} // closed when client.Wait returns
 	started time.Time
 }
 
@@ -152,7 +151,7 @@ func (u *upstream) get(ctx context.Context) (*session, error) {
 		if u.starting == nil {
 			u.starting = make(chan struct{})
 			u.srv.wg.Add(1)
-			go u.start(u.starting, time.Until(u.next))
+			go u.start(u.starting, u.next.Sub(u.srv.clock.Now()))
 		}
 		ch := u.starting
 		u.mu.Unlock()
@@ -171,7 +170,7 @@ func (u *upstream) start(ch chan struct{}, wait time.Duration) {
 	defer u.srv.wg.Done()
 	life := u.srv.ctx
 	var s *session
-	err := sleep(life, wait)
+	err := u.srv.clock.Sleep(life, wait)
 	if err == nil {
 		s, err = u.open(life)
 	}
@@ -188,17 +187,18 @@ func (u *upstream) start(ch chan struct{}, wait time.Duration) {
 		u.srv.wg.Add(1)
 		go u.watch(s)
 	default:
-		u.fail(err, time.Now())
+		u.fail(err, u.srv.clock.Now())
 	}
 	restarts := u.starts > 1
-	close(ch)
 	u.mu.Unlock()
+	// Log before the callers waiting for the start go on.
 	switch {
 	case err != nil && !errors.Is(err, errClosed):
 		u.srv.logger.Warn("MCP server start failed", "server", u.name, "err", err)
 	case err == nil && restarts:
 		u.srv.logger.Info("MCP server restarted", "server", u.name)
 	}
+	close(ch)
 }
 
 // open connects one session.
@@ -213,7 +213,7 @@ func (u *upstream) open(life context.Context) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &session{client: c, done: make(chan struct{}), started: time.Now()}, nil
+	return &session{client: c, started: u.srv.clock.Now()}, nil
 }
 
 // fail records a start that failed or a session that ended at t, and when
@@ -233,23 +233,29 @@ func (u *upstream) fail(err error, t time.Time) {
 func (u *upstream) watch(s *session) {
 	defer u.srv.wg.Done()
 	err := s.client.Wait()
-	close(s.done)
-	s.client.Close()
-	now := time.Now()
+	if err == nil {
+		err = errors.New("the server closed the session")
+	}
+	u.end(s, err)
+}
+
+// end marks the session ended, if it is still the live one (whoever sees
+// the end first: its watcher, or a call that failed with it), and closes
+// it. The next call restarts the server.
+func (u *upstream) end(s *session, err error) {
+	now := u.srv.clock.Now()
 	u.mu.Lock()
-	closed := u.closed
-	if u.cur == s {
+	closed, live := u.closed, u.cur == s
+	if live {
 		u.cur = nil
 		if now.Sub(s.started) > u.srv.maxBackoff {
 			u.failures = 0
 		}
-		if err == nil {
-			err = errors.New("the server closed the session")
-		}
 		u.fail(fmt.Errorf("exited: %w", err), now)
 	}
 	u.mu.Unlock()
-	if !closed {
+	s.client.Close()
+	if live && !closed {
 		u.srv.logger.Warn("MCP server session ended; the next call restarts it", "server", u.name, "err", err)
 	}
 }
@@ -257,7 +263,6 @@ func (u *upstream) watch(s *session) {
 // watchFixed marks a fixed client down when its session ends.
 func (u *upstream) watchFixed(s *session) {
 	err := s.client.Wait()
-	close(s.done)
 	u.mu.Lock()
 	if u.cur == s {
 		u.cur = nil
@@ -296,10 +301,26 @@ func (u *upstream) setTools(t []mcpbridge.ToolInfo) {
 	u.mu.Unlock()
 }
 
-// sleep waits d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
+// clock is the time of restarts: when sessions start and end, and the
+// backoff before a start. Tests replace it.
+type clock interface {
+	Now() time.Time
+	// Sleep waits d (nothing when d <= 0) or until ctx is done, then
+	// returning errClosed.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// realClock is the wall clock.
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) Sleep(ctx context.Context, d time.Duration) error {
+	if ctx.Err() != nil {
+		return errClosed
+	}
 	if d <= 0 {
-		return ctx.Err()
+		return nil
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()

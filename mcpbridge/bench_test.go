@@ -14,7 +14,8 @@ import (
 // call of the same tool with the same arguments, on the in-memory
 // transport (the example server's code_nav and search_issues).
 //
-//   - direct-map: ClientSession.CallTool with a ready map[string]any.
+//   - direct-map: the SDK's ClientSession.CallTool with a ready
+//     map[string]any, on a session of its own (no capture).
 //   - direct-asmap: the same, converting the Struct with AsMap per call.
 //   - bridge: Client.CallTool with the Struct (schema-guided marshal,
 //     raw-result capture, structured result converted with the output
@@ -34,7 +35,7 @@ func BenchmarkCallTool(b *testing.B) {
 	} {
 		args := mustStruct(b, tc.args)
 		b.Run(tc.tool+"/direct-map", func(b *testing.B) {
-			cs := connect(b, mcpexample.NewServer(), mcpbridge.ClientOptions{}).Session()
+			cs := sdkSession(b, mcpexample.NewServer())
 			m := args.AsMap()
 			b.ReportAllocs()
 			for b.Loop() {
@@ -45,7 +46,7 @@ func BenchmarkCallTool(b *testing.B) {
 			}
 		})
 		b.Run(tc.tool+"/direct-asmap", func(b *testing.B) {
-			cs := connect(b, mcpexample.NewServer(), mcpbridge.ClientOptions{}).Session()
+			cs := sdkSession(b, mcpexample.NewServer())
 			b.ReportAllocs()
 			for b.Loop() {
 				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: args.AsMap()})
@@ -71,4 +72,24 @@ func BenchmarkCallTool(b *testing.B) {
 			})
 		}
 	}
+}
+
+// sdkSession connects a plain SDK client to s over the in-memory transport.
+func sdkSession(tb testing.TB, s *mcp.Server) *mcp.ClientSession {
+	tb.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "direct", Version: "v1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		cs.Close()
+		ss.Close()
+	})
+	return cs
 }

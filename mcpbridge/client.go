@@ -19,14 +19,22 @@
 // The go-sdk decodes a tools/call result into CallToolResult with
 // encoding/json semantics: StructuredContent is an `any` whose numbers are
 // float64, so 9007199254740993 reaches the caller as 9007199254740992, and
-// the raw JSON-RPC result is not exposed. The Client therefore captures the
-// raw result below the SDK (see capture.go): for every transport except
-// the streamable HTTP client through a wrapper of the Connection, and for
-// *mcp.StreamableClientTransport through its http.Client (whose connection
-// must stay the SDK's own). When no raw result was captured (a custom
-// transport that rewrites messages), the Client falls back to the SDK's
-// float64 values, exact up to 2^53, and flags each whole value beyond that
-// with RulePrecisionUnsafe.
+// the raw JSON-RPC result is not exposed. The Client therefore keeps the
+// raw result below the SDK, on the response side only (requests go out as
+// the SDK writes them): before the SDK decodes the response to a tools/call
+// request, the raw structuredContent (and the raw content, unless it is
+// plain text) is added as a string under a private key of the result's
+// _meta, which the Client reads and removes. This works with the transports
+// the Client knows to be safe to wrap: mcp.CommandTransport,
+// mcp.IOTransport, mcp.StdioTransport, mcp.InMemoryTransport (through a
+// wrapper of their connection) and mcp.StreamableClientTransport (through a
+// copy of its http.Client, so that its connection stays the SDK's own).
+// Any other transport, such as the caller's own wrapper of one of these,
+// is used as it is: Client.ExactResults is false, Connect logs a warning,
+// and results fall back to the SDK's float64 values, exact up to 2^53,
+// each whole value beyond that flagged with coerce.RulePrecisionUnsafe.
+// CallResult.Exact says, per call, whether the numbers are as the server
+// wrote them.
 //
 // The go-sdk's typed tools (mcp.AddTool with a ToolHandlerFor) are lossy
 // on the server side too: arguments are validated as a float64 map and
@@ -44,11 +52,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -59,22 +64,9 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsonnum"
+	"github.com/structkit/structkit/internal/mcpcapture"
 	"github.com/structkit/structkit/structconv"
 )
-
-// RuleUnconverted flags, at the root of a call's Report, arguments sent
-// without conversion because the tool has no usable input schema (none,
-// one that does not compile, or one that constrains nothing below the
-// root). From and To are equal and say why, as a JSON string. It is a
-// flag, not a problem: the report stays valid.
-const RuleUnconverted coerce.Rule = "unconverted"
-
-// RuleNotValidated flags, at the root of a call's Report, arguments that
-// were converted but not checked although ClientOptions.Check asked for
-// it: the schema compiles for conversion, but the validator cannot compile
-// it (an ECMAScript-only regular expression in a "pattern", say). From and
-// To are equal and say why, as a JSON string.
-const RuleNotValidated coerce.Rule = "not-validated"
 
 // StructuredPath prefixes the Path of report entries about the structured
 // result (CallResult.Structured): "/structuredContent/id" is the result's
@@ -95,8 +87,9 @@ type ClientOptions struct {
 	// Observer, if not nil, receives every change and problem of every
 	// call's Report, with the tool's name.
 	Observer coerce.Observer
-	// Logger, if not nil, receives the SDK client's log and failures of
-	// background refreshes.
+	// Logger, if not nil, receives the SDK client's log, failures of
+	// background refreshes, and a warning when Connect's transport is one
+	// whose results the Client cannot capture (see ExactResults).
 	Logger *slog.Logger
 	// Implementation is what the client tells the server it is; nil means
 	// {Name: "structkit-mcpbridge", Version: "v1"}.
@@ -119,9 +112,9 @@ type ToolInfo struct {
 	InputErr  error
 	OutputErr error
 	// Unchecked is true when calls of this tool send their arguments
-	// unconverted (see RuleUnconverted): no input schema, one that does
-	// not compile, or one that says nothing about the members (such as
-	// {"type": "object"}).
+	// unconverted (see CallResult.Unconverted): no input schema, one that
+	// does not compile, or one that says nothing about the members (such
+	// as {"type": "object"}).
 	Unchecked bool
 	// Tool is the tool as the SDK listed it. Do not modify.
 	Tool *mcp.Tool
@@ -148,38 +141,32 @@ type CallResult struct {
 	// Local is true when the call was answered locally (invalid
 	// arguments): the server was not called.
 	Local bool
-	// Unchecked is true when the tool has no usable input schema and the
-	// arguments went out unconverted (plain structconv.Marshal); Report
-	// says so with a RuleUnconverted change.
-	Unchecked bool
+	// Exact is true when the numbers of Content and Structured are as the
+	// server wrote them: the raw result was captured (see ExactResults),
+	// or it holds no number the SDK's decoding could have changed, or the
+	// call was answered locally. When false, Structured holds the SDK's
+	// float64 values, and Report flags the whole ones beyond ±2^53 with
+	// coerce.RulePrecisionUnsafe.
+	Exact bool
+	// Unconverted, when not empty, says why the arguments went out
+	// unconverted (plain structconv.Marshal): the tool has no usable input
+	// schema (ToolInfo.Unchecked).
+	Unconverted string
+	// NotValidated, when not empty, says why the arguments were converted
+	// but not checked although ClientOptions.Check asked for it: the
+	// schema compiles for conversion, but the validator cannot compile it
+	// (an ECMAScript-only regular expression in a "pattern", say).
+	NotValidated string
 }
-
-// ToolError is returned by CallTool for a tool the server does not list,
-// even after relisting. The server is not called.
-type ToolError struct {
-	Server string
-	Tool   string
-	Msg    string
-	// Err is the error of relisting the tools, if that failed.
-	Err error
-}
-
-func (e *ToolError) Error() string {
-	s := fmt.Sprintf("mcpbridge: server %q: tool %q: %s", e.Server, e.Tool, e.Msg)
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return s
-}
-
-func (e *ToolError) Unwrap() error { return e.Err }
 
 // Client is a connection to one MCP server. It is safe for concurrent use.
 type Client struct {
 	opts ClientOptions
 	name string
 	cs   *mcp.ClientSession
-	cap  *capture
+	cap  *mcpcapture.Capture
+	// exact is true when the transport is wrapped: results are captured.
+	exact bool
 
 	tools     atomic.Pointer[toolSet]
 	refreshMu sync.Mutex
@@ -211,6 +198,16 @@ const relistInterval = time.Second
 // output schema, and from then on relists on notifications/tools/list_changed
 // (reusing the compiled schemas of tools whose schemas did not change).
 // ctx bounds the connection and the first listing, not the session.
+//
+// Results are exact only over the transports the Client knows how to
+// wrap: mcp.CommandTransport, mcp.IOTransport, mcp.StdioTransport,
+// mcp.InMemoryTransport and mcp.StreamableClientTransport (to log or
+// otherwise observe the traffic of the last, give it an http.Client of
+// your own: the Client wraps a copy of it). Any other transport, such as
+// a wrapper of one of these, still works, but its results are the SDK's
+// decoding: ExactResults reports false, CallResult.Exact is false for
+// results with numbers, and Connect logs a warning to
+// ClientOptions.Logger. t itself is never modified.
 func Connect(ctx context.Context, t mcp.Transport, opts ClientOptions) (*Client, error) {
 	name := cmp.Or(opts.Name, "mcp")
 	if t == nil {
@@ -219,7 +216,7 @@ func Connect(ctx context.Context, t mcp.Transport, opts ClientOptions) (*Client,
 	c := &Client{
 		opts:  opts,
 		name:  name,
-		cap:   newCapture(),
+		cap:   mcpcapture.New(),
 		kick:  make(chan struct{}, 1),
 		ended: make(chan struct{}),
 	}
@@ -237,7 +234,13 @@ func Connect(ctx context.Context, t mcp.Transport, opts ClientOptions) (*Client,
 			}
 		},
 	})
-	cs, err := mc.Connect(ctx, withCapture(t, c.cap), nil)
+	wrapped, exact := c.cap.Wrap(t)
+	c.exact = exact
+	if !exact && opts.Logger != nil {
+		opts.Logger.Warn("mcpbridge: the client cannot capture raw results over this transport: numbers in results are decoded by the MCP SDK as float64 (integers beyond 2^53 may lose digits)",
+			"server", name, "transport", fmt.Sprintf("%T", t))
+	}
+	cs, err := mc.Connect(ctx, wrapped, nil)
 	if err != nil {
 		c.cancel()
 		return nil, fmt.Errorf("mcpbridge: server %q: connect: %w", name, err)
@@ -272,6 +275,11 @@ func (c *Client) refresher() {
 		}
 	}
 }
+
+// ExactResults reports whether the Client captures each tools/call
+// result's raw JSON, so that numbers in results are exact: true for the
+// transports Connect knows how to wrap, false for any other.
+func (c *Client) ExactResults() bool { return c.exact }
 
 // Session returns the underlying SDK session.
 func (c *Client) Session() *mcp.ClientSession { return c.cs }
@@ -411,7 +419,9 @@ func (c *Client) lookup(ctx context.Context, name string) (*ToolInfo, error) {
 		return nil, &ToolError{Server: c.name, Tool: name, Msg: "unknown tool"}
 	}
 	if err := c.Refresh(ctx); err != nil {
-		return nil, &ToolError{Server: c.name, Tool: name, Msg: "unknown tool, and relisting the tools failed", Err: err}
+		ce := c.failed(name, err)
+		ce.Err = &ToolError{Server: c.name, Tool: name, Msg: "unknown tool, and relisting the tools failed", Err: ce.Err}
+		return nil, ce
 	}
 	if ti := c.tools.Load().byName[name]; ti != nil {
 		return ti, nil
@@ -422,10 +432,10 @@ func (c *Client) lookup(ctx context.Context, name string) (*ToolInfo, error) {
 // CallTool calls a tool with arguments held in a Struct (nil means none).
 // The arguments go out as the JSON the tool's input schema calls for; see
 // CallResult for what comes back. A tool the server does not list is a
-// *ToolError; a failed session or protocol error is an error wrapping the
-// SDK's (errors.Is(err, mcp.ErrConnectionClosed) when the session is
-// gone). A tool that reports an error is a result with IsError, not an
-// error. args is not modified.
+// *ToolError. Any other failure is a *CallError saying at which Stage the
+// call failed (errors.Is(err, mcp.ErrConnectionClosed) when the session
+// has ended), or the context's error. A tool that reports an error is a
+// result with IsError, not an error. args is not modified.
 func (c *Client) CallTool(ctx context.Context, name string, args *structpb.Struct) (*CallResult, error) {
 	ti, err := c.lookup(ctx, name)
 	if err != nil {
@@ -440,9 +450,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args *structpb.Struc
 	switch {
 	case ti.Unchecked:
 		argJSON, err = structconv.Marshal(args)
-		res.Unchecked = true
-		why := strconv.Quote(uncheckedReason(ti))
-		rep.Add(coerce.Change{Path: "", Rule: RuleUnconverted, From: why, To: why})
+		res.Unconverted = uncheckedReason(ti)
 	case c.opts.Check:
 		fixed := proto.Clone(args).(*structpb.Struct)
 		var crep *coerce.Report
@@ -451,8 +459,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args *structpb.Struc
 		if errors.As(err, &serr) {
 			// The validator cannot compile the schema (an ECMAScript-only
 			// pattern, say): convert without validating, and say so.
-			why := strconv.Quote("arguments not validated: " + serr.Error())
-			rep.Add(coerce.Change{Path: "", Rule: RuleNotValidated, From: why, To: why})
+			res.NotValidated = serr.Error()
 			var mrep coerce.Report
 			argJSON, err = structconv.MarshalOptions{Schema: ti.Input, Policy: c.opts.Policy, Report: &mrep}.Marshal(args)
 			appendChanges(rep, mrep.Changes, "")
@@ -466,7 +473,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args *structpb.Struc
 		if !crep.Valid() {
 			text, _ := json.Marshal(&mcp.TextContent{Text: coerce.FormatProblems(name, crep.Problems)})
 			res.Content = []json.RawMessage{text}
-			res.IsError, res.Local = true, true
+			res.IsError, res.Local, res.Exact = true, true, true
 			c.observe(name, rep)
 			return res, nil
 		}
@@ -479,25 +486,18 @@ func (c *Client) CallTool(ctx context.Context, name string, args *structpb.Struc
 		appendChanges(rep, mrep.Changes, "")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("mcpbridge: server %q: tool %q: arguments: %w", c.name, name, err)
+		return nil, &CallError{Server: c.name, Tool: name, Stage: StageArguments, Err: err}
 	}
 
-	p := c.cap.begin()
-	out, err := c.cs.CallTool(ctx, &mcp.CallToolParams{
-		Meta:      mcp.Meta{metaToken: p.token},
-		Name:      name,
-		Arguments: json.RawMessage(argJSON),
-	})
-	raw := c.cap.end(p)
+	out, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(argJSON)})
 	if err != nil {
-		if !errors.Is(err, mcp.ErrConnectionClosed) && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, net.ErrClosed)) {
-			// The server went away mid-call (stdio: the process exited).
-			return nil, fmt.Errorf("mcpbridge: server %q: tool %q: %w (%w)", c.name, name, mcp.ErrConnectionClosed, err)
+		if ctx.Err() != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("mcpbridge: server %q: tool %q: %w", c.name, name, err)
+		return nil, c.failed(name, err)
 	}
-	if err := c.result(ti, out, raw, res); err != nil {
-		return nil, fmt.Errorf("mcpbridge: server %q: tool %q: result: %w", c.name, name, err)
+	if err := c.result(ti, out, res); err != nil {
+		return nil, &CallError{Server: c.name, Tool: name, Stage: StageResult, Err: err}
 	}
 	c.observe(name, rep)
 	return res, nil
@@ -524,18 +524,15 @@ func appendChanges(rep *coerce.Report, changes []coerce.Change, prefix string) {
 	}
 }
 
-// result fills res from the SDK's result and the raw result JSON (nil if
-// not captured).
-func (c *Client) result(ti *ToolInfo, out *mcp.CallToolResult, raw json.RawMessage, res *CallResult) error {
+// result fills res from the SDK's result and the raw JSON the capture
+// kept of it, if any.
+func (c *Client) result(ti *ToolInfo, out *mcp.CallToolResult, res *CallResult) error {
 	res.IsError = out.IsError
-	var wire struct {
-		Content    []json.RawMessage `json:"content"`
-		Structured json.RawMessage   `json:"structuredContent"`
-	}
-	haveRaw := raw != nil && json.Unmarshal(raw, &wire) == nil
-	if haveRaw && len(wire.Content) == len(out.Content) {
-		res.Content = make([]json.RawMessage, len(wire.Content))
-		for i, b := range wire.Content {
+	raw, captured := c.cap.Take(out)
+	res.Exact = captured
+	if captured && raw.Content != nil {
+		res.Content = make([]json.RawMessage, len(raw.Content))
+		for i, b := range raw.Content {
 			var buf bytes.Buffer
 			if err := json.Compact(&buf, b); err != nil {
 				return err
@@ -543,9 +540,11 @@ func (c *Client) result(ti *ToolInfo, out *mcp.CallToolResult, raw json.RawMessa
 			res.Content[i] = buf.Bytes()
 		}
 	} else {
+		// Plain text blocks (the SDK decodes them without loss), or no
+		// capture.
 		res.Content = make([]json.RawMessage, len(out.Content))
 		for i, ct := range out.Content {
-			b, err := json.Marshal(ct)
+			b, err := marshalNoEscape(ct)
 			if err != nil {
 				return err
 			}
@@ -554,12 +553,12 @@ func (c *Client) result(ti *ToolInfo, out *mcp.CallToolResult, raw json.RawMessa
 	}
 	var urep coerce.Report
 	switch {
-	case haveRaw:
-		if s := bytes.TrimSpace(wire.Structured); len(s) == 0 || string(s) == "null" {
+	case captured:
+		if raw.Structured == nil {
 			break
 		}
 		v := &structpb.Value{}
-		if err := (structconv.UnmarshalOptions{Schema: ti.Output, Report: &urep}).Unmarshal(wire.Structured, v); err != nil {
+		if err := (structconv.UnmarshalOptions{Schema: ti.Output, Report: &urep}).Unmarshal(raw.Structured, v); err != nil {
 			return err
 		}
 		res.Structured = v
@@ -571,8 +570,46 @@ func (c *Client) result(ti *ToolInfo, out *mcp.CallToolResult, raw json.RawMessa
 		res.Structured = v
 		flagLostDigits(&urep, out.StructuredContent, nil)
 	}
+	if !captured {
+		res.Exact = !hasNumber(out.StructuredContent) && !slices.ContainsFunc(res.Content, hasNumberLiteral)
+	}
 	appendChanges(&res.Report, urep.Changes, StructuredPath)
 	return nil
+}
+
+// hasNumber reports whether a decoded JSON tree holds a number.
+func hasNumber(v any) bool {
+	switch t := v.(type) {
+	case map[string]any:
+		for _, e := range t {
+			if hasNumber(e) {
+				return true
+			}
+		}
+	case []any:
+		return slices.ContainsFunc(t, hasNumber)
+	case float64, json.Number:
+		return true
+	}
+	return false
+}
+
+// hasNumberLiteral reports whether JSON text holds a number literal.
+func hasNumberLiteral(b json.RawMessage) bool {
+	in, esc := false, false
+	for _, c := range b {
+		switch {
+		case esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case c == '"':
+			in = !in
+		case !in && (c == '-' || c >= '0' && c <= '9'):
+			return true
+		}
+	}
+	return false
 }
 
 // flagLostDigits flags whole float64 values beyond ±2^53 in a decoded
@@ -627,6 +664,17 @@ func (c *Client) Close() error {
 func (c *Client) Wait() error {
 	<-c.ended
 	return c.waitErr
+}
+
+// marshalNoEscape marshals like json.Marshal but leaves <, > and & alone.
+func marshalNoEscape(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 // errNoSchema is reported by AddTool for a tool without an input schema.

@@ -87,8 +87,8 @@ func TestExactIntegers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.IsError || res.Local || res.Unchecked {
-		t.Fatalf("result: error %v local %v unchecked %v: %s", res.IsError, res.Local, res.Unchecked, text(t, res))
+	if res.IsError || res.Local || res.Unconverted != "" || !res.Exact {
+		t.Fatalf("result: error %v local %v unconverted %q exact %v: %s", res.IsError, res.Local, res.Unconverted, res.Exact, text(t, res))
 	}
 	if got := text(t, res); got != searchWant {
 		t.Errorf("server saw\n%s\nwant\n%s", got, searchWant)
@@ -153,7 +153,8 @@ func TestExactIntegers(t *testing.T) {
 		t.Errorf("code_nav report: %v", rules(res.Report))
 	}
 
-	// The capture token never reaches the server.
+	// Nothing of the capture reaches the server: requests go out as the
+	// SDK writes them.
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, m := range s.metas {
@@ -400,16 +401,16 @@ func TestUnchecked(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !res.Unchecked || res.IsError || res.Local {
-			t.Errorf("%s: unchecked %v error %v local %v", tool, res.Unchecked, res.IsError, res.Local)
+		if res.Unconverted == "" || res.NotValidated != "" || res.IsError || res.Local {
+			t.Errorf("%s: unconverted %q not validated %q error %v local %v", tool, res.Unconverted, res.NotValidated, res.IsError, res.Local)
 		}
 		if got := text(t, res); got != string(wantJSON) {
 			t.Errorf("%s: server got %s, want %s", tool, got, wantJSON)
 		}
-		if len(res.Report.Changes) != 1 || res.Report.Changes[0].Rule != mcpbridge.RuleUnconverted || !res.Report.Valid() {
+		if len(res.Report.Changes) != 0 || !res.Report.Valid() {
 			t.Errorf("%s: report %v", tool, res.Report.String())
 		}
-		t.Logf("%s: %s", tool, res.Report.String())
+		t.Logf("%s: unconverted: %s", tool, res.Unconverted)
 	}
 	ti, _ := c.Tool("remote_ref")
 	if ti.Input != nil || ti.InputErr == nil || !ti.Unchecked {
@@ -464,8 +465,9 @@ func TestServerDies(t *testing.T) {
 	if err == nil {
 		t.Fatal("CallTool of a dying server returned no error")
 	}
-	if !errors.Is(err, mcp.ErrConnectionClosed) || !strings.Contains(err.Error(), `server "child": tool "crash"`) {
-		t.Errorf("err = %v", err)
+	var ce *mcpbridge.CallError
+	if !errors.Is(err, mcp.ErrConnectionClosed) || !errors.As(err, &ce) || ce.Stage != mcpbridge.StageSession || !strings.Contains(err.Error(), `server "child": tool "crash"`) {
+		t.Errorf("err = %v, want a session-stage *CallError, ErrConnectionClosed", err)
 	}
 	t.Log(err)
 	done := make(chan error, 1)
@@ -511,6 +513,10 @@ func TestServerClosesMidCall(t *testing.T) {
 	_, err = c.CallTool(callCtx, "hang", nil)
 	if err == nil || callCtx.Err() != nil {
 		t.Fatalf("err = %v, ctx %v", err, callCtx.Err())
+	}
+	var ce *mcpbridge.CallError
+	if !errors.As(err, &ce) || ce.Stage != mcpbridge.StageSession || !errors.Is(err, mcp.ErrConnectionClosed) {
+		t.Errorf("err = %v, want a session-stage *CallError, ErrConnectionClosed", err)
 	}
 	t.Log(err)
 	waited := make(chan struct{})
@@ -591,6 +597,9 @@ func TestStreamableHTTP(t *testing.T) {
 			if got := res.Structured.GetStructValue().GetFields()["repo_id"].GetStringValue(); got != "9007199254740993" {
 				t.Errorf("structured repo_id = %v", res.Structured.GetStructValue().GetFields()["repo_id"])
 			}
+			if !res.Exact || !c.ExactResults() {
+				t.Errorf("exact %v, client exact %v", res.Exact, c.ExactResults())
+			}
 		})
 	}
 	s.mu.Lock()
@@ -619,10 +628,13 @@ func TestNotValidated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Local || res.IsError || res.Unchecked || text(t, res) != `{"email":"a@x","n":5}` {
-		t.Errorf("local %v error %v unchecked %v: %s", res.Local, res.IsError, res.Unchecked, text(t, res))
+	if res.Local || res.IsError || res.Unconverted != "" || text(t, res) != `{"email":"a@x","n":5}` {
+		t.Errorf("local %v error %v unconverted %q: %s", res.Local, res.IsError, res.Unconverted, text(t, res))
 	}
-	if !hasRule(res.Report, "", mcpbridge.RuleNotValidated) || !hasRule(res.Report, "/n", coerce.RuleStringToInteger) || !res.Report.Valid() {
+	if !strings.Contains(res.NotValidated, "validator cannot compile") {
+		t.Errorf("not validated: %q", res.NotValidated)
+	}
+	if len(res.Report.Changes) != 1 || !hasRule(res.Report, "/n", coerce.RuleStringToInteger) || !res.Report.Valid() {
 		t.Errorf("report: %s", res.Report.String())
 	}
 }

@@ -2,28 +2,48 @@ package mcpbridge_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/structkit/structkit/internal/mcpexample"
 	"github.com/structkit/structkit/mcpbridge"
 )
 
 // Arguments held in a Struct after a gRPC hop (doubles, the 64-bit id
-// carried as its digits) reach a strict MCP server as integers, and the
+// carried as its digits) reach an MCP server as integers, and the
 // structured result comes back exact.
 func ExampleClient_CallTool() {
 	ctx := context.Background()
+
+	// A server whose tool shows the arguments JSON it received and
+	// returns the repository id as its structured result.
+	server := mcp.NewServer(&mcp.Implementation{Name: "issues", Version: "v1"}, nil)
+	server.AddTool(&mcp.Tool{
+		Name:         "search_issues",
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"},"repo_id":{"type":"integer"},"limit":{"type":"integer"}},"required":["query","repo_id"]}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"repo_id":{"type":"integer"}}}`),
+	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in struct {
+			RepoID json.RawMessage `json:"repo_id"`
+		}
+		if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}},
+			StructuredContent: json.RawMessage(`{"repo_id":` + string(in.RepoID) + `}`),
+		}, nil
+	})
 	serverT, clientT := mcp.NewInMemoryTransports()
-	ss, err := mcpexample.NewServer().Connect(ctx, serverT, nil)
+	ss, err := server.Connect(ctx, serverT, nil)
 	if err != nil {
 		panic(err)
 	}
 	defer ss.Close()
 
-	c, err := mcpbridge.Connect(ctx, clientT, mcpbridge.ClientOptions{Name: "example", Check: true})
+	c, err := mcpbridge.Connect(ctx, clientT, mcpbridge.ClientOptions{Name: "issues", Check: true})
 	if err != nil {
 		panic(err)
 	}
@@ -39,17 +59,17 @@ func ExampleClient_CallTool() {
 		panic(err)
 	}
 	fmt.Println(string(res.Content[0]))
-	fmt.Printf("%q\n", res.Structured.GetStructValue().Fields["repo_id"].GetStringValue())
+	fmt.Printf("%q exact=%v\n", res.Structured.GetStructValue().Fields["repo_id"].GetStringValue(), res.Exact)
 	fmt.Println(res.Report.String())
 
 	// Invalid arguments are answered locally, in words a model can act on.
-	args, _ = structpb.NewStruct(map[string]any{"path": "main.go", "line": "five", "column": 1.5})
-	res, _ = c.CallTool(ctx, "code_nav", args)
+	args, _ = structpb.NewStruct(map[string]any{"query": "panic", "repo_id": 1.0, "limit": 1.5})
+	res, _ = c.CallTool(ctx, "search_issues", args)
 	fmt.Println(res.Local, string(res.Content[0]))
 	// Output:
-	// {"type":"text","text":"repo_id=9007199254740993 query=\"panic\" since_ms=0 limit=2"}
-	// "9007199254740993"
+	// {"type":"text","text":"{\"limit\":2,\"query\":\"panic\",\"repo_id\":9007199254740993}"}
+	// "9007199254740993" exact=true
 	// /repo_id: bigint-restored "9007199254740993" -> 9007199254740993
 	// /structuredContent/repo_id: bigint-carried 9007199254740993 -> "9007199254740993"
-	// true {"type":"text","text":"Invalid arguments for tool \"code_nav\":\n- /column: expected integer, got number 1.5\n- /line: expected integer, got string \"five\"\nCorrect these arguments and call the tool again."}
+	// true {"type":"text","text":"Invalid arguments for tool \"search_issues\":\n- /limit: expected integer, got number 1.5\nCorrect these arguments and call the tool again."}
 }

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
+	"log/slog"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,6 +48,11 @@ type ServerOptions struct {
 	// Observer, if not nil, receives every change and problem with the
 	// tool's name.
 	Observer coerce.Observer
+	// Logger, if not nil, receives a warning from AddTool when Check is on
+	// but the validator cannot compile the tool's input schema (an
+	// ECMAScript-only regular expression in a "pattern", say): the tool's
+	// arguments are then converted (and repaired) but not validated.
+	Logger *slog.Logger
 }
 
 type requestKey struct{}
@@ -94,6 +99,15 @@ func AddTool(s *mcp.Server, t *mcp.Tool, h StructHandler, opts ServerOptions) (e
 		}
 	}
 	st := &structTool{name: t.Name, in: in, out: out, h: h, opts: opts}
+	if opts.Check {
+		// Compile the validator now, to say once what a call could only
+		// find out.
+		var serr *coerce.SchemaError
+		if _, err := in.Validate(map[string]any{}); errors.As(err, &serr) && opts.Logger != nil {
+			opts.Logger.Warn("mcpbridge: AddTool: the validator cannot compile the input schema: arguments will be converted but not validated",
+				"tool", t.Name, "error", serr)
+		}
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("mcpbridge: AddTool %q: %v", t.Name, r)
@@ -138,9 +152,9 @@ func (st *structTool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mc
 		var serr *coerce.SchemaError
 		if errors.As(err, &serr) {
 			// The validator cannot compile the schema (an ECMAScript-only
-			// pattern, say): the arguments are converted (and repaired),
-			// not validated.
-			crep, err = &coerce.Report{Changes: []coerce.Change{{Rule: RuleNotValidated, From: strconv.Quote(serr.Error()), To: strconv.Quote(serr.Error())}}}, nil
+			// pattern, say; AddTool said so): the arguments are converted
+			// (and repaired), not validated.
+			crep, err = &coerce.Report{}, nil
 		}
 		if err != nil {
 			return errorResult(fmt.Sprintf("Invalid arguments for tool %q: %v", st.name, err)), nil

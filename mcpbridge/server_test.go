@@ -1,9 +1,11 @@
 package mcpbridge_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -196,13 +198,19 @@ func TestAddToolErrors(t *testing.T) {
 func TestAddToolNotValidated(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v1"}, nil)
 	var got *structpb.Struct
+	var logs bytes.Buffer
+	obs := &recorder{}
 	err := mcpbridge.AddTool(s, &mcp.Tool{Name: "zod", InputSchema: json.RawMessage(`{"type":"object","properties":{"email":{"type":"string","pattern":"^(?!\\.)[a-z.]+@x$"},"id":{"type":"integer"}}}`)},
 		func(_ context.Context, args *structpb.Struct) (*mcpbridge.StructResult, error) {
 			got = args
 			return nil, nil
-		}, mcpbridge.ServerOptions{Check: true})
+		}, mcpbridge.ServerOptions{Check: true, Observer: obs, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// AddTool says once that calls will not be validated.
+	if !strings.Contains(logs.String(), "not validated") || !strings.Contains(logs.String(), "tool=zod") {
+		t.Errorf("AddTool logged:\n%s", logs.String())
 	}
 	cs := connect(t, s, mcpbridge.ClientOptions{}).Session()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "zod", Arguments: json.RawMessage(`{"email":"a@x","id":9007199254740993}`)})
@@ -211,5 +219,11 @@ func TestAddToolNotValidated(t *testing.T) {
 	}
 	if got.Fields["id"].GetStringValue() != "9007199254740993" {
 		t.Errorf("handler saw %v", got)
+	}
+	// The observer sees the conversion's changes, and no made-up ones.
+	for _, ch := range obs.changes {
+		if !strings.HasPrefix(ch, "zod /id ") {
+			t.Errorf("observer saw %q", ch)
+		}
 	}
 }

@@ -1,0 +1,139 @@
+package mcpbridge
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"syscall"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Stage says where a call failed; see CallError.
+type Stage string
+
+// The stages of a call.
+const (
+	// StageArguments: the arguments could not be written as JSON (a NaN
+	// or an infinity, nesting too deep) or checked. The caller's fault;
+	// the server was not called.
+	StageArguments Stage = "arguments"
+	// StageSession: the session could not carry the call. It is closed,
+	// the server exited or hung up, or the transport failed (a broken
+	// pipe, a refused or reset connection, an HTTP request that did not
+	// get through). The session is gone or failing; whether the server
+	// saw the call is unknown. When the session has ended, the error also
+	// matches mcp.ErrConnectionClosed.
+	StageSession Stage = "session"
+	// StageResult: the server answered, but not with a result the client
+	// can use: a JSON-RPC error (match the *jsonrpc.Error with errors.As),
+	// or a result that cannot be decoded, or whose structured content
+	// cannot be converted with the tool's output schema (a
+	// *structconv.Error).
+	StageResult Stage = "result"
+)
+
+// CallError is the error of a CallTool that failed at one of its stages.
+// A tool the server does not list is a *ToolError instead, unless
+// relisting the tools failed (then a CallError whose Err is the
+// *ToolError). A tool that reports an error is not a Go error: the result
+// has IsError.
+type CallError struct {
+	// Server and Tool name the call.
+	Server string
+	Tool   string
+	// Stage is where the call failed.
+	Stage Stage
+	// Err is the underlying error.
+	Err error
+}
+
+func (e *CallError) Error() string {
+	var te *ToolError
+	if errors.As(e.Err, &te) {
+		return e.Err.Error() // it names the server and the tool
+	}
+	return fmt.Sprintf("mcpbridge: server %q: tool %q: %s: %v", e.Server, e.Tool, e.Stage, e.Err)
+}
+
+func (e *CallError) Unwrap() error { return e.Err }
+
+// ToolError is returned by CallTool for a tool the server does not list,
+// even after relisting. The server is not called.
+type ToolError struct {
+	Server string
+	Tool   string
+	Msg    string
+	// Err is the error of relisting the tools, if that failed (the
+	// ToolError is then wrapped in a *CallError giving its stage).
+	Err error
+}
+
+func (e *ToolError) Error() string {
+	s := fmt.Sprintf("mcpbridge: server %q: tool %q: %s", e.Server, e.Tool, e.Msg)
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *ToolError) Unwrap() error { return e.Err }
+
+// The go-sdk's own JSON-RPC error codes for a connection that is closing
+// and for a request its transport rejected (internal/jsonrpc2: ErrClientClosing,
+// ErrServerClosing, ErrRejected). They travel as *jsonrpc.Error values but
+// do not come from the server.
+const (
+	codeClientClosing = -32003
+	codeServerClosing = -32004
+	codeRejected      = -32005
+)
+
+// failed returns the CallError of a request to the server that failed with
+// err (ctx not done). The stage is decided by the error: a closed or
+// broken connection, a transport failure, or the session's read side
+// already broken is the session's; a JSON-RPC error from the server, or
+// anything else the SDK reports while the session stands, is the result's.
+func (c *Client) failed(tool string, err error) *CallError {
+	e := &CallError{Server: c.name, Tool: tool, Stage: StageResult, Err: err}
+	var (
+		we *jsonrpc.Error
+		ne net.Error
+	)
+	switch {
+	case errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, mcp.ErrSessionMissing):
+		e.Stage = StageSession
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.ErrClosedPipe),
+		errors.Is(err, net.ErrClosed), errors.Is(err, os.ErrClosed), errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNRESET):
+		// The server went away mid-call (stdio: the process exited).
+		e.Stage = StageSession
+		e.Err = fmt.Errorf("%w (%w)", mcp.ErrConnectionClosed, err)
+	case errors.As(err, &we):
+		if we.Code == codeClientClosing || we.Code == codeServerClosing || we.Code == codeRejected {
+			e.Stage = StageSession
+		}
+	case errors.As(err, &ne):
+		e.Stage = StageSession
+	case c.cap.ReadErr() != nil || c.sessionEnded():
+		// The connection's read side broke (and with it every call in
+		// flight), whatever the SDK made of the cause.
+		e.Stage = StageSession
+		if !errors.Is(err, mcp.ErrConnectionClosed) {
+			e.Err = fmt.Errorf("%w (%w)", mcp.ErrConnectionClosed, err)
+		}
+	}
+	return e
+}
+
+// sessionEnded reports whether the session is over, without waiting.
+func (c *Client) sessionEnded() bool {
+	select {
+	case <-c.ended:
+		return true
+	default:
+		return false
+	}
+}
