@@ -281,7 +281,10 @@ func (c *Client) refresher() {
 // transports Connect knows how to wrap, false for any other.
 func (c *Client) ExactResults() bool { return c.exact }
 
-// Session returns the underlying SDK session.
+// Session returns the underlying SDK session. A tools/call result it
+// returns directly carries the Client's capture in its Meta, under a key
+// starting "structkit.dev/raw-result-" (a JSON string of the raw
+// structuredContent and content); ignore it.
 func (c *Client) Session() *mcp.ClientSession { return c.cs }
 
 // Name returns the server's name (ClientOptions.Name, or "mcp").

@@ -51,6 +51,7 @@ type CallError struct {
 	Err error
 }
 
+// Error names the server, the tool and the stage.
 func (e *CallError) Error() string {
 	var te *ToolError
 	if errors.As(e.Err, &te) {
@@ -59,11 +60,13 @@ func (e *CallError) Error() string {
 	return fmt.Sprintf("mcpbridge: server %q: tool %q: %s: %v", e.Server, e.Tool, e.Stage, e.Err)
 }
 
+// Unwrap returns Err.
 func (e *CallError) Unwrap() error { return e.Err }
 
 // ToolError is returned by CallTool for a tool the server does not list,
 // even after relisting. The server is not called.
 type ToolError struct {
+	// Server and Tool name the call; Msg says what is wrong.
 	Server string
 	Tool   string
 	Msg    string
@@ -72,6 +75,7 @@ type ToolError struct {
 	Err error
 }
 
+// Error names the server and the tool.
 func (e *ToolError) Error() string {
 	s := fmt.Sprintf("mcpbridge: server %q: tool %q: %s", e.Server, e.Tool, e.Msg)
 	if e.Err != nil {
@@ -80,6 +84,7 @@ func (e *ToolError) Error() string {
 	return s
 }
 
+// Unwrap returns Err.
 func (e *ToolError) Unwrap() error { return e.Err }
 
 // The go-sdk's own JSON-RPC error codes for a connection that is closing
