@@ -59,6 +59,7 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsonnum"
+	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -586,11 +587,11 @@ func flagLostDigits(rep *coerce.Report, v any, ptr []byte) {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			flagLostDigits(rep, t[k], coerce.AppendPointerToken(ptr, k))
+			flagLostDigits(rep, t[k], pointer.AppendToken(ptr, k))
 		}
 	case []any:
 		for i, e := range t {
-			flagLostDigits(rep, e, coerce.AppendPointerIndex(ptr, i))
+			flagLostDigits(rep, e, pointer.AppendIndex(ptr, i))
 		}
 	case float64:
 		if jsonnum.Unsafe(t) && jsonnum.IsWhole(t) {

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/pragma"
 )
 
 // CheckOptions configures the pre-dispatch check of a tool call's
@@ -15,6 +16,8 @@ import (
 // codec apply, and a model's "20" for an integer is a problem, not a
 // change.
 type CheckOptions struct {
+	pragma.NoUnkeyedLiterals
+
 	// Schema is the tool's input schema. Required.
 	Schema *coerce.Schema
 	// Policy turns on lenient repairs; see coerce.Lenient.

@@ -11,6 +11,10 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsonnum"
+	"github.com/structkit/structkit/internal/jsontype"
+	"github.com/structkit/structkit/internal/lenient"
+	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/internal/pragma"
 )
 
 // DefaultMaxDepth is the nesting limit Unmarshal applies when
@@ -54,6 +58,8 @@ const (
 // UnmarshalOptions configures JSON → Struct conversion. The zero value
 // converts without a schema, carrying big integers.
 type UnmarshalOptions struct {
+	pragma.NoUnkeyedLiterals
+
 	// Schema guides the conversion (see BigIntegers); nil means no schema.
 	Schema *coerce.Schema
 	// Report, if not nil, receives an entry for each rule that fired.
@@ -92,7 +98,7 @@ func (o UnmarshalOptions) Unmarshal(b []byte, m proto.Message) error {
 	}
 	d.maxDepth = effectiveDepth(d.maxDepth)
 	d.slabSize = min(max(len(b)/16, 8), 256)
-	root := o.Schema.Root()
+	root := planOf(o.Schema).Root()
 	d.skipSpace()
 	var err error
 	if m == nil || !m.ProtoReflect().IsValid() {
@@ -218,11 +224,11 @@ func (d *decoder) valueSlice(n int) []*structpb.Value {
 }
 
 func (d *decoder) fail(code ErrorCode, format string, args ...any) error {
-	return &Error{Code: code, Path: pointer(d.path), Offset: d.i, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Code: code, Path: pointerOf(d.path), Offset: d.i, Msg: fmt.Sprintf(format, args...)}
 }
 
-func (d *decoder) note(rule coerce.Rule, from, to string, l *coerce.Loc) {
-	d.report.Add(coerce.Change{Path: pointer(d.path), Rule: rule, From: from, To: to, Schema: l.Pointer()})
+func (d *decoder) note(rule coerce.Rule, from, to string, l *plan.Loc) {
+	d.report.Add(coerce.Change{Path: pointerOf(d.path), Rule: rule, From: from, To: to, Schema: l.Pointer()})
 }
 
 func (d *decoder) newValue() *structpb.Value {
@@ -287,7 +293,7 @@ func (d *decoder) describe() string {
 	}
 }
 
-func (d *decoder) value(l *coerce.Loc) (*structpb.Value, error) {
+func (d *decoder) value(l *plan.Loc) (*structpb.Value, error) {
 	d.skipSpace()
 	if d.i >= len(d.s) {
 		return nil, d.fail(CodeSyntax, "unexpected end of input, want a value")
@@ -315,7 +321,7 @@ func (d *decoder) value(l *coerce.Loc) (*structpb.Value, error) {
 			return nil, err
 		}
 		if d.lenient && l != nil {
-			return d.lenientString(s, l), nil
+			return d.lenientValue(d.stringValue(s), lenient.Scalar{Type: jsontype.String, Text: s}, l), nil
 		}
 		return d.stringValue(s), nil
 	case c == '-' || c >= '0' && c <= '9':
@@ -328,17 +334,25 @@ func (d *decoder) value(l *coerce.Loc) (*structpb.Value, error) {
 	case d.literal("true"):
 		v := d.newValue()
 		v.Kind = d.boolKind(true)
-		return d.maybeLenient(v, l), nil
+		return d.lenientLiteral(v, l), nil
 	case d.literal("false"):
 		v := d.newValue()
 		v.Kind = d.boolKind(false)
-		return d.maybeLenient(v, l), nil
+		return d.lenientLiteral(v, l), nil
 	case d.literal("null"):
 		v := d.newValue()
 		v.Kind = d.nullKind()
-		return d.maybeLenient(v, l), nil
+		return d.lenientLiteral(v, l), nil
 	}
 	return nil, d.fail(CodeSyntax, "unexpected %s, want a value", d.describe())
+}
+
+// lenientLiteral applies the policy to true, false or null just read.
+func (d *decoder) lenientLiteral(v *structpb.Value, l *plan.Loc) *structpb.Value {
+	if d.lenient && l != nil {
+		return d.lenientScalar(v, "", l)
+	}
+	return v
 }
 
 func (d *decoder) literal(word string) bool {
@@ -357,7 +371,7 @@ func (d *decoder) enter() error {
 }
 
 // fields reads an object; d.s[d.i] is '{'.
-func (d *decoder) fields(l *coerce.Loc) (map[string]*structpb.Value, error) {
+func (d *decoder) fields(l *plan.Loc) (map[string]*structpb.Value, error) {
 	if err := d.enter(); err != nil {
 		return nil, err
 	}
@@ -428,7 +442,7 @@ func (d *decoder) fields(l *coerce.Loc) (map[string]*structpb.Value, error) {
 }
 
 // elements reads an array; d.s[d.i] is '['.
-func (d *decoder) elements(l *coerce.Loc) ([]*structpb.Value, error) {
+func (d *decoder) elements(l *plan.Loc) ([]*structpb.Value, error) {
 	if err := d.enter(); err != nil {
 		return nil, err
 	}
@@ -468,7 +482,7 @@ func (d *decoder) elements(l *coerce.Loc) ([]*structpb.Value, error) {
 }
 
 // number reads a number literal and applies the integer rules.
-func (d *decoder) number(l *coerce.Loc) (*structpb.Value, error) {
+func (d *decoder) number(l *plan.Loc) (*structpb.Value, error) {
 	start := d.i
 	i := d.i
 	s := d.s
@@ -544,7 +558,7 @@ func (d *decoder) number(l *coerce.Loc) (*structpb.Value, error) {
 			return d.bigInteger(lit, canon, plain, f, l, start)
 		}
 	}
-	if d.report != nil && l.Integer() && l.Admits()&coerce.Number == 0 && !jsonnum.IsWhole(f) {
+	if d.report != nil && l.Integer() && l.Admits()&jsontype.Number == 0 && !jsonnum.IsWhole(f) {
 		d.note(coerce.RuleFraction, lit, lit, l)
 	}
 	return d.numberValue(f), nil
@@ -555,7 +569,7 @@ func (d *decoder) number(l *coerce.Loc) (*structpb.Value, error) {
 // as digits only, and f is its nearest double. Where the schema admits
 // integer, any notation is carried; where there is no schema (or no type),
 // only plain integer literals are: "1e21" was written as a float.
-func (d *decoder) bigInteger(lit, canon string, plain bool, f float64, l *coerce.Loc, start int) (*structpb.Value, error) {
+func (d *decoder) bigInteger(lit, canon string, plain bool, f float64, l *plan.Loc, start int) (*structpb.Value, error) {
 	switch {
 	case d.bigInts == BigIntegersReject:
 		d.i = start
