@@ -9,12 +9,12 @@ import (
 
 // DefaultBaseURI is the base URI of a schema document that declares no $id.
 // Relative $id and $ref values resolve against it.
-const DefaultBaseURI = plan.DefaultBaseURI
+const DefaultBaseURI = "https://structkit.invalid/schema.json"
 
 // MaxSchemaDepth bounds how deep schemas nest, counted in JSON Pointer
 // tokens ("properties/a" is two). Real tool schemas stay under fifty;
 // deeper ones are rejected rather than planned at quadratic cost.
-const MaxSchemaDepth = plan.MaxSchemaDepth
+const MaxSchemaDepth = 1000
 
 // Dialect is a JSON Schema draft.
 type Dialect int
@@ -23,12 +23,12 @@ type Dialect int
 // "not given": draft 2020-12, unless the document's "$schema" says
 // otherwise.
 const (
-	DialectUnknown Dialect = Dialect(plan.DialectUnknown)
-	Draft4         Dialect = Dialect(plan.Draft4)
-	Draft6         Dialect = Dialect(plan.Draft6)
-	Draft7         Dialect = Dialect(plan.Draft7)
-	Draft2019      Dialect = Dialect(plan.Draft2019)
-	Draft2020      Dialect = Dialect(plan.Draft2020)
+	DialectUnknown Dialect = iota
+	Draft4
+	Draft6
+	Draft7
+	Draft2019
+	Draft2020
 )
 
 // String names the draft as its specification does ("2020-12",
@@ -88,7 +88,7 @@ func (o CompileOptions) CompileValue(schema any) (*Schema, error) {
 	if err != nil {
 		return nil, schemaError(err)
 	}
-	return (*Schema)(p), nil
+	return &Schema{p: p}, nil
 }
 
 // schemaError presents an error of the plan as a *SchemaError.

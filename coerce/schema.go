@@ -8,9 +8,21 @@ import "github.com/structkit/structkit/internal/plan"
 //
 // Pass it to the conversions of package structconv, which ask its plan at
 // every node of an instance.
-type Schema plan.Schema
+type Schema struct {
+	p *plan.Schema
+}
 
 // Dialect returns the draft the schema was compiled as.
 func (s *Schema) Dialect() Dialect { return Dialect(s.plan().Dialect()) }
 
-func (s *Schema) plan() *plan.Schema { return (*plan.Schema)(s) }
+// plan returns the compiled plan: nil for a nil Schema.
+func (s *Schema) plan() *plan.Schema {
+	if s == nil {
+		return nil
+	}
+	return s.p
+}
+
+func init() {
+	plan.OfPublic = func(public any) *plan.Schema { return public.(*Schema).plan() }
+}

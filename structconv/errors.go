@@ -112,4 +112,9 @@ func pointerOf(path []seg) string {
 }
 
 // planOf returns the plan of a compiled schema: nil for no schema.
-func planOf(s *coerce.Schema) *plan.Schema { return (*plan.Schema)(s) }
+func planOf(s *coerce.Schema) *plan.Schema {
+	if s == nil {
+		return nil
+	}
+	return plan.OfPublic(s)
+}

@@ -33,7 +33,7 @@ func policyLoc(t *testing.T, schema string) *plan.Loc {
 	if err != nil {
 		t.Fatalf("Compile(%s): %v", schema, err)
 	}
-	l := (*plan.Schema)(s).Root().Property("v", nil)
+	l := plan.OfPublic(s).Root().Property("v", nil)
 	if l == nil {
 		t.Fatalf("no plan for %s", schema)
 	}
@@ -371,7 +371,7 @@ func TestPolicyFixAmbiguous(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := (*plan.Schema)(s).Root().Property("v", nil)
+		l := plan.OfPublic(s).Root().Property("v", nil)
 		if out, rule, ok := fix(policyAll, l, c.in); ok {
 			t.Errorf("%s: %s became %s by %s; want it left alone", c.schema, c.in.JSON(), out.JSON(), rule)
 		}
@@ -399,7 +399,7 @@ func TestPolicyDropParseWrap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := (*plan.Schema)(s).Root()
+	root := plan.OfPublic(s).Root()
 	p := coerce.Policy{DropEmpty: true, JSONString: true, WrapScalar: true}
 	null := Scalar{Type: jsontype.Null}
 	for _, c := range []struct {
@@ -465,5 +465,57 @@ func TestPolicyDropParseWrap(t *testing.T) {
 		if wraps(coerce.Lenient(), root.Property(c.name, nil), Scalar{Type: c.t, Text: "x"}) {
 			t.Errorf("Lenient() wraps at %s", c.name)
 		}
+	}
+}
+
+// TestDecisionOrder: one decision per value, in the order the rules are
+// tried: embedded JSON, then wrapping, then the scalar rules.
+func TestDecisionOrder(t *testing.T) {
+	s, err := coerce.Compile([]byte(`{"type":"object","properties":{
+		"ids":{"type":"array","items":{"type":"integer"}},
+		"tags":{"type":"array","items":{"type":"string"}},
+		"n":{"type":"integer"},
+		"speed":{"enum":["fast","slow"]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := plan.OfPublic(s).Root()
+	all := policyAll
+	for _, c := range []struct {
+		why    string
+		member string
+		v      Scalar
+		p      coerce.Policy
+		want   Decision
+		// unparsed is the decision after the embedded JSON did not parse.
+		unparsed Decision
+	}{
+		{why: "a JSON array in a string where only arrays stand", member: "ids", v: str("[1,2]"), p: all,
+			want: Decision{Action: ParseJSON, Rule: coerce.RuleJSONString}},
+		{why: "text that looks like an array but is none falls back to wrapping, when the item takes strings", member: "tags", v: str("[oops"), p: all,
+			want: Decision{Action: ParseJSON, Rule: coerce.RuleJSONString}, unparsed: Decision{Action: Wrap, Rule: coerce.RuleWrapScalar}},
+		{why: "without json-string the same text is wrapped at once", member: "tags", v: str("[oops"), p: coerce.Policy{WrapScalar: true},
+			want: Decision{Action: Wrap, Rule: coerce.RuleWrapScalar}, unparsed: Decision{Action: Wrap, Rule: coerce.RuleWrapScalar}},
+		{why: "a scalar where an array of its kind stands is wrapped before any scalar rule", member: "ids", v: Scalar{Type: jsontype.Integer, Num: 5, Text: "5"}, p: all,
+			want: Decision{Action: Wrap, Rule: coerce.RuleWrapScalar}, unparsed: Decision{Action: Wrap, Rule: coerce.RuleWrapScalar}},
+		{why: "a quoted integer is replaced", member: "n", v: str("7"), p: all,
+			want:     Decision{Action: Replace, Rule: coerce.RuleStringToInteger, Out: Scalar{Type: jsontype.Integer, Num: 7, Text: "7"}},
+			unparsed: Decision{Action: Replace, Rule: coerce.RuleStringToInteger, Out: Scalar{Type: jsontype.Integer, Num: 7, Text: "7"}}},
+		{why: "enum case is a replacement", member: "speed", v: str("FAST"), p: all,
+			want:     Decision{Action: Replace, Rule: coerce.RuleEnumCase, Out: str("fast")},
+			unparsed: Decision{Action: Replace, Rule: coerce.RuleEnumCase, Out: str("fast")}},
+		{why: "an admitted value is kept", member: "n", v: Scalar{Type: jsontype.Integer, Num: 7}, p: all},
+		{why: "the zero policy keeps everything", member: "n", v: str("7")},
+	} {
+		l := root.Property(c.member, nil)
+		if got := Value(c.p, l, c.v); got != c.want {
+			t.Errorf("%s: Value = %+v, want %+v", c.why, got, c.want)
+		}
+		if got := Unparsed(c.p, l, c.v); got != c.unparsed {
+			t.Errorf("%s: Unparsed = %+v, want %+v", c.why, got, c.unparsed)
+		}
+	}
+	if d := Member(all, root, "n", root.Property("n", nil), str("")); d.Action != Drop || d.Rule != coerce.RuleDropEmpty {
+		t.Errorf("an optional empty member: %+v, want a drop", d)
 	}
 }

@@ -55,6 +55,11 @@ func (s *Schema) LocAt(u string) (*Loc, string) {
 	return nil, frag
 }
 
+// OfPublic returns the plan inside a *coerce.Schema, given as any: nil for
+// a nil one. Package coerce installs it when it initialises; it keeps the
+// plan unexported, and this package cannot import coerce.
+var OfPublic func(public any) *Schema
+
 // compiler holds the state of one compilation.
 type compiler struct {
 	opts    Options
