@@ -152,4 +152,3 @@ func ruleNames() string {
 	}
 	return strings.Join(names, ", ")
 }
-

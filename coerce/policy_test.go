@@ -194,4 +194,3 @@ func TestPolicyRulesRoundTrip(t *testing.T) {
 		}
 	}
 }
-

@@ -1,12 +1,11 @@
 package structconv
 
 import (
-	"fmt"
-
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/observe"
 	"github.com/structkit/structkit/internal/pragma"
 )
 
@@ -32,7 +31,9 @@ type CheckOptions struct {
 // returns the arguments as they should be sent (coerced, integers as
 // integer literals) and the report: changes made and problems found. The
 // arguments are valid when the report has no problems. err is only for
-// input that is not JSON or cannot be converted at all.
+// input that is not JSON or cannot be converted at all (an *Error), or for
+// a schema the validator cannot compile (a *coerce.SchemaError, the same
+// on every method of CheckOptions).
 func (o CheckOptions) JSON(args []byte) ([]byte, *coerce.Report, error) {
 	if o.Schema == nil {
 		return nil, nil, errNoSchema
@@ -102,7 +103,7 @@ func (o CheckOptions) validate(m proto.Message, rep *coerce.Report) error {
 	}
 	problems, err := o.Schema.Validate(v)
 	if err != nil {
-		return fmt.Errorf("structconv: %w", err)
+		return err // a *coerce.SchemaError, as from Go
 	}
 	rep.Changes = onlyPolicyChanges(rep.Changes)
 	rep.Problems = problems
@@ -123,14 +124,4 @@ func onlyPolicyChanges(changes []coerce.Change) []coerce.Change {
 	return out
 }
 
-func (o CheckOptions) observe(rep *coerce.Report) {
-	if o.Observer == nil {
-		return
-	}
-	for _, c := range rep.Changes {
-		o.Observer.ObserveChange(o.Tool, c)
-	}
-	for _, p := range rep.Problems {
-		o.Observer.ObserveProblem(o.Tool, p)
-	}
-}
+func (o CheckOptions) observe(rep *coerce.Report) { observe.Report(o.Observer, o.Tool, rep) }

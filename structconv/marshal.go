@@ -114,6 +114,7 @@ var encoderPool = sync.Pool{New: func() any { return new(encoder) }}
 type pair struct {
 	key string
 	val *structpb.Value
+	at  int // the byte offset of the member in the input (decoder)
 }
 
 type encoder struct {
@@ -212,7 +213,7 @@ func (e *encoder) object(s *structpb.Struct, l *plan.Loc) error {
 	}
 	base := len(e.pairs)
 	for k, v := range fields {
-		e.pairs = append(e.pairs, pair{k, v})
+		e.pairs = append(e.pairs, pair{key: k, val: v})
 	}
 	members := e.pairs[base:]
 	sortPairs(members)

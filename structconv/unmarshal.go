@@ -390,6 +390,7 @@ func (d *decoder) fields(l *plan.Loc) (map[string]*structpb.Value, error) {
 		if d.peek() != '"' {
 			return nil, d.fail(CodeSyntax, "unexpected %s, want a member name", d.describe())
 		}
+		at := d.i
 		key, err := d.str()
 		if err != nil {
 			return nil, err
@@ -408,7 +409,7 @@ func (d *decoder) fields(l *plan.Loc) (map[string]*structpb.Value, error) {
 		if d.lenient && l != nil {
 			v = dropEmpty(d.policy, d, d.report != nil, l, key, child, v) // nil: dropped
 		}
-		d.members = append(d.members, pair{key, v})
+		d.members = append(d.members, pair{key: key, val: v, at: at})
 		d.skipSpace()
 		if c := d.peek(); c == ',' {
 			d.i++
@@ -425,6 +426,7 @@ func (d *decoder) fields(l *plan.Loc) (map[string]*structpb.Value, error) {
 		m[p.key] = p.val
 		if len(m) != i+1 {
 			d.path[depth].key = p.key
+			d.i = p.at // the second occurrence
 			return nil, d.fail(CodeDuplicateKey, "member %q appears more than once", p.key)
 		}
 	}

@@ -240,4 +240,3 @@ func allIDs(parts []*Loc) bool {
 	}
 	return true
 }
-

@@ -94,7 +94,6 @@ func unionStrs(a, b *strSet) *strSet {
 	return out
 }
 
-
 // caseMatch returns the single member equal to v ignoring case.
 func (s *strSet) caseMatch(v string) (string, bool) {
 	if s == nil {
