@@ -1,7 +1,5 @@
 package plan
 
-import "fmt"
-
 // Error is a schema the compiler cannot plan. Package coerce presents it
 // as a *coerce.SchemaError with the same fields.
 type Error struct {
@@ -33,7 +31,3 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
-
-func errorf(ptr, keyword, format string, args ...any) *Error {
-	return &Error{Pointer: ptr, Keyword: keyword, Msg: fmt.Sprintf(format, args...)}
-}

@@ -11,7 +11,7 @@ import (
 // as "~0" and "/" as "~1".
 func AppendToken(ptr []byte, tok string) []byte {
 	ptr = append(ptr, '/')
-	if strings.IndexAny(tok, "~/") < 0 {
+	if !strings.ContainsAny(tok, "~/") {
 		return append(ptr, tok...)
 	}
 	for i := 0; i < len(tok); i++ {
