@@ -12,6 +12,7 @@ import (
 	"github.com/structkit/structkit/coerce"
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
 	"github.com/structkit/structkit/internal/pointer"
+	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -19,6 +20,8 @@ import (
 // ListValue fields of messages, in place. Its fields are read-only once it
 // is in use; it is safe for concurrent use.
 type Checker struct {
+	pragma.NoUnkeyedLiterals
+
 	// Fields are the full names of the fields to check, e.g.
 	// "structkit.example.v1.SearchRequest.arguments", wherever they occur
 	// in a message (nested, repeated, map values). Empty means every
