@@ -1,6 +1,7 @@
 package coerce
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,6 +54,15 @@ func (p Problem) String() string { return p.Message }
 // Integers are compared exactly: pass json.Number (or int64/uint64) for
 // values beyond ±2^53.
 func (s *Schema) Validate(v any) ([]Problem, error) {
+	return s.ValidateContext(context.Background(), v)
+}
+
+// ValidateContext is Validate bounded by ctx: once ctx is done, it
+// returns ctx's error (context.Canceled or context.DeadlineExceeded).
+func (s *Schema) ValidateContext(ctx context.Context, v any) ([]Problem, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if s == nil {
 		return nil, nil
 	}

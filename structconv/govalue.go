@@ -34,6 +34,15 @@ type GoOptions struct {
 	// Policy turns on lenient coercion rules (see coerce.Policy) for ToGo
 	// and Apply; the zero value is strict. Rules need a Schema.
 	Policy coerce.Policy
+	// MaxNumberDigits limits the digits of a json.Number that Apply and
+	// FromGo read; 0 means DefaultMaxNumberDigits. Longer fails with
+	// CodeNumber. Nesting is bounded by MaxDepthLimit (CodeDepth).
+	MaxNumberDigits int
+}
+
+func (o GoOptions) conv() goConv {
+	return goConv{report: o.Report, policy: o.Policy, lenient: o.Policy.Enabled() && o.Schema != nil,
+		digits: effectiveDigits(o.MaxNumberDigits)}
 }
 
 // ToGo converts m, a *structpb.Struct, *structpb.Value or
@@ -43,7 +52,7 @@ type GoOptions struct {
 // beyond ±2^53) become the same integer types; elsewhere numbers are
 // float64 and strings stay strings.
 func (o GoOptions) ToGo(m proto.Message) (any, error) {
-	g := goConv{report: o.Report, policy: o.Policy, lenient: o.Policy.Enabled() && o.Schema != nil}
+	g := o.conv()
 	root := planOf(o.Schema).Root()
 	switch v := m.(type) {
 	case *structpb.Struct:
@@ -62,7 +71,7 @@ func (o GoOptions) ToGo(m proto.Message) (any, error) {
 // v itself unless v is a scalar that changed. Values of other Go types are
 // left as they are.
 func (o GoOptions) Apply(v any) (any, error) {
-	g := goConv{report: o.Report, policy: o.Policy, lenient: o.Policy.Enabled() && o.Schema != nil}
+	g := o.conv()
 	return g.apply(v, planOf(o.Schema).Root())
 }
 
@@ -73,7 +82,7 @@ func (o GoOptions) Apply(v any) (any, error) {
 // rounded, with a report, where the schema admits number but not integer).
 // A float64 is stored as it is: it has no further digits to keep.
 func (o GoOptions) FromGo(v any, m proto.Message) error {
-	g := goConv{report: o.Report, policy: o.Policy, lenient: o.Policy.Enabled() && o.Schema != nil}
+	g := o.conv()
 	root := planOf(o.Schema).Root()
 	switch t := m.(type) {
 	case *structpb.Struct:
@@ -116,7 +125,26 @@ type goConv struct {
 	report  *coerce.Report
 	policy  coerce.Policy
 	lenient bool
+	digits  int // most digits a json.Number may have
 	path    []seg
+}
+
+// enter bounds the nesting of a walk over values built in memory.
+func (g *goConv) enter() error {
+	if len(g.path) >= MaxDepthLimit {
+		return g.fail(CodeDepth, "nesting deeper than %d levels", MaxDepthLimit)
+	}
+	return nil
+}
+
+// checkDigits bounds the digits of a json.Number.
+func (g *goConv) checkDigits(lit string) error {
+	if len(lit) > g.digits {
+		if n := jsonnum.CountDigits(lit); n > g.digits {
+			return g.fail(CodeNumber, "number literal has %d digits, more than the limit of %d", n, g.digits)
+		}
+	}
+	return nil
 }
 
 func (g *goConv) note(rule coerce.Rule, from, to string, l *plan.Loc) {
@@ -221,6 +249,9 @@ func (g *goConv) fromValue(v *structpb.Value, l *plan.Loc) (any, error) {
 }
 
 func (g *goConv) fromStruct(s *structpb.Struct, l *plan.Loc) (any, error) {
+	if err := g.enter(); err != nil {
+		return nil, err
+	}
 	var inst plan.Instance
 	if l.DependsOnValue() {
 		inst = (*structInstance)(s)
@@ -247,6 +278,9 @@ func (g *goConv) fromStruct(s *structpb.Struct, l *plan.Loc) (any, error) {
 }
 
 func (g *goConv) fromList(lv *structpb.ListValue, l *plan.Loc) (any, error) {
+	if err := g.enter(); err != nil {
+		return nil, err
+	}
 	var inst plan.Instance
 	if l.DependsOnValue() {
 		inst = (*listInstance)(lv)
@@ -282,7 +316,13 @@ func (gi goInstance) JSON() any { return gi.v }
 
 func (g *goConv) apply(v any, l *plan.Loc) (any, error) {
 	if l == nil {
-		return v, nil // no schema below: nothing changes
+		return v, g.bounded(v) // no schema below: nothing changes
+	}
+	switch v.(type) {
+	case map[string]any, []any:
+		if err := g.enter(); err != nil {
+			return nil, err
+		}
 	}
 	switch x := v.(type) {
 	case map[string]any:
@@ -339,10 +379,21 @@ func (g *goConv) apply(v any, l *plan.Loc) (any, error) {
 		}
 		return x, nil
 	case json.Number:
+		lit := string(x)
+		if err := g.checkDigits(lit); err != nil {
+			return nil, err
+		}
 		if !l.Integer() {
 			return x, nil
 		}
-		lit := string(x)
+		if isNumberLiteral(lit) && jsonnum.HasFraction(lit) {
+			// A fraction as written, whatever its double: kept exact for
+			// validation, never rounded to an integer.
+			if g.report != nil && l.Admits()&jsontype.Number == 0 {
+				g.note(coerce.RuleFraction, lit, lit, l)
+			}
+			return x, nil
+		}
 		if canon, ok := jsonnum.IntegerDigits(lit); ok && isNumberLiteral(lit) {
 			if g.report != nil && canon != lit {
 				g.note(coerce.RuleInteger, lit, canon, l)
@@ -357,6 +408,42 @@ func (g *goConv) apply(v any, l *plan.Loc) (any, error) {
 		return g.str(x, l), nil
 	}
 	return v, nil
+}
+
+// bounded checks a Go value tree that no schema governs against the
+// limits Apply enforces everywhere: nesting and the digits of numbers.
+func (g *goConv) bounded(v any) error {
+	switch x := v.(type) {
+	case map[string]any:
+		if err := g.enter(); err != nil {
+			return err
+		}
+		depth := len(g.path)
+		g.path = append(g.path, seg{isKey: true})
+		for k := range keysOf(g, x) {
+			g.path[depth].key = k
+			if err := g.bounded(x[k]); err != nil {
+				return err
+			}
+		}
+		g.path = g.path[:depth]
+	case []any:
+		if err := g.enter(); err != nil {
+			return err
+		}
+		depth := len(g.path)
+		g.path = append(g.path, seg{})
+		for i, e := range x {
+			g.path[depth].index = i
+			if err := g.bounded(e); err != nil {
+				return err
+			}
+		}
+		g.path = g.path[:depth]
+	case json.Number:
+		return g.checkDigits(string(x))
+	}
+	return nil
 }
 
 // isNumberLiteral reports whether s is a JSON number literal (json.Number
@@ -438,15 +525,21 @@ func (g *goConv) toValue(v any, l *plan.Loc) (*structpb.Value, error) {
 		if !isNumberLiteral(lit) {
 			return nil, g.fail(CodeNumber, "json.Number %q is not a number", clip(lit))
 		}
+		if err := g.checkDigits(lit); err != nil {
+			return nil, err
+		}
 		if canon, ok := jsonnum.IntegerDigits(lit); ok {
 			return g.integer(canon, l)
 		}
-		f, err := strconv.ParseFloat(lit, 64)
+		f, err := jsonnum.ParseFloat(lit)
 		if err != nil {
 			return nil, g.fail(CodeNumber, "number %s is out of range of a double", clip(lit))
 		}
 		return structpb.NewNumberValue(f), nil
 	case map[string]any:
+		if err := g.enter(); err != nil {
+			return nil, err
+		}
 		var inst plan.Instance
 		if l.DependsOnValue() {
 			inst = goInstance{x}
@@ -468,6 +561,9 @@ func (g *goConv) toValue(v any, l *plan.Loc) (*structpb.Value, error) {
 		g.path = g.path[:depth]
 		return structpb.NewStructValue(&structpb.Struct{Fields: fields}), nil
 	case []any:
+		if err := g.enter(); err != nil {
+			return nil, err
+		}
 		var inst plan.Instance
 		if l.DependsOnValue() {
 			inst = goInstance{x}

@@ -157,6 +157,7 @@ func (d *decoder) parseEmbedded(text string, l *plan.Loc) (*structpb.Value, bool
 		lenient:  true,
 		bigInts:  d.bigInts,
 		maxDepth: d.maxDepth,
+		digits:   d.digits,
 		path:     slices.Clone(d.path),
 		slabSize: 8,
 	}
@@ -340,13 +341,22 @@ func (o FixOptions) Fix(m proto.Message) error {
 	default:
 		return &Error{Code: CodeType, Offset: -1, Msg: fmt.Sprintf("cannot fix %T: want *structpb.Struct, *structpb.Value or *structpb.ListValue", m)}
 	}
-	return nil
+	return f.err
 }
 
 type fixer struct {
 	policy coerce.Policy
 	report *coerce.Report
 	path   []seg
+	err    error // the walk stopped: nesting beyond MaxDepthLimit
+}
+
+// enter bounds the nesting of the walk; once it fails, the walk stops.
+func (f *fixer) enter() bool {
+	if f.err == nil && len(f.path) >= MaxDepthLimit {
+		f.err = &Error{Code: CodeDepth, Path: pointerOf(f.path), Offset: -1, Msg: fmt.Sprintf("nesting deeper than %d levels", MaxDepthLimit)}
+	}
+	return f.err == nil
 }
 
 func (f *fixer) note(rule coerce.Rule, from, to string, l *plan.Loc) {
@@ -405,6 +415,9 @@ func (f *fixer) value(v *structpb.Value, l *plan.Loc) {
 }
 
 func (f *fixer) object(s *structpb.Struct, l *plan.Loc) {
+	if !f.enter() {
+		return
+	}
 	fields := s.GetFields()
 	var inst plan.Instance
 	if l.DependsOnValue() {
@@ -434,6 +447,9 @@ func (f *fixer) object(s *structpb.Struct, l *plan.Loc) {
 }
 
 func (f *fixer) list(lv *structpb.ListValue, l *plan.Loc) {
+	if !f.enter() {
+		return
+	}
 	var inst plan.Instance
 	if l.DependsOnValue() {
 		inst = (*listInstance)(lv)

@@ -17,25 +17,6 @@ import (
 	"github.com/structkit/structkit/internal/pragma"
 )
 
-// DefaultMaxDepth is the nesting limit Unmarshal applies when
-// UnmarshalOptions.MaxDepth is zero. A JSON nesting level is two protobuf
-// message levels, so this stays well inside protobuf's own limit of 10000.
-const DefaultMaxDepth = 2000
-
-// MaxDepthLimit is the deepest nesting Unmarshal accepts whatever
-// MaxDepth says: the recursion stays far from Go's stack limit.
-const MaxDepthLimit = 100000
-
-func effectiveDepth(n int) int {
-	switch {
-	case n <= 0:
-		return DefaultMaxDepth
-	case n > MaxDepthLimit:
-		return MaxDepthLimit
-	}
-	return n
-}
-
 // BigIntegers says what Unmarshal does with an integer literal beyond
 // ±2^53, which a double cannot hold exactly.
 type BigIntegers int
@@ -73,6 +54,10 @@ type UnmarshalOptions struct {
 	// DefaultMaxDepth, and values above MaxDepthLimit mean MaxDepthLimit.
 	// Deeper input fails with CodeDepth; no input can exhaust the stack.
 	MaxDepth int
+	// MaxNumberDigits limits the digits of one number literal; 0 means
+	// DefaultMaxNumberDigits. A longer literal fails with CodeNumber. See
+	// limits.go.
+	MaxNumberDigits int
 }
 
 // Unmarshal reads JSON into m without a schema.
@@ -94,9 +79,9 @@ func (o UnmarshalOptions) Unmarshal(b []byte, m proto.Message) error {
 		policy:   o.Policy,
 		lenient:  o.Policy.Enabled() && o.Schema != nil,
 		bigInts:  o.BigIntegers,
-		maxDepth: o.MaxDepth,
+		maxDepth: effectiveDepth(o.MaxDepth),
+		digits:   effectiveDigits(o.MaxNumberDigits),
 	}
-	d.maxDepth = effectiveDepth(d.maxDepth)
 	d.slabSize = min(max(len(b)/16, 8), 256)
 	root := planOf(o.Schema).Root()
 	d.skipSpace()
@@ -144,6 +129,7 @@ type decoder struct {
 	lenient  bool // policy has rules on and there is a schema
 	bigInts  BigIntegers
 	maxDepth int
+	digits   int // most digits a number literal may have
 	path     []seg
 	scratch  []byte // unescaping
 	members  []pair // object members being read, a stack over nesting levels
@@ -531,6 +517,11 @@ func (d *decoder) number(l *plan.Loc) (*structpb.Value, error) {
 		}
 	}
 	lit := s[start:i]
+	if len(lit) > d.digits {
+		if n := jsonnum.CountDigits(lit); n > d.digits {
+			return nil, d.fail(CodeNumber, "number literal has %d digits, more than the limit of %d", n, d.digits)
+		}
+	}
 	d.i = i
 	// Fast path: up to 15 digits, no fraction or exponent: exact.
 	if plain && intEnd-digits <= 15 {
@@ -544,7 +535,7 @@ func (d *decoder) number(l *plan.Loc) (*structpb.Value, error) {
 		}
 		return d.numberValue(f), nil
 	}
-	f, err := strconv.ParseFloat(lit, 64)
+	f, err := jsonnum.ParseFloat(lit)
 	if err != nil {
 		// A plain integer literal too long for any double is still an exact
 		// integer: carried where integers are carried (any length).
@@ -560,7 +551,9 @@ func (d *decoder) number(l *plan.Loc) (*structpb.Value, error) {
 			return d.bigInteger(lit, canon, plain, f, l, start)
 		}
 	}
-	if d.report != nil && l.Integer() && l.Admits()&jsontype.Number == 0 && !jsonnum.IsWhole(f) {
+	// A fraction written in the text is a fraction, whatever the double
+	// rounds it to (1.0000000000000001 reads as 1).
+	if d.report != nil && l.Integer() && l.Admits()&jsontype.Number == 0 && (!jsonnum.IsWhole(f) || jsonnum.HasFraction(lit)) {
 		d.note(coerce.RuleFraction, lit, lit, l)
 	}
 	return d.numberValue(f), nil
