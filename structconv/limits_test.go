@@ -159,4 +159,3 @@ func compile(t *testing.T, schema string) *coerce.Schema {
 	}
 	return s
 }
-

@@ -9,8 +9,12 @@ import (
 
 type recorder struct{ got []string }
 
-func (r *recorder) ObserveChange(tool string, c coerce.Change)   { r.got = append(r.got, tool+" change "+c.Path) }
-func (r *recorder) ObserveProblem(tool string, p coerce.Problem) { r.got = append(r.got, tool+" problem "+p.Path) }
+func (r *recorder) ObserveChange(tool string, c coerce.Change) {
+	r.got = append(r.got, tool+" change "+c.Path)
+}
+func (r *recorder) ObserveProblem(tool string, p coerce.Problem) {
+	r.got = append(r.got, tool+" problem "+p.Path)
+}
 
 func TestReport(t *testing.T) {
 	var r recorder
