@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -34,13 +33,16 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
-	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
+	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/mcpbridge"
+	"github.com/structkit/structkit/protoargs"
 	"github.com/structkit/structkit/structconv"
 )
 
 // Options configure a Server.
 type Options struct {
+	pragma.NoUnkeyedLiterals
+
 	// Check validates (and, under Policy, repairs) each call's arguments
 	// against the tool's input schema before the call; invalid arguments
 	// are answered by the bridge with is_error and the problems in words a
@@ -263,11 +265,9 @@ func schemaStruct(raw []byte) (*structpb.Struct, error) {
 // during the call, or cannot be restarted), InvalidArgument for arguments
 // that cannot be written as JSON (a NaN) or that the upstream rejected as
 // a protocol error, Internal for a structured result that cannot be
-// converted; a tool's own error is a result with is_error. The response's
-// report holds, besides the changes and problems of the arguments, an
-// entry at the root for arguments sent unconverted (rule "unconverted")
-// or converted but not validated (rule "not-validated"), with the reason
-// as From and To.
+// converted; a tool's own error is a result with is_error. The response
+// says whether the result's numbers are exact, and why the arguments were
+// sent unconverted or not validated, when they were.
 func (s *Server) CallTool(ctx context.Context, req *bridgev1.CallToolRequest) (*bridgev1.CallToolResponse, error) {
 	start := time.Now()
 	server := ""
@@ -361,33 +361,16 @@ func unavailable(ctx context.Context, u *upstream, err error) error {
 	return status.Errorf(code, "MCP server %q is down: %v", u.name, err)
 }
 
-// The rules of the report entries that carry a call's flags (see
-// CallTool).
-const (
-	ruleUnconverted  = "unconverted"
-	ruleNotValidated = "not-validated"
-)
-
 // response maps a call's result to the gRPC response.
 func response(res *mcpbridge.CallResult) (*bridgev1.CallToolResponse, error) {
 	resp := &bridgev1.CallToolResponse{
 		StructuredContent: res.Structured,
 		IsError:           res.IsError,
-		Report:            ReportProto("arguments", &res.Report),
+		Report:            protoargs.AppendReportProto(nil, "arguments", &res.Report),
+		Exact:             res.Exact,
+		Unconverted:       res.Unconverted,
+		NotValidated:      res.NotValidated,
 	}
-	// The flags have no field of their own in the message: they are
-	// entries at the root, before the rest.
-	var flags []*structkitv1.Change
-	for _, f := range []struct{ rule, why string }{
-		{ruleUnconverted, res.Unconverted},
-		{ruleNotValidated, res.NotValidated},
-	} {
-		if f.why != "" {
-			why := strconv.Quote(f.why)
-			flags = append(flags, &structkitv1.Change{Field: "arguments", Path: "", Rule: f.rule, From: why, To: why})
-		}
-	}
-	resp.Report.Changes = append(flags, resp.Report.Changes...)
 	for i, b := range res.Content {
 		st := &structpb.Struct{}
 		if err := structconv.Unmarshal(b, st); err != nil {
@@ -396,26 +379,6 @@ func response(res *mcpbridge.CallResult) (*bridgev1.CallToolResponse, error) {
 		resp.Content = append(resp.Content, st)
 	}
 	return resp, nil
-}
-
-// ReportProto returns a coerce report as a structkit.v1.Report message,
-// each entry naming field.
-func ReportProto(field string, r *coerce.Report) *structkitv1.Report {
-	out := &structkitv1.Report{}
-	if r == nil {
-		return out
-	}
-	for _, c := range r.Changes {
-		out.Changes = append(out.Changes, &structkitv1.Change{
-			Field: field, Path: c.Path, Rule: string(c.Rule), From: c.From, To: c.To, Schema: c.Schema,
-		})
-	}
-	for _, p := range r.Problems {
-		out.Problems = append(out.Problems, &structkitv1.Problem{
-			Field: field, Path: p.Path, Keyword: p.Keyword, Expected: p.Expected, Got: p.Got, Message: p.Message, Schema: p.Schema,
-		})
-	}
-	return out
 }
 
 // logCall writes the line of one call.

@@ -1,24 +1,27 @@
-// Package coerce compiles a JSON Schema into an immutable plan that answers,
-// for every instance location, what may stand there: which JSON types are
-// admitted (integer distinct from number), the plans of the children, and the
-// schema location that decided it.
+// Package coerce compiles a JSON Schema once into an immutable plan of what
+// may stand at each instance location (integer distinct from number), and
+// holds what a conversion or a check reports: the lenient Policy, the
+// Report with its Changes and Problems, and the errors.
 //
-// A plan is compiled once with [Compile] (or [CompileValue] for a schema that
-// arrived as a decoded Go value or a *structpb.Struct) and is safe for
-// concurrent use. The codec in package structconv walks an instance and asks
-// the plan at each node through [Loc]; a nil *Loc means "no schema" and
-// answers every question with "anything goes".
+// Compile (or CompileValue, for a schema that arrived as a decoded Go
+// value or a *structpb.Struct) returns a *Schema, safe for concurrent use.
+// Pass it to the codec in package structconv, which asks the plan at every
+// node of an instance and writes the right literal in the same pass; call
+// Schema.Validate to check a decoded value against the whole schema, with
+// problems in words a model can act on (FormatProblems renders them as the
+// text of an MCP error result).
 //
-// The package also holds the report types ([Report], [Change], [Rule]) that
-// the codec fills when asked.
+// A Policy turns on opt-in repairs of models' typing slips ("20" for an
+// integer, "Fast" for "fast"); every repair is reported. The zero Policy is
+// strict.
 //
 // Supported: JSON Schema draft 2020-12 (the default, MCP's dialect), 2019-09
-// and draft-07 (also draft-06 and draft-04), recognised from "$schema"; boolean
-// schemas; properties, patternProperties, additionalProperties, items,
-// prefixItems, additionalItems, allOf, anyOf, oneOf, if/then/else,
-// dependentSchemas (and draft-07 "dependencies"), $ref to any JSON Pointer or
-// anchor within the document or its $id-identified resources, $dynamicRef and
-// $recursiveRef (resolved as a plain $ref), type arrays, enum and const.
-// Keywords that do not decide which subschema applies to a location
-// (minimum, pattern, not, ...) are left to full validation.
+// and draft-07 (also draft-06 and draft-04), recognised from "$schema";
+// boolean schemas; properties, patternProperties, additionalProperties,
+// items, prefixItems, additionalItems, allOf, anyOf, oneOf, if/then/else,
+// dependentSchemas (and draft-07 "dependencies"), $ref to any JSON Pointer
+// or anchor within the document or its $id-identified resources, $dynamicRef
+// and $recursiveRef (resolved as a plain $ref), type arrays, enum, const and
+// OpenAPI's "nullable". Keywords that do not decide which subschema applies
+// to a location (minimum, pattern, not, ...) are left to validation.
 package coerce

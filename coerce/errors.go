@@ -1,7 +1,5 @@
 package coerce
 
-import "fmt"
-
 // SchemaError is the error Compile returns for a schema it cannot plan: an
 // unresolvable or cyclic $ref, a keyword of the wrong shape, a pattern that
 // does not compile. Match it with errors.As.
@@ -35,7 +33,3 @@ func (e *SchemaError) Error() string {
 }
 
 func (e *SchemaError) Unwrap() error { return e.Err }
-
-func schemaErrorf(ptr, keyword, format string, args ...any) *SchemaError {
-	return &SchemaError{Pointer: ptr, Keyword: keyword, Msg: fmt.Sprintf(format, args...)}
-}

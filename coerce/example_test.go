@@ -1,34 +1,39 @@
 package coerce_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/structkit/structkit/coerce"
 )
 
-// Compile a tool's input schema once; ask the plan what may stand at a
-// location.
+// Compile a tool's input schema once, then validate arguments against it:
+// every problem comes with its location, in words a model can act on.
 func ExampleCompile() {
 	schema, err := coerce.Compile([]byte(`{
 		"type": "object",
+		"required": ["sku"],
 		"properties": {
-			"limit":   {"anyOf": [{"type": "integer"}, {"type": "null"}]},
-			"filters": {"type": "array", "items": {"$ref": "#/$defs/Filter"}}
-		},
-		"$defs": {"Filter": {"type": "object", "properties": {"value": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}}}
+			"sku":   {"type": "string"},
+			"limit": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]},
+			"speed": {"enum": ["fast", "slow"]}
+		}
 	}`))
 	if err != nil {
 		panic(err)
 	}
-	root := schema.Root()
-	limit := root.Property("limit", nil)
-	value := root.Property("filters", nil).Item(0, nil).Property("value", nil)
-	fmt.Println(limit.Admits(), limit.Integer())
-	fmt.Println(value.Admits(), value.Integer(), value.Pointer())
+	problems, err := schema.Validate(map[string]any{"limit": json.Number("0"), "speed": "Fast"})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(coerce.FormatProblems("query_inventory", problems))
 	// Output:
-	// null|integer true
-	// integer|string true /$defs/Filter/properties/value
+	// Invalid arguments for tool "query_inventory":
+	// - /: missing required property "sku"
+	// - /limit: expected at least 1, got integer 0
+	// - /speed: expected one of "fast", "slow"; got "Fast"
+	// Correct these arguments and call the tool again.
 }
 
 // Schema errors name the location in the schema.

@@ -1,9 +1,6 @@
 package coerce
 
-import (
-	"strconv"
-	"strings"
-)
+import "strings"
 
 // Rule names what happened at a location. Rules are stable strings: they
 // appear in reports, statistics and the command-line tool's output.
@@ -92,8 +89,9 @@ type Report struct {
 	Problems []Problem `json:"problems"`
 }
 
-// Valid reports whether no problem was found.
-func (r *Report) Valid() bool { return len(r.Problems) == 0 }
+// Valid reports whether no problem was found. A nil Report is valid: it
+// holds no problem.
+func (r *Report) Valid() bool { return r == nil || len(r.Problems) == 0 }
 
 // Add appends a change.
 func (r *Report) Add(c Change) { r.Changes = append(r.Changes, c) }
@@ -106,6 +104,9 @@ func (r *Report) Reset() {
 
 // Count returns how many changes carry the rule.
 func (r *Report) Count(rule Rule) int {
+	if r == nil {
+		return 0
+	}
 	n := 0
 	for _, c := range r.Changes {
 		if c.Rule == rule {
@@ -117,6 +118,9 @@ func (r *Report) Count(rule Rule) int {
 
 // String renders one change per line, then one problem per line.
 func (r *Report) String() string {
+	if r == nil {
+		return ""
+	}
 	var b strings.Builder
 	for _, c := range r.Changes {
 		if b.Len() > 0 {
@@ -131,32 +135,6 @@ func (r *Report) String() string {
 		b.WriteString(p.Message)
 	}
 	return b.String()
-}
-
-// AppendPointerToken appends one reference token to a JSON Pointer,
-// escaping "~" as "~0" and "/" as "~1".
-func AppendPointerToken(ptr []byte, tok string) []byte {
-	ptr = append(ptr, '/')
-	if strings.IndexAny(tok, "~/") < 0 {
-		return append(ptr, tok...)
-	}
-	for i := 0; i < len(tok); i++ {
-		switch tok[i] {
-		case '~':
-			ptr = append(ptr, '~', '0')
-		case '/':
-			ptr = append(ptr, '~', '1')
-		default:
-			ptr = append(ptr, tok[i])
-		}
-	}
-	return ptr
-}
-
-// AppendPointerIndex appends an array index to a JSON Pointer.
-func AppendPointerIndex(ptr []byte, i int) []byte {
-	ptr = append(ptr, '/')
-	return strconv.AppendInt(ptr, int64(i), 10)
 }
 
 // Observer receives every change and problem of a check, with the name of

@@ -1,6 +1,7 @@
 package coerce
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,11 +9,14 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/message"
+
+	"github.com/structkit/structkit/internal/jsontype"
+	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/internal/pointer"
 )
 
 // Problem is one reason a value fails its schema, in words a model can act
@@ -39,36 +43,6 @@ type Problem struct {
 
 func (p Problem) String() string { return p.Message }
 
-// validator is the full validator, compiled on first use.
-type validator struct {
-	once sync.Once
-	lc   *jsonschema.Compiler
-	sch  *jsonschema.Schema
-	err  error
-}
-
-// newLibCompiler loads the documents into a full validator's compiler,
-// with OpenAPI "nullable": true turned into a null type unless NoNullable.
-func newLibCompiler(docs map[string]*document, opts CompileOptions) (*jsonschema.Compiler, error) {
-	lc := jsonschema.NewCompiler()
-	if opts.AssertFormat {
-		lc.AssertFormat()
-	}
-	urls := make([]string, 0, len(docs))
-	for u := range docs {
-		urls = append(urls, u)
-	}
-	sort.Strings(urls)
-	for _, u := range urls {
-		doc := docs[u]
-		lc.DefaultDraft(doc.dialect.lib())
-		if err := lc.AddResource(doc.url, toLibDoc(doc.root, !opts.NoNullable)); err != nil {
-			return nil, &SchemaError{Pointer: doc.url, Msg: "cannot load into the validator", Err: err}
-		}
-	}
-	return lc, nil
-}
-
 // Validate checks v, a decoded JSON value (map[string]any, []any, string,
 // bool, nil, and numbers as json.Number, float64 or Go integers), against
 // the whole schema: every keyword, format as an annotation unless
@@ -80,25 +54,23 @@ func newLibCompiler(docs map[string]*document, opts CompileOptions) (*jsonschema
 // Integers are compared exactly: pass json.Number (or int64/uint64) for
 // values beyond ±2^53.
 func (s *Schema) Validate(v any) ([]Problem, error) {
+	return s.ValidateContext(context.Background(), v)
+}
+
+// ValidateContext is Validate bounded by ctx: once ctx is done, it
+// returns ctx's error (context.Canceled or context.DeadlineExceeded).
+func (s *Schema) ValidateContext(ctx context.Context, v any) ([]Problem, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if s == nil {
 		return nil, nil
 	}
-	s.val.once.Do(func() {
-		if s.val.lc == nil {
-			s.val.lc, s.val.err = newLibCompiler(s.docs, s.opts)
-		}
-		if s.val.err == nil {
-			s.val.sch, s.val.err = s.val.lc.Compile(DefaultBaseURI)
-			if s.val.err != nil {
-				s.val.err = &SchemaError{Msg: "the validator cannot compile the schema", Err: s.val.err}
-			}
-		}
-		s.val.lc = nil // not needed any more
-	})
-	if s.val.err != nil {
-		return nil, s.val.err
+	sch, err := s.plan().Validator()
+	if err != nil {
+		return nil, schemaError(err)
 	}
-	err := s.val.sch.Validate(v)
+	err = sch.Validate(v)
 	if err == nil {
 		return nil, nil
 	}
@@ -112,20 +84,11 @@ func (s *Schema) Validate(v any) ([]Problem, error) {
 	return out, nil
 }
 
-// schemaLoc maps a validator's absolute schema URL to the plan's node.
-func (s *Schema) schemaLoc(u string) (*Loc, string) {
-	if n, ok := s.byKey[u]; ok {
-		return n, n.ptr
-	}
-	_, frag, _ := strings.Cut(u, "#")
-	return nil, frag
-}
-
 // collect turns a validation error tree into problems.
 func (s *Schema) collect(e *jsonschema.ValidationError, inst any, out *[]Problem) {
-	path := pointerOf(e.InstanceLocation)
+	path := pointer.Join(e.InstanceLocation)
 	val := valueAt(inst, e.InstanceLocation)
-	loc, schemaPtr := s.schemaLoc(e.SchemaURL)
+	loc, schemaPtr := s.plan().LocAt(e.SchemaURL)
 	add := func(keyword, expected, got, msg string) {
 		p := path
 		if p == "" {
@@ -155,11 +118,11 @@ func (s *Schema) collect(e *jsonschema.ValidationError, inst any, out *[]Problem
 		// Where exactly one alternative takes a value of this type, its
 		// problems are the useful ones.
 		t := typeOfValue(val)
-		branches := altGroup(loc, keyword == "oneOf")
+		branches := loc.AltGroup(keyword == "oneOf")
 		var fit []*jsonschema.ValidationError
 		for _, c := range e.Causes {
 			i := branchIndex(e.SchemaURL, keyword, c.SchemaURL)
-			if i < 0 || i >= len(branches) || branches[i].admit&t != 0 {
+			if i < 0 || i >= len(branches) || branches[i].Admits()&t != 0 {
 				fit = append(fit, c)
 			}
 		}
@@ -173,7 +136,7 @@ func (s *Schema) collect(e *jsonschema.ValidationError, inst any, out *[]Problem
 		}
 		if len(branches) == 0 {
 			for _, c := range e.Causes {
-				bl, _ := s.schemaLoc(c.SchemaURL)
+				bl, _ := s.plan().LocAt(c.SchemaURL)
 				wants = append(wants, describeLoc(bl))
 			}
 		}
@@ -210,16 +173,11 @@ func (s *Schema) collect(e *jsonschema.ValidationError, inst any, out *[]Problem
 		}
 	case *kind.AdditionalProperties:
 		allowed := ""
-		if loc != nil && len(loc.props) > 0 {
-			names := make([]string, 0, len(loc.props))
-			for n := range loc.props {
-				names = append(names, n)
-			}
-			sort.Strings(names)
+		if names := loc.PropertyNames(); len(names) > 0 {
 			allowed = " (allowed: " + strings.Join(names, ", ") + ")"
 		}
 		for _, p := range k.Properties {
-			pp := path + "/" + escapeToken(p)
+			pp := string(pointer.AppendToken([]byte(path), p))
 			*out = append(*out, Problem{Path: pp, Keyword: "additionalProperties", Expected: "no property " + strconv.Quote(p),
 				Got:     describeValue(valueAt(inst, append(append([]string(nil), e.InstanceLocation...), p))),
 				Message: fmt.Sprintf("%s: property %q is not allowed%s", pp, p, allowed), Schema: schemaPtr})
@@ -292,19 +250,6 @@ func (s *Schema) collect(e *jsonschema.ValidationError, inst any, out *[]Problem
 	}
 }
 
-// altGroup returns the branches of l's first oneOf (or anyOf) group.
-func altGroup(l *Loc, one bool) []*Loc {
-	if l == nil {
-		return nil
-	}
-	for i, g := range l.alts {
-		if l.altOne[i] == one {
-			return g
-		}
-	}
-	return nil
-}
-
 // branchIndex reads which branch of a combinator a cause's schema URL is
 // in: parent + "/anyOf/2/..." → 2; -1 if it cannot be told.
 func branchIndex(parent, keyword, cause string) int {
@@ -361,14 +306,6 @@ func ratString(r *big.Rat) string {
 	return strings.TrimSuffix(s, ".")
 }
 
-func pointerOf(tokens []string) string {
-	var b []byte
-	for _, t := range tokens {
-		b = AppendPointerToken(b, t)
-	}
-	return string(b)
-}
-
 func valueAt(v any, tokens []string) any {
 	for _, t := range tokens {
 		switch x := v.(type) {
@@ -387,42 +324,29 @@ func valueAt(v any, tokens []string) any {
 	return v
 }
 
-// typeOfValue names the type of a decoded value as a TypeSet member.
-func typeOfValue(v any) TypeSet {
-	switch x := v.(type) {
-	case nil:
-		return Null
-	case bool:
-		return Boolean
-	case string:
-		return String
-	case []any:
-		return Array
-	case map[string]any:
-		return Object
-	default:
-		if isWhole(x) {
-			return Integer
-		}
+// typeOfValue names the type of a decoded value.
+func typeOfValue(v any) jsontype.Set {
+	if t := plan.TypeOf(v); t != 0 {
+		return t
 	}
-	return Number
+	return jsontype.Number
 }
 
 // describeValue says what a value is, with a short literal for scalars:
 // `string "20"`, `integer 5`, `object`.
 func describeValue(v any) string {
 	switch typeOfValue(v) {
-	case Null:
+	case jsontype.Null:
 		return "null"
-	case Object:
+	case jsontype.Object:
 		return "object"
-	case Array:
+	case jsontype.Array:
 		return "array"
-	case String:
+	case jsontype.String:
 		return "string " + shortJSON(v)
-	case Boolean:
+	case jsontype.Boolean:
 		return "boolean " + shortJSON(v)
-	case Integer:
+	case jsontype.Integer:
 		return "integer " + shortJSON(v)
 	}
 	return "number " + shortJSON(v)
@@ -452,29 +376,30 @@ func shortJSON(v any) string {
 
 // describeLoc says in words what a plan location admits: "integer",
 // "array of strings", `one of "a", "b"`, "integer or null".
-func describeLoc(l *Loc) string {
+func describeLoc(l *plan.Loc) string {
 	return describeTypes(l, 0)
 }
 
 var typeWords = []struct {
-	t           TypeSet
+	t           jsontype.Set
 	one, plural string
 }{
-	{Object, "object", "objects"}, {Array, "array", "arrays"}, {String, "string", "strings"},
-	{Numeric, "number", "numbers"}, {Integer, "integer", "integers"}, {Number, "number", "numbers"},
-	{Boolean, "boolean", "booleans"}, {Null, "null", "nulls"},
+	{jsontype.Object, "object", "objects"}, {jsontype.Array, "array", "arrays"}, {jsontype.String, "string", "strings"},
+	{jsontype.Numeric, "number", "numbers"}, {jsontype.Integer, "integer", "integers"}, {jsontype.Number, "number", "numbers"},
+	{jsontype.Boolean, "boolean", "booleans"}, {jsontype.Null, "null", "nulls"},
 }
 
-func describeTypes(l *Loc, depth int) string {
-	if l == nil || l.admit == AnyType {
+func describeTypes(l *plan.Loc, depth int) string {
+	admit := l.Admits()
+	if admit == jsontype.Any {
 		return "any value"
 	}
-	if l.admit == 0 {
+	if admit == 0 {
 		return "nothing"
 	}
-	if l.admit == String && l.strs != nil && len(l.strs.list) > 0 && len(l.strs.list) <= 8 {
-		q := make([]string, len(l.strs.list))
-		for i, s := range l.strs.list {
+	if strs, ok := l.Strings(); ok && admit == jsontype.String && len(strs) > 0 && len(strs) <= 8 {
+		q := make([]string, len(strs))
+		for i, s := range strs {
 			q[i] = strconv.Quote(s)
 		}
 		if len(q) == 1 {
@@ -483,15 +408,15 @@ func describeTypes(l *Loc, depth int) string {
 		return "one of " + strings.Join(q, ", ")
 	}
 	var parts []string
-	left := l.admit
+	left := admit
 	for _, w := range typeWords {
 		if left&w.t != w.t {
 			continue
 		}
 		left &^= w.t
 		word := w.one
-		if w.t == Array && depth < 2 {
-			if item := l.Item(0, nil); item != nil && item.admit != AnyType && item.admit != 0 {
+		if w.t == jsontype.Array && depth < 2 {
+			if item := l.Item(0, nil); item != nil && item.Admits() != jsontype.Any && item.Admits() != 0 {
 				inner := describeTypes(item, depth+1)
 				if !strings.Contains(inner, " ") {
 					for _, w2 := range typeWords {

@@ -22,6 +22,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
+	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/protoargs"
 )
 
@@ -106,6 +107,8 @@ func FromContext(ctx context.Context) (res *protoargs.Result, ok bool) {
 
 // Options configure the interceptors.
 type Options struct {
+	pragma.NoUnkeyedLiterals
+
 	// Checker checks the requests; required.
 	Checker *protoargs.Checker
 	// PassInvalid hands invalid requests to the handler (which can read

@@ -65,6 +65,9 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsonnum"
 	"github.com/structkit/structkit/internal/mcpcapture"
+	"github.com/structkit/structkit/internal/observe"
+	"github.com/structkit/structkit/internal/pointer"
+	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -75,6 +78,8 @@ const StructuredPath = "/structuredContent"
 
 // ClientOptions configure Connect.
 type ClientOptions struct {
+	pragma.NoUnkeyedLiterals
+
 	// Name is the server's name, used in errors and logs.
 	Name string
 	// Check turns on the pre-dispatch check: invalid arguments are
@@ -626,32 +631,21 @@ func flagLostDigits(rep *coerce.Report, v any, ptr []byte) {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			flagLostDigits(rep, t[k], coerce.AppendPointerToken(ptr, k))
+			flagLostDigits(rep, t[k], pointer.AppendToken(ptr, k))
 		}
 	case []any:
 		for i, e := range t {
-			flagLostDigits(rep, e, coerce.AppendPointerIndex(ptr, i))
+			flagLostDigits(rep, e, pointer.AppendIndex(ptr, i))
 		}
 	case float64:
-		if jsonnum.Unsafe(t) && jsonnum.IsWhole(t) {
+		if (jsonnum.Unsafe(t) || t == jsonnum.MaxSafe || t == -jsonnum.MaxSafe) && jsonnum.IsWhole(t) { // 2^53 itself may be a rounded 2^53+1
 			lit := string(jsonnum.AppendWhole(nil, t))
 			rep.Add(coerce.Change{Path: string(ptr), Rule: coerce.RulePrecisionUnsafe, From: lit, To: lit})
 		}
 	}
 }
 
-func (c *Client) observe(tool string, rep *coerce.Report) {
-	o := c.opts.Observer
-	if o == nil {
-		return
-	}
-	for _, ch := range rep.Changes {
-		o.ObserveChange(tool, ch)
-	}
-	for _, p := range rep.Problems {
-		o.ObserveProblem(tool, p)
-	}
-}
+func (c *Client) observe(tool string, rep *coerce.Report) { observe.Report(c.opts.Observer, tool, rep) }
 
 // Close ends the session. It is safe to call more than once.
 func (c *Client) Close() error {

@@ -24,7 +24,7 @@ func TestResultFallback(t *testing.T) {
 	res := &CallResult{}
 	sdk := &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: "hi"}},
-		StructuredContent: map[string]any{"id": float64(9007199254740994), "n": 5.0, "l": []any{1e300}},
+		StructuredContent: map[string]any{"id": float64(9007199254740994), "n": 5.0, "l": []any{1e300, float64(1 << 53)}},
 	}
 	if err := c.result(&ToolInfo{Output: out}, sdk, res); err != nil {
 		t.Fatal(err)
@@ -46,6 +46,8 @@ func TestResultFallback(t *testing.T) {
 	want := []string{
 		"/structuredContent/id: precision-unsafe 9007199254740994",
 		"/structuredContent/l/0: precision-unsafe " + string(jsonnum.AppendWhole(nil, 1e300)),
+		// 2^53 itself is what 9007199254740993 rounds to.
+		"/structuredContent/l/1: precision-unsafe 9007199254740992",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("report %q", got)

@@ -13,6 +13,8 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/observe"
+	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -39,6 +41,8 @@ type StructResult struct {
 
 // ServerOptions configure AddTool.
 type ServerOptions struct {
+	pragma.NoUnkeyedLiterals
+
 	// Check validates the arguments before the handler is called; invalid
 	// arguments are answered with an IsError result holding the
 	// coerce.FormatProblems text, and the handler is not called.
@@ -197,15 +201,4 @@ func (st *structTool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	return res, nil
 }
 
-func (st *structTool) observe(rep *coerce.Report) {
-	o := st.opts.Observer
-	if o == nil {
-		return
-	}
-	for _, ch := range rep.Changes {
-		o.ObserveChange(st.name, ch)
-	}
-	for _, p := range rep.Problems {
-		o.ObserveProblem(st.name, p)
-	}
-}
+func (st *structTool) observe(rep *coerce.Report) { observe.Report(st.opts.Observer, st.name, rep) }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
+	"github.com/structkit/structkit/internal/pointer"
+	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -18,6 +20,8 @@ import (
 // ListValue fields of messages, in place. Its fields are read-only once it
 // is in use; it is safe for concurrent use.
 type Checker struct {
+	pragma.NoUnkeyedLiterals
+
 	// Fields are the full names of the fields to check, e.g.
 	// "structkit.example.v1.SearchRequest.arguments", wherever they occur
 	// in a message (nested, repeated, map values). Empty means every
@@ -75,16 +79,50 @@ func (r *Result) Changed() bool {
 func (r *Result) Proto() *structkitv1.Report {
 	out := &structkitv1.Report{}
 	for _, f := range r.Fields {
-		for _, c := range f.Changes {
-			out.Changes = append(out.Changes, &structkitv1.Change{
-				Field: f.Field, Path: c.Path, Rule: string(c.Rule), From: c.From, To: c.To, Schema: c.Schema,
-			})
-		}
-		for _, p := range f.Problems {
-			out.Problems = append(out.Problems, &structkitv1.Problem{
-				Field: f.Field, Path: p.Path, Keyword: p.Keyword, Expected: p.Expected, Got: p.Got, Message: p.Message, Schema: p.Schema,
-			})
-		}
+		AppendReportProto(out, f.Field, &f.Report)
+	}
+	return out
+}
+
+// AppendReportProto appends the changes and problems of r to out, a
+// structkit.v1.Report message, each entry naming field (the protobuf field
+// path of the Struct they are about), and returns out. A nil out starts a
+// new message.
+func AppendReportProto(out *structkitv1.Report, field string, r *coerce.Report) *structkitv1.Report {
+	if out == nil {
+		out = &structkitv1.Report{}
+	}
+	if r == nil {
+		return out
+	}
+	for _, c := range r.Changes {
+		out.Changes = append(out.Changes, &structkitv1.Change{
+			Field: field, Path: c.Path, Rule: string(c.Rule), From: c.From, To: c.To, Schema: c.Schema,
+		})
+	}
+	for _, p := range r.Problems {
+		out.Problems = append(out.Problems, &structkitv1.Problem{
+			Field: field, Path: p.Path, Keyword: p.Keyword, Expected: p.Expected, Got: p.Got, Message: p.Message, Schema: p.Schema,
+		})
+	}
+	return out
+}
+
+// ReportFromProto reads a structkit.v1.Report message back into a
+// coerce.Report, as a client of a service that sends one (such as the
+// bridge or a grpcargs interceptor) prints or inspects it. The entries'
+// fields are not kept: pass the entries of one field for a faithful
+// round trip. A nil message gives a nil Report.
+func ReportFromProto(m *structkitv1.Report) *coerce.Report {
+	if m == nil {
+		return nil
+	}
+	out := &coerce.Report{}
+	for _, c := range m.GetChanges() {
+		out.Changes = append(out.Changes, coerce.Change{Path: c.GetPath(), Rule: coerce.Rule(c.GetRule()), From: c.GetFrom(), To: c.GetTo(), Schema: c.GetSchema()})
+	}
+	for _, p := range m.GetProblems() {
+		out.Problems = append(out.Problems, coerce.Problem{Path: p.GetPath(), Keyword: p.GetKeyword(), Expected: p.GetExpected(), Got: p.GetGot(), Message: p.GetMessage(), Schema: p.GetSchema()})
 	}
 	return out
 }
@@ -93,16 +131,13 @@ func (r *Result) Proto() *structkitv1.Report {
 // into one field path as google.rpc.BadRequest uses them:
 // ("arguments", "/filters/0/value") → "arguments.filters[0].value".
 // Member names that are not identifiers are quoted: arguments["a.b"].
-func FieldPath(field, pointer string) string {
+func FieldPath(field, ptr string) string {
 	var b strings.Builder
 	b.WriteString(field)
-	if pointer == "" {
-		return b.String()
-	}
-	for _, tok := range strings.Split(pointer[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+	tokens, _ := pointer.Split(ptr)
+	for _, tok := range tokens {
 		switch {
-		case isIndex(tok):
+		case pointer.IsIndex(tok):
 			b.WriteString("[" + tok + "]")
 		case isIdent(tok):
 			b.WriteString("." + tok)
@@ -111,18 +146,6 @@ func FieldPath(field, pointer string) string {
 		}
 	}
 	return b.String()
-}
-
-func isIndex(s string) bool {
-	if s == "" || len(s) > 1 && s[0] == '0' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 func isIdent(s string) bool {

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -28,6 +29,8 @@ import (
 // follow the schema. Messages inside google.protobuf.Any are rendered by
 // protojson as they are.
 type JSONOptions struct {
+	pragma.NoUnkeyedLiterals
+
 	// Schemas finds the schemas of fields; nil reads field options only.
 	Schemas *Schemas
 	// UseProtoNames uses proto field names instead of lowerCamelCase.

@@ -3,6 +3,7 @@ package protoargs_test
 import (
 	"context"
 	"errors"
+	"github.com/google/go-cmp/cmp"
 	"strings"
 	"testing"
 
@@ -223,5 +224,24 @@ func TestMessageJSON(t *testing.T) {
 	want = `{"arguments":{"id":"9007199254740993","line":5},"report":{"changes":[{"field":"arguments","path":"/id","rule":"bigint-carried"}]}}`
 	if string(got) != want {
 		t.Errorf("a field without a schema stays as protojson writes it:\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestReportProtoRoundTrip(t *testing.T) {
+	rep := &coerce.Report{
+		Changes:  []coerce.Change{{Path: "/id", Rule: coerce.RuleBigIntCarried, From: "9007199254740993", To: `"9007199254740993"`, Schema: "/properties/id"}},
+		Problems: []coerce.Problem{{Path: "/n", Keyword: "type", Expected: "integer", Got: `string "x"`, Message: `/n: expected integer, got string "x"`, Schema: "/properties/n"}},
+	}
+	m := protoargs.AppendReportProto(nil, "arguments", rep)
+	for _, c := range m.GetChanges() {
+		if c.GetField() != "arguments" {
+			t.Errorf("change names field %q", c.GetField())
+		}
+	}
+	if diff := cmp.Diff(rep, protoargs.ReportFromProto(m)); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	if protoargs.ReportFromProto(nil) != nil || len(protoargs.AppendReportProto(nil, "x", nil).GetChanges()) != 0 {
+		t.Error("nil reports and messages must stay empty")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/pointer"
 )
 
 // Aggregator counts changes and problems per tool × JSON Pointer × rule or
@@ -139,21 +140,9 @@ func Normalize(ptr string) string {
 	}
 	parts := strings.Split(ptr, "/")
 	for i, p := range parts {
-		if i > 0 && p != "" && isIndex(p) {
+		if i > 0 && pointer.IsIndex(p) {
 			parts[i] = "*"
 		}
 	}
 	return strings.Join(parts, "/")
-}
-
-func isIndex(s string) bool {
-	if len(s) > 1 && s[0] == '0' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }

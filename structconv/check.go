@@ -1,12 +1,16 @@
 package structconv
 
 import (
-	"fmt"
+	"context"
+	"slices"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/observe"
+	"github.com/structkit/structkit/internal/pragma"
 )
 
 // CheckOptions configures the pre-dispatch check of a tool call's
@@ -15,6 +19,8 @@ import (
 // codec apply, and a model's "20" for an integer is a problem, not a
 // change.
 type CheckOptions struct {
+	pragma.NoUnkeyedLiterals
+
 	// Schema is the tool's input schema. Required.
 	Schema *coerce.Schema
 	// Policy turns on lenient repairs; see coerce.Lenient.
@@ -23,20 +29,41 @@ type CheckOptions struct {
 	Tool string
 	// Observer, if not nil, receives every change and problem.
 	Observer coerce.Observer
+	// Context, if not nil, bounds the check: once it is done, the check
+	// stops and returns its error (context.Canceled or
+	// context.DeadlineExceeded, matchable with errors.Is).
+	Context context.Context
+	// MaxDepth and MaxNumberDigits bound the arguments as
+	// UnmarshalOptions' fields of the same names do (see limits.go); 0
+	// means the defaults.
+	MaxDepth        int
+	MaxNumberDigits int
+}
+
+func (o CheckOptions) ctx() context.Context {
+	if o.Context == nil {
+		return context.Background()
+	}
+	return o.Context
 }
 
 // JSON checks arguments given as JSON text, as a model wrote them. It
 // returns the arguments as they should be sent (coerced, integers as
 // integer literals) and the report: changes made and problems found. The
 // arguments are valid when the report has no problems. err is only for
-// input that is not JSON or cannot be converted at all.
+// input that is not JSON or cannot be converted at all (an *Error), or for
+// a schema the validator cannot compile (a *coerce.SchemaError, the same
+// on every method of CheckOptions).
 func (o CheckOptions) JSON(args []byte) ([]byte, *coerce.Report, error) {
 	if o.Schema == nil {
 		return nil, nil, errNoSchema
 	}
 	rep := &coerce.Report{}
 	var s structpb.Value
-	if err := (UnmarshalOptions{Schema: o.Schema, Policy: o.Policy, Report: rep}).Unmarshal(args, &s); err != nil {
+	if err := o.ctx().Err(); err != nil {
+		return nil, nil, err
+	}
+	if err := (UnmarshalOptions{Schema: o.Schema, Policy: o.Policy, Report: rep, MaxDepth: o.MaxDepth, MaxNumberDigits: o.MaxNumberDigits}).Unmarshal(args, &s); err != nil {
 		return nil, nil, err
 	}
 	if err := o.validate(&s, rep); err != nil {
@@ -54,6 +81,9 @@ func (o CheckOptions) JSON(args []byte) ([]byte, *coerce.Report, error) {
 func (o CheckOptions) Struct(args proto.Message) (*coerce.Report, error) {
 	if o.Schema == nil {
 		return nil, errNoSchema
+	}
+	if err := o.ctx().Err(); err != nil {
+		return nil, err
 	}
 	rep := &coerce.Report{}
 	if err := (FixOptions{Schema: o.Schema, Policy: o.Policy, Report: rep}).Fix(args); err != nil {
@@ -73,18 +103,17 @@ func (o CheckOptions) Go(args any) (any, *coerce.Report, error) {
 	if o.Schema == nil {
 		return nil, nil, errNoSchema
 	}
+	if err := o.ctx().Err(); err != nil {
+		return nil, nil, err
+	}
 	rep := &coerce.Report{}
-	v, err := GoOptions{Schema: o.Schema, Policy: o.Policy, Report: rep}.Apply(args)
+	v, err := GoOptions{Schema: o.Schema, Policy: o.Policy, Report: rep, MaxNumberDigits: o.MaxNumberDigits}.Apply(args)
 	if err != nil {
 		return nil, nil, err
 	}
-	rep.Changes = onlyPolicyChanges(rep.Changes)
-	problems, err := o.Schema.Validate(v)
-	if err != nil {
+	if err := o.finish(v, rep); err != nil {
 		return nil, nil, err
 	}
-	rep.Problems = problems
-	o.observe(rep)
 	return v, rep, nil
 }
 
@@ -97,14 +126,47 @@ func (o CheckOptions) validate(m proto.Message, rep *coerce.Report) error {
 	if err != nil {
 		return err
 	}
-	problems, err := o.Schema.Validate(v)
-	if err != nil {
-		return fmt.Errorf("structconv: %w", err)
+	return o.finish(v, rep)
+}
+
+// finish validates the converted value v and completes the report: the
+// policy's changes, the problems, and a problem for every fraction the
+// conversion saw in the text where only integers stand but the value
+// lost (1.0000000000000001 is a double 1, yet it was not written as an
+// integer).
+func (o CheckOptions) finish(v any, rep *coerce.Report) error {
+	ctx := o.ctx()
+	if err := ctx.Err(); err != nil {
+		return err
 	}
+	problems, err := o.Schema.ValidateContext(ctx, v)
+	if err != nil {
+		return err // a *coerce.SchemaError, or the context's error
+	}
+	for _, c := range rep.Changes {
+		if c.Rule == coerce.RuleFraction && !hasTypeProblemAt(problems, c.Path) {
+			p := c.Path
+			if p == "" {
+				p = "/"
+			}
+			problems = append(problems, coerce.Problem{Path: c.Path, Keyword: "type", Expected: "integer",
+				Got: "number " + c.From, Message: p + ": expected integer, got number " + c.From, Schema: c.Schema})
+		}
+	}
+	slices.SortStableFunc(problems, func(a, b coerce.Problem) int { return strings.Compare(a.Path, b.Path) })
 	rep.Changes = onlyPolicyChanges(rep.Changes)
 	rep.Problems = problems
 	o.observe(rep)
 	return nil
+}
+
+func hasTypeProblemAt(problems []coerce.Problem, path string) bool {
+	for _, p := range problems {
+		if p.Path == path && p.Keyword == "type" {
+			return true
+		}
+	}
+	return false
 }
 
 // onlyPolicyChanges keeps the changes a model's arguments underwent:
@@ -120,14 +182,4 @@ func onlyPolicyChanges(changes []coerce.Change) []coerce.Change {
 	return out
 }
 
-func (o CheckOptions) observe(rep *coerce.Report) {
-	if o.Observer == nil {
-		return
-	}
-	for _, c := range rep.Changes {
-		o.Observer.ObserveChange(o.Tool, c)
-	}
-	for _, p := range rep.Problems {
-		o.Observer.ObserveProblem(o.Tool, p)
-	}
-}
+func (o CheckOptions) observe(rep *coerce.Report) { observe.Report(o.Observer, o.Tool, rep) }

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/internal/pointer"
 )
 
 // ErrorCode classifies an Error.
@@ -93,18 +95,26 @@ type seg struct {
 	isKey bool
 }
 
-// pointer renders a location as a JSON Pointer.
-func pointer(path []seg) string {
+// pointerOf renders a location as a JSON Pointer.
+func pointerOf(path []seg) string {
 	if len(path) == 0 {
 		return ""
 	}
 	b := make([]byte, 0, 8*len(path))
 	for _, s := range path {
 		if s.isKey {
-			b = coerce.AppendPointerToken(b, s.key)
+			b = pointer.AppendToken(b, s.key)
 		} else {
-			b = coerce.AppendPointerIndex(b, s.index)
+			b = pointer.AppendIndex(b, s.index)
 		}
 	}
 	return string(b)
+}
+
+// planOf returns the plan of a compiled schema: nil for no schema.
+func planOf(s *coerce.Schema) *plan.Schema {
+	if s == nil {
+		return nil
+	}
+	return plan.OfPublic(s)
 }

@@ -3,7 +3,10 @@ package structconv
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -12,6 +15,9 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsonnum"
+	"github.com/structkit/structkit/internal/jsontype"
+	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/internal/pragma"
 )
 
 // GoOptions configures conversion between Struct messages and Go value
@@ -19,6 +25,8 @@ import (
 // encoding/json and most SDKs (genai FunctionCall.Args, MCP arguments)
 // use.
 type GoOptions struct {
+	pragma.NoUnkeyedLiterals
+
 	// Schema guides the conversion; nil means no schema.
 	Schema *coerce.Schema
 	// Report, if not nil, receives an entry for each rule that fired.
@@ -26,6 +34,15 @@ type GoOptions struct {
 	// Policy turns on lenient coercion rules (see coerce.Policy) for ToGo
 	// and Apply; the zero value is strict. Rules need a Schema.
 	Policy coerce.Policy
+	// MaxNumberDigits limits the digits of a json.Number that Apply and
+	// FromGo read; 0 means DefaultMaxNumberDigits. Longer fails with
+	// CodeNumber. Nesting is bounded by MaxDepthLimit (CodeDepth).
+	MaxNumberDigits int
+}
+
+func (o GoOptions) conv() goConv {
+	return goConv{report: o.Report, policy: o.Policy, lenient: o.Policy.Enabled() && o.Schema != nil,
+		digits: effectiveDigits(o.MaxNumberDigits)}
 }
 
 // ToGo converts m, a *structpb.Struct, *structpb.Value or
@@ -35,8 +52,8 @@ type GoOptions struct {
 // beyond ±2^53) become the same integer types; elsewhere numbers are
 // float64 and strings stay strings.
 func (o GoOptions) ToGo(m proto.Message) (any, error) {
-	g := goConv{report: o.Report, policy: o.Policy, lenient: o.Policy.Enabled() && o.Schema != nil}
-	root := o.Schema.Root()
+	g := o.conv()
+	root := planOf(o.Schema).Root()
 	switch v := m.(type) {
 	case *structpb.Struct:
 		return g.fromStruct(v, root)
@@ -54,8 +71,8 @@ func (o GoOptions) ToGo(m proto.Message) (any, error) {
 // v itself unless v is a scalar that changed. Values of other Go types are
 // left as they are.
 func (o GoOptions) Apply(v any) (any, error) {
-	g := goConv{report: o.Report, policy: o.Policy, lenient: o.Policy.Enabled() && o.Schema != nil}
-	return g.apply(v, o.Schema.Root())
+	g := o.conv()
+	return g.apply(v, planOf(o.Schema).Root())
 }
 
 // FromGo fills m (a *structpb.Struct, *structpb.Value or
@@ -65,8 +82,8 @@ func (o GoOptions) Apply(v any) (any, error) {
 // rounded, with a report, where the schema admits number but not integer).
 // A float64 is stored as it is: it has no further digits to keep.
 func (o GoOptions) FromGo(v any, m proto.Message) error {
-	g := goConv{report: o.Report, policy: o.Policy, lenient: o.Policy.Enabled() && o.Schema != nil}
-	root := o.Schema.Root()
+	g := o.conv()
+	root := planOf(o.Schema).Root()
 	switch t := m.(type) {
 	case *structpb.Struct:
 		mv, ok := v.(map[string]any)
@@ -108,15 +125,45 @@ type goConv struct {
 	report  *coerce.Report
 	policy  coerce.Policy
 	lenient bool
+	digits  int // most digits a json.Number may have
 	path    []seg
 }
 
-func (g *goConv) note(rule coerce.Rule, from, to string, l *coerce.Loc) {
-	g.report.Add(coerce.Change{Path: pointer(g.path), Rule: rule, From: from, To: to, Schema: l.Pointer()})
+// enter bounds the nesting of a walk over values built in memory.
+func (g *goConv) enter() error {
+	if len(g.path) >= MaxDepthLimit {
+		return g.fail(CodeDepth, "nesting deeper than %d levels", MaxDepthLimit)
+	}
+	return nil
+}
+
+// checkDigits bounds the digits of a json.Number.
+func (g *goConv) checkDigits(lit string) error {
+	if len(lit) > g.digits {
+		if n := jsonnum.CountDigits(lit); n > g.digits {
+			return g.fail(CodeNumber, "number literal has %d digits, more than the limit of %d", n, g.digits)
+		}
+	}
+	return nil
+}
+
+func (g *goConv) note(rule coerce.Rule, from, to string, l *plan.Loc) {
+	g.report.Add(coerce.Change{Path: pointerOf(g.path), Rule: rule, From: from, To: to, Schema: l.Pointer()})
 }
 
 func (g *goConv) fail(code ErrorCode, format string, args ...any) error {
-	return &Error{Code: code, Path: pointer(g.path), Offset: -1, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Code: code, Path: pointerOf(g.path), Offset: -1, Msg: fmt.Sprintf(format, args...)}
+}
+
+// keysOf returns the member names of an object in the order to visit
+// them: sorted when reporting, so the report comes out in the same order
+// on every run (and in the order the other paths report), else as the map
+// gives them.
+func keysOf[V any](g *goConv, m map[string]V) iter.Seq[string] {
+	if g.report != nil {
+		return slices.Values(slices.Sorted(maps.Keys(m)))
+	}
+	return maps.Keys(m)
 }
 
 // wholeInt converts a whole double to the narrowest exact Go integer.
@@ -143,12 +190,12 @@ func digitsInt(canon string) any {
 }
 
 // number applies the integer rules to a double at l.
-func (g *goConv) number(f float64, l *coerce.Loc) any {
+func (g *goConv) number(f float64, l *plan.Loc) any {
 	if !l.Integer() || math.IsNaN(f) || math.IsInf(f, 0) {
 		return f
 	}
 	if !jsonnum.IsWhole(f) {
-		if g.report != nil && l.Admits()&coerce.Number == 0 {
+		if g.report != nil && l.Admits()&jsontype.Number == 0 {
 			lit := string(jsonnum.AppendFloat(nil, f))
 			g.note(coerce.RuleFraction, lit, lit, l)
 		}
@@ -166,7 +213,7 @@ func (g *goConv) number(f float64, l *coerce.Loc) any {
 }
 
 // str applies the carried-integer rule to a string at l.
-func (g *goConv) str(s string, l *coerce.Loc) any {
+func (g *goConv) str(s string, l *plan.Loc) any {
 	if l.RestoresCarried() && jsonnum.Carried(s) {
 		if g.report != nil {
 			g.note(coerce.RuleBigIntRestored, strconv.Quote(s), s, l)
@@ -176,7 +223,7 @@ func (g *goConv) str(s string, l *coerce.Loc) any {
 	return s
 }
 
-func (g *goConv) fromValue(v *structpb.Value, l *coerce.Loc) (any, error) {
+func (g *goConv) fromValue(v *structpb.Value, l *plan.Loc) (any, error) {
 	if g.lenient && l != nil {
 		if sc, ok := scalarOf(v); ok && !isCarried(sc, l) {
 			if out, done, err := g.lenientGo(scalarGo(sc), l); done {
@@ -201,15 +248,20 @@ func (g *goConv) fromValue(v *structpb.Value, l *coerce.Loc) (any, error) {
 	return nil, g.fail(CodeType, "google.protobuf.Value has no kind set")
 }
 
-func (g *goConv) fromStruct(s *structpb.Struct, l *coerce.Loc) (any, error) {
-	var inst coerce.Instance
+func (g *goConv) fromStruct(s *structpb.Struct, l *plan.Loc) (any, error) {
+	if err := g.enter(); err != nil {
+		return nil, err
+	}
+	var inst plan.Instance
 	if l.DependsOnValue() {
 		inst = (*structInstance)(s)
 	}
-	out := make(map[string]any, len(s.GetFields()))
+	fields := s.GetFields()
+	out := make(map[string]any, len(fields))
 	depth := len(g.path)
 	g.path = append(g.path, seg{isKey: true})
-	for k, v := range s.GetFields() {
+	for k := range keysOf(g, fields) {
+		v := fields[k]
 		g.path[depth].key = k
 		child := l.Property(k, inst)
 		e, err := g.fromValue(v, child)
@@ -225,8 +277,11 @@ func (g *goConv) fromStruct(s *structpb.Struct, l *coerce.Loc) (any, error) {
 	return out, nil
 }
 
-func (g *goConv) fromList(lv *structpb.ListValue, l *coerce.Loc) (any, error) {
-	var inst coerce.Instance
+func (g *goConv) fromList(lv *structpb.ListValue, l *plan.Loc) (any, error) {
+	if err := g.enter(); err != nil {
+		return nil, err
+	}
+	var inst plan.Instance
 	if l.DependsOnValue() {
 		inst = (*listInstance)(lv)
 	}
@@ -259,19 +314,26 @@ func (gi goInstance) Has(name string) bool {
 
 func (gi goInstance) JSON() any { return gi.v }
 
-func (g *goConv) apply(v any, l *coerce.Loc) (any, error) {
+func (g *goConv) apply(v any, l *plan.Loc) (any, error) {
 	if l == nil {
-		return v, nil // no schema below: nothing changes
+		return v, g.bounded(v) // no schema below: nothing changes
+	}
+	switch v.(type) {
+	case map[string]any, []any:
+		if err := g.enter(); err != nil {
+			return nil, err
+		}
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		var inst coerce.Instance
+		var inst plan.Instance
 		if l.DependsOnValue() {
 			inst = goInstance{x}
 		}
 		depth := len(g.path)
 		g.path = append(g.path, seg{isKey: true})
-		for k, e := range x {
+		for k := range keysOf(g, x) {
+			e := x[k]
 			g.path[depth].key = k
 			child := l.Property(k, inst)
 			if g.lenient && g.dropGo(x, k, l, child) {
@@ -286,7 +348,7 @@ func (g *goConv) apply(v any, l *coerce.Loc) (any, error) {
 		g.path = g.path[:depth]
 		return x, nil
 	case []any:
-		var inst coerce.Instance
+		var inst plan.Instance
 		if l.DependsOnValue() {
 			inst = goInstance{x}
 		}
@@ -317,10 +379,21 @@ func (g *goConv) apply(v any, l *coerce.Loc) (any, error) {
 		}
 		return x, nil
 	case json.Number:
+		lit := string(x)
+		if err := g.checkDigits(lit); err != nil {
+			return nil, err
+		}
 		if !l.Integer() {
 			return x, nil
 		}
-		lit := string(x)
+		if isNumberLiteral(lit) && jsonnum.HasFraction(lit) {
+			// A fraction as written, whatever its double: kept exact for
+			// validation, never rounded to an integer.
+			if g.report != nil && l.Admits()&jsontype.Number == 0 {
+				g.note(coerce.RuleFraction, lit, lit, l)
+			}
+			return x, nil
+		}
 		if canon, ok := jsonnum.IntegerDigits(lit); ok && isNumberLiteral(lit) {
 			if g.report != nil && canon != lit {
 				g.note(coerce.RuleInteger, lit, canon, l)
@@ -335,6 +408,42 @@ func (g *goConv) apply(v any, l *coerce.Loc) (any, error) {
 		return g.str(x, l), nil
 	}
 	return v, nil
+}
+
+// bounded checks a Go value tree that no schema governs against the
+// limits Apply enforces everywhere: nesting and the digits of numbers.
+func (g *goConv) bounded(v any) error {
+	switch x := v.(type) {
+	case map[string]any:
+		if err := g.enter(); err != nil {
+			return err
+		}
+		depth := len(g.path)
+		g.path = append(g.path, seg{isKey: true})
+		for k := range keysOf(g, x) {
+			g.path[depth].key = k
+			if err := g.bounded(x[k]); err != nil {
+				return err
+			}
+		}
+		g.path = g.path[:depth]
+	case []any:
+		if err := g.enter(); err != nil {
+			return err
+		}
+		depth := len(g.path)
+		g.path = append(g.path, seg{})
+		for i, e := range x {
+			g.path[depth].index = i
+			if err := g.bounded(e); err != nil {
+				return err
+			}
+		}
+		g.path = g.path[:depth]
+	case json.Number:
+		return g.checkDigits(string(x))
+	}
+	return nil
 }
 
 // isNumberLiteral reports whether s is a JSON number literal (json.Number
@@ -376,7 +485,7 @@ func isNumberLiteral(s string) bool {
 }
 
 // toValue builds a Struct value from a Go value.
-func (g *goConv) toValue(v any, l *coerce.Loc) (*structpb.Value, error) {
+func (g *goConv) toValue(v any, l *plan.Loc) (*structpb.Value, error) {
 	switch x := v.(type) {
 	case nil:
 		return structpb.NewNullValue(), nil
@@ -416,16 +525,22 @@ func (g *goConv) toValue(v any, l *coerce.Loc) (*structpb.Value, error) {
 		if !isNumberLiteral(lit) {
 			return nil, g.fail(CodeNumber, "json.Number %q is not a number", clip(lit))
 		}
+		if err := g.checkDigits(lit); err != nil {
+			return nil, err
+		}
 		if canon, ok := jsonnum.IntegerDigits(lit); ok {
 			return g.integer(canon, l)
 		}
-		f, err := strconv.ParseFloat(lit, 64)
+		f, err := jsonnum.ParseFloat(lit)
 		if err != nil {
 			return nil, g.fail(CodeNumber, "number %s is out of range of a double", clip(lit))
 		}
 		return structpb.NewNumberValue(f), nil
 	case map[string]any:
-		var inst coerce.Instance
+		if err := g.enter(); err != nil {
+			return nil, err
+		}
+		var inst plan.Instance
 		if l.DependsOnValue() {
 			inst = goInstance{x}
 		}
@@ -446,7 +561,10 @@ func (g *goConv) toValue(v any, l *coerce.Loc) (*structpb.Value, error) {
 		g.path = g.path[:depth]
 		return structpb.NewStructValue(&structpb.Struct{Fields: fields}), nil
 	case []any:
-		var inst coerce.Instance
+		if err := g.enter(); err != nil {
+			return nil, err
+		}
+		var inst plan.Instance
 		if l.DependsOnValue() {
 			inst = goInstance{x}
 		}
@@ -476,7 +594,7 @@ func (g *goConv) float(f float64) (*structpb.Value, error) {
 
 // integer stores an exact integer given as canonical digits: a double
 // when it is within ±2^53, otherwise carried or rounded as Unmarshal does.
-func (g *goConv) integer(canon string, l *coerce.Loc) (*structpb.Value, error) {
+func (g *goConv) integer(canon string, l *plan.Loc) (*structpb.Value, error) {
 	f, err := strconv.ParseFloat(canon, 64)
 	if err != nil {
 		return nil, g.fail(CodeNumber, "number %s is out of range of a double", clip(canon))

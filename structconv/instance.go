@@ -8,18 +8,8 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
-// valueInstance shows a Struct value to the plan where the plans of its
+// structInstance shows a Struct to the plan where the plans of its
 // children depend on it (if/then/else, dependentSchemas).
-type valueInstance structpb.Value
-
-func (v *valueInstance) Has(name string) bool {
-	_, ok := (*structpb.Value)(v).GetStructValue().GetFields()[name]
-	return ok
-}
-
-func (v *valueInstance) JSON() any { return valueJSON((*structpb.Value)(v)) }
-
-// structInstance is a valueInstance for a bare Struct.
 type structInstance structpb.Struct
 
 func (s *structInstance) Has(name string) bool {
@@ -29,7 +19,7 @@ func (s *structInstance) Has(name string) bool {
 
 func (s *structInstance) JSON() any { return structJSON((*structpb.Struct)(s)) }
 
-// listInstance is a valueInstance for a bare ListValue.
+// listInstance shows a ListValue to the plan, as structInstance does.
 type listInstance structpb.ListValue
 
 func (l *listInstance) Has(string) bool { return false }

@@ -5,19 +5,25 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
 	"google.golang.org/protobuf/proto"
-
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsonnum"
+	"github.com/structkit/structkit/internal/jsontype"
+	"github.com/structkit/structkit/internal/lenient"
+	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/internal/pragma"
 )
 
 // This file holds what the lenient coercion policy (coerce.Policy) needs
-// from the codec: scalars in the policy's terms and back. The policy
-// decides; each conversion path only materialises the decision.
+// from the codec. Package internal/lenient decides, once, what the policy
+// does with a value at a location; each conversion path below only applies
+// that decision: the decoder (Unmarshal), the encoder (Marshal), the fixer
+// (FixOptions, in place) and the Go-value converter (GoOptions). Embedded
+// JSON (coerce.RuleJSONString) is read by the codec's own strict decoder
+// on every path.
 
 // isCarried reports whether a string read from a Struct is the codec's
 // carried form of a big integer at a location that takes it as one. The
@@ -25,59 +31,47 @@ import (
 // else of it, and reporting one would blame the model for the Struct's
 // convention. (Read from JSON text, the same string is a model's slip and
 // is reported.)
-func isCarried(sc coerce.Scalar, l *coerce.Loc) bool {
-	return sc.Type == coerce.String && l.RestoresCarried() && jsonnum.Carried(sc.Text)
+func isCarried(sc lenient.Scalar, l *plan.Loc) bool {
+	return sc.Type == jsontype.String && l.RestoresCarried() && jsonnum.Carried(sc.Text)
 }
 
 // scalarOf reads a Struct value as a policy scalar. ok is false for
 // objects, arrays and values without a kind.
-func scalarOf(v *structpb.Value) (coerce.Scalar, bool) {
+func scalarOf(v *structpb.Value) (lenient.Scalar, bool) {
 	switch k := v.GetKind().(type) {
 	case *structpb.Value_NullValue:
-		return coerce.Scalar{Type: coerce.Null}, true
+		return lenient.Scalar{Type: jsontype.Null}, true
 	case *structpb.Value_BoolValue:
-		return coerce.Scalar{Type: coerce.Boolean, Bool: k.BoolValue}, true
+		return lenient.Scalar{Type: jsontype.Boolean, Bool: k.BoolValue}, true
 	case *structpb.Value_NumberValue:
 		return numberScalar(k.NumberValue, ""), true
 	case *structpb.Value_StringValue:
-		return coerce.Scalar{Type: coerce.String, Text: k.StringValue}, true
+		return lenient.Scalar{Type: jsontype.String, Text: k.StringValue}, true
 	}
-	return coerce.Scalar{}, false
+	return lenient.Scalar{}, false
 }
 
-func numberScalar(f float64, lit string) coerce.Scalar {
-	t := coerce.Number
+func numberScalar(f float64, lit string) lenient.Scalar {
+	t := jsontype.Number
 	if jsonnum.IsWhole(f) {
-		t = coerce.Integer
+		t = jsontype.Integer
 	}
-	return coerce.Scalar{Type: t, Num: f, Text: lit}
-}
-
-// typeOf names the JSON type of a Struct value.
-func typeOf(v *structpb.Value) coerce.TypeSet {
-	switch v.GetKind().(type) {
-	case *structpb.Value_StructValue:
-		return coerce.Object
-	case *structpb.Value_ListValue:
-		return coerce.Array
-	}
-	s, _ := scalarOf(v)
-	return s.Type
+	return lenient.Scalar{Type: t, Num: f, Text: lit}
 }
 
 // appendScalar writes a scalar the policy produced as JSON.
-func appendScalar(b []byte, s coerce.Scalar) []byte {
+func appendScalar(b []byte, s lenient.Scalar) []byte {
 	switch s.Type {
-	case coerce.Null:
+	case jsontype.Null:
 		return append(b, "null"...)
-	case coerce.Boolean:
+	case jsontype.Boolean:
 		return strconv.AppendBool(b, s.Bool)
-	case coerce.Integer:
+	case jsontype.Integer:
 		if s.Text != "" && jsonnum.IsCanonicalInt(s.Text) {
 			return append(b, s.Text...) // exact digits at any magnitude
 		}
 		return jsonnum.AppendWhole(b, s.Num)
-	case coerce.Number:
+	case jsontype.Number:
 		return jsonnum.AppendFloat(b, s.Num)
 	}
 	b, _ = appendString(b, s.Text)
@@ -86,18 +80,18 @@ func appendScalar(b []byte, s coerce.Scalar) []byte {
 
 // scalarValue builds the Struct value for a scalar the policy produced,
 // carrying integers beyond ±2^53 as their decimal digits.
-func scalarValue(s coerce.Scalar) *structpb.Value {
+func scalarValue(s lenient.Scalar) *structpb.Value {
 	switch s.Type {
-	case coerce.Null:
+	case jsontype.Null:
 		return structpb.NewNullValue()
-	case coerce.Boolean:
+	case jsontype.Boolean:
 		return structpb.NewBoolValue(s.Bool)
-	case coerce.Integer:
+	case jsontype.Integer:
 		if s.Text != "" && jsonnum.Carried(s.Text) {
 			return structpb.NewStringValue(s.Text)
 		}
 		return structpb.NewNumberValue(s.Num)
-	case coerce.Number:
+	case jsontype.Number:
 		return structpb.NewNumberValue(s.Num)
 	}
 	return structpb.NewStringValue(s.Text)
@@ -105,147 +99,160 @@ func scalarValue(s coerce.Scalar) *structpb.Value {
 
 // scalarGo builds the Go value for a scalar the policy produced: int64
 // (uint64, json.Number beyond) for integers, float64 for other numbers.
-func scalarGo(s coerce.Scalar) any {
+func scalarGo(s lenient.Scalar) any {
 	switch s.Type {
-	case coerce.Null:
+	case jsontype.Null:
 		return nil
-	case coerce.Boolean:
+	case jsontype.Boolean:
 		return s.Bool
-	case coerce.Integer:
+	case jsontype.Integer:
 		if s.Text != "" && jsonnum.IsCanonicalInt(s.Text) {
 			return digitsInt(s.Text)
 		}
 		return wholeInt(s.Num)
-	case coerce.Number:
+	case jsontype.Number:
 		return s.Num
 	}
 	return s.Text
 }
 
-// parseEmbedded parses the JSON inside a string for coerce.RuleJSONString,
-// applying the schema at l inside. ok is false when the text is not one
-// JSON document; the string then stays as it is.
-func parseEmbedded(text string, l *coerce.Loc, o UnmarshalOptions, path []seg) (*structpb.Value, bool) {
-	d := decoder{
-		s:        text,
-		report:   o.Report,
-		policy:   o.Policy,
-		lenient:  true,
-		bigInts:  o.BigIntegers,
-		maxDepth: o.MaxDepth,
-		path:     append([]seg(nil), path...),
-		slabSize: 8,
+// parseStrict reads the JSON text inside a string for RuleJSONString with
+// the codec's own decoder and no schema (duplicate members, invalid UTF-8
+// and trailing data refused; big integers carried), nesting at most
+// depth levels. ok is false when the text is not one such document; the
+// string then stays a string.
+func parseStrict(text string, depth int) (*structpb.Value, bool) {
+	if depth <= 0 {
+		return nil, false
 	}
-	d.maxDepth = effectiveDepth(d.maxDepth)
-	mark := 0
-	if o.Report != nil {
-		mark = len(o.Report.Changes)
+	var v structpb.Value
+	if (UnmarshalOptions{MaxDepth: depth}).Unmarshal([]byte(text), &v) != nil {
+		return nil, false
 	}
-	v, err := d.value(l)
-	if err == nil {
-		d.skipSpace()
-		if d.i == len(d.s) {
-			return v, true
-		}
-	}
-	if o.Report != nil {
-		o.Report.Changes = o.Report.Changes[:mark] // nothing happened
-	}
-	return nil, false
-}
-
-// opts rebuilds the options a decoder runs with.
-func (d *decoder) opts() UnmarshalOptions {
-	return UnmarshalOptions{Report: d.report, Policy: d.policy, BigIntegers: d.bigInts, MaxDepth: d.maxDepth}
-}
-
-func (d *decoder) maybeLenient(v *structpb.Value, l *coerce.Loc) *structpb.Value {
-	if d.lenient && l != nil {
-		return d.lenientScalar(v, "", l)
-	}
-	return v
-}
-
-// lenientString applies RuleJSONString, then the scalar rules.
-func (d *decoder) lenientString(s string, l *coerce.Loc) *structpb.Value {
-	if d.policy.ParseJSON(l, s) {
-		mark := reportMark(d.report)
-		if v, ok := parseEmbedded(s, l, d.opts(), d.path); ok {
-			if d.report != nil {
-				d.note(coerce.RuleJSONString, strconv.Quote(s), marshalAt(v, l), l)
-				moveLast(d.report, mark)
-			}
-			return v
-		}
-	}
-	return d.lenientScalar(d.stringValue(s), "", l)
-}
-
-// lenientScalar applies RuleWrapScalar and the scalar rules to a value
-// just read; lit is a number's literal text.
-func (d *decoder) lenientScalar(v *structpb.Value, lit string, l *coerce.Loc) *structpb.Value {
-	sc, _ := scalarOf(v)
-	if lit != "" {
-		sc.Text = lit
-		if sc.Type == coerce.String { // a big integer literal, carried as its digits
-			sc.Type = coerce.Integer
-			sc.Num, _ = strconv.ParseFloat(lit, 64)
-		}
-	}
-	if d.policy.Wrap(l, sc) {
-		mark := reportMark(d.report)
-		depth := len(d.path)
-		d.path = append(d.path, seg{index: 0})
-		inner := d.lenientScalar(v, lit, l.Item(0, nil))
-		d.path = d.path[:depth]
-		w := structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{inner}})
-		if d.report != nil {
-			d.note(coerce.RuleWrapScalar, sc.JSON(), marshalAt(w, l), l)
-			moveLast(d.report, mark)
-		}
-		return w
-	}
-	out, rule, ok := d.policy.Fix(l, sc)
-	if !ok {
-		return v
-	}
-	if d.report != nil {
-		d.note(rule, sc.JSON(), out.JSON(), l)
-	}
-	return scalarValue(out)
+	return &v, true
 }
 
 // marshalAt writes v as Marshal does under the plan l, for reports.
-func marshalAt(v *structpb.Value, l *coerce.Loc) string {
+func marshalAt(v *structpb.Value, l *plan.Loc) string {
 	var e encoder
 	_ = e.value(v, l)
 	return string(e.b)
 }
 
-// lenientValue applies RuleJSONString, RuleWrapScalar and the scalar rules
-// while writing; done is false when no rule fired and the value is to be
-// written as it is.
-func (e *encoder) lenientValue(v *structpb.Value, l *coerce.Loc) (done bool, err error) {
+// noter records a change at the current location of a conversion.
+type noter interface {
+	note(rule coerce.Rule, from, to string, l *plan.Loc)
+}
+
+// Decoder (Unmarshal).
+
+// parseEmbedded reads the JSON inside a string for RuleJSONString, as the
+// decoder reads everything: under the plan at l, the policy applying
+// inside. ok is false when the text is not one JSON document.
+func (d *decoder) parseEmbedded(text string, l *plan.Loc) (*structpb.Value, bool) {
+	e := decoder{
+		s:        text,
+		report:   d.report,
+		policy:   d.policy,
+		lenient:  true,
+		bigInts:  d.bigInts,
+		maxDepth: d.maxDepth,
+		digits:   d.digits,
+		path:     slices.Clone(d.path),
+		slabSize: 8,
+	}
+	mark := reportMark(d.report)
+	v, err := e.value(l)
+	if err == nil {
+		e.skipSpace()
+		if e.i == len(e.s) {
+			return v, true
+		}
+	}
+	if d.report != nil {
+		d.report.Changes = d.report.Changes[:mark] // nothing happened
+	}
+	return nil, false
+}
+
+// lenientValue applies the policy's decision to a scalar v (sc) just read
+// at l.
+func (d *decoder) lenientValue(v *structpb.Value, sc lenient.Scalar, l *plan.Loc) *structpb.Value {
+	dec := lenient.Value(d.policy, l, sc)
+	if dec.Action == lenient.ParseJSON {
+		mark := reportMark(d.report)
+		if pv, ok := d.parseEmbedded(sc.Text, l); ok {
+			if d.report != nil {
+				d.note(dec.Rule, strconv.Quote(sc.Text), marshalAt(pv, l), l)
+				moveLast(d.report, mark)
+			}
+			return pv
+		}
+		dec = lenient.Unparsed(d.policy, l, sc)
+	}
+	switch dec.Action {
+	case lenient.Wrap:
+		mark := reportMark(d.report)
+		depth := len(d.path)
+		d.path = append(d.path, seg{index: 0})
+		inner := d.lenientValue(v, sc, l.Item(0, nil))
+		d.path = d.path[:depth]
+		w := structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{inner}})
+		if d.report != nil {
+			d.note(dec.Rule, sc.JSON(), marshalAt(w, l), l)
+			moveLast(d.report, mark)
+		}
+		return w
+	case lenient.Replace:
+		if d.report != nil {
+			d.note(dec.Rule, sc.JSON(), dec.Out.JSON(), l)
+		}
+		return scalarValue(dec.Out)
+	}
+	return v
+}
+
+// lenientScalar reads v, just decoded at l, as a scalar and applies the
+// policy; lit is a number's literal text.
+func (d *decoder) lenientScalar(v *structpb.Value, lit string, l *plan.Loc) *structpb.Value {
+	sc, _ := scalarOf(v)
+	if lit != "" {
+		sc.Text = lit
+		if sc.Type == jsontype.String { // a big integer literal, carried as its digits
+			sc.Type = jsontype.Integer
+			sc.Num, _ = strconv.ParseFloat(lit, 64)
+		}
+	}
+	return d.lenientValue(v, sc, l)
+}
+
+// Encoder (Marshal).
+
+// lenientValue applies the policy's decision while writing; done is false
+// when no rule fired and the value is to be written as it is.
+func (e *encoder) lenientValue(v *structpb.Value, l *plan.Loc) (done bool, err error) {
 	sc, scalar := scalarOf(v)
 	if !scalar || isCarried(sc, l) {
 		return false, nil
 	}
-	if sc.Type == coerce.String && e.policy.ParseJSON(l, sc.Text) {
-		var parsed structpb.Value
-		if (UnmarshalOptions{}).Unmarshal([]byte(sc.Text), &parsed) == nil {
+	dec := lenient.Value(e.policy, l, sc)
+	if dec.Action == lenient.ParseJSON {
+		if parsed, ok := parseStrict(sc.Text, MaxDepthLimit-len(e.path)); ok {
 			start := len(e.b)
 			mark := reportMark(e.report)
-			if err := e.value(&parsed, l); err != nil {
+			if err := e.value(parsed, l); err != nil {
 				return true, err
 			}
 			if e.report != nil {
-				e.note(coerce.RuleJSONString, strconv.Quote(sc.Text), string(e.b[start:]), l)
+				e.note(dec.Rule, strconv.Quote(sc.Text), string(e.b[start:]), l)
 				moveLast(e.report, mark)
 			}
 			return true, nil
 		}
+		dec = lenient.Unparsed(e.policy, l, sc)
 	}
-	if e.policy.Wrap(l, sc) {
+	switch dec.Action {
+	case lenient.Wrap:
 		start := len(e.b)
 		mark := reportMark(e.report)
 		e.b = append(e.b, '[')
@@ -255,55 +262,52 @@ func (e *encoder) lenientValue(v *structpb.Value, l *coerce.Loc) (done bool, err
 		e.path = e.path[:depth]
 		e.b = append(e.b, ']')
 		if err == nil && e.report != nil {
-			e.note(coerce.RuleWrapScalar, sc.JSON(), string(e.b[start:]), l)
+			e.note(dec.Rule, sc.JSON(), string(e.b[start:]), l)
 			moveLast(e.report, mark)
 		}
 		return true, err
+	case lenient.Replace:
+		e.b = appendScalar(e.b, dec.Out)
+		if e.report != nil {
+			e.note(dec.Rule, sc.JSON(), dec.Out.JSON(), l)
+		}
+		return true, nil
 	}
-	out, rule, ok := e.policy.Fix(l, sc)
-	if !ok {
-		return false, nil
-	}
-	e.b = appendScalar(e.b, out)
-	if e.report != nil {
-		e.note(rule, sc.JSON(), out.JSON(), l)
-	}
-	return true, nil
-}
-
-// noter records a change at the current location of a conversion.
-type noter interface {
-	note(rule coerce.Rule, from, to string, l *coerce.Loc)
+	return false, nil
 }
 
 // dropEmpty applies RuleDropEmpty to member key of an object at parent,
 // for every path that holds Struct values: nil means drop the member, a
 // null value means set it to null, v itself means leave it. Changes go to
 // n when reporting.
-func dropEmpty(p coerce.Policy, n noter, reporting bool, parent *coerce.Loc, key string, child *coerce.Loc, v *structpb.Value) *structpb.Value {
+func dropEmpty(p coerce.Policy, n noter, reporting bool, parent *plan.Loc, key string, child *plan.Loc, v *structpb.Value) *structpb.Value {
 	sc, ok := scalarOf(v)
-	if !ok || (sc.Type != coerce.Null && sc.Type != coerce.String) {
+	if !ok {
 		return v
 	}
-	drop, toNull := p.Drop(parent, key, child, sc)
-	switch {
-	case drop:
+	dec := lenient.Member(p, parent, key, child, sc)
+	switch dec.Action {
+	case lenient.Drop:
 		if reporting {
-			n.note(coerce.RuleDropEmpty, sc.JSON(), "", child)
+			n.note(dec.Rule, sc.JSON(), "", child)
 		}
 		return nil
-	case toNull:
+	case lenient.Replace:
 		if reporting {
-			n.note(coerce.RuleDropEmpty, sc.JSON(), "null", child)
+			n.note(dec.Rule, sc.JSON(), dec.Out.JSON(), child)
 		}
-		return structpb.NewNullValue()
+		return scalarValue(dec.Out)
 	}
 	return v
 }
 
+// Fixer (FixOptions).
+
 // FixOptions applies a lenient coercion policy in place on a Struct that
 // is already built, such as the arguments of an incoming gRPC request.
 type FixOptions struct {
+	pragma.NoUnkeyedLiterals
+
 	// Schema says what may stand where; without one nothing changes.
 	Schema *coerce.Schema
 	// Policy says which rules apply; the zero value changes nothing.
@@ -316,37 +320,50 @@ type FixOptions struct {
 // *structpb.ListValue, in place: values the policy repairs are replaced,
 // optional empty members dropped. Numbers stay doubles (a Struct has no
 // other kind); integers a rule produces beyond ±2^53 are carried as
-// decimal strings.
+// decimal strings. Any other message type is an *Error with CodeType,
+// with or without a schema.
 func (o FixOptions) Fix(m proto.Message) error {
 	f := fixer{policy: o.Policy, report: o.Report}
-	root := o.Schema.Root()
-	if root == nil || !o.Policy.Enabled() {
-		return nil
-	}
+	root := planOf(o.Schema).Root()
 	switch v := m.(type) {
 	case *structpb.Struct:
-		f.object(v, root)
+		if root != nil && o.Policy.Enabled() {
+			f.object(v, root)
+		}
 	case *structpb.ListValue:
-		f.list(v, root)
+		if root != nil && o.Policy.Enabled() {
+			f.list(v, root)
+		}
 	case *structpb.Value:
-		f.value(v, root)
+		if root != nil && o.Policy.Enabled() {
+			f.value(v, root)
+		}
 	default:
 		return &Error{Code: CodeType, Offset: -1, Msg: fmt.Sprintf("cannot fix %T: want *structpb.Struct, *structpb.Value or *structpb.ListValue", m)}
 	}
-	return nil
+	return f.err
 }
 
 type fixer struct {
 	policy coerce.Policy
 	report *coerce.Report
 	path   []seg
+	err    error // the walk stopped: nesting beyond MaxDepthLimit
 }
 
-func (f *fixer) note(rule coerce.Rule, from, to string, l *coerce.Loc) {
-	f.report.Add(coerce.Change{Path: pointer(f.path), Rule: rule, From: from, To: to, Schema: l.Pointer()})
+// enter bounds the nesting of the walk; once it fails, the walk stops.
+func (f *fixer) enter() bool {
+	if f.err == nil && len(f.path) >= MaxDepthLimit {
+		f.err = &Error{Code: CodeDepth, Path: pointerOf(f.path), Offset: -1, Msg: fmt.Sprintf("nesting deeper than %d levels", MaxDepthLimit)}
+	}
+	return f.err == nil
 }
 
-func (f *fixer) value(v *structpb.Value, l *coerce.Loc) {
+func (f *fixer) note(rule coerce.Rule, from, to string, l *plan.Loc) {
+	f.report.Add(coerce.Change{Path: pointerOf(f.path), Rule: rule, From: from, To: to, Schema: l.Pointer()})
+}
+
+func (f *fixer) value(v *structpb.Value, l *plan.Loc) {
 	if l == nil {
 		return
 	}
@@ -362,20 +379,22 @@ func (f *fixer) value(v *structpb.Value, l *coerce.Loc) {
 	if !ok || isCarried(sc, l) {
 		return
 	}
-	if sc.Type == coerce.String && f.policy.ParseJSON(l, sc.Text) {
-		var parsed structpb.Value
-		if (UnmarshalOptions{}).Unmarshal([]byte(sc.Text), &parsed) == nil {
+	dec := lenient.Value(f.policy, l, sc)
+	if dec.Action == lenient.ParseJSON {
+		if parsed, ok := parseStrict(sc.Text, MaxDepthLimit-len(f.path)); ok {
 			mark := reportMark(f.report)
-			f.value(&parsed, l)
+			f.value(parsed, l)
 			v.Kind = parsed.Kind
 			if f.report != nil {
-				f.note(coerce.RuleJSONString, strconv.Quote(sc.Text), marshalAt(v, l), l)
+				f.note(dec.Rule, strconv.Quote(sc.Text), marshalAt(v, l), l)
 				moveLast(f.report, mark)
 			}
 			return
 		}
+		dec = lenient.Unparsed(f.policy, l, sc)
 	}
-	if f.policy.Wrap(l, sc) {
+	switch dec.Action {
+	case lenient.Wrap:
 		inner := &structpb.Value{Kind: v.Kind}
 		mark := reportMark(f.report)
 		depth := len(f.path)
@@ -384,22 +403,23 @@ func (f *fixer) value(v *structpb.Value, l *coerce.Loc) {
 		f.path = f.path[:depth]
 		v.Kind = &structpb.Value_ListValue{ListValue: &structpb.ListValue{Values: []*structpb.Value{inner}}}
 		if f.report != nil {
-			f.note(coerce.RuleWrapScalar, sc.JSON(), marshalAt(v, l), l)
+			f.note(dec.Rule, sc.JSON(), marshalAt(v, l), l)
 			moveLast(f.report, mark)
 		}
-		return
-	}
-	if out, rule, ok := f.policy.Fix(l, sc); ok {
-		v.Kind = scalarValue(out).Kind
+	case lenient.Replace:
+		v.Kind = scalarValue(dec.Out).Kind
 		if f.report != nil {
-			f.note(rule, sc.JSON(), out.JSON(), l)
+			f.note(dec.Rule, sc.JSON(), dec.Out.JSON(), l)
 		}
 	}
 }
 
-func (f *fixer) object(s *structpb.Struct, l *coerce.Loc) {
+func (f *fixer) object(s *structpb.Struct, l *plan.Loc) {
+	if !f.enter() {
+		return
+	}
 	fields := s.GetFields()
-	var inst coerce.Instance
+	var inst plan.Instance
 	if l.DependsOnValue() {
 		inst = (*structInstance)(s)
 	}
@@ -426,8 +446,11 @@ func (f *fixer) object(s *structpb.Struct, l *coerce.Loc) {
 	f.path = f.path[:depth]
 }
 
-func (f *fixer) list(lv *structpb.ListValue, l *coerce.Loc) {
-	var inst coerce.Instance
+func (f *fixer) list(lv *structpb.ListValue, l *plan.Loc) {
+	if !f.enter() {
+		return
+	}
+	var inst plan.Instance
 	if l.DependsOnValue() {
 		inst = (*listInstance)(lv)
 	}
@@ -456,15 +479,17 @@ func moveLast(r *coerce.Report, mark int) {
 	c[mark] = last
 }
 
+// Go values (GoOptions).
+
 // goScalar reads a Go scalar as a policy scalar.
-func goScalar(v any) (coerce.Scalar, bool) {
+func goScalar(v any) (lenient.Scalar, bool) {
 	switch x := v.(type) {
 	case nil:
-		return coerce.Scalar{Type: coerce.Null}, true
+		return lenient.Scalar{Type: jsontype.Null}, true
 	case bool:
-		return coerce.Scalar{Type: coerce.Boolean, Bool: x}, true
+		return lenient.Scalar{Type: jsontype.Boolean, Bool: x}, true
 	case string:
-		return coerce.Scalar{Type: coerce.String, Text: x}, true
+		return lenient.Scalar{Type: jsontype.String, Text: x}, true
 	case float64:
 		return numberScalar(x, ""), true
 	case float32:
@@ -472,44 +497,46 @@ func goScalar(v any) (coerce.Scalar, bool) {
 	case json.Number:
 		f, err := x.Float64()
 		if err != nil || !isNumberLiteral(string(x)) {
-			return coerce.Scalar{}, false
+			return lenient.Scalar{}, false
 		}
 		sc := numberScalar(f, string(x))
 		if _, ok := jsonnum.IntegerDigits(string(x)); ok {
-			sc.Type = coerce.Integer
+			sc.Type = jsontype.Integer
 		}
 		return sc, true
 	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
 		s := fmt.Sprint(x)
 		f, _ := strconv.ParseFloat(s, 64)
-		return coerce.Scalar{Type: coerce.Integer, Num: f, Text: s}, true
+		return lenient.Scalar{Type: jsontype.Integer, Num: f, Text: s}, true
 	}
-	return coerce.Scalar{}, false
+	return lenient.Scalar{}, false
 }
 
-// lenientGo applies RuleJSONString, RuleWrapScalar and the scalar rules to
-// a Go scalar; done is false when no rule fired.
-func (g *goConv) lenientGo(v any, l *coerce.Loc) (out any, done bool, err error) {
+// lenientGo applies the policy's decision to a Go scalar; done is false
+// when no rule fired.
+func (g *goConv) lenientGo(v any, l *plan.Loc) (out any, done bool, err error) {
 	sc, ok := goScalar(v)
 	if !ok {
 		return v, false, nil
 	}
-	if sc.Type == coerce.String && g.policy.ParseJSON(l, sc.Text) {
-		if parsed, err := decodeJSONNumbers(sc.Text); err == nil {
+	dec := lenient.Value(g.policy, l, sc)
+	if dec.Action == lenient.ParseJSON {
+		if parsed, ok := parseStrict(sc.Text, MaxDepthLimit-len(g.path)); ok {
 			mark := reportMark(g.report)
-			res, err := g.apply(parsed, l)
+			res, err := g.fromValue(parsed, l)
 			if err != nil {
 				return nil, true, err
 			}
 			if g.report != nil {
-				to, _ := json.Marshal(res)
-				g.note(coerce.RuleJSONString, strconv.Quote(sc.Text), string(to), l)
+				g.note(dec.Rule, strconv.Quote(sc.Text), goJSON(res, l), l)
 				moveLast(g.report, mark)
 			}
 			return res, true, nil
 		}
+		dec = lenient.Unparsed(g.policy, l, sc)
 	}
-	if g.policy.Wrap(l, sc) {
+	switch dec.Action {
+	case lenient.Wrap:
 		mark := reportMark(g.report)
 		depth := len(g.path)
 		g.path = append(g.path, seg{index: 0})
@@ -520,57 +547,50 @@ func (g *goConv) lenientGo(v any, l *coerce.Loc) (out any, done bool, err error)
 		}
 		res := []any{inner}
 		if g.report != nil {
-			to, _ := json.Marshal(res)
-			g.note(coerce.RuleWrapScalar, sc.JSON(), string(to), l)
+			g.note(dec.Rule, sc.JSON(), goJSON(res, l), l)
 			moveLast(g.report, mark)
 		}
 		return res, true, nil
+	case lenient.Replace:
+		if g.report != nil {
+			g.note(dec.Rule, sc.JSON(), dec.Out.JSON(), l)
+		}
+		return scalarGo(dec.Out), true, nil
 	}
-	fixed, rule, ok := g.policy.Fix(l, sc)
-	if !ok {
-		return v, false, nil
+	return v, false, nil
+}
+
+// goJSON writes a Go value as Marshal writes its Struct form under l, for
+// reports: the same text on every path.
+func goJSON(v any, l *plan.Loc) string {
+	var pv structpb.Value
+	if (GoOptions{}).FromGo(v, &pv) != nil {
+		return fmt.Sprint(v)
 	}
-	if g.report != nil {
-		g.note(rule, sc.JSON(), fixed.JSON(), l)
-	}
-	return scalarGo(fixed), true, nil
+	return marshalAt(&pv, l)
 }
 
 // dropGo applies RuleDropEmpty to member k of a Go map at parent.
-func (g *goConv) dropGo(m map[string]any, k string, parent, child *coerce.Loc) (dropped bool) {
+func (g *goConv) dropGo(m map[string]any, k string, parent, child *plan.Loc) (dropped bool) {
 	sc, ok := goScalar(m[k])
 	if !ok {
 		return false
 	}
-	switch drop, toNull := g.policy.Drop(parent, k, child, sc); {
-	case drop:
+	dec := lenient.Member(g.policy, parent, k, child, sc)
+	switch dec.Action {
+	case lenient.Drop:
 		delete(m, k)
-		if g.report != nil {
-			g.note(coerce.RuleDropEmpty, sc.JSON(), "", child)
+	case lenient.Replace:
+		m[k] = scalarGo(dec.Out)
+	default:
+		return false
+	}
+	if g.report != nil {
+		to := ""
+		if dec.Action == lenient.Replace {
+			to = dec.Out.JSON()
 		}
-		return true
-	case toNull:
-		m[k] = nil
-		if g.report != nil {
-			g.note(coerce.RuleDropEmpty, sc.JSON(), "null", child)
-		}
-		return true
+		g.note(dec.Rule, sc.JSON(), to, child)
 	}
-	return false
-}
-
-func decodeJSONNumbers(s string) (any, error) {
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("trailing data")
-	}
-	if _, err := dec.Token(); err == nil {
-		return nil, fmt.Errorf("trailing data")
-	}
-	return v, nil
+	return true
 }

@@ -392,6 +392,12 @@ var lenCases = []lenCase{
 		schema: lenScalars, policy: lenL, in: `{"deep":"{\"inner\":\"[7]\"}"}`, out: `{"deep":{"inner":[7]}}`,
 		changes: []lenChange{chg("/deep", rJSON), chg("/deep/inner", rJSON)},
 	},
+	same("json/duplicate-members", "the embedded text names a member twice: the codec's strict decoder refuses it on every path, so the string stays",
+		lenScalars, `{"obj":"{\"a\":1,\"a\":2}"}`, lenL),
+	same("json/unpaired-surrogate", "the embedded text escapes half a surrogate pair: not valid JSON text for the codec on any path",
+		lenScalars, `{"obj":"{\"a\":\"\\ud800\"}"}`, lenL),
+	same("json/trailing-data", "two documents in one string are not one document",
+		lenScalars, `{"ids":"[1] [2]"}`, lenL),
 	one("json/leading-space", "whitespace before the JSON", lenScalars, `{"ids":"  [1]"}`, lenL, `{"ids":[1]}`, "/ids", rJSON),
 	{
 		name: "json/big", why: "a big integer inside keeps its digits",
@@ -586,8 +592,37 @@ func TestLenientTable(t *testing.T) {
 				}
 				lenCheckChanges(t, p, run.changes, want, c.pathWhy)
 			}
+			// The paths report the same changes, entry for entry: path,
+			// rule, to and schema; and from, among the paths that read the
+			// same text (a and d hold the literal as written, b and c only
+			// the double a Struct holds: 1.5e-3 is 0.0015 there).
+			for _, pair := range [][2]string{{"a", "d"}, {"b", "c"}, {"a", "b"}} {
+				x, y := pair[0], pair[1]
+				_, ownX := c.pathChanges[x]
+				_, ownY := c.pathChanges[y]
+				if ownX || ownY {
+					continue
+				}
+				withFrom := pair != [2]string{"a", "b"}
+				if diff := cmp.Diff(lenFullChanges(runs[x].changes, withFrom), lenFullChanges(runs[y].changes, withFrom)); diff != "" {
+					t.Errorf("paths %s and %s report different changes (-%s +%s):\n%s", x, y, x, y, diff)
+				}
+			}
 		})
 	}
+}
+
+// lenFullChanges renders changes whole, sorted: the set a path reported.
+func lenFullChanges(cs []coerce.Change, withFrom bool) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		if !withFrom {
+			c.From = "…"
+		}
+		out[i] = c.String() + " @" + c.Schema
+	}
+	slices.Sort(out)
+	return out
 }
 
 var lenPathName = map[string]string{
@@ -734,4 +769,65 @@ func lenPathD(t *testing.T, schema *coerce.Schema, c lenCase) lenRun {
 		t.Fatalf("path d: encode %#v: %v", res, err)
 	}
 	return lenRun{bytes.TrimSuffix(b.Bytes(), []byte("\n")), lenPolicyChanges(&r)}
+}
+
+// TestReportOrderDeterministic: every path reports in the same order on
+// every run; the Go-value paths visit members by name, not in Go's random
+// map order.
+func TestReportOrderDeterministic(t *testing.T) {
+	var props, in []string
+	for i := range 40 {
+		name := "p" + strconv.Itoa(i)
+		props = append(props, strconv.Quote(name)+`:{"type":"integer"}`)
+		in = append(in, strconv.Quote(name)+`:"`+strconv.Itoa(i)+`"`)
+	}
+	schema, err := coerce.Compile([]byte(`{"type":"object","properties":{` + strings.Join(props, ",") + `}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := []byte(`{` + strings.Join(in, ",") + `}`)
+	want := ""
+	for run := range 20 {
+		for name, report := range map[string]func() *coerce.Report{
+			"ToGo": func() *coerce.Report {
+				var r coerce.Report
+				if _, err := (structconv.GoOptions{Schema: schema, Policy: lenL, Report: &r}).ToGo(lenRead(t, string(doc))); err != nil {
+					t.Fatal(err)
+				}
+				return &r
+			},
+			"Apply": func() *coerce.Report {
+				var r coerce.Report
+				if _, err := (structconv.GoOptions{Schema: schema, Policy: lenL, Report: &r}).Apply(lenDecode(t, doc)); err != nil {
+					t.Fatal(err)
+				}
+				return &r
+			},
+			"Marshal": func() *coerce.Report {
+				var r coerce.Report
+				if _, err := (structconv.MarshalOptions{Schema: schema, Policy: lenL, Report: &r}).Marshal(lenRead(t, string(doc))); err != nil {
+					t.Fatal(err)
+				}
+				return &r
+			},
+			"Fix": func() *coerce.Report {
+				var r coerce.Report
+				if err := (structconv.FixOptions{Schema: schema, Policy: lenL, Report: &r}).Fix(lenRead(t, string(doc))); err != nil {
+					t.Fatal(err)
+				}
+				return &r
+			},
+		} {
+			got := report().String()
+			if want == "" {
+				want = got
+				if !slices.IsSortedFunc(report().Changes, func(a, b coerce.Change) int { return strings.Compare(a.Path, b.Path) }) {
+					t.Fatalf("%s: changes not in member-name order:\n%s", name, got)
+				}
+			}
+			if got != want {
+				t.Fatalf("run %d, %s: report\n%s\nwant (as the first run)\n%s", run, name, got, want)
+			}
+		}
+	}
 }

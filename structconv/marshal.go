@@ -14,12 +14,17 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsonnum"
+	"github.com/structkit/structkit/internal/jsontype"
+	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/internal/pragma"
 )
 
 // MarshalOptions configures Struct → JSON conversion. The zero value
 // converts without a schema. Like protojson's options, it is a plain struct
 // used by value.
 type MarshalOptions struct {
+	pragma.NoUnkeyedLiterals
+
 	// Schema guides the conversion: at every location where an applicable
 	// schema admits integer, whole numbers are written as integer literals
 	// with exact digits, and carried big integers (decimal strings beyond
@@ -78,7 +83,7 @@ func (o MarshalOptions) MarshalAppend(b []byte, m proto.Message) ([]byte, error)
 func (o MarshalOptions) encode(e *encoder, m proto.Message) error {
 	e.report = o.Report
 	e.policy, e.lenient = o.Policy, o.Policy.Enabled() && o.Schema != nil
-	root := o.Schema.Root()
+	root := planOf(o.Schema).Root()
 	switch v := m.(type) {
 	case *structpb.Struct:
 		return e.object(v, root)
@@ -109,6 +114,7 @@ var encoderPool = sync.Pool{New: func() any { return new(encoder) }}
 type pair struct {
 	key string
 	val *structpb.Value
+	at  int // the byte offset of the member in the input (decoder)
 }
 
 type encoder struct {
@@ -122,14 +128,14 @@ type encoder struct {
 }
 
 func (e *encoder) fail(code ErrorCode, format string, args ...any) error {
-	return &Error{Code: code, Path: pointer(e.path), Offset: -1, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Code: code, Path: pointerOf(e.path), Offset: -1, Msg: fmt.Sprintf(format, args...)}
 }
 
-func (e *encoder) note(rule coerce.Rule, from, to string, l *coerce.Loc) {
-	e.report.Add(coerce.Change{Path: pointer(e.path), Rule: rule, From: from, To: to, Schema: l.Pointer()})
+func (e *encoder) note(rule coerce.Rule, from, to string, l *plan.Loc) {
+	e.report.Add(coerce.Change{Path: pointerOf(e.path), Rule: rule, From: from, To: to, Schema: l.Pointer()})
 }
 
-func (e *encoder) value(v *structpb.Value, l *coerce.Loc) error {
+func (e *encoder) value(v *structpb.Value, l *plan.Loc) error {
 	if e.lenient && l != nil {
 		if done, err := e.lenientValue(v, l); done {
 			return err
@@ -158,7 +164,7 @@ func (e *encoder) value(v *structpb.Value, l *coerce.Loc) error {
 	return nil
 }
 
-func (e *encoder) number(f float64, l *coerce.Loc) error {
+func (e *encoder) number(f float64, l *plan.Loc) error {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return e.fail(CodeNumber, "%v cannot be written as a JSON number", f)
 	}
@@ -175,7 +181,7 @@ func (e *encoder) number(f float64, l *coerce.Loc) error {
 			}
 			return nil
 		}
-		if e.report != nil && l.Admits()&coerce.Number == 0 {
+		if e.report != nil && l.Admits()&jsontype.Number == 0 {
 			lit := string(jsonnum.AppendFloat(nil, f))
 			e.note(coerce.RuleFraction, lit, lit, l)
 		}
@@ -184,7 +190,7 @@ func (e *encoder) number(f float64, l *coerce.Loc) error {
 	return nil
 }
 
-func (e *encoder) str(s string, l *coerce.Loc) error {
+func (e *encoder) str(s string, l *plan.Loc) error {
 	if l.RestoresCarried() && jsonnum.Carried(s) {
 		e.b = append(e.b, s...)
 		if e.report != nil {
@@ -199,7 +205,7 @@ func (e *encoder) str(s string, l *coerce.Loc) error {
 	return nil
 }
 
-func (e *encoder) object(s *structpb.Struct, l *coerce.Loc) error {
+func (e *encoder) object(s *structpb.Struct, l *plan.Loc) error {
 	fields := s.GetFields()
 	if len(fields) == 0 {
 		e.b = append(e.b, "{}"...)
@@ -207,11 +213,11 @@ func (e *encoder) object(s *structpb.Struct, l *coerce.Loc) error {
 	}
 	base := len(e.pairs)
 	for k, v := range fields {
-		e.pairs = append(e.pairs, pair{k, v})
+		e.pairs = append(e.pairs, pair{key: k, val: v})
 	}
 	members := e.pairs[base:]
 	sortPairs(members)
-	var inst coerce.Instance
+	var inst plan.Instance
 	if l.DependsOnValue() {
 		inst = (*structInstance)(s)
 	}
@@ -253,13 +259,13 @@ func (e *encoder) object(s *structpb.Struct, l *coerce.Loc) error {
 	return nil
 }
 
-func (e *encoder) list(lv *structpb.ListValue, l *coerce.Loc) error {
+func (e *encoder) list(lv *structpb.ListValue, l *plan.Loc) error {
 	values := lv.GetValues()
 	if len(values) == 0 {
 		e.b = append(e.b, "[]"...)
 		return nil
 	}
-	var inst coerce.Instance
+	var inst plan.Instance
 	if l.DependsOnValue() {
 		inst = (*listInstance)(lv)
 	}

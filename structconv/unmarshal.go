@@ -11,26 +11,11 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsonnum"
+	"github.com/structkit/structkit/internal/jsontype"
+	"github.com/structkit/structkit/internal/lenient"
+	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/internal/pragma"
 )
-
-// DefaultMaxDepth is the nesting limit Unmarshal applies when
-// UnmarshalOptions.MaxDepth is zero. A JSON nesting level is two protobuf
-// message levels, so this stays well inside protobuf's own limit of 10000.
-const DefaultMaxDepth = 2000
-
-// MaxDepthLimit is the deepest nesting Unmarshal accepts whatever
-// MaxDepth says: the recursion stays far from Go's stack limit.
-const MaxDepthLimit = 100000
-
-func effectiveDepth(n int) int {
-	switch {
-	case n <= 0:
-		return DefaultMaxDepth
-	case n > MaxDepthLimit:
-		return MaxDepthLimit
-	}
-	return n
-}
 
 // BigIntegers says what Unmarshal does with an integer literal beyond
 // ±2^53, which a double cannot hold exactly.
@@ -54,6 +39,8 @@ const (
 // UnmarshalOptions configures JSON → Struct conversion. The zero value
 // converts without a schema, carrying big integers.
 type UnmarshalOptions struct {
+	pragma.NoUnkeyedLiterals
+
 	// Schema guides the conversion (see BigIntegers); nil means no schema.
 	Schema *coerce.Schema
 	// Report, if not nil, receives an entry for each rule that fired.
@@ -67,6 +54,10 @@ type UnmarshalOptions struct {
 	// DefaultMaxDepth, and values above MaxDepthLimit mean MaxDepthLimit.
 	// Deeper input fails with CodeDepth; no input can exhaust the stack.
 	MaxDepth int
+	// MaxNumberDigits limits the digits of one number literal; 0 means
+	// DefaultMaxNumberDigits. A longer literal fails with CodeNumber. See
+	// limits.go.
+	MaxNumberDigits int
 }
 
 // Unmarshal reads JSON into m without a schema.
@@ -88,11 +79,11 @@ func (o UnmarshalOptions) Unmarshal(b []byte, m proto.Message) error {
 		policy:   o.Policy,
 		lenient:  o.Policy.Enabled() && o.Schema != nil,
 		bigInts:  o.BigIntegers,
-		maxDepth: o.MaxDepth,
+		maxDepth: effectiveDepth(o.MaxDepth),
+		digits:   effectiveDigits(o.MaxNumberDigits),
 	}
-	d.maxDepth = effectiveDepth(d.maxDepth)
 	d.slabSize = min(max(len(b)/16, 8), 256)
-	root := o.Schema.Root()
+	root := planOf(o.Schema).Root()
 	d.skipSpace()
 	var err error
 	if m == nil || !m.ProtoReflect().IsValid() {
@@ -138,6 +129,7 @@ type decoder struct {
 	lenient  bool // policy has rules on and there is a schema
 	bigInts  BigIntegers
 	maxDepth int
+	digits   int // most digits a number literal may have
 	path     []seg
 	scratch  []byte // unescaping
 	members  []pair // object members being read, a stack over nesting levels
@@ -218,11 +210,11 @@ func (d *decoder) valueSlice(n int) []*structpb.Value {
 }
 
 func (d *decoder) fail(code ErrorCode, format string, args ...any) error {
-	return &Error{Code: code, Path: pointer(d.path), Offset: d.i, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Code: code, Path: pointerOf(d.path), Offset: d.i, Msg: fmt.Sprintf(format, args...)}
 }
 
-func (d *decoder) note(rule coerce.Rule, from, to string, l *coerce.Loc) {
-	d.report.Add(coerce.Change{Path: pointer(d.path), Rule: rule, From: from, To: to, Schema: l.Pointer()})
+func (d *decoder) note(rule coerce.Rule, from, to string, l *plan.Loc) {
+	d.report.Add(coerce.Change{Path: pointerOf(d.path), Rule: rule, From: from, To: to, Schema: l.Pointer()})
 }
 
 func (d *decoder) newValue() *structpb.Value {
@@ -287,7 +279,7 @@ func (d *decoder) describe() string {
 	}
 }
 
-func (d *decoder) value(l *coerce.Loc) (*structpb.Value, error) {
+func (d *decoder) value(l *plan.Loc) (*structpb.Value, error) {
 	d.skipSpace()
 	if d.i >= len(d.s) {
 		return nil, d.fail(CodeSyntax, "unexpected end of input, want a value")
@@ -315,7 +307,7 @@ func (d *decoder) value(l *coerce.Loc) (*structpb.Value, error) {
 			return nil, err
 		}
 		if d.lenient && l != nil {
-			return d.lenientString(s, l), nil
+			return d.lenientValue(d.stringValue(s), lenient.Scalar{Type: jsontype.String, Text: s}, l), nil
 		}
 		return d.stringValue(s), nil
 	case c == '-' || c >= '0' && c <= '9':
@@ -328,17 +320,25 @@ func (d *decoder) value(l *coerce.Loc) (*structpb.Value, error) {
 	case d.literal("true"):
 		v := d.newValue()
 		v.Kind = d.boolKind(true)
-		return d.maybeLenient(v, l), nil
+		return d.lenientLiteral(v, l), nil
 	case d.literal("false"):
 		v := d.newValue()
 		v.Kind = d.boolKind(false)
-		return d.maybeLenient(v, l), nil
+		return d.lenientLiteral(v, l), nil
 	case d.literal("null"):
 		v := d.newValue()
 		v.Kind = d.nullKind()
-		return d.maybeLenient(v, l), nil
+		return d.lenientLiteral(v, l), nil
 	}
 	return nil, d.fail(CodeSyntax, "unexpected %s, want a value", d.describe())
+}
+
+// lenientLiteral applies the policy to true, false or null just read.
+func (d *decoder) lenientLiteral(v *structpb.Value, l *plan.Loc) *structpb.Value {
+	if d.lenient && l != nil {
+		return d.lenientScalar(v, "", l)
+	}
+	return v
 }
 
 func (d *decoder) literal(word string) bool {
@@ -357,7 +357,7 @@ func (d *decoder) enter() error {
 }
 
 // fields reads an object; d.s[d.i] is '{'.
-func (d *decoder) fields(l *coerce.Loc) (map[string]*structpb.Value, error) {
+func (d *decoder) fields(l *plan.Loc) (map[string]*structpb.Value, error) {
 	if err := d.enter(); err != nil {
 		return nil, err
 	}
@@ -376,6 +376,7 @@ func (d *decoder) fields(l *coerce.Loc) (map[string]*structpb.Value, error) {
 		if d.peek() != '"' {
 			return nil, d.fail(CodeSyntax, "unexpected %s, want a member name", d.describe())
 		}
+		at := d.i
 		key, err := d.str()
 		if err != nil {
 			return nil, err
@@ -394,7 +395,7 @@ func (d *decoder) fields(l *coerce.Loc) (map[string]*structpb.Value, error) {
 		if d.lenient && l != nil {
 			v = dropEmpty(d.policy, d, d.report != nil, l, key, child, v) // nil: dropped
 		}
-		d.members = append(d.members, pair{key, v})
+		d.members = append(d.members, pair{key: key, val: v, at: at})
 		d.skipSpace()
 		if c := d.peek(); c == ',' {
 			d.i++
@@ -411,6 +412,7 @@ func (d *decoder) fields(l *coerce.Loc) (map[string]*structpb.Value, error) {
 		m[p.key] = p.val
 		if len(m) != i+1 {
 			d.path[depth].key = p.key
+			d.i = p.at // the second occurrence
 			return nil, d.fail(CodeDuplicateKey, "member %q appears more than once", p.key)
 		}
 	}
@@ -428,7 +430,7 @@ func (d *decoder) fields(l *coerce.Loc) (map[string]*structpb.Value, error) {
 }
 
 // elements reads an array; d.s[d.i] is '['.
-func (d *decoder) elements(l *coerce.Loc) ([]*structpb.Value, error) {
+func (d *decoder) elements(l *plan.Loc) ([]*structpb.Value, error) {
 	if err := d.enter(); err != nil {
 		return nil, err
 	}
@@ -468,7 +470,7 @@ func (d *decoder) elements(l *coerce.Loc) ([]*structpb.Value, error) {
 }
 
 // number reads a number literal and applies the integer rules.
-func (d *decoder) number(l *coerce.Loc) (*structpb.Value, error) {
+func (d *decoder) number(l *plan.Loc) (*structpb.Value, error) {
 	start := d.i
 	i := d.i
 	s := d.s
@@ -515,6 +517,11 @@ func (d *decoder) number(l *coerce.Loc) (*structpb.Value, error) {
 		}
 	}
 	lit := s[start:i]
+	if len(lit) > d.digits {
+		if n := jsonnum.CountDigits(lit); n > d.digits {
+			return nil, d.fail(CodeNumber, "number literal has %d digits, more than the limit of %d", n, d.digits)
+		}
+	}
 	d.i = i
 	// Fast path: up to 15 digits, no fraction or exponent: exact.
 	if plain && intEnd-digits <= 15 {
@@ -528,7 +535,7 @@ func (d *decoder) number(l *coerce.Loc) (*structpb.Value, error) {
 		}
 		return d.numberValue(f), nil
 	}
-	f, err := strconv.ParseFloat(lit, 64)
+	f, err := jsonnum.ParseFloat(lit)
 	if err != nil {
 		// A plain integer literal too long for any double is still an exact
 		// integer: carried where integers are carried (any length).
@@ -544,7 +551,9 @@ func (d *decoder) number(l *coerce.Loc) (*structpb.Value, error) {
 			return d.bigInteger(lit, canon, plain, f, l, start)
 		}
 	}
-	if d.report != nil && l.Integer() && l.Admits()&coerce.Number == 0 && !jsonnum.IsWhole(f) {
+	// A fraction written in the text is a fraction, whatever the double
+	// rounds it to (1.0000000000000001 reads as 1).
+	if d.report != nil && l.Integer() && l.Admits()&jsontype.Number == 0 && (!jsonnum.IsWhole(f) || jsonnum.HasFraction(lit)) {
 		d.note(coerce.RuleFraction, lit, lit, l)
 	}
 	return d.numberValue(f), nil
@@ -555,7 +564,7 @@ func (d *decoder) number(l *coerce.Loc) (*structpb.Value, error) {
 // as digits only, and f is its nearest double. Where the schema admits
 // integer, any notation is carried; where there is no schema (or no type),
 // only plain integer literals are: "1e21" was written as a float.
-func (d *decoder) bigInteger(lit, canon string, plain bool, f float64, l *coerce.Loc, start int) (*structpb.Value, error) {
+func (d *decoder) bigInteger(lit, canon string, plain bool, f float64, l *plan.Loc, start int) (*structpb.Value, error) {
 	switch {
 	case d.bigInts == BigIntegersReject:
 		d.i = start

@@ -19,7 +19,7 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
-	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
+	"github.com/structkit/structkit/protoargs"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -101,7 +101,16 @@ func runCall(e *env, args []string) error {
 		if err := writeResult(e, resp, out); err != nil {
 			return err
 		}
-		writeReport(e.stderr, reportOf(resp.GetReport()))
+		writeReport(e.stderr, protoargs.ReportFromProto(resp.GetReport()))
+		if why := resp.GetUnconverted(); why != "" {
+			fmt.Fprintf(e.stderr, "note: arguments sent unconverted: %s\n", why)
+		}
+		if why := resp.GetNotValidated(); why != "" {
+			fmt.Fprintf(e.stderr, "note: arguments not validated: %s\n", why)
+		}
+		if !resp.GetExact() {
+			fmt.Fprintln(e.stderr, "warning: the result's numbers may have lost digits (not captured exactly)")
+		}
 	}
 	if resp.GetIsError() {
 		return fmt.Errorf("tool %q reported an error: %w", *tool, errInvalid)
@@ -191,21 +200,6 @@ func writeResult(e *env, resp *bridgev1.CallToolResponse, out *coerce.Schema) er
 		b = append(append(b, j...), '\n')
 	}
 	return writeOutput(e, b)
-}
-
-// reportOf converts a report message back to a coerce.Report for printing.
-func reportOf(r *structkitv1.Report) *coerce.Report {
-	if r == nil {
-		return nil
-	}
-	out := &coerce.Report{}
-	for _, c := range r.GetChanges() {
-		out.Changes = append(out.Changes, coerce.Change{Path: c.GetPath(), Rule: coerce.Rule(c.GetRule()), From: c.GetFrom(), To: c.GetTo(), Schema: c.GetSchema()})
-	}
-	for _, p := range r.GetProblems() {
-		out.Problems = append(out.Problems, coerce.Problem{Path: p.GetPath(), Keyword: p.GetKeyword(), Expected: p.GetExpected(), Got: p.GetGot(), Message: p.GetMessage(), Schema: p.GetSchema()})
-	}
-	return out
 }
 
 func callUsage(w io.Writer, fs *flag.FlagSet) {

@@ -141,3 +141,120 @@ func IntegerDigits(lit string) (digits string, ok bool) {
 	}
 	return all, true
 }
+
+// CountDigits returns how many decimal digits a number literal holds, in
+// its mantissa and its exponent: the measure the digit limit bounds.
+func CountDigits(lit string) int {
+	n := 0
+	for i := 0; i < len(lit); i++ {
+		if lit[i] >= '0' && lit[i] <= '9' {
+			n++
+		}
+	}
+	return n
+}
+
+// decompose splits a syntactically valid JSON number literal into its
+// significant digits (no leading or trailing zeros; "" for zero) and the
+// exponent e such that the magnitude is 0.digits × 10^e. The exponent
+// saturates far beyond any double's range.
+func decompose(lit string) (neg bool, digits string, e int) {
+	if lit != "" && lit[0] == '-' {
+		neg = true
+		lit = lit[1:]
+	}
+	mant, exp := lit, 0
+	if i := strings.IndexAny(lit, "eE"); i >= 0 {
+		mant = lit[:i]
+		exp = saturatingAtoi(lit[i+1:])
+	}
+	intPart, frac, _ := strings.Cut(mant, ".")
+	all := intPart + frac
+	point := len(intPart) // digits before the decimal point
+	trimmed := strings.TrimLeft(all, "0")
+	point -= len(all) - len(trimmed)
+	trimmed = strings.TrimRight(trimmed, "0")
+	if trimmed == "" {
+		return neg, "", 0
+	}
+	return neg, trimmed, saturatingAdd(point, exp)
+}
+
+const expSaturation = 1 << 30
+
+// saturatingAtoi reads an exponent ([+-]digits), saturating at
+// ±expSaturation instead of overflowing.
+func saturatingAtoi(s string) int {
+	neg := false
+	switch {
+	case strings.HasPrefix(s, "-"):
+		neg, s = true, s[1:]
+	case strings.HasPrefix(s, "+"):
+		s = s[1:]
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		n = n*10 + int(s[i]-'0')
+		if n > expSaturation {
+			n = expSaturation
+			break
+		}
+	}
+	if neg {
+		return -n
+	}
+	return n
+}
+
+func saturatingAdd(a, b int) int {
+	s := a + b
+	return max(-expSaturation, min(expSaturation, s))
+}
+
+// HasFraction reports whether the exact value of a syntactically valid
+// JSON number literal is not an integer ("1.0000000000000001", "1e-400",
+// "0.5"), whatever double it rounds to. "1.0", "12.50e1" and "-0.0" are
+// integers.
+func HasFraction(lit string) bool {
+	_, digits, e := decompose(lit)
+	return digits != "" && e < len(digits)
+}
+
+// significant is how many significant digits ParseFloat hands to strconv:
+// a double's halfway points have at most 767, and strconv keeps up to 800,
+// beyond which it can misread literals (1 followed by 999 zeros and
+// e-998 reads as 1e-199).
+const significant = 780
+
+// ParseFloat returns the double nearest to a syntactically valid JSON
+// number literal, correctly rounded at any length: beyond 780 significant
+// digits the rest is folded into one sticky digit, which keeps every
+// rounding decision. Errors are strconv's (ErrRange beyond a double).
+func ParseFloat(lit string) (float64, error) {
+	if len(lit) <= significant {
+		return strconv.ParseFloat(lit, 64)
+	}
+	neg, digits, e := decompose(lit)
+	if digits == "" {
+		if neg {
+			return math.Copysign(0, -1), nil
+		}
+		return 0, nil
+	}
+	if len(digits) > significant {
+		sticky := strings.TrimRight(digits[significant:], "0") != ""
+		digits = digits[:significant]
+		if sticky {
+			digits += "1"
+		}
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	b.WriteString("0.")
+	b.WriteString(digits)
+	b.WriteByte('e')
+	b.WriteString(strconv.Itoa(e))
+	return strconv.ParseFloat(b.String(), 64)
+}

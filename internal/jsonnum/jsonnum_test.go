@@ -2,6 +2,7 @@ package jsonnum
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -103,5 +104,52 @@ func TestIntegerDigits(t *testing.T) {
 		if got != tt.want || ok != tt.wantOK {
 			t.Errorf("IntegerDigits(%q) = %q, %v; want %q, %v (%s)", tt.in, got, ok, tt.want, tt.wantOK, tt.why)
 		}
+	}
+}
+
+func TestParseFloatLong(t *testing.T) {
+	zeros := func(n int) string { return strings.Repeat("0", n) }
+	for _, c := range []struct {
+		lit  string
+		why  string
+		want float64
+	}{
+		{"1" + zeros(999) + "e-998", "1000 digits, strconv reads 1e-199", 10},
+		{"1" + zeros(800) + "e-799", "801 digits", 10},
+		{"0." + zeros(900) + "1e901", "leading zeros of a fraction", 1},
+		{strings.Repeat("1", 900) + "e-899", "900 significant digits", 1.1111111111111112},
+		{"-" + zeros(900) + "0.0", "negative zero, long", math.Copysign(0, -1)},
+		{"1" + zeros(4000), "beyond a double", math.Inf(1)},
+		{"0." + zeros(4000) + "1", "below the smallest subnormal", 0},
+		// 2^53+1 is halfway between two doubles: ties to even, unless a far
+		// digit says above.
+		{"9007199254740993" + "." + zeros(900), "an exact tie rounds to even", 9007199254740992},
+		{"9007199254740993" + "." + zeros(900) + "1", "a digit 900 places on breaks the tie", 9007199254740994},
+	} {
+		got, err := ParseFloat(c.lit)
+		if math.IsInf(c.want, 0) {
+			if err == nil {
+				t.Errorf("%s: got %v, want a range error", c.why, got)
+			}
+			continue
+		}
+		if err != nil || got != c.want || math.Signbit(got) != math.Signbit(c.want) {
+			t.Errorf("%s: got %v, %v; want %v", c.why, got, err, c.want)
+		}
+	}
+}
+
+func TestHasFraction(t *testing.T) {
+	for lit, want := range map[string]bool{
+		"1": false, "1.0": false, "12.50e1": false, "-0.0": false, "1e400": false, "0e-99999999999": false,
+		"1.0000000000000001": true, "0.5": true, "1e-400": true, "125e-1": true, "1.5e1": false, "1.25e1": true,
+		"1" + strings.Repeat("0", 999) + "e-998": false, "1" + strings.Repeat("0", 999) + "e-1000": true,
+	} {
+		if got := HasFraction(lit); got != want {
+			t.Errorf("HasFraction(%.40s) = %v, want %v", lit, got, want)
+		}
+	}
+	if CountDigits("-12.5e+10") != 5 {
+		t.Error("CountDigits counts mantissa and exponent digits")
 	}
 }

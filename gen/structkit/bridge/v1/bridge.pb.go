@@ -258,7 +258,18 @@ type CallToolResponse struct {
 	IsError bool `protobuf:"varint,3,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
 	// Report of what the bridge did to the arguments: changes, problems,
 	// precision warnings.
-	Report        *v1.Report `protobuf:"bytes,4,opt,name=report,proto3" json:"report,omitempty"`
+	Report *v1.Report `protobuf:"bytes,4,opt,name=report,proto3" json:"report,omitempty"`
+	// Exact is true when every number of the result arrived with its digits:
+	// the raw result was captured below the MCP SDK, or held no number the
+	// SDK could round. False means numbers beyond 2^53 may have lost digits.
+	Exact bool `protobuf:"varint,5,opt,name=exact,proto3" json:"exact,omitempty"`
+	// Unconverted, when set, says why the arguments were sent as the client
+	// wrote them, without schema conversion (e.g. the tool has no usable
+	// input schema).
+	Unconverted string `protobuf:"bytes,6,opt,name=unconverted,proto3" json:"unconverted,omitempty"`
+	// NotValidated, when set, says why the arguments were converted but not
+	// validated (e.g. the validator cannot compile the tool's schema).
+	NotValidated  string `protobuf:"bytes,7,opt,name=not_validated,json=notValidated,proto3" json:"not_validated,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -321,6 +332,27 @@ func (x *CallToolResponse) GetReport() *v1.Report {
 	return nil
 }
 
+func (x *CallToolResponse) GetExact() bool {
+	if x != nil {
+		return x.Exact
+	}
+	return false
+}
+
+func (x *CallToolResponse) GetUnconverted() string {
+	if x != nil {
+		return x.Unconverted
+	}
+	return ""
+}
+
+func (x *CallToolResponse) GetNotValidated() string {
+	if x != nil {
+		return x.NotValidated
+	}
+	return ""
+}
+
 var File_structkit_bridge_v1_bridge_proto protoreflect.FileDescriptor
 
 const file_structkit_bridge_v1_bridge_proto_rawDesc = "" +
@@ -337,12 +369,15 @@ const file_structkit_bridge_v1_bridge_proto_rawDesc = "" +
 	"\x06server\x18\x05 \x01(\tR\x06server\"\\\n" +
 	"\x0fCallToolRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x125\n" +
-	"\targuments\x18\x02 \x01(\v2\x17.google.protobuf.StructR\targuments\"\xd5\x01\n" +
+	"\targuments\x18\x02 \x01(\v2\x17.google.protobuf.StructR\targuments\"\xb2\x02\n" +
 	"\x10CallToolResponse\x121\n" +
 	"\acontent\x18\x01 \x03(\v2\x17.google.protobuf.StructR\acontent\x12E\n" +
 	"\x12structured_content\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x11structuredContent\x12\x19\n" +
 	"\bis_error\x18\x03 \x01(\bR\aisError\x12,\n" +
-	"\x06report\x18\x04 \x01(\v2\x14.structkit.v1.ReportR\x06report2\xc8\x01\n" +
+	"\x06report\x18\x04 \x01(\v2\x14.structkit.v1.ReportR\x06report\x12\x14\n" +
+	"\x05exact\x18\x05 \x01(\bR\x05exact\x12 \n" +
+	"\vunconverted\x18\x06 \x01(\tR\vunconverted\x12#\n" +
+	"\rnot_validated\x18\a \x01(\tR\fnotValidated2\xc8\x01\n" +
 	"\x11ToolBridgeService\x12Z\n" +
 	"\tListTools\x12%.structkit.bridge.v1.ListToolsRequest\x1a&.structkit.bridge.v1.ListToolsResponse\x12W\n" +
 	"\bCallTool\x12$.structkit.bridge.v1.CallToolRequest\x1a%.structkit.bridge.v1.CallToolResponseBAZ?github.com/structkit/structkit/gen/structkit/bridge/v1;bridgev1b\x06proto3"

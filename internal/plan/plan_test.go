@@ -1,4 +1,4 @@
-package coerce_test
+package plan_test
 
 import (
 	"bytes"
@@ -13,9 +13,14 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/jsontype"
+	"github.com/structkit/structkit/internal/plan"
 )
 
-// planInstance is a coerce.Instance over a decoded JSON tree (json.Number
+// rootOf returns the plan of a schema compiled by coerce.
+func rootOf(s *coerce.Schema) *plan.Loc { return plan.OfPublic(s).Root() }
+
+// planInstance is a plan.Instance over a decoded JSON tree (json.Number
 // numbers), for the conditional keywords.
 type planInstance struct{ v any }
 
@@ -46,9 +51,9 @@ func planDecode(t *testing.T, s string) any {
 // into the member of that name ("~1" and "~0" unescaped). inst, when not
 // nil, is the instance document: each step offers the parent value to
 // Property/Item.
-func planAt(t *testing.T, s *coerce.Schema, path string, inst any) *coerce.Loc {
+func planAt(t *testing.T, s *coerce.Schema, path string, inst any) *plan.Loc {
 	t.Helper()
-	l := s.Root()
+	l := rootOf(s)
 	if path == "" {
 		return l
 	}
@@ -57,7 +62,7 @@ func planAt(t *testing.T, s *coerce.Schema, path string, inst any) *coerce.Loc {
 	}
 	cur, known := inst, inst != nil
 	for _, tok := range strings.Split(path[1:], "/") {
-		var parent coerce.Instance
+		var parent plan.Instance
 		if known {
 			parent = planInstance{cur}
 		}
@@ -89,7 +94,7 @@ func planAt(t *testing.T, s *coerce.Schema, path string, inst any) *coerce.Loc {
 type planWant struct {
 	path     string
 	inst     string // instance document as JSON, or "" for no instance
-	admits   coerce.TypeSet
+	admits   jsontype.Set
 	integer  bool // Loc.Integer
 	rounds   bool // Loc.RoundsBigIntegers
 	restores bool // Loc.RestoresCarried
@@ -104,15 +109,15 @@ type planCase struct {
 }
 
 const (
-	plInt     = coerce.Integer
-	plNum     = coerce.Numeric // JSON Schema "number": whole or not
-	plStr     = coerce.String
-	plNull    = coerce.Null
-	plBool    = coerce.Boolean
-	plObj     = coerce.Object
-	plArr     = coerce.Array
-	plAny     = coerce.AnyType
-	plNothing = coerce.TypeSet(0)
+	plInt     = jsontype.Integer
+	plNum     = jsontype.Numeric // JSON Schema "number": whole or not
+	plStr     = jsontype.String
+	plNull    = jsontype.Null
+	plBool    = jsontype.Boolean
+	plObj     = jsontype.Object
+	plArr     = jsontype.Array
+	plAny     = jsontype.Any
+	plNothing = jsontype.Set(0)
 )
 
 // Shorthands for the common answers.
@@ -562,7 +567,7 @@ func TestPlanDialect(t *testing.T) {
 		}
 	}
 	var nilSchema *coerce.Schema
-	if nilSchema.Root() != nil || nilSchema.Dialect() != coerce.DialectUnknown {
+	if rootOf(nilSchema) != nil || nilSchema.Dialect() != coerce.DialectUnknown {
 		t.Error("a nil Schema must have a nil root and no dialect")
 	}
 }
@@ -580,8 +585,8 @@ func TestPlanRecursiveDefinition(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", schema, err)
 		}
-		l := s.Root()
-		step := func(l *coerce.Loc) *coerce.Loc {
+		l := rootOf(s)
+		step := func(l *plan.Loc) *plan.Loc {
 			switch {
 			case strings.Contains(schema, `"kids"`):
 				return l.Property("kids", nil).Item(3, nil)
@@ -634,7 +639,7 @@ func TestPlanHostileFanOut(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Compile: %v", err)
 	}
-	for _, l := range []*coerce.Loc{s.Root(), s.Root().Property("top", nil)} {
+	for _, l := range []*plan.Loc{rootOf(s), rootOf(s).Property("top", nil)} {
 		x := l.Property("x", nil)
 		if !x.Integer() || !plNum.Has(x.Admits()) {
 			t.Errorf("x: admits %v, integer=%v; want an integer location", x.Admits(), x.Integer())
@@ -785,7 +790,7 @@ func TestPlanDeepNesting(t *testing.T) {
 			t.Logf("%s: fails cleanly: %.200v", name, err)
 			return
 		}
-		l := s.Root()
+		l := rootOf(s)
 		for i := range depth {
 			if l.Admits() != plObj {
 				t.Fatalf("%s: level %d admits %v", name, i, l.Admits())

@@ -1,10 +1,11 @@
-package coerce_test
+package plan_test
 
 import (
 	"errors"
 	"testing"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/plan"
 )
 
 // FuzzCompile: Compile never panics or hangs; it either fails with a
@@ -36,7 +37,7 @@ func FuzzCompile(f *testing.F) {
 			return
 		}
 		inst := mapInstance{"a": float64(1), "k": float64(1), "b": []any{float64(1)}}
-		for _, l := range []*coerce.Loc{s.Root(), s.Root().Property("a", nil), s.Root().Property("a", inst)} {
+		for _, l := range []*plan.Loc{rootOf(s), rootOf(s).Property("a", nil), rootOf(s).Property("a", inst)} {
 			for depth := 0; depth < 8 && l != nil; depth++ {
 				_ = l.Admits()
 				_ = l.Integer()

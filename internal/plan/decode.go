@@ -1,0 +1,127 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"google.golang.org/protobuf/types/known/structpb"
+)
+
+// Decode decodes one JSON document keeping numbers exact (json.Number).
+func Decode(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("trailing data after the document")
+	}
+	return v, nil
+}
+
+// decodeDoc decodes JSON text given as a schema or a resource.
+func decodeDoc(b []byte) (any, error) {
+	v, err := Decode(b)
+	if err != nil {
+		return nil, &Error{Msg: "not a JSON document", Err: err}
+	}
+	return v, nil
+}
+
+// Normalize turns a schema given in any accepted form into a decoded
+// document: JSON text ([]byte, string, json.RawMessage), a decoded
+// map[string]any or bool, a *structpb.Struct or *structpb.Value.
+func Normalize(schema any) (any, error) {
+	switch s := schema.(type) {
+	case nil:
+		return nil, &Error{Msg: "no schema given"}
+	case []byte:
+		return decodeDoc(s)
+	case json.RawMessage:
+		return decodeDoc(s)
+	case string:
+		return decodeDoc([]byte(s))
+	case *structpb.Struct:
+		if s == nil {
+			return nil, &Error{Msg: "no schema given"}
+		}
+		return s.AsMap(), nil
+	case *structpb.Value:
+		if s == nil {
+			return nil, &Error{Msg: "no schema given"}
+		}
+		return s.AsInterface(), nil
+	case map[string]any, bool:
+		return s, nil
+	}
+	return nil, &Error{Msg: fmt.Sprintf("cannot compile a schema held as %T", schema)}
+}
+
+// jsonKind names the JSON type of a decoded value, for messages.
+func jsonKind(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	default:
+		if IsWhole(x) {
+			return "integer"
+		}
+		if _, ok := NumberValue(x); ok {
+			return "number"
+		}
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// NumberValue reads a number of a decoded document.
+func NumberValue(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		return f, err == nil || errors.Is(err, strconv.ErrRange)
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case float32:
+		return float64(x), true
+	case int32:
+		return float64(x), true
+	}
+	return 0, false
+}
+
+// IsWhole reports whether v, a number of a decoded document, is finite
+// and has no fractional part.
+func IsWhole(v any) bool {
+	switch x := v.(type) {
+	case int, int64, uint64, int32:
+		return true
+	case json.Number:
+		if !strings.ContainsAny(string(x), ".eE") {
+			return true
+		}
+	}
+	f, ok := NumberValue(v)
+	return ok && !math.IsInf(f, 0) && f == math.Trunc(f)
+}

@@ -1,0 +1,316 @@
+package plan
+
+import (
+	"regexp"
+	"sort"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/structkit/structkit/internal/jsontype"
+)
+
+// Instance is the value at a location, offered to the plan when which
+// subschemas apply below it depends on the value (if/then/else,
+// dependentSchemas). See Loc.DependsOnValue.
+type Instance interface {
+	// Has reports whether the value is an object holding the named member.
+	Has(name string) bool
+	// JSON returns the value as a decoded JSON tree: map[string]any, []any,
+	// string, bool, nil, or json.Number for numbers.
+	JSON() any
+}
+
+type pattern struct {
+	re  *regexp.Regexp
+	loc *Loc
+}
+
+// Loc is the plan for one instance location: the conjunction of every
+// schema that applies there, with combinators kept as alternatives. A nil
+// *Loc means "no schema": it admits anything and its children are nil too.
+// A Loc is immutable once compiled and safe for concurrent use.
+type Loc struct {
+	id      int    // index in the compiler's list; negative for a combined location
+	ptr     string // JSON Pointer of the (first) schema in the document
+	boolean bool   // a boolean schema
+
+	// keywords
+	own        jsontype.Set // what the schema's own type/enum/const admit
+	typed      bool         // own came from type, enum or const
+	ownNamed   jsontype.Set // types named by type, enum or const ("number" names Number only)
+	props      map[string]*Loc
+	patterns   []pattern
+	additional *Loc
+	prefix     []*Loc // prefixItems, or items as an array
+	rest       *Loc   // items after the prefix
+	allOf      []*Loc
+	alts       [][]*Loc // anyOf and oneOf groups: one member of each applies
+	altOne     []bool   // the group of the same index is a oneOf
+	ownStrs    *strSet  // strings enum/const allow; nil: any string
+	refs       []*Loc
+	ifN        *Loc
+	thenN      *Loc
+	elseN      *Loc
+	ifSch      *jsonschema.Schema
+	deps       map[string]*Loc
+	required   []string
+
+	// derived by info()
+	done    bool
+	admit   jsontype.Set // what may stand here, through every in-place applicator
+	named   jsontype.Set // types some applicable schema names explicitly
+	multi   jsontype.Set // types that more than one branch of a oneOf admits
+	strs    *strSet      // the strings admitted here; nil: any string
+	req     []string     // member names some applicable schema requires, sorted
+	cond    bool         // children depend on the value (if, dependentSchemas)
+	trivial bool         // constrains nothing at all
+
+	// children prepared by precompute(); read-only afterwards
+	kidsOK   bool
+	kids     map[string]*Loc
+	kidNames []string // the keys of kids, sorted, for Members
+	kidLocs  []*Loc   // kids[kidNames[i]]
+	otherOK  bool     // other applies to every name not in kids
+	other    *Loc
+	itemsOK  bool
+	items    []*Loc
+	restItem *Loc
+}
+
+// Pointer returns the JSON Pointer, within the schema document, of the
+// schema that governs this location (the first, when several combine).
+func (l *Loc) Pointer() string {
+	if l == nil {
+		return ""
+	}
+	return l.ptr
+}
+
+// Admits returns the JSON types that may stand here. A nil Loc admits all.
+func (l *Loc) Admits() jsontype.Set {
+	if l == nil {
+		return jsontype.Any
+	}
+	return l.admit
+}
+
+// Integer reports whether an applicable schema names integer here (by
+// type, or by an enum or const of whole numbers) and integers are
+// admitted, so a whole number is written as an integer literal and a big
+// integer literal is carried exactly.
+func (l *Loc) Integer() bool {
+	return l != nil && l.named&jsontype.Integer != 0 && l.admit&jsontype.Integer != 0
+}
+
+// Names reports whether some applicable schema names a member of t
+// explicitly ("number" names Number, "integer" Integer).
+func (l *Loc) Names(t jsontype.Set) bool { return l != nil && l.named&t != 0 }
+
+// RoundsBigIntegers reports whether numbers here are doubles: the schema
+// admits number but names integer nowhere, so an integer literal too big
+// for a double is rounded (and reported).
+func (l *Loc) RoundsBigIntegers() bool {
+	return l != nil && l.named&jsontype.Integer == 0 && l.admit&jsontype.Number != 0 && l.admit != jsontype.Any
+}
+
+// RestoresCarried reports whether a string of decimal digits here is an
+// integer carried as a string: numbers are admitted and strings are not,
+// or integer is named here and string is named nowhere (an open
+// alternative beside an integer one admits both forms; the integer is
+// what was carried).
+func (l *Loc) RestoresCarried() bool {
+	if l == nil {
+		return false
+	}
+	return l.admit&jsontype.Numeric != 0 && l.admit&jsontype.String == 0 || l.Integer() && l.named&jsontype.String == 0
+}
+
+// DependsOnValue reports whether the plans of the children depend on the
+// value here (through if/then/else or dependentSchemas). Only then do
+// Property and Item look at their Instance argument.
+func (l *Loc) DependsOnValue() bool { return l != nil && l.cond }
+
+// Property returns the plan for the member name of an object here. parent
+// is the object, consulted only when DependsOnValue; nil means "not known
+// yet", and then both branches of a condition are taken as possible.
+func (l *Loc) Property(name string, parent Instance) *Loc {
+	if l == nil {
+		return nil
+	}
+	if l.kidsOK && (parent == nil || !l.cond) {
+		if c, ok := l.kids[name]; ok {
+			return c
+		}
+		if l.otherOK {
+			return l.other
+		}
+	}
+	d := deriver{name: name, inst: parent}
+	return d.child(l)
+}
+
+// Members is a cursor over the plans of an object's members for names
+// visited in ascending order, as the codec writes them: each lookup
+// continues where the previous one ended instead of hashing the name. Any
+// order is correct; ascending is fast.
+type Members struct {
+	l    *Loc
+	inst Instance
+	i    int
+}
+
+// Members returns a cursor over the members of an object here; parent as
+// for Property.
+func (l *Loc) Members(parent Instance) Members { return Members{l: l, inst: parent} }
+
+// Property returns the plan for the named member, as Loc.Property does.
+func (m *Members) Property(name string) *Loc {
+	l := m.l
+	if l == nil {
+		return nil
+	}
+	if !l.kidsOK || m.inst != nil && l.cond {
+		return l.Property(name, m.inst)
+	}
+	names := l.kidNames
+	i := m.i
+	if i < len(names) && names[i] == name {
+		m.i = i + 1 // the common case: the next declared name
+		return l.kidLocs[i]
+	}
+	if i < len(names) && names[i] > name {
+		i = 0 // not ascending: start over
+	}
+	for i < len(names) && names[i] < name {
+		i++
+	}
+	m.i = i
+	if i < len(names) && names[i] == name {
+		m.i = i + 1
+		return l.kidLocs[i]
+	}
+	if l.otherOK {
+		return l.other
+	}
+	return l.Property(name, m.inst)
+}
+
+// Item returns the plan for element i of an array here; parent as for
+// Property.
+func (l *Loc) Item(i int, parent Instance) *Loc {
+	if l == nil {
+		return nil
+	}
+	if l.itemsOK && (parent == nil || !l.cond) {
+		if i < len(l.items) {
+			return l.items[i]
+		}
+		return l.restItem
+	}
+	d := deriver{item: true, index: i, inst: parent}
+	return d.child(l)
+}
+
+// inPlace calls fn for each schema that applies at the same location.
+func (l *Loc) inPlace(fn func(*Loc) bool) {
+	for _, m := range l.allOf {
+		if !fn(m) {
+			return
+		}
+	}
+	for _, m := range l.refs {
+		if !fn(m) {
+			return
+		}
+	}
+	for _, g := range l.alts {
+		for _, m := range g {
+			if !fn(m) {
+				return
+			}
+		}
+	}
+	for _, m := range []*Loc{l.ifN, l.thenN, l.elseN} {
+		if m != nil && !fn(m) {
+			return
+		}
+	}
+	for _, name := range sortedKeys(l.deps) {
+		if !fn(l.deps[name]) {
+			return
+		}
+	}
+}
+
+func sortedKeys(m map[string]*Loc) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// info derives admit, named, cond and trivial (and the facts) from the
+// in-place graph, which checkCycles has proven acyclic.
+func (l *Loc) info() {
+	if l.done {
+		return
+	}
+	l.done = true
+	l.inPlace(func(m *Loc) bool { m.info(); return true })
+	admit, named := l.own, l.ownNamed
+	for _, m := range l.allOf {
+		admit &= m.admit
+		named |= m.named
+	}
+	for _, m := range l.refs {
+		admit &= m.admit
+		named |= m.named
+	}
+	for _, g := range l.alts {
+		var any jsontype.Set
+		for _, m := range g {
+			any |= m.admit
+			named |= m.named
+		}
+		admit &= any
+	}
+	if l.ifN != nil {
+		branch := func(m *Loc) jsontype.Set {
+			if m == nil {
+				return jsontype.Any
+			}
+			named |= m.named
+			return m.admit
+		}
+		admit &= branch(l.thenN) | branch(l.elseN)
+	}
+	cond := l.ifN != nil && (l.thenN != nil || l.elseN != nil) || len(l.deps) > 0
+	l.inPlace(func(m *Loc) bool {
+		if m != l.ifN {
+			cond = cond || m.cond
+		}
+		return true
+	})
+	l.admit, l.named, l.cond = admit, named, cond
+	l.deriveFacts()
+	l.trivial = !l.typed && l.own == jsontype.Any && len(l.props) == 0 && len(l.patterns) == 0 &&
+		l.additional == nil && len(l.prefix) == 0 && l.rest == nil && len(l.allOf) == 0 &&
+		len(l.alts) == 0 && len(l.refs) == 0 && l.ifN == nil && len(l.deps) == 0
+}
+
+// ifHolds evaluates the condition of l against the instance. ok is false
+// when it cannot be told.
+func (l *Loc) ifHolds(inst Instance) (holds, ok bool) {
+	if l.ifN.boolean {
+		return l.ifN.own != 0, true
+	}
+	if l.ifSch == nil || inst == nil {
+		return false, false
+	}
+	return l.ifSch.Validate(inst.JSON()) == nil, true
+}

@@ -1,0 +1,94 @@
+package plan
+
+import "sort"
+
+// planBudget bounds how many locations precompute prepares ahead; the rest
+// (only reachable in hostile schemas) are derived when a conversion
+// reaches them.
+const planBudget = 1 << 14
+
+// precompute derives info for every node, then prepares the children of every
+// location reachable from the root, so conversions find them in maps.
+func precompute(all []*Loc, root *Loc) {
+	for _, n := range all {
+		n.info()
+	}
+	cons := &consTable{m: map[string]*Loc{}}
+	queue := []*Loc{root}
+	seen := map[*Loc]bool{root: true}
+	enqueue := func(c *Loc) {
+		if c != nil && !seen[c] {
+			seen[c] = true
+			queue = append(queue, c)
+		}
+	}
+	for len(queue) > 0 && len(seen)+len(cons.m) < planBudget {
+		n := queue[0]
+		queue = queue[1:]
+		if n.trivial || n.boolean {
+			continue
+		}
+		names, patterned, prefix := closureShape(n)
+		kids := make(map[string]*Loc, len(names))
+		for _, name := range names {
+			d := deriver{name: name, cons: cons}
+			kids[name] = d.child(n)
+			enqueue(kids[name])
+		}
+		if !patterned {
+			d := deriver{other: true, cons: cons}
+			n.other = d.child(n)
+			n.otherOK = true
+			enqueue(n.other)
+		}
+		n.kids, n.kidsOK = kids, true
+		n.kidNames = names
+		n.kidLocs = make([]*Loc, len(names))
+		for i, name := range names {
+			n.kidLocs[i] = kids[name]
+		}
+		items := make([]*Loc, prefix)
+		for i := range items {
+			d := deriver{item: true, index: i, cons: cons}
+			items[i] = d.child(n)
+			enqueue(items[i])
+		}
+		d := deriver{item: true, index: prefix, cons: cons}
+		n.restItem = d.child(n)
+		enqueue(n.restItem)
+		n.items, n.itemsOK = items, true
+	}
+}
+
+// closureShape lists the member names declared anywhere in the in-place
+// closure of n, whether patternProperties occur there, and the longest
+// prefix of positional items.
+func closureShape(n *Loc) (names []string, patterned bool, prefix int) {
+	seen := map[*Loc]bool{}
+	set := map[string]bool{}
+	var walk func(m *Loc)
+	walk = func(m *Loc) {
+		if seen[m] {
+			return
+		}
+		seen[m] = true
+		for name := range m.props {
+			set[name] = true
+		}
+		patterned = patterned || len(m.patterns) > 0
+		prefix = max(prefix, len(m.prefix))
+		m.inPlace(func(c *Loc) bool {
+			if c != m.ifN {
+				walk(c)
+			}
+			return true
+		})
+	}
+	walk(n)
+	names = make([]string, 0, len(set))
+	for name := range set {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names, patterned, prefix
+}

@@ -1,0 +1,95 @@
+package plan
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/structkit/structkit/internal/pointer"
+)
+
+// lookup resolves a JSON Pointer within a document.
+func lookup(root any, ptr string) (any, bool) {
+	tokens, ok := pointer.Split(ptr)
+	if !ok {
+		return nil, false
+	}
+	v := root
+	for _, tok := range tokens {
+		switch x := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = x[tok]; !ok {
+				return nil, false
+			}
+		case []any:
+			i, ok := pointer.Index(tok)
+			if !ok || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// baseAt returns the base URI in effect at a pointer: the one the index
+// recorded, or that of the nearest indexed ancestor.
+func (d *document) baseAt(ptr string) string {
+	for {
+		if b, ok := d.bases[ptr]; ok {
+			return b
+		}
+		i := strings.LastIndexByte(ptr, '/')
+		if i < 0 {
+			return d.url
+		}
+		ptr = ptr[:i]
+	}
+}
+
+// display renders a schema location for messages: the bare pointer in the
+// root document, prefixed by the resource's URI elsewhere.
+func (c *compiler) display(doc *document, ptr string) string {
+	if doc.url == DefaultBaseURI {
+		return ptr
+	}
+	return doc.url + "#" + ptr
+}
+
+// resolve finds the schema a $ref (or $dynamicRef) value names.
+func (c *compiler) resolve(doc *document, ptr, keyword, ref string) (target, error) {
+	fail := func(msg string) (target, error) {
+		return target{}, &Error{Pointer: c.display(doc, ptr), Keyword: keyword, Msg: msg}
+	}
+	base, err := url.Parse(doc.baseAt(ptr))
+	if err != nil {
+		return fail(fmt.Sprintf("bad base URI %q", doc.baseAt(ptr)))
+	}
+	u, err := url.Parse(ref)
+	if err != nil {
+		return fail(fmt.Sprintf("cannot parse %q as a URI reference", ref))
+	}
+	abs := base.ResolveReference(u)
+	frag := abs.Fragment
+	abs.Fragment = ""
+	res, ok := c.ids[abs.String()]
+	if !ok {
+		return fail(fmt.Sprintf("unresolvable $ref %q: no resource %s in this document", ref, abs))
+	}
+	var t target
+	if frag == "" || frag[0] == '/' {
+		t = target{res.doc, res.ptr + frag}
+		if _, ok := lookup(res.doc.root, t.ptr); !ok {
+			return fail(fmt.Sprintf("unresolvable $ref %q: nothing at %s", ref, c.display(res.doc, t.ptr)))
+		}
+		return t, nil
+	}
+	t, ok = c.anchors[abs.String()+"#"+frag]
+	if !ok {
+		return fail(fmt.Sprintf("unresolvable $ref %q: no anchor %q", ref, frag))
+	}
+	return t, nil
+}

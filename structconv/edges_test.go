@@ -1,0 +1,84 @@
+package structconv_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/structconv"
+)
+
+// TestDuplicateKeyOffset: the error points at the second occurrence of the
+// member, not at the end of the object.
+func TestDuplicateKeyOffset(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		path string
+	}{
+		{`{"a":1,"a":2,"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb":3}`, "/a"},
+		{`{"x":{"k":true,  "k" :false}}`, "/x/k"},
+		{`[{"z":1},{"z":1,"y":2,"z":3}]`, "/1/z"},
+	} {
+		var v structpb.Value
+		err := structconv.Unmarshal([]byte(c.in), &v)
+		var se *structconv.Error
+		if !errors.As(err, &se) || se.Code != structconv.CodeDuplicateKey {
+			t.Fatalf("%s: err = %v, want CodeDuplicateKey", c.in, err)
+		}
+		want := strings.LastIndex(c.in, `"`+c.path[strings.LastIndexByte(c.path, '/')+1:]+`"`)
+		if se.Offset != want || se.Path != c.path {
+			t.Errorf("%s: offset %d path %q, want %d %q (the second member)", c.in, se.Offset, se.Path, want, c.path)
+		}
+	}
+}
+
+// TestFixRefusesOtherMessages: Fix says so when given a message it cannot
+// work on, with or without a schema and rules.
+func TestFixRefusesOtherMessages(t *testing.T) {
+	schema, err := coerce.Compile([]byte(`{"type":"object"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []structconv.FixOptions{{}, {Schema: schema}, {Schema: schema, Policy: coerce.Lenient()}} {
+		err := o.Fix(wrapperspb.String("x"))
+		var se *structconv.Error
+		if !errors.As(err, &se) || se.Code != structconv.CodeType {
+			t.Errorf("Fix(StringValue) with %+v: err = %v, want CodeType", o, err)
+		}
+	}
+}
+
+// TestCheckSchemaErrorsAlike: a schema the validator cannot compile is the
+// same *coerce.SchemaError from every method of CheckOptions.
+func TestCheckSchemaErrorsAlike(t *testing.T) {
+	schema, err := coerce.Compile([]byte(`{"type":"object","properties":{"s":{"type":"string","pattern":"(("}}}`))
+	if err != nil {
+		t.Fatalf("Compile: %v (the plan does not read patterns; the validator does)", err)
+	}
+	o := structconv.CheckOptions{Schema: schema}
+	_, _, errJSON := o.JSON([]byte(`{"s":"x"}`))
+	_, errStruct := o.Struct(&structpb.Struct{Fields: map[string]*structpb.Value{"s": structpb.NewStringValue("x")}})
+	_, _, errGo := o.Go(map[string]any{"s": "x"})
+	for name, err := range map[string]error{"JSON": errJSON, "Struct": errStruct, "Go": errGo} {
+		var se *coerce.SchemaError
+		if !errors.As(err, &se) {
+			t.Errorf("%s: err = %v (%T), want a *coerce.SchemaError", name, err, err)
+			continue
+		}
+		if err.Error() != errGo.Error() {
+			t.Errorf("%s: %q, but Go says %q", name, err, errGo)
+		}
+	}
+}
+
+// TestNilReport: a nil *coerce.Report answers without panicking.
+func TestNilReport(t *testing.T) {
+	var r *coerce.Report
+	if !r.Valid() || r.Count(coerce.RuleInteger) != 0 || r.String() != "" {
+		t.Error("a nil Report must be valid, count nothing and print nothing")
+	}
+}
