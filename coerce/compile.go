@@ -95,7 +95,8 @@ func (o CompileOptions) CompileValue(schema any) (*Schema, error) {
 func schemaError(err error) error {
 	var pe *plan.Error
 	if errors.As(err, &pe) {
-		return &SchemaError{Pointer: pe.Pointer, Keyword: pe.Keyword, Msg: pe.Msg, Err: pe.Err}
+		se := SchemaError(*pe)
+		return &se
 	}
 	return err
 }

@@ -1,5 +1,7 @@
 package coerce
 
+import "github.com/structkit/structkit/internal/plan"
+
 // SchemaError is the error Compile returns for a schema it cannot plan: an
 // unresolvable or cyclic $ref, a keyword of the wrong shape, a pattern that
 // does not compile. Match it with errors.As.
@@ -16,20 +18,6 @@ type SchemaError struct {
 	Err error
 }
 
-func (e *SchemaError) Error() string {
-	loc := e.Pointer
-	if loc == "" {
-		loc = "/"
-	}
-	s := "schema " + loc
-	if e.Keyword != "" {
-		s += " (" + e.Keyword + ")"
-	}
-	s += ": " + e.Msg
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return s
-}
+func (e *SchemaError) Error() string { return (*plan.Error)(e).Error() }
 
 func (e *SchemaError) Unwrap() error { return e.Err }

@@ -376,7 +376,7 @@ func schemaJSON(s any) (json.RawMessage, error) {
 		}
 		return b.Bytes(), nil
 	}
-	b, err := marshalNoEscape(s)
+	b, err := mcpcapture.MarshalNoEscape(s)
 	if err != nil {
 		return nil, err
 	}
@@ -552,7 +552,7 @@ func (c *Client) result(ti *ToolInfo, out *mcp.CallToolResult, res *CallResult) 
 		// capture.
 		res.Content = make([]json.RawMessage, len(out.Content))
 		for i, ct := range out.Content {
-			b, err := marshalNoEscape(ct)
+			b, err := mcpcapture.MarshalNoEscape(ct)
 			if err != nil {
 				return err
 			}
@@ -661,17 +661,6 @@ func (c *Client) Close() error {
 func (c *Client) Wait() error {
 	<-c.ended
 	return c.waitErr
-}
-
-// marshalNoEscape marshals like json.Marshal but leaves <, > and & alone.
-func marshalNoEscape(v any) (json.RawMessage, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 // errNoSchema is reported by AddTool for a tool without an input schema.

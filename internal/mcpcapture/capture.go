@@ -392,8 +392,9 @@ func isNull(raw json.RawMessage) bool {
 	return len(s) == 0 || string(s) == "null"
 }
 
-// marshalNoEscape marshals like json.Marshal but leaves <, > and & alone.
-func marshalNoEscape(v any) (json.RawMessage, error) {
+// MarshalNoEscape marshals like json.Marshal but leaves <, > and & alone,
+// as MCP peers write them.
+func MarshalNoEscape(v any) (json.RawMessage, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

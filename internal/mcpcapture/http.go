@@ -130,7 +130,7 @@ func (rt *roundTripper) rewrite(data []byte) (out []byte, changed bool) {
 		if !changed {
 			return data, false
 		}
-		out, err := marshalNoEscape(batch)
+		out, err := MarshalNoEscape(batch)
 		if err != nil {
 			return data, false
 		}
