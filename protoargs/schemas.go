@@ -117,11 +117,6 @@ func (s *Schemas) For(ctx context.Context, msg proto.Message, field protoreflect
 	return nil, nil
 }
 
-// HasOption reports whether the field carries a structkit.v1.schema option.
-func (s *Schemas) HasOption(field protoreflect.FieldDescriptor) bool {
-	return s.option(field).opt != nil
-}
-
 // option reads and compiles the option of a field, once.
 func (s *Schemas) option(field protoreflect.FieldDescriptor) *compiled {
 	v, ok := s.cache.Load(field)
