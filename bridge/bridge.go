@@ -21,14 +21,17 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
@@ -63,7 +66,26 @@ type Options struct {
 	// start fails the next start waits MinBackoff, doubling with each
 	// consecutive failure up to MaxBackoff. 0 means 100ms and 5s.
 	MinBackoff, MaxBackoff time.Duration
+	// CallTimeout bounds each CallTool: a call that runs over ends with
+	// DeadlineExceeded. Every call that ends early (its deadline, or the
+	// client cancelling) is cancelled upstream with MCP's
+	// notifications/cancelled. 0 means DefaultCallTimeout; negative means
+	// no bound but the client's own deadline.
+	CallTimeout time.Duration
+	// MaxDepth limits the nesting of the arguments sent to an MCP server;
+	// 0 means mcpbridge.DefaultMaxDepth (512). Deeper arguments are
+	// refused with InvalidArgument naming the path, before anything is
+	// sent: no request can end an upstream session.
+	MaxDepth int
 }
+
+// DefaultCallTimeout is the bound of a CallTool when Options.CallTimeout
+// is zero.
+const DefaultCallTimeout = 60 * time.Second
+
+// maxNameInMessage bounds how much of a client-supplied name (a tool name)
+// errors and logs repeat.
+const maxNameInMessage = 128
 
 // Server implements bridgev1.ToolBridgeServiceServer over one or more
 // upstream MCP servers. It is safe for concurrent use.
@@ -161,7 +183,7 @@ func cmpOr(d, def time.Duration) time.Duration {
 }
 
 func (s *Server) clientOptions(name string) mcpbridge.ClientOptions {
-	return mcpbridge.ClientOptions{Name: name, Check: s.opts.Check, Policy: s.opts.Policy, Observer: s.opts.Observer, Logger: s.opts.Logger}
+	return mcpbridge.ClientOptions{Name: name, Check: s.opts.Check, Policy: s.opts.Policy, Observer: s.opts.Observer, Logger: s.opts.Logger, MaxDepth: s.opts.MaxDepth}
 }
 
 // Close stops the upstreams the Server started and waits for them; calls
@@ -209,7 +231,7 @@ func (s *Server) route(name string) (*upstream, string, error) {
 	server, tool, ok := strings.Cut(name, ".")
 	u := s.byName[server]
 	if !ok || u == nil || tool == "" {
-		return nil, "", status.Errorf(codes.NotFound, "no tool %q: the bridge's tools are named SERVER.TOOL, with SERVER one of %s", name, strings.Join(s.Servers(), ", "))
+		return nil, "", status.Errorf(codes.NotFound, "no tool %s: the bridge's tools are named SERVER.TOOL, with SERVER one of %s", quoteName(name), strings.Join(s.Servers(), ", "))
 	}
 	return u, tool, nil
 }
@@ -270,35 +292,80 @@ func schemaStruct(raw []byte) (*structpb.Struct, error) {
 // sent unconverted or not validated, when they were.
 func (s *Server) CallTool(ctx context.Context, req *bridgev1.CallToolRequest) (*bridgev1.CallToolResponse, error) {
 	start := time.Now()
+	ctx, cancel := s.callContext(ctx)
+	defer cancel()
 	server := ""
-	u, tool, err := s.route(req.GetName())
 	var res *mcpbridge.CallResult
+	u, tool, err := s.route(req.GetName())
 	if err == nil {
 		server = u.name
-		res, err = s.call(ctx, u, req.GetName(), tool, req.GetArguments())
+		err = unreadableArguments(req)
+	}
+	if err == nil {
+		res, err = s.call(ctx, u, req, tool)
 	}
 	var resp *bridgev1.CallToolResponse
 	if err == nil {
 		resp, err = response(res)
 		if err != nil {
-			err = status.Errorf(codes.Internal, "MCP server %q, tool %q: %v", server, tool, err)
+			err = status.Errorf(codes.Internal, "MCP server %q, tool %s: %v", server, quoteName(tool), err)
 		}
 	}
 	s.logCall(ctx, req.GetName(), server, time.Since(start), res, err)
 	return resp, err
 }
 
+// callContext bounds a call by Options.CallTimeout.
+func (s *Server) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	d := s.opts.CallTimeout
+	switch {
+	case d == 0:
+		d = DefaultCallTimeout
+	case d < 0:
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, d)
+}
+
+// unreadableArguments refuses a request whose arguments arrived but could
+// not be read: protobuf keeps a field of the wrong wire type as an unknown
+// field, and the call would otherwise run with none.
+func unreadableArguments(req *bridgev1.CallToolRequest) error {
+	b := req.ProtoReflect().GetUnknown()
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeField(b)
+		if n < 0 {
+			return status.Errorf(codes.InvalidArgument, "the request holds fields that cannot be read")
+		}
+		switch num {
+		case 2, 3:
+			return status.Errorf(codes.InvalidArgument, "the arguments cannot be read: field %d has wire type %d, want length-delimited (arguments as a google.protobuf.Struct, arguments_json as a string)", num, typ)
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
 // call makes the call on the upstream's live session and maps its errors
 // to gRPC status errors.
-func (s *Server) call(ctx context.Context, u *upstream, name, tool string, args *structpb.Struct) (*mcpbridge.CallResult, error) {
+func (s *Server) call(ctx context.Context, u *upstream, req *bridgev1.CallToolRequest, tool string) (*mcpbridge.CallResult, error) {
+	name := req.GetName()
 	sess, err := u.get(ctx)
 	if err != nil {
 		return nil, unavailable(ctx, u, err)
 	}
-	if args == nil {
-		args = &structpb.Struct{}
+	var res *mcpbridge.CallResult
+	switch a := req.GetArgs().(type) {
+	case *bridgev1.CallToolRequest_ArgumentsJson:
+		res, err = sess.client.CallToolJSON(ctx, tool, []byte(a.ArgumentsJson))
+	case *bridgev1.CallToolRequest_Arguments:
+		res, err = sess.client.CallTool(ctx, tool, a.Arguments)
+	default:
+		if err := missingArguments(sess.client, tool, name); err != nil {
+			return nil, err
+		}
+		res, err = sess.client.CallTool(ctx, tool, nil)
 	}
-	res, err := sess.client.CallTool(ctx, tool, args)
 	if err != nil {
 		if !u.fixed && ctx.Err() == nil && errors.Is(err, mcp.ErrConnectionClosed) {
 			// The session is over (mcpbridge says so by the error): the
@@ -309,6 +376,60 @@ func (s *Server) call(ctx context.Context, u *upstream, name, tool string, args 
 		return nil, callStatus(ctx, u.name, name, tool, err)
 	}
 	return res, nil
+}
+
+// missingArguments refuses a call that sent no arguments to a tool whose
+// input schema requires members: it is not called with {}.
+func missingArguments(c *mcpbridge.Client, tool, name string) error {
+	ti, ok := c.Tool(tool)
+	if !ok || ti.Input == nil {
+		return nil // unknown tools are CallTool's to report
+	}
+	problems, err := ti.Input.Validate(map[string]any{})
+	if err != nil {
+		return nil // a schema the validator cannot compile: CallTool says so
+	}
+	var missing []string
+	for _, p := range problems {
+		if p.Path == "" && p.Keyword == "required" {
+			missing = append(missing, p.Expected)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return status.Errorf(codes.InvalidArgument, "tool %s: no arguments were sent (set arguments or arguments_json), and it requires %s", quoteName(name), strings.Join(missing, ", "))
+}
+
+// boundedName is a client-supplied name as a log line holds it: a long
+// one is cut at maxNameInMessage bytes, and its length said.
+func boundedName(name string) string {
+	cut, long := cutName(name)
+	if !long {
+		return name
+	}
+	return cut + fmt.Sprintf("… (%d bytes)", len(name))
+}
+
+// quoteName is boundedName, quoted, for errors.
+func quoteName(name string) string {
+	cut, long := cutName(name)
+	if !long {
+		return strconv.Quote(name)
+	}
+	return strconv.Quote(cut) + fmt.Sprintf("… (%d bytes)", len(name))
+}
+
+// cutName cuts a name longer than maxNameInMessage at a rune boundary.
+func cutName(name string) (cut string, long bool) {
+	if len(name) <= maxNameInMessage {
+		return name, false
+	}
+	n := maxNameInMessage
+	for n > 0 && !utf8.RuneStart(name[n]) {
+		n--
+	}
+	return name[:n], true
 }
 
 // callStatus is the gRPC status error of a failed mcpbridge call: the one
@@ -326,30 +447,30 @@ func callStatus(ctx context.Context, server, name, tool string, err error) error
 	)
 	if !errors.As(err, &ce) {
 		if errors.As(err, &te) {
-			return status.Errorf(codes.NotFound, "no tool %q: %v", name, err)
+			return status.Errorf(codes.NotFound, "no tool %s: %s", quoteName(name), te.Msg)
 		}
-		return status.Errorf(codes.Unknown, "MCP server %q, tool %q: %v", server, tool, err)
+		return status.Errorf(codes.Unknown, "MCP server %q, tool %s: %v", server, quoteName(tool), err)
 	}
 	switch ce.Stage {
 	case mcpbridge.StageArguments:
-		return status.Errorf(codes.InvalidArgument, "tool %q: %v", name, err)
+		return status.Errorf(codes.InvalidArgument, "tool %s: arguments: %v", quoteName(name), ce.Err)
 	case mcpbridge.StageSession:
 		if errors.As(err, &te) {
 			return status.Errorf(codes.Unavailable, "MCP server %q is unreachable: %v", server, err)
 		}
-		return status.Errorf(codes.Unavailable, "MCP server %q exited or became unreachable during the call to %q (%v); the next call restarts it if it is down", server, tool, err)
+		return status.Errorf(codes.Unavailable, "MCP server %q exited or became unreachable during the call to %s (%v); the next call restarts it if it is down", server, quoteName(tool), ce.Err)
 	}
 	switch {
 	case errors.As(err, &te):
-		return status.Errorf(codes.NotFound, "no tool %q: %v", name, err)
+		return status.Errorf(codes.NotFound, "no tool %s: %s", quoteName(name), te.Msg)
 	case errors.As(err, &we) && we.Code == jsonrpc.CodeInvalidParams:
-		return status.Errorf(codes.InvalidArgument, "MCP server %q, tool %q: %v", server, tool, err)
+		return status.Errorf(codes.InvalidArgument, "MCP server %q, tool %s: %v", server, quoteName(tool), ce.Err)
 	case errors.As(err, &we) && we.Code == jsonrpc.CodeMethodNotFound:
-		return status.Errorf(codes.Unimplemented, "MCP server %q, tool %q: %v", server, tool, err)
+		return status.Errorf(codes.Unimplemented, "MCP server %q, tool %s: %v", server, quoteName(tool), ce.Err)
 	case errors.As(err, &se):
-		return status.Errorf(codes.Internal, "MCP server %q, tool %q: %v", server, tool, err)
+		return status.Errorf(codes.Internal, "MCP server %q, tool %s: %v", server, quoteName(tool), ce.Err)
 	}
-	return status.Errorf(codes.Unknown, "MCP server %q, tool %q: %v", server, tool, err)
+	return status.Errorf(codes.Unknown, "MCP server %q, tool %s: %v", server, quoteName(tool), ce.Err)
 }
 
 // unavailable is the status error of an upstream that could not be had.
@@ -384,7 +505,7 @@ func response(res *mcpbridge.CallResult) (*bridgev1.CallToolResponse, error) {
 // logCall writes the line of one call.
 func (s *Server) logCall(ctx context.Context, tool, server string, d time.Duration, res *mcpbridge.CallResult, err error) {
 	attrs := []slog.Attr{
-		slog.String("tool", tool),
+		slog.String("tool", boundedName(tool)),
 		slog.String("server", server),
 		slog.Duration("duration", d),
 	}

@@ -135,7 +135,7 @@ func call(t *testing.T, c bridgev1.ToolBridgeServiceClient, name, js string) *br
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	resp, err := c.CallTool(ctx, &bridgev1.CallToolRequest{Name: name, Arguments: args(t, js)})
+	resp, err := c.CallTool(ctx, &bridgev1.CallToolRequest{Name: name, Args: &bridgev1.CallToolRequest_Arguments{Arguments: args(t, js)}})
 	if err != nil {
 		t.Fatalf("CallTool %s %s: %v", name, js, err)
 	}
@@ -274,7 +274,7 @@ func TestLenientRepairs(t *testing.T) {
 
 func TestUnknownTool(t *testing.T) {
 	c, _ := serve(t, bridge.Options{}, example1())
-	_, err := c.CallTool(context.Background(), &bridgev1.CallToolRequest{Name: "no_such_tool", Arguments: args(t, `{}`)})
+	_, err := c.CallTool(context.Background(), &bridgev1.CallToolRequest{Name: "no_such_tool", Args: &bridgev1.CallToolRequest_Arguments{Arguments: args(t, `{}`)}})
 	if status.Code(err) != codes.NotFound {
 		t.Fatalf("unknown tool: %v, want NotFound", err)
 	}
@@ -287,7 +287,7 @@ func TestUnwritableArguments(t *testing.T) {
 	c, _ := serve(t, bridge.Options{}, example1())
 	st := args(t, `{"path":"a.go","column":1}`)
 	st.Fields["line"] = structpb.NewNumberValue(math.NaN()) // no JSON for it
-	_, err := c.CallTool(context.Background(), &bridgev1.CallToolRequest{Name: "code_nav", Arguments: st})
+	_, err := c.CallTool(context.Background(), &bridgev1.CallToolRequest{Name: "code_nav", Args: &bridgev1.CallToolRequest_Arguments{Arguments: st}})
 	if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "/line") {
 		t.Fatalf("NaN argument: %v, want InvalidArgument naming /line", err)
 	}
@@ -314,7 +314,7 @@ func TestTwoUpstreams(t *testing.T) {
 	}
 	wantSuccess(t, call(t, c, "b.code_nav", `{"path":"a.go","line":5.0,"column":12.0}`), "prefixed name")
 	for _, name := range []string{"code_nav", "c.code_nav", "a.", "a.nope"} {
-		_, err := c.CallTool(context.Background(), &bridgev1.CallToolRequest{Name: name, Arguments: args(t, `{}`)})
+		_, err := c.CallTool(context.Background(), &bridgev1.CallToolRequest{Name: name, Args: &bridgev1.CallToolRequest_Arguments{Arguments: args(t, `{}`)}})
 		if status.Code(err) != codes.NotFound {
 			t.Errorf("CallTool %q: %v, want NotFound", name, err)
 		}
@@ -394,7 +394,7 @@ func TestStdioRestart(t *testing.T) {
 	var unavailable int
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		resp, err := c.CallTool(ctx, &bridgev1.CallToolRequest{Name: "code_nav", Arguments: args(t, codeNav)})
+		resp, err := c.CallTool(ctx, &bridgev1.CallToolRequest{Name: "code_nav", Args: &bridgev1.CallToolRequest_Arguments{Arguments: args(t, codeNav)}})
 		cancel()
 		if err == nil {
 			wantSuccess(t, resp, "after the restart")
@@ -485,7 +485,7 @@ func TestInFlightUnavailable(t *testing.T) {
 
 	errc := make(chan error, 1)
 	go func() {
-		_, err := c.CallTool(context.Background(), &bridgev1.CallToolRequest{Name: "block", Arguments: &structpb.Struct{}})
+		_, err := c.CallTool(context.Background(), &bridgev1.CallToolRequest{Name: "block", Args: &bridgev1.CallToolRequest_Arguments{Arguments: &structpb.Struct{}}})
 		errc <- err
 	}()
 	<-entered
@@ -542,7 +542,7 @@ func TestFixedClient(t *testing.T) {
 func TestClosed(t *testing.T) {
 	c, srv := serve(t, bridge.Options{}, example1())
 	srv.Close()
-	_, err := c.CallTool(context.Background(), &bridgev1.CallToolRequest{Name: "code_nav", Arguments: args(t, `{"path":"a.go","line":5,"column":1}`)})
+	_, err := c.CallTool(context.Background(), &bridgev1.CallToolRequest{Name: "code_nav", Args: &bridgev1.CallToolRequest_Arguments{Arguments: args(t, `{"path":"a.go","line":5,"column":1}`)}})
 	if status.Code(err) != codes.Unavailable {
 		t.Fatalf("call after Close: %v, want Unavailable", err)
 	}
@@ -565,7 +565,7 @@ func TestConcurrentCalls(t *testing.T) {
 				errs <- err
 				return
 			}
-			resp, err := c.CallTool(ctx, &bridgev1.CallToolRequest{Name: server + ".search_issues", Arguments: st})
+			resp, err := c.CallTool(ctx, &bridgev1.CallToolRequest{Name: server + ".search_issues", Args: &bridgev1.CallToolRequest_Arguments{Arguments: st}})
 			if err != nil {
 				errs <- fmt.Errorf("call %d: %v", i, err)
 				return

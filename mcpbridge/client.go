@@ -99,6 +99,11 @@ type ClientOptions struct {
 	// Implementation is what the client tells the server it is; nil means
 	// {Name: "structkit-mcpbridge", Version: "v1"}.
 	Implementation *mcp.Implementation
+	// MaxDepth limits the nesting of the arguments sent; 0 means
+	// DefaultMaxDepth. Deeper arguments fail at StageArguments with a
+	// *structconv.Error (CodeDepth) naming the path, before anything is
+	// sent: no arguments can put the session at risk.
+	MaxDepth int
 }
 
 // ToolInfo is one tool of the server, with its compiled schemas.
@@ -437,6 +442,11 @@ func (c *Client) lookup(ctx context.Context, name string) (*ToolInfo, error) {
 	return nil, &ToolError{Server: c.name, Tool: name, Msg: "unknown tool"}
 }
 
+// DefaultMaxDepth is the nesting ClientOptions.MaxDepth allows when zero:
+// well under the 1000 levels at which the go-sdk refuses a JSON-RPC
+// message (and a stdio server built on it ends the session).
+const DefaultMaxDepth = 512
+
 // CallTool calls a tool with arguments held in a Struct (nil means none).
 // The arguments go out as the JSON the tool's input schema calls for; see
 // CallResult for what comes back. A tool the server does not list is a
@@ -444,6 +454,11 @@ func (c *Client) lookup(ctx context.Context, name string) (*ToolInfo, error) {
 // call failed (errors.Is(err, mcp.ErrConnectionClosed) when the session
 // has ended), or the context's error. A tool that reports an error is a
 // result with IsError, not an error. args is not modified.
+//
+// A Struct cannot tell a number from a string of digits: an integer beyond
+// ±2^53 it carries (as structconv does) is written as a number only where
+// the tool's schema says integer. CallToolJSON keeps every literal as the
+// caller wrote it, schema or not.
 func (c *Client) CallTool(ctx context.Context, name string, args *structpb.Struct) (*CallResult, error) {
 	ti, err := c.lookup(ctx, name)
 	if err != nil {
@@ -454,49 +469,161 @@ func (c *Client) CallTool(ctx context.Context, name string, args *structpb.Struc
 	}
 	res := &CallResult{}
 	rep := &res.Report
+	marshal := structconv.MarshalOptions{Schema: ti.Input, Policy: c.opts.Policy, MaxDepth: c.maxDepth()}
 	var argJSON []byte
 	switch {
 	case ti.Unchecked:
-		argJSON, err = structconv.Marshal(args)
+		marshal.Schema, marshal.Policy = nil, coerce.Policy{}
+		argJSON, err = marshal.Marshal(args)
 		res.Unconverted = uncheckedReason(ti)
 	case c.opts.Check:
 		fixed := proto.Clone(args).(*structpb.Struct)
 		var crep *coerce.Report
-		crep, err = structconv.CheckOptions{Schema: ti.Input, Policy: c.opts.Policy, Tool: name}.Struct(fixed)
-		var serr *coerce.SchemaError
-		if errors.As(err, &serr) {
+		crep, err = c.check(ctx, name, ti).Struct(fixed)
+		if why, ok := notValidated(err); ok {
 			// The validator cannot compile the schema (an ECMAScript-only
 			// pattern, say): convert without validating, and say so.
-			res.NotValidated = serr.Error()
-			var mrep coerce.Report
-			argJSON, err = structconv.MarshalOptions{Schema: ti.Input, Policy: c.opts.Policy, Report: &mrep}.Marshal(args)
-			appendChanges(rep, mrep.Changes, "")
+			res.NotValidated = why
+			argJSON, err = marshalReporting(marshal, args, rep)
 			break
 		}
 		if err != nil {
 			break
 		}
-		rep.Changes = append(rep.Changes, crep.Changes...)
-		rep.Problems = append(rep.Problems, crep.Problems...)
-		if !crep.Valid() {
-			text, _ := json.Marshal(&mcp.TextContent{Text: coerce.FormatProblems(name, crep.Problems)})
-			res.Content = []json.RawMessage{text}
-			res.IsError, res.Local, res.Exact = true, true, true
-			c.observe(name, rep)
+		if c.answerLocally(name, crep, res) {
 			return res, nil
 		}
-		var mrep coerce.Report
-		argJSON, err = structconv.MarshalOptions{Schema: ti.Input, Report: &mrep}.Marshal(fixed)
-		appendChanges(rep, mrep.Changes, "")
+		marshal.Policy = coerce.Policy{} // applied by the check
+		argJSON, err = marshalReporting(marshal, fixed, rep)
 	default:
-		var mrep coerce.Report
-		argJSON, err = structconv.MarshalOptions{Schema: ti.Input, Policy: c.opts.Policy, Report: &mrep}.Marshal(args)
-		appendChanges(rep, mrep.Changes, "")
+		argJSON, err = marshalReporting(marshal, args, rep)
 	}
+	if err != nil {
+		return nil, c.argumentsError(ctx, name, err)
+	}
+	return c.send(ctx, name, ti, argJSON, res)
+}
+
+// CallToolJSON calls a tool with arguments given as JSON text (an object;
+// empty means none), never passing them through a Struct: every literal
+// the caller wrote reaches the server as written — a big integer where the
+// schema constrains nothing stays a number — except where the tool's input
+// schema calls for a change (integer literals at integer locations, the
+// lenient repairs, which the Report lists). The text is read strictly, as
+// structconv.Unmarshal reads (duplicate members, invalid UTF-8, nesting
+// beyond ClientOptions.MaxDepth and over-long numbers are refused with
+// their location). Otherwise as CallTool.
+func (c *Client) CallToolJSON(ctx context.Context, name string, args []byte) (*CallResult, error) {
+	ti, err := c.lookup(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = []byte("{}")
+	}
+	// The strict reading, and the limits, before anything else.
+	var strict structpb.Struct
+	if err := (structconv.UnmarshalOptions{MaxDepth: c.maxDepth()}).Unmarshal(args, &strict); err != nil {
+		return nil, &CallError{Server: c.name, Tool: name, Stage: StageArguments, Err: err}
+	}
+	res := &CallResult{}
+	if ti.Unchecked {
+		res.Unconverted = uncheckedReason(ti)
+		return c.send(ctx, name, ti, bytes.TrimSpace(args), res)
+	}
+	tree, err := decodeNumbers(args)
 	if err != nil {
 		return nil, &CallError{Server: c.name, Tool: name, Stage: StageArguments, Err: err}
 	}
+	rep := &res.Report
+	if c.opts.Check {
+		checked, crep, err := c.check(ctx, name, ti).Go(tree)
+		if why, ok := notValidated(err); ok {
+			res.NotValidated = why
+		} else if err != nil {
+			return nil, c.argumentsError(ctx, name, err)
+		} else {
+			if c.answerLocally(name, crep, res) {
+				return res, nil
+			}
+			out, err := encodeNoEscape(checked)
+			if err != nil {
+				return nil, c.argumentsError(ctx, name, err)
+			}
+			return c.send(ctx, name, ti, out, res)
+		}
+	}
+	var arep coerce.Report
+	applied, err := structconv.GoOptions{Schema: ti.Input, Policy: c.opts.Policy, Report: &arep}.Apply(tree)
+	if err != nil {
+		return nil, c.argumentsError(ctx, name, err)
+	}
+	appendChanges(rep, arep.Changes, "")
+	out, err := encodeNoEscape(applied)
+	if err != nil {
+		return nil, c.argumentsError(ctx, name, err)
+	}
+	return c.send(ctx, name, ti, out, res)
+}
 
+// maxDepth is the nesting allowed in what is sent.
+func (c *Client) maxDepth() int { return cmp.Or(c.opts.MaxDepth, DefaultMaxDepth) }
+
+// check returns the pre-dispatch check of a tool's arguments.
+func (c *Client) check(ctx context.Context, name string, ti *ToolInfo) structconv.CheckOptions {
+	return structconv.CheckOptions{Schema: ti.Input, Policy: c.opts.Policy, Tool: name, Context: ctx, MaxDepth: c.maxDepth()}
+}
+
+// notValidated tells a schema the validator cannot compile (the arguments
+// then go out converted, not validated) from other errors.
+func notValidated(err error) (why string, ok bool) {
+	var serr *coerce.SchemaError
+	if errors.As(err, &serr) {
+		return serr.Error(), true
+	}
+	return "", false
+}
+
+// answerLocally answers a call whose check found problems, without calling
+// the server: an IsError result with the model-facing text. It reports
+// whether it did; the check's changes and problems join the report either
+// way.
+func (c *Client) answerLocally(name string, crep *coerce.Report, res *CallResult) bool {
+	rep := &res.Report
+	rep.Changes = append(rep.Changes, crep.Changes...)
+	rep.Problems = append(rep.Problems, crep.Problems...)
+	if crep.Valid() {
+		return false
+	}
+	text, _ := json.Marshal(&mcp.TextContent{Text: coerce.FormatProblems(name, crep.Problems)})
+	res.Content = []json.RawMessage{text}
+	res.IsError, res.Local, res.Exact = true, true, true
+	c.observe(name, rep)
+	return true
+}
+
+// argumentsError is the error of arguments that could not be prepared: the
+// context's own error when it ended the check, else a StageArguments
+// CallError.
+func (c *Client) argumentsError(ctx context.Context, name string, err error) error {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return err
+	}
+	return &CallError{Server: c.name, Tool: name, Stage: StageArguments, Err: err}
+}
+
+// marshalReporting marshals args with o, adding its changes (but the
+// integer literals every whole number gets) to rep.
+func marshalReporting(o structconv.MarshalOptions, args *structpb.Struct, rep *coerce.Report) ([]byte, error) {
+	var mrep coerce.Report
+	o.Report = &mrep
+	b, err := o.Marshal(args)
+	appendChanges(rep, mrep.Changes, "")
+	return b, err
+}
+
+// send makes the call with the prepared arguments and fills res.
+func (c *Client) send(ctx context.Context, name string, ti *ToolInfo, argJSON []byte, res *CallResult) (*CallResult, error) {
 	out, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(argJSON)})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -507,9 +634,25 @@ func (c *Client) CallTool(ctx context.Context, name string, args *structpb.Struc
 	if err := c.result(ti, out, res); err != nil {
 		return nil, &CallError{Server: c.name, Tool: name, Stage: StageResult, Err: err}
 	}
-	c.observe(name, rep)
+	c.observe(name, &res.Report)
 	return res, nil
 }
+
+// decodeNumbers decodes JSON text already read strictly into Go values,
+// numbers as json.Number holding the literal as written.
+func decodeNumbers(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// encodeNoEscape writes Go values as compact JSON, members sorted, without
+// HTML escaping; json.Number literals are written as they are.
+func encodeNoEscape(v any) ([]byte, error) { return mcpcapture.MarshalNoEscape(v) }
 
 func uncheckedReason(ti *ToolInfo) string {
 	switch {

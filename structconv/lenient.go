@@ -134,7 +134,7 @@ func parseStrict(text string, depth int) (*structpb.Value, bool) {
 
 // marshalAt writes v as Marshal does under the plan l, for reports.
 func marshalAt(v *structpb.Value, l *plan.Loc) string {
-	var e encoder
+	e := encoder{maxDepth: MaxDepthLimit}
 	_ = e.value(v, l)
 	return string(e.b)
 }

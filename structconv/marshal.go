@@ -36,6 +36,12 @@ type MarshalOptions struct {
 	// Policy turns on lenient coercion rules (see coerce.Policy); the zero
 	// value is strict. Rules need a Schema.
 	Policy coerce.Policy
+	// MaxDepth limits the nesting of what is written, as
+	// UnmarshalOptions.MaxDepth limits what is read: deeper fails with
+	// CodeDepth naming the path, before anything deeper is written. 0 (and
+	// anything above MaxDepthLimit) means MaxDepthLimit. A sender sets it
+	// to what its peer accepts.
+	MaxDepth int
 }
 
 // Marshal writes m as compact JSON without a schema.
@@ -83,6 +89,10 @@ func (o MarshalOptions) MarshalAppend(b []byte, m proto.Message) ([]byte, error)
 func (o MarshalOptions) encode(e *encoder, m proto.Message) error {
 	e.report = o.Report
 	e.policy, e.lenient = o.Policy, o.Policy.Enabled() && o.Schema != nil
+	e.maxDepth = MaxDepthLimit
+	if o.MaxDepth > 0 && o.MaxDepth < MaxDepthLimit {
+		e.maxDepth = o.MaxDepth
+	}
 	root := planOf(o.Schema).Root()
 	switch v := m.(type) {
 	case *structpb.Struct:
@@ -125,6 +135,7 @@ type encoder struct {
 	lenient bool // policy has rules on and there is a schema
 	path    []seg
 	pairs   []pair // members being written, as a stack over nesting levels
+	maxDepth int // nesting limit, set by encode
 }
 
 func (e *encoder) fail(code ErrorCode, format string, args ...any) error {
@@ -223,8 +234,8 @@ func (e *encoder) object(s *structpb.Struct, l *plan.Loc) error {
 	}
 	e.b = append(e.b, '{')
 	depth := len(e.path)
-	if depth >= MaxDepthLimit {
-		return e.fail(CodeDepth, "nesting deeper than %d levels", MaxDepthLimit)
+	if depth >= e.maxDepth {
+		return e.fail(CodeDepth, "nesting deeper than %d levels", e.maxDepth)
 	}
 	e.path = append(e.path, seg{isKey: true})
 	wrote := 0
@@ -271,8 +282,8 @@ func (e *encoder) list(lv *structpb.ListValue, l *plan.Loc) error {
 	}
 	e.b = append(e.b, '[')
 	depth := len(e.path)
-	if depth >= MaxDepthLimit {
-		return e.fail(CodeDepth, "nesting deeper than %d levels", MaxDepthLimit)
+	if depth >= e.maxDepth {
+		return e.fail(CodeDepth, "nesting deeper than %d levels", e.maxDepth)
 	}
 	e.path = append(e.path, seg{})
 	for i, v := range values {

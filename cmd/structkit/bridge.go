@@ -23,6 +23,7 @@ import (
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/internal/mcpexample"
+	"github.com/structkit/structkit/mcpbridge"
 )
 
 // mcpFlags collects the repeatable --mcp NAME=COMMAND|URL flag.
@@ -144,6 +145,8 @@ func runBridge(e *env, args []string) error {
 	check := fs.Bool("check", false, "check each call's arguments against the tool's input schema first; invalid ones are answered with is_error and the problems")
 	lenient := fs.Bool("lenient", false, "repair the unambiguous typing slips models make (the safe preset: "+joinRules(coerce.Lenient().Rules())+")")
 	rules := fs.String("rules", "", "repair with these `RULES` only, comma-separated: "+joinRules(coerce.AllRules())+"; or lenient, all")
+	callTimeout := fs.Duration("call-timeout", bridge.DefaultCallTimeout, "end a call that runs longer than `DURATION` with DeadlineExceeded, cancelling it upstream")
+	maxDepth := fs.Int("max-depth", mcpbridge.DefaultMaxDepth, "refuse arguments nested deeper than `N` levels before sending them to an MCP server")
 	pos, err := parseFlags(e, fs, args, func(w io.Writer) { bridgeUsage(w, fs) })
 	if err != nil {
 		return err
@@ -172,7 +175,13 @@ func runBridge(e *env, args []string) error {
 		return fmt.Errorf("bridge: %w", err)
 	}
 	defer lis.Close()
-	srv, err := bridge.New(bridge.Options{Check: *check, Policy: policy, Logger: logger}, ups...)
+	if *callTimeout <= 0 {
+		return usagef("bridge: --call-timeout must be positive")
+	}
+	if *maxDepth <= 0 {
+		return usagef("bridge: --max-depth must be positive")
+	}
+	srv, err := bridge.New(bridge.Options{Check: *check, Policy: policy, Logger: logger, CallTimeout: *callTimeout, MaxDepth: *maxDepth}, ups...)
 	if err != nil {
 		return err
 	}

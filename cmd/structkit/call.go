@@ -70,25 +70,25 @@ func runCall(e *env, args []string) error {
 		return writeTools(e, tools, format.value)
 	}
 
-	var in, out *coerce.Schema
+	var out *coerce.Schema
 	for _, t := range tools.GetTools() {
 		if t.GetName() != *tool {
 			continue
-		}
-		if in, err = compileSchema(t.GetInputSchema()); err != nil {
-			return fmt.Errorf("tool %q: input schema: %w", *tool, err)
 		}
 		if out, err = compileSchema(t.GetOutputSchema()); err != nil {
 			return fmt.Errorf("tool %q: output schema: %w", *tool, err)
 		}
 	}
-	// A tool the list lacks is still called without a schema: the bridge
-	// answers NotFound with the available names.
+	// The arguments go as JSON text (arguments_json): the bridge converts
+	// them with the tool's schema without a Struct in between, so every
+	// digit written reaches the tool. They are read here first only to
+	// point at a mistake by line and column. A tool the list lacks is
+	// still called: the bridge answers NotFound with the available names.
 	var st structpb.Struct
-	if err := (structconv.UnmarshalOptions{Schema: in}).Unmarshal(argsData, &st); err != nil {
+	if err := structconv.Unmarshal(argsData, &st); err != nil {
 		return inputError(argsName, argsData, err)
 	}
-	resp, err := client.CallTool(ctx, &bridgev1.CallToolRequest{Name: *tool, Arguments: &st})
+	resp, err := client.CallTool(ctx, &bridgev1.CallToolRequest{Name: *tool, Args: &bridgev1.CallToolRequest_ArgumentsJson{ArgumentsJson: string(argsData)}})
 	if err != nil {
 		return rpcError(*addr, "CallTool "+*tool, err)
 	}

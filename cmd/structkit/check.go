@@ -60,6 +60,11 @@ func runCheck(e *env, args []string) error {
 
 	out, rep, err := structconv.CheckOptions{Schema: schema, Policy: policy, Tool: sf.tool}.JSON(data)
 	if err != nil {
+		var schemaErr *coerce.SchemaError
+		if errors.As(err, &schemaErr) {
+			// The schema is at fault, not the arguments: name it, exit 2.
+			return usagef("%s: %v", sf.source(), err)
+		}
 		var se *structconv.Error
 		if !errors.As(err, &se) {
 			return fmt.Errorf("%s: %w", name, err)

@@ -17,7 +17,9 @@ import (
 var errHelp = errors.New("help requested")
 
 // usageError is bad usage: an unknown flag, a missing or conflicting flag,
-// an unreadable file. It exits with status 2; every other error with 1.
+// an unreadable file, a schema that cannot be used. It exits with status
+// 2; every other error with 1 (which check also uses for invalid
+// arguments).
 type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }

@@ -54,6 +54,7 @@ func TestRun(t *testing.T) {
 	noSchemaTool := writeFile(t, "noschema.json", `{"tools":[{"name":"bare"}]}`)
 	badSchema := writeFile(t, "bad.json", `{"type":"object","properties":{"a":{"type":"int"}}}`)
 	notJSONSchema := writeFile(t, "notjson.json", `{"type":`)
+	badPattern := writeFile(t, "pattern.json", `{"type":"object","properties":{"s":{"type":"string","pattern":"(("}}}`)
 	missing := filepath.Join(t.TempDir(), "missing.json")
 
 	st, err := structpb.NewStruct(map[string]any{"ids": []any{1.0, "9007199254740993"}, "line": 5.0})
@@ -66,14 +67,15 @@ func TestRun(t *testing.T) {
 	}
 
 	tests := []struct {
-		why     string
-		args    []string
-		stdin   string
-		code    int
-		stdout  *string  // exact standard output, when set
-		outHas  []string // substrings of standard output
-		errHas  []string // substrings of standard error
-		errNone bool     // standard error must be empty
+		why      string
+		args     []string
+		stdin    string
+		code     int
+		stdout   *string  // exact standard output, when set
+		outHas   []string // substrings of standard output
+		errHas   []string // substrings of standard error
+		errNone  bool     // standard error must be empty
+		errLacks []string // substrings standard error must not hold
 	}{
 		// encode
 		{why: "the bundled example: integers written as integers, the carried ID restored, keys sorted",
@@ -140,11 +142,14 @@ func TestRun(t *testing.T) {
 			args: []string{"encode", "--tools", rpcError, "--tool", "x", structFile}, code: 1, errHas: []string{"Method not found"}},
 		{why: "a tool without inputSchema is bad input",
 			args: []string{"encode", "--tools", noSchemaTool, "--tool", "bare", structFile}, code: 1, errHas: []string{`tool "bare" has no inputSchema`}},
-		{why: "a schema file that does not compile is bad input, named with the schema pointer",
-			args: []string{"encode", "--schema", badSchema, structFile}, code: 1,
+		{why: "a schema file that does not compile is bad input (exit 2, not the 1 of invalid arguments), named with the schema pointer",
+			args: []string{"encode", "--schema", badSchema, structFile}, code: 2,
 			errHas: []string{"bad.json: schema /properties/a (type): unknown type \"int\""}},
 		{why: "a schema file that is not JSON is bad input",
-			args: []string{"encode", "--schema", notJSONSchema, structFile}, code: 1, errHas: []string{"notjson.json: schema /: not a JSON document"}},
+			args: []string{"encode", "--schema", notJSONSchema, structFile}, code: 2, errHas: []string{"notjson.json: schema /: not a JSON document"}},
+		{why: "check: a schema the validator cannot use is the schema's fault: named, exit 2, no internal URI",
+			args: []string{"check", "--schema", badPattern}, stdin: `{"s":"x"}`, code: 2,
+			errHas: []string{"--schema " + badPattern, "/properties/s"}, errLacks: []string{"<stdin>"}},
 		{why: "a schema file that cannot be read is bad usage",
 			args: []string{"encode", "--schema", missing, structFile}, code: 2, errHas: []string{"--schema: ", "missing.json"}},
 
@@ -208,6 +213,11 @@ func TestRun(t *testing.T) {
 			for _, s := range tt.errHas {
 				if !strings.Contains(stderr, s) {
 					t.Errorf("stderr lacks %q:\n%s", s, stderr)
+				}
+			}
+			for _, s := range tt.errLacks {
+				if strings.Contains(stderr, s) {
+					t.Errorf("stderr holds %q:\n%s", s, stderr)
 				}
 			}
 			if tt.errNone && stderr != "" {

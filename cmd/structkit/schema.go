@@ -27,6 +27,14 @@ func (s *schemaFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.tool, "tool", "", "the `NAME` of the tool in --tools whose inputSchema to use")
 }
 
+// source names where the schema came from, for errors about it.
+func (s *schemaFlags) source() string {
+	if s.schema != "" {
+		return "--schema " + s.schema
+	}
+	return fmt.Sprintf("--tools %s: tool %q: inputSchema", s.tools, s.tool)
+}
+
 // schemaHelp explains the schema flags in command usage.
 const schemaHelp = `The schema is a JSON Schema document (--schema FILE) or the inputSchema of
 one tool of an MCP tools/list answer (--tools FILE --tool NAME), given as
@@ -49,7 +57,7 @@ func (s *schemaFlags) load() (*coerce.Schema, error) {
 		}
 		sch, err := coerce.Compile(data)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.schema, err)
+			return nil, usagef("--schema %s: %v", s.schema, err)
 		}
 		return sch, nil
 	case s.tools != "":
@@ -82,7 +90,7 @@ func (s *schemaFlags) loadTool() (*coerce.Schema, error) {
 		}
 		sch, err := coerce.Compile(t.InputSchema)
 		if err != nil {
-			return nil, fmt.Errorf("%s: tool %q: inputSchema: %w", s.tools, s.tool, err)
+			return nil, usagef("--tools %s: tool %q: inputSchema: %v", s.tools, s.tool, err)
 		}
 		return sch, nil
 	}

@@ -194,8 +194,15 @@ type CallToolRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Name of the tool, as ListTools gives it.
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	// Arguments of the call.
-	Arguments     *structpb.Struct `protobuf:"bytes,2,opt,name=arguments,proto3" json:"arguments,omitempty"`
+	// The arguments of the call, in one of two forms. Neither means none: a
+	// tool whose schema requires members is then refused with
+	// INVALID_ARGUMENT, not called with {}.
+	//
+	// Types that are valid to be assigned to Args:
+	//
+	//	*CallToolRequest_Arguments
+	//	*CallToolRequest_ArgumentsJson
+	Args          isCallToolRequest_Args `protobuf_oneof:"args"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -237,12 +244,54 @@ func (x *CallToolRequest) GetName() string {
 	return ""
 }
 
-func (x *CallToolRequest) GetArguments() *structpb.Struct {
+func (x *CallToolRequest) GetArgs() isCallToolRequest_Args {
 	if x != nil {
-		return x.Arguments
+		return x.Args
 	}
 	return nil
 }
+
+func (x *CallToolRequest) GetArguments() *structpb.Struct {
+	if x != nil {
+		if x, ok := x.Args.(*CallToolRequest_Arguments); ok {
+			return x.Arguments
+		}
+	}
+	return nil
+}
+
+func (x *CallToolRequest) GetArgumentsJson() string {
+	if x != nil {
+		if x, ok := x.Args.(*CallToolRequest_ArgumentsJson); ok {
+			return x.ArgumentsJson
+		}
+	}
+	return ""
+}
+
+type isCallToolRequest_Args interface {
+	isCallToolRequest_Args()
+}
+
+type CallToolRequest_Arguments struct {
+	// Arguments held in a Struct. A Struct holds every number as a double:
+	// an integer beyond 2^53 is carried as a string of its digits (as
+	// structkit's codec does), and reaches the tool as a number only where
+	// the tool's schema says integer.
+	Arguments *structpb.Struct `protobuf:"bytes,2,opt,name=arguments,proto3,oneof"`
+}
+
+type CallToolRequest_ArgumentsJson struct {
+	// Arguments as JSON text (an object). The bridge converts it with the
+	// same schema rules (integer literals where the schema says integer,
+	// the same checks and repairs) without passing it through a Struct,
+	// so every digit the client wrote reaches the tool, schema or not.
+	ArgumentsJson string `protobuf:"bytes,3,opt,name=arguments_json,json=argumentsJson,proto3,oneof"`
+}
+
+func (*CallToolRequest_Arguments) isCallToolRequest_Args() {}
+
+func (*CallToolRequest_ArgumentsJson) isCallToolRequest_Args() {}
 
 // CallToolResponse is the result of a tool call.
 type CallToolResponse struct {
@@ -366,10 +415,12 @@ const file_structkit_bridge_v1_bridge_proto_rawDesc = "" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12:\n" +
 	"\finput_schema\x18\x03 \x01(\v2\x17.google.protobuf.StructR\vinputSchema\x12<\n" +
 	"\routput_schema\x18\x04 \x01(\v2\x17.google.protobuf.StructR\foutputSchema\x12\x16\n" +
-	"\x06server\x18\x05 \x01(\tR\x06server\"\\\n" +
+	"\x06server\x18\x05 \x01(\tR\x06server\"\x8f\x01\n" +
 	"\x0fCallToolRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\x125\n" +
-	"\targuments\x18\x02 \x01(\v2\x17.google.protobuf.StructR\targuments\"\xb2\x02\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x127\n" +
+	"\targuments\x18\x02 \x01(\v2\x17.google.protobuf.StructH\x00R\targuments\x12'\n" +
+	"\x0earguments_json\x18\x03 \x01(\tH\x00R\rargumentsJsonB\x06\n" +
+	"\x04args\"\xb2\x02\n" +
 	"\x10CallToolResponse\x121\n" +
 	"\acontent\x18\x01 \x03(\v2\x17.google.protobuf.StructR\acontent\x12E\n" +
 	"\x12structured_content\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x11structuredContent\x12\x19\n" +
@@ -428,6 +479,10 @@ func init() { file_structkit_bridge_v1_bridge_proto_init() }
 func file_structkit_bridge_v1_bridge_proto_init() {
 	if File_structkit_bridge_v1_bridge_proto != nil {
 		return
+	}
+	file_structkit_bridge_v1_bridge_proto_msgTypes[3].OneofWrappers = []any{
+		(*CallToolRequest_Arguments)(nil),
+		(*CallToolRequest_ArgumentsJson)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
