@@ -9,6 +9,11 @@ import (
 	"strings"
 )
 
+// DefaultMaxDigits bounds the digits of one number literal by default (see
+// structconv.DefaultMaxNumberDigits): exact big-number work grows faster
+// than linearly with them.
+const DefaultMaxDigits = 4300
+
 // MaxSafe is 2^53: every integer of magnitude up to it is exact in a double.
 const MaxSafe = 1 << 53
 

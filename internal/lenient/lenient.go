@@ -222,6 +222,11 @@ func plainDecimal(lit string, f float64) string {
 func fromString(p coerce.Policy, l *plan.Loc, s string) (Scalar, coerce.Rule, bool) {
 	admit, multi := l.Admits(), l.Ambiguous()
 	trimmed := strings.Trim(s, " \t\n\r")
+	if len(trimmed) > jsonnum.DefaultMaxDigits+2 {
+		// No number longer than a literal may be: the repair would hand
+		// validation a number the codec refuses to read.
+		trimmed = ""
+	}
 	if (p.StringToInteger || p.StringToNumber) && admit&jsontype.Numeric != 0 {
 		if canon, ok := integerText(trimmed); ok {
 			f, _ := strconv.ParseFloat(canon, 64)
