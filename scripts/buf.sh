@@ -5,6 +5,8 @@
 #     protovalidate and googleapis, printed by scripts/protodeps from the
 #     descriptors of their Go packages, pinned in go.mod (the Buf Schema
 #     Registry is not reached);
+#   - builds protoc-gen-structkit from this module (cmd/protoc-gen-structkit)
+#     and puts it on PATH, so generation uses the plugin of the checkout.
 #
 #   scripts/buf.sh lint
 #   scripts/buf.sh format --diff --exit-code
@@ -14,4 +16,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 go run ./scripts/protodeps .protodeps
-exec "$root/scripts/tool.sh" buf "$@"
+
+plugins=$(mktemp -d)
+trap 'rm -rf "$plugins"' EXIT
+go build -trimpath -o "$plugins/protoc-gen-structkit" ./cmd/protoc-gen-structkit
+PATH="$plugins:$PATH" "$root/scripts/tool.sh" buf "$@"
