@@ -36,8 +36,11 @@ type ReflectOptions struct {
 
 	// Services are the full names of the services to resolve; empty means
 	// every service the server lists (but the reflection and health
-	// services themselves).
+	// services themselves), unless Symbols are given.
 	Services []string
+	// Symbols are further full names (messages, enums) whose files to
+	// fetch into Files, beside the services'.
+	Symbols []string
 	// MaxFiles bounds the file descriptors received; 0 means
 	// DefaultMaxFiles.
 	MaxFiles int
@@ -145,7 +148,7 @@ func reflectWith(ctx context.Context, conn grpc.ClientConnInterface, method stri
 	defer func() { _ = stream.CloseSend() }()
 
 	names := o.Services
-	if len(names) == 0 {
+	if len(names) == 0 && len(o.Symbols) == 0 {
 		resp, err := s.ask(&rpb.ServerReflectionRequest{MessageRequest: &rpb.ServerReflectionRequest_ListServices{}})
 		if err != nil {
 			return nil, err
@@ -166,13 +169,13 @@ func reflectWith(ctx context.Context, conn grpc.ClientConnInterface, method stri
 		}
 	}
 	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range append(append([]string(nil), names...), o.Symbols...) {
 		resp, err := s.ask(&rpb.ServerReflectionRequest{MessageRequest: &rpb.ServerReflectionRequest_FileContainingSymbol{FileContainingSymbol: name}})
 		if err != nil {
 			return nil, err
 		}
 		if e := resp.GetErrorResponse(); e != nil {
-			return nil, &ReflectError{Service: name, Msg: fmt.Sprintf("the server answered %s: %s", codes.Code(e.GetErrorCode()), e.GetErrorMessage())}
+			return nil, &ReflectError{Service: name, Msg: fmt.Sprintf("the server does not know it (%s: %s)", codes.Code(e.GetErrorCode()), e.GetErrorMessage())}
 		}
 		if err := s.take(resp, name); err != nil {
 			return nil, err
