@@ -166,10 +166,31 @@ func (c *Codec) UnmarshalContext(ctx context.Context, args []byte, m proto.Messa
 	if !rep.Valid() {
 		return rep, &ProblemsError{Message: c.md.FullName(), Problems: c.explain(out, rep.Problems), Report: rep}
 	}
-	if err := (protojson.UnmarshalOptions{Resolver: c.resolver()}).Unmarshal(out, m); err != nil {
-		return rep, &ProblemsError{Message: c.md.FullName(), Problems: []coerce.Problem{locate(out, err)}, Report: rep}
+	// protojson reads the text the model wrote unless a lenient rule
+	// repaired it: the codec's output carries a number beyond ±2^53 at a
+	// location of any type (inside a Struct or Value field) as a string,
+	// which protojson would store as a string; protojson reads integer
+	// fields exactly from the text either way.
+	text := args
+	if repaired(rep) {
+		text = out
+	}
+	if err := (protojson.UnmarshalOptions{Resolver: c.resolver()}).Unmarshal(text, m); err != nil {
+		return rep, &ProblemsError{Message: c.md.FullName(), Problems: []coerce.Problem{locate(text, err)}, Report: rep}
 	}
 	return rep, nil
+}
+
+// repaired reports whether a lenient rule changed the input.
+func repaired(rep *coerce.Report) bool {
+	for _, ch := range rep.Changes {
+		for _, r := range coerce.AllRules() {
+			if ch.Rule == r {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // UnmarshalStruct reads arguments held in a Struct (numbers as doubles,
@@ -228,7 +249,11 @@ func (c *Codec) value(m proto.Message) (*structpb.Value, error) {
 		return nil, &Error{Element: c.md.FullName(), Msg: err.Error()}
 	}
 	var v structpb.Value
-	if err := (structconv.UnmarshalOptions{Schema: c.schema, Policy: integerRepair, MaxDepth: structconv.MaxDepthLimit}).Unmarshal(raw, &v); err != nil {
+	// Number literals in protojson's output are doubles (float and double
+	// fields, Struct and Value numbers): read them as doubles. The digits
+	// of 64-bit integers come as strings and are carried exactly.
+	if err := (structconv.UnmarshalOptions{Schema: c.schema, Policy: integerRepair, BigIntegers: structconv.BigIntegersRound,
+		MaxDepth: structconv.MaxDepthLimit}).Unmarshal(raw, &v); err != nil {
 		return nil, err
 	}
 	return &v, nil
@@ -295,7 +320,7 @@ func (c *Codec) explain(doc []byte, problems []coerce.Problem) []coerce.Problem 
 				path = "/"
 			}
 			out = append(out, coerce.Problem{Path: p.Path, Keyword: "oneof", Expected: fmt.Sprintf("no %q beside %q", b, a),
-				Got: fmt.Sprintf("both %q and %q", a, b),
+				Got:     fmt.Sprintf("both %q and %q", a, b),
 				Message: fmt.Sprintf("%s: %q cannot be set together with %q: %s; keep one", path, b, a, reason), Schema: p.Schema})
 		default:
 			out = append(out, p)
