@@ -149,7 +149,7 @@ func reflectWith(ctx context.Context, conn grpc.ClientConnInterface, method stri
 
 	names := o.Services
 	if len(names) == 0 && len(o.Symbols) == 0 {
-		resp, err := s.ask(&rpb.ServerReflectionRequest{MessageRequest: &rpb.ServerReflectionRequest_ListServices{}})
+		resp, err := s.ask(&rpb.ServerReflectionRequest{MessageRequest: &rpb.ServerReflectionRequest_ListServices{ListServices: "*"}})
 		if err != nil {
 			return nil, err
 		}

@@ -528,7 +528,7 @@ func (g *gen) enumRule(s map[string]any, kfd protoreflect.FieldDescriptor, f pro
 	case "defined_only", "example":
 		// the schema lists defined values only
 	case "const":
-		c := protoreflect.EnumNumber(v.Enum())
+		c := protoreflect.EnumNumber(v.Int())
 		keep(func(n protoreflect.EnumNumber) bool { return n == c })
 	case "in", "not_in":
 		l := v.List()

@@ -192,10 +192,17 @@ func (o SchemaOptions) maxSchemaBytes() int {
 	return DefaultMaxSchemaBytes
 }
 
-func (o SchemaOptions) generate(md protoreflect.MessageDescriptor) (*generated, error) {
+func (o SchemaOptions) generate(md protoreflect.MessageDescriptor) (out *generated, err error) {
 	if md == nil {
 		return nil, &Error{Msg: "no message descriptor"}
 	}
+	// Descriptors come from anywhere (a reflection answer, a descriptor
+	// set): a shape nothing here foresaw is an error, not a crash.
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, &Error{Element: md.FullName(), Msg: fmt.Sprintf("unexpected descriptor: %v", r)}
+		}
+	}()
 	g := &gen{o: o, root: md, defs: map[string]any{}, seen: map[protoreflect.FullName]bool{md.FullName(): true},
 		groups: map[string][]reqGroup{}, why: map[string]map[[2]string]string{}}
 	var root map[string]any
@@ -224,14 +231,14 @@ func (o SchemaOptions) generate(md protoreflect.MessageDescriptor) (*generated, 
 	if err := enc.Encode(root); err != nil {
 		return nil, &Error{Element: md.FullName(), Msg: "writing the schema: " + err.Error()}
 	}
-	out := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-	if len(out) > o.maxSchemaBytes() {
-		return nil, &Error{Element: md.FullName(), Msg: fmt.Sprintf("the schema would take %d bytes, over the limit of %d", len(out), o.maxSchemaBytes())}
+	doc := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	if len(doc) > o.maxSchemaBytes() {
+		return nil, &Error{Element: md.FullName(), Msg: fmt.Sprintf("the schema would take %d bytes, over the limit of %d", len(doc), o.maxSchemaBytes())}
 	}
 	if o.Notes != nil {
 		*o.Notes = append(*o.Notes, g.notes...)
 	}
-	return &generated{json: out, groups: g.groups, why: g.why}, nil
+	return &generated{json: doc, groups: g.groups, why: g.why}, nil
 }
 
 func (g *gen) note(el protoreflect.FullName, rule, text string) {
