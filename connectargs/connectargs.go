@@ -119,6 +119,8 @@ func (i *interceptor) check(ctx context.Context, msg any, client bool) (*protoar
 	return res, nil
 }
 
+// WrapUnary checks the request of a unary call: in a client before it
+// is sent, in a handler before the handler runs.
 func (i *interceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
 		client := req.Spec().IsClient
@@ -133,12 +135,14 @@ func (i *interceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 	}
 }
 
+// WrapStreamingClient checks each message a client stream sends.
 func (i *interceptor) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
 	return func(ctx context.Context, spec connect.Spec) connect.StreamingClientConn {
 		return &clientConn{StreamingClientConn: next(ctx, spec), i: i, ctx: ctx}
 	}
 }
 
+// WrapStreamingHandler checks each message a handler stream receives.
 func (i *interceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
 	return func(ctx context.Context, conn connect.StreamingHandlerConn) error {
 		h := &holder{}
@@ -153,6 +157,7 @@ type clientConn struct {
 	ctx context.Context
 }
 
+// Send checks msg, then sends it; an invalid one is not sent.
 func (c *clientConn) Send(msg any) error {
 	if _, err := c.i.check(c.ctx, msg, true); err != nil {
 		return err
@@ -167,6 +172,8 @@ type handlerConn struct {
 	ctx context.Context
 }
 
+// Receive receives msg, then checks it; an invalid one fails with the
+// InvalidArgument error (unless PassInvalid).
 func (c *handlerConn) Receive(msg any) error {
 	if err := c.StreamingHandlerConn.Receive(msg); err != nil {
 		return err

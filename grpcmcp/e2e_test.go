@@ -305,7 +305,7 @@ func TestToolList(t *testing.T) {
 	}
 	in, _ := json.Marshal(get.InputSchema)
 	// orderId is required under either of its names.
-	if !strings.Contains(string(in), `"not":{"properties":{"orderId":false,"order_id":false}}`) {
+	if !strings.Contains(string(in), `"not":{"anyOf":[{"properties":{"orderId":false,"order_id":false}}`) {
 		t.Errorf("GetOrder input schema %s", in)
 	}
 }

@@ -74,6 +74,7 @@ type ReflectError struct {
 	Err           error
 }
 
+// Error names the service or file and what is wrong.
 func (e *ReflectError) Error() string {
 	s := "grpcmcp: reflection"
 	if e.Service != "" {
@@ -89,6 +90,7 @@ func (e *ReflectError) Error() string {
 	return s
 }
 
+// Unwrap returns the underlying error, if any.
 func (e *ReflectError) Unwrap() error { return e.Err }
 
 const (

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -109,6 +110,7 @@ type ProblemsError struct {
 	Report *coerce.Report
 }
 
+// Error lists the first problems on one line.
 func (e *ProblemsError) Error() string {
 	var b strings.Builder
 	b.WriteString("protoschema: invalid ")
@@ -268,64 +270,59 @@ func (c *Codec) explain(doc []byte, problems []coerce.Problem) []coerce.Problem 
 	_ = dec.Decode(&inst)
 	out := problems[:0:0]
 	for _, p := range problems {
-		switch p.Keyword {
-		case "not":
-			at := strings.TrimSuffix(p.Schema, "/not")
-			groups, ok := c.gen.groups[at]
-			if !ok {
-				out = append(out, p)
+		// The pointer names the message's schema, or its "not".
+		at := strings.TrimSuffix(p.Schema, "/not")
+		if p.Keyword != "not" {
+			out = append(out, p)
+			continue
+		}
+		groups, pairs := c.gen.groups[at], c.gen.pairs[at]
+		if len(groups) == 0 && len(pairs) == 0 {
+			out = append(out, p)
+			continue
+		}
+		obj, _ := valueAtPath(inst, p.Path).(map[string]any)
+		path := p.Path
+		if path == "" {
+			path = "/"
+		}
+		found := false
+		for _, g := range groups {
+			present := false
+			for _, n := range g.names {
+				if _, ok := obj[n]; ok {
+					present = true
+				}
+			}
+			if present {
 				continue
 			}
-			obj, _ := valueAtPath(inst, p.Path).(map[string]any)
-			for _, g := range groups {
-				present := false
-				for _, n := range g.names {
-					if _, ok := obj[n]; ok {
-						present = true
-					}
-				}
-				if present {
-					continue
-				}
-				path := p.Path
-				if path == "" {
-					path = "/"
-				}
-				msg := fmt.Sprintf("missing required %s", g.what)
-				if len(g.names) > 1 {
-					msg += " (accepted names: " + quoteList(g.names) + ")"
-				}
-				out = append(out, coerce.Problem{Path: p.Path, Keyword: "required", Expected: g.what, Got: "nothing",
-					Message: path + ": " + msg, Schema: p.Schema})
+			found = true
+			msg := fmt.Sprintf("missing required %s", g.what)
+			if len(g.names) > 1 {
+				msg += " (accepted names: " + quoteList(g.names) + ")"
 			}
-		case "false":
-			i := strings.LastIndex(p.Schema, "/dependentSchemas/")
-			if i < 0 {
-				out = append(out, p)
+			out = append(out, coerce.Problem{Path: p.Path, Keyword: "required", Expected: g.what, Got: "nothing",
+				Message: path + ": " + msg, Schema: p.Schema})
+		}
+		for _, pr := range pairs {
+			a, b := pr[0], pr[1]
+			_, hasA := obj[a]
+			_, hasB := obj[b]
+			if !hasA || !hasB {
 				continue
 			}
-			rest := p.Schema[i+len("/dependentSchemas/"):]
-			a, b, ok := strings.Cut(rest, "/properties/")
-			if !ok {
-				out = append(out, p)
-				continue
-			}
-			a, b = pointer.Unescape(a), pointer.Unescape(b)
-			reason := c.gen.why[p.Schema[:i]][[2]string{a, b}]
-			if reason == "" {
-				reason = "they exclude each other"
-			}
-			path := p.Path
-			if path == "" {
-				path = "/"
-			}
-			out = append(out, coerce.Problem{Path: p.Path, Keyword: "oneof", Expected: fmt.Sprintf("no %q beside %q", b, a),
+			found = true
+			bp := string(pointer.AppendToken([]byte(p.Path), b))
+			out = append(out, coerce.Problem{Path: bp, Keyword: "oneof", Expected: fmt.Sprintf("no %q beside %q", b, a),
 				Got:     fmt.Sprintf("both %q and %q", a, b),
-				Message: fmt.Sprintf("%s: %q cannot be set together with %q: %s; keep one", path, b, a, reason), Schema: p.Schema})
-		default:
+				Message: fmt.Sprintf("%s: %q cannot be set together with %q: %s; keep one", bp, b, a, c.gen.why[at][pr]), Schema: p.Schema})
+		}
+		if !found {
 			out = append(out, p)
 		}
 	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }
 

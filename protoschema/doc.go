@@ -19,10 +19,11 @@
 //     and nothing is cut at a depth.
 //   - Each field is a property under its JSON name; its proto name, when
 //     different, is accepted too (a "patternProperties" alias, as protojson
-//     accepts both), and "dependentSchemas" refuse both names at once.
-//   - A oneof admits at most one member, through "dependentSchemas" (a
-//     member present makes the others false): no union at the root, which
-//     model providers refuse.
+//     accepts both), but not both names at once.
+//   - A oneof admits at most one member. What must not be — two members
+//     of a oneof, a field under both its names, a required field absent
+//     under either name — is one "not" per message: no union at the root,
+//     which model providers refuse.
 //   - Well-known types follow the mapping: Timestamp (RFC 3339 string),
 //     Duration ("1.5s"), FieldMask (comma-separated camelCase paths),
 //     Struct, Value, ListValue, NullValue, the wrappers as nullable scalars

@@ -113,6 +113,7 @@ type Note struct {
 	Text string `json:"text"`
 }
 
+// String renders the note on one line: element, rule, text.
 func (n Note) String() string { return string(n.Element) + ": " + n.Rule + ": " + n.Text }
 
 // Error is the error of Generate and of the Codec for a descriptor that
@@ -124,6 +125,7 @@ type Error struct {
 	Msg string
 }
 
+// Error names the element and what is wrong.
 func (e *Error) Error() string {
 	if e.Element == "" {
 		return "protoschema: " + e.Msg
@@ -150,6 +152,8 @@ type generated struct {
 	// why says, by the JSON Pointer of a message's schema and a pair of
 	// member names, why the two exclude each other.
 	why map[string]map[[2]string]string
+	// pairs lists the pairs of why in the order of the schema.
+	pairs map[string][][2]string
 }
 
 // reqGroup is a field (or oneof) that must be present under one of
@@ -168,6 +172,7 @@ type gen struct {
 	notes  []Note
 	groups map[string][]reqGroup
 	why    map[string]map[[2]string]string
+	pairs  map[string][][2]string
 	err    error
 }
 
@@ -204,7 +209,7 @@ func (o SchemaOptions) generate(md protoreflect.MessageDescriptor) (out *generat
 		}
 	}()
 	g := &gen{o: o, root: md, defs: map[string]any{}, seen: map[protoreflect.FullName]bool{md.FullName(): true},
-		groups: map[string][]reqGroup{}, why: map[string]map[[2]string]string{}}
+		groups: map[string][]reqGroup{}, why: map[string]map[[2]string]string{}, pairs: map[string][][2]string{}}
 	var root map[string]any
 	if wk := g.wellKnown(md); wk != nil {
 		// A well-known type at the root keeps its JSON form; a tool's
@@ -238,7 +243,7 @@ func (o SchemaOptions) generate(md protoreflect.MessageDescriptor) (out *generat
 	if o.Notes != nil {
 		*o.Notes = append(*o.Notes, g.notes...)
 	}
-	return &generated{json: doc, groups: g.groups, why: g.why}, nil
+	return &generated{json: doc, groups: g.groups, why: g.why, pairs: g.pairs}, nil
 }
 
 func (g *gen) note(el protoreflect.FullName, rule, text string) {
@@ -270,14 +275,16 @@ func (g *gen) message(md protoreflect.MessageDescriptor, at string) map[string]a
 	s := map[string]any{"type": "object"}
 	props := map[string]any{}
 	aliases := map[string]any{}
-	deps := map[string]map[string]any{} // name → names it excludes
+	// Pairs of names that must not stand together (a field's two names,
+	// members of a oneof), with the reason, in the order found.
+	var pairs [][2]string
 	why := map[[2]string]string{}
 	exclude := func(a, b, reason string) {
-		if deps[a] == nil {
-			deps[a] = map[string]any{}
+		p := [2]string{a, b}
+		if _, dup := why[p]; !dup {
+			pairs = append(pairs, p)
 		}
-		deps[a][b] = false
-		why[[2]string{a, b}] = reason
+		why[p] = reason
 	}
 	var required []string
 	var groups []reqGroup
@@ -398,37 +405,41 @@ func (g *gen) message(md protoreflect.MessageDescriptor, at string) map[string]a
 		sort.Strings(required)
 		s["required"] = required
 	}
-	if len(deps) > 0 {
-		ds := map[string]any{}
-		for name, ex := range deps {
-			ds[name] = map[string]any{"properties": ex}
+	// One "not" forbids what must not be: a required group absent
+	// ({"properties": {names: false}} holds when none of the names is
+	// there) or two names of a pair present ({"required": [a, b]}). A
+	// "not" is no union at the root, which model providers refuse; the
+	// codec's plan leaves it to validation, and Codec explains a failure
+	// by the group or pair at fault.
+	var forbidden []any
+	for _, gr := range groups {
+		p := map[string]any{}
+		for _, n := range gr.names {
+			p[n] = false
 		}
-		s["dependentSchemas"] = ds
-		g.why[at] = why
+		forbidden = append(forbidden, map[string]any{"properties": p})
+	}
+	for _, p := range pairs {
+		forbidden = append(forbidden, map[string]any{"required": []string{p[0], p[1]}})
+	}
+	switch len(forbidden) {
+	case 0:
+	case 1:
+		s["not"] = forbidden[0]
+	default:
+		s["not"] = map[string]any{"anyOf": forbidden}
 	}
 	if len(groups) > 0 {
-		// "Each group present" is "no group absent"; a group is absent
-		// when none of its names is: {"properties": {names: false}}. One
-		// "not" says it for all groups, without a union at the root.
-		var absent []any
-		for _, gr := range groups {
-			p := map[string]any{}
-			for _, n := range gr.names {
-				p[n] = false
-			}
-			absent = append(absent, map[string]any{"properties": p})
-		}
-		if len(absent) == 1 {
-			s["not"] = absent[0]
-		} else {
-			s["not"] = map[string]any{"anyOf": absent}
-		}
 		g.groups[at] = groups
 		var req []string
 		for _, gr := range groups {
 			req = append(req, gr.what)
 		}
 		extra = append(extra, "Required: "+strings.Join(req, ", ")+".")
+	}
+	if len(pairs) > 0 {
+		g.why[at] = why
+		g.pairs[at] = pairs
 	}
 	if d := g.describe(md, extra); d != "" {
 		s["description"] = d
