@@ -22,6 +22,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
+	"github.com/structkit/structkit/internal/badrequest"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/protoargs"
 )
@@ -30,44 +31,15 @@ import (
 // a one-line summary, a google.rpc.BadRequest with one field violation per
 // problem, and the structkit.v1.Report. It returns nil for a valid result.
 func Status(res *protoargs.Result) *status.Status {
-	if res == nil || res.Valid() {
+	msg, br, report, ok := badrequest.Build(res)
+	if !ok {
 		return nil
 	}
-	br := &errdetails.BadRequest{}
-	n := 0
-	first := ""
-	for _, f := range res.Fields {
-		for _, p := range f.Problems {
-			if n == 0 {
-				first = protoargs.FieldPath(f.Field, p.Path) + ": " + messageTail(p.Message)
-			}
-			n++
-			br.FieldViolations = append(br.FieldViolations, &errdetails.BadRequest_FieldViolation{
-				Field:       protoargs.FieldPath(f.Field, p.Path),
-				Description: p.Message,
-				Reason:      p.Keyword,
-			})
-		}
-	}
-	msg := "invalid arguments: " + first
-	if n > 1 {
-		msg += " (and more: see the details)"
-	}
 	st := status.New(codes.InvalidArgument, msg)
-	if withDetails, err := st.WithDetails(br, res.Proto()); err == nil {
+	if withDetails, err := st.WithDetails(br, report); err == nil {
 		return withDetails
 	}
 	return st
-}
-
-// messageTail drops the JSON Pointer a problem message starts with.
-func messageTail(m string) string {
-	for i := 0; i+1 < len(m); i++ {
-		if m[i] == ':' && m[i+1] == ' ' {
-			return m[i+2:]
-		}
-	}
-	return m
 }
 
 // Problems reads the structkit.v1.Report and the google.rpc.BadRequest

@@ -1,0 +1,49 @@
+// Command protoc-gen-structkit is a protoc (and buf) plugin that writes, for
+// each service of a file, a function that exposes its unary methods as MCP
+// tools without reflection:
+//
+//	func Register<Service>Tools(server *mcp.Server, client <Service>Client, opts ...grpcmcp.Options) ([]string, error)
+//
+// into <file>_structkit.pb.go beside protoc-gen-go's and
+// protoc-gen-go-grpc's output (it uses the client interface the latter
+// writes). The input and output schemas of every tool are generated at
+// generate time by package protoschema, with the comments of the source as
+// descriptions, and embedded as constants; calls go through package
+// grpcmcp with the generated message types.
+//
+// Parameters (buf.gen.yaml opt, or --structkit_opt), comma-separated:
+//
+//	paths=source_relative   as protoc-gen-go
+//	int64_strings=true      64-bit integers as decimal strings in the schemas
+//	enum_numbers=true       enum value numbers admitted beside names
+//	json_names_only=true    no proto-name aliases
+//
+// buf runs it as a local plugin; scripts/buf.sh builds it from this module.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"google.golang.org/protobuf/compiler/protogen"
+	"google.golang.org/protobuf/types/pluginpb"
+
+	"github.com/structkit/structkit/protoschema"
+)
+
+func main() {
+	if len(os.Args) > 1 && (os.Args[1] == "--version" || os.Args[1] == "-version") {
+		fmt.Println("protoc-gen-structkit (structkit)")
+		return
+	}
+	var flags flag.FlagSet
+	var o protoschema.SchemaOptions
+	flags.BoolVar(&o.Int64Strings, "int64_strings", false, "64-bit integers as decimal strings")
+	flags.BoolVar(&o.EnumNumbers, "enum_numbers", false, "enum numbers beside names")
+	flags.BoolVar(&o.JSONNamesOnly, "json_names_only", false, "no proto-name aliases")
+	protogen.Options{ParamFunc: flags.Set}.Run(func(gen *protogen.Plugin) error {
+		gen.SupportedFeatures = uint64(pluginpb.CodeGeneratorResponse_FEATURE_PROTO3_OPTIONAL)
+		return generate(gen, o)
+	})
+}

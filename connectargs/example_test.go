@@ -1,0 +1,40 @@
+package connectargs_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/structkit/structkit/connectargs"
+	examplev1 "github.com/structkit/structkit/gen/structkit/example/v1"
+	"github.com/structkit/structkit/protoargs"
+)
+
+// A connect handler whose Struct arguments are checked against the schema
+// in their field option, as grpcargs checks gRPC ones.
+func ExampleNewInterceptor() {
+	checked := connect.WithInterceptors(connectargs.NewInterceptor(connectargs.Options{Checker: &protoargs.Checker{}}))
+	mux := http.NewServeMux()
+	mux.Handle(searchPath, connect.NewUnaryHandler(searchPath,
+		func(ctx context.Context, req *connect.Request[examplev1.SearchRequest]) (*connect.Response[examplev1.SearchResponse], error) {
+			return connect.NewResponse(&examplev1.SearchResponse{Arguments: req.Msg.GetArguments()}), nil
+		}, checked))
+	hs := httptest.NewServer(mux)
+	defer hs.Close()
+
+	client := connect.NewClient[examplev1.SearchRequest, examplev1.SearchResponse](http.DefaultClient, hs.URL+searchPath)
+	args, _ := structpb.NewStruct(map[string]any{"query": "deadlock", "limit": 0})
+	_, err := client.CallUnary(context.Background(), connect.NewRequest(&examplev1.SearchRequest{Arguments: args}))
+	fmt.Println(connect.CodeOf(err))
+	_, badRequest, _ := connectargs.Problems(err)
+	for _, v := range badRequest.GetFieldViolations() {
+		fmt.Println(v.GetField(), "—", v.GetDescription())
+	}
+	// Output:
+	// invalid_argument
+	// arguments.limit — /limit: expected at least 1, got integer 0
+}

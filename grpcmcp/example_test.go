@@ -1,0 +1,66 @@
+package grpcmcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/reflection"
+
+	"github.com/structkit/structkit/grpcmcp"
+	"github.com/structkit/structkit/internal/exampleorders"
+)
+
+// A gRPC server, given only its address, as MCP tools: the services come
+// from its reflection service; an ID of 2^63-1 arrives exact.
+func ExampleAddService() {
+	// A gRPC server with reflection (the example OrderService).
+	lis, _ := net.Listen("tcp", "127.0.0.1:0")
+	gs := grpc.NewServer()
+	exampleorders.New().Register(gs)
+	reflection.Register(gs)
+	go gs.Serve(lis)
+	defer gs.Stop()
+
+	ctx := context.Background()
+	conn, _ := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	defer conn.Close()
+	r, err := grpcmcp.Reflect(ctx, conn, grpcmcp.ReflectOptions{})
+	if err != nil {
+		panic(err)
+	}
+	server := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
+	for _, sd := range r.Services {
+		names, err := grpcmcp.AddService(server, conn, sd, grpcmcp.Options{Resolver: r.Types})
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(names)
+	}
+
+	// Any MCP client; here the go-sdk's, in memory.
+	st, ct := mcp.NewInMemoryTransports()
+	ss, _ := server.Connect(ctx, st, nil)
+	defer ss.Close()
+	cs, _ := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v1"}, nil).Connect(ctx, ct, nil)
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "OrderService_GetOrder", Arguments: json.RawMessage(`{"orderId":9223372036854775807}`)})
+	if err != nil {
+		panic(err)
+	}
+	var order struct {
+		Order struct {
+			OrderID   json.Number `json:"orderId"`
+			AccountID json.Number `json:"accountId"`
+		} `json:"order"`
+	}
+	json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &order)
+	fmt.Println(order.Order.OrderID, order.Order.AccountID)
+	// Output:
+	// [OrderService_GetOrder OrderService_CreateOrder OrderService_ListOrders]
+	// 9223372036854775807 18446744073709551615
+}

@@ -1,0 +1,479 @@
+package protoschema
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/pointer"
+	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/structconv"
+)
+
+// Resolver finds the message types google.protobuf.Any names, and
+// extensions, for protojson. protoregistry.GlobalTypes is one;
+// dynamicpb.NewTypes(files) is one for descriptors from reflection.
+type Resolver interface {
+	protoregistry.MessageTypeResolver
+	protoregistry.ExtensionTypeResolver
+}
+
+// CodecOptions configures NewCodec. The zero value is strict and uses the
+// default schema.
+type CodecOptions struct {
+	pragma.NoUnkeyedLiterals
+
+	// Schema says how the schema is generated.
+	Schema SchemaOptions
+	// Policy turns on lenient repairs of input (see coerce.Lenient); the
+	// zero value is strict. Every repair is reported.
+	Policy coerce.Policy
+	// Tool names the tool for the Observer.
+	Tool string
+	// Observer, if not nil, receives every change and problem of input.
+	Observer coerce.Observer
+	// Resolver resolves the types of google.protobuf.Any; nil means
+	// protoregistry.GlobalTypes.
+	Resolver Resolver
+	// MaxDepth and MaxNumberDigits bound input as structconv's options of
+	// the same names do; 0 means structconv's defaults.
+	MaxDepth        int
+	MaxNumberDigits int
+}
+
+// Codec converts one message type to and from JSON under its generated
+// schema. It is immutable and safe for concurrent use.
+type Codec struct {
+	md     protoreflect.MessageDescriptor
+	raw    []byte
+	schema *coerce.Schema
+	gen    *generated
+	opts   CodecOptions
+}
+
+// NewCodec generates the schema of md and compiles it (with formats
+// asserted, so an email or a date-time that does not parse is a problem).
+// The error is an *Error for a descriptor beyond the limits, or a
+// *coerce.SchemaError should the schema not compile.
+func NewCodec(md protoreflect.MessageDescriptor, opts CodecOptions) (*Codec, error) {
+	g, err := opts.Schema.generate(md)
+	if err != nil {
+		return nil, err
+	}
+	s, err := coerce.CompileOptions{AssertFormat: true}.Compile(g.json)
+	if err != nil {
+		return nil, err
+	}
+	return &Codec{md: md, raw: g.json, schema: s, gen: g, opts: opts}, nil
+}
+
+// Descriptor returns the message type of the codec.
+func (c *Codec) Descriptor() protoreflect.MessageDescriptor { return c.md }
+
+// Schema returns the generated JSON Schema document (do not modify it).
+func (c *Codec) Schema() []byte { return c.raw }
+
+// Compiled returns the compiled schema, for structconv and coerce.
+func (c *Codec) Compiled() *coerce.Schema { return c.schema }
+
+func (c *Codec) resolver() Resolver {
+	if c.opts.Resolver != nil {
+		return c.opts.Resolver
+	}
+	return protoregistry.GlobalTypes
+}
+
+// ProblemsError is the error of Unmarshal for input that does not fit the
+// schema or the message: every problem, located by JSON Pointer, in words
+// a model can act on. Render it with coerce.FormatProblems. Match it with
+// errors.As.
+type ProblemsError struct {
+	// Message is the full name of the message type.
+	Message protoreflect.FullName
+	// Problems are what is wrong, sorted by path.
+	Problems []coerce.Problem
+	// Report holds what lenient repairs changed before the problems were
+	// found (nil when none ran).
+	Report *coerce.Report
+}
+
+// Error lists the first problems on one line.
+func (e *ProblemsError) Error() string {
+	var b strings.Builder
+	b.WriteString("protoschema: invalid ")
+	b.WriteString(string(e.Message))
+	b.WriteString(": ")
+	for i, p := range e.Problems {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		if i == 5 {
+			fmt.Fprintf(&b, "and %d more", len(e.Problems)-i)
+			break
+		}
+		b.WriteString(p.Message)
+	}
+	return b.String()
+}
+
+func (c *Codec) check(m proto.Message) error {
+	if m == nil || !m.ProtoReflect().IsValid() {
+		return &Error{Element: c.md.FullName(), Msg: "nil message"}
+	}
+	if got := m.ProtoReflect().Descriptor().FullName(); got != c.md.FullName() {
+		return &Error{Element: c.md.FullName(), Msg: fmt.Sprintf("the codec converts %s, not %s", c.md.FullName(), got)}
+	}
+	return nil
+}
+
+// Unmarshal reads JSON text, as a model wrote it, into m (reset first),
+// which must be of the codec's type (generated or dynamicpb). The input
+// goes through the codec under the schema — integers exact at any
+// magnitude, the Policy's repairs, full validation — and then protojson.
+// It returns the report of repairs; an invalid input gives a
+// *ProblemsError, JSON that does not parse a *structconv.Error, both
+// naming the location.
+func (c *Codec) Unmarshal(args []byte, m proto.Message) (*coerce.Report, error) {
+	return c.UnmarshalContext(context.Background(), args, m)
+}
+
+// UnmarshalContext is Unmarshal bounded by ctx.
+func (c *Codec) UnmarshalContext(ctx context.Context, args []byte, m proto.Message) (*coerce.Report, error) {
+	if err := c.check(m); err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = []byte("{}")
+	}
+	out, rep, err := structconv.CheckOptions{
+		Schema: c.schema, Policy: c.opts.Policy, Tool: c.opts.Tool, Observer: c.opts.Observer, Context: ctx,
+		MaxDepth: c.opts.MaxDepth, MaxNumberDigits: c.opts.MaxNumberDigits,
+	}.JSON(args)
+	if err != nil {
+		return nil, err
+	}
+	if !rep.Valid() {
+		return rep, &ProblemsError{Message: c.md.FullName(), Problems: c.explain(out, rep.Problems), Report: rep}
+	}
+	// protojson reads the text the model wrote unless a lenient rule
+	// repaired it: the codec's output carries a number beyond ±2^53 at a
+	// location of any type (inside a Struct or Value field) as a string,
+	// which protojson would store as a string; protojson reads integer
+	// fields exactly from the text either way.
+	text := args
+	if repaired(rep) {
+		text = out
+	}
+	if err := (protojson.UnmarshalOptions{Resolver: c.resolver()}).Unmarshal(text, m); err != nil {
+		return rep, &ProblemsError{Message: c.md.FullName(), Problems: []coerce.Problem{locate(text, err)}, Report: rep}
+	}
+	return rep, nil
+}
+
+// repaired reports whether a lenient rule changed the input.
+func repaired(rep *coerce.Report) bool {
+	for _, ch := range rep.Changes {
+		for _, r := range coerce.AllRules() {
+			if ch.Rule == r {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// UnmarshalStruct reads arguments held in a Struct (numbers as doubles,
+// big integers carried as decimal strings) into m, as Unmarshal does.
+func (c *Codec) UnmarshalStruct(ctx context.Context, s *structpb.Struct, m proto.Message) (*coerce.Report, error) {
+	if s == nil {
+		s = &structpb.Struct{}
+	}
+	b, err := structconv.MarshalOptions{Schema: c.schema}.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	return c.UnmarshalContext(ctx, b, m)
+}
+
+// Marshal writes m, of the codec's type, as compact JSON under the schema:
+// protojson's field names and forms, but 64-bit integers as integer
+// literals with every digit (unless the schema was generated with
+// Int64Strings), members sorted by name, deterministic byte for byte.
+func (c *Codec) Marshal(m proto.Message) ([]byte, error) {
+	v, err := c.value(m)
+	if err != nil {
+		return nil, err
+	}
+	return structconv.MarshalOptions{Schema: c.schema}.Marshal(v)
+}
+
+// MarshalStruct converts m into a Struct as Marshal writes it: integers
+// within ±2^53 as numbers, beyond as StringValues of their exact digits
+// (which structconv.MarshalOptions with the same schema writes back as
+// bare literals).
+func (c *Codec) MarshalStruct(m proto.Message) (*structpb.Struct, error) {
+	v, err := c.value(m)
+	if err != nil {
+		return nil, err
+	}
+	s := v.GetStructValue()
+	if s == nil {
+		return nil, &Error{Element: c.md.FullName(), Msg: "its JSON form is not an object"}
+	}
+	return s, nil
+}
+
+// integerRepair turns protojson's decimal strings into integers where the
+// schema says integer.
+var integerRepair = coerce.Policy{StringToInteger: true}
+
+// value renders m with protojson and reads the result back under the
+// schema, turning the decimal strings of 64-bit integers into integers.
+func (c *Codec) value(m proto.Message) (*structpb.Value, error) {
+	if err := c.check(m); err != nil {
+		return nil, err
+	}
+	raw, err := protojson.MarshalOptions{Resolver: c.resolver()}.Marshal(m)
+	if err != nil {
+		return nil, &Error{Element: c.md.FullName(), Msg: err.Error()}
+	}
+	var v structpb.Value
+	// Number literals in protojson's output are doubles (float and double
+	// fields, Struct and Value numbers): read them as doubles. The digits
+	// of 64-bit integers come as strings and are carried exactly.
+	if err := (structconv.UnmarshalOptions{Schema: c.schema, Policy: integerRepair, BigIntegers: structconv.BigIntegersRound,
+		MaxDepth: structconv.MaxDepthLimit}).Unmarshal(raw, &v); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// explain rewrites the problems of the constructs the generator uses for
+// oneofs, aliases and required fields into words a model can act on.
+func (c *Codec) explain(doc []byte, problems []coerce.Problem) []coerce.Problem {
+	var inst any
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	_ = dec.Decode(&inst)
+	out := problems[:0:0]
+	for _, p := range problems {
+		// The pointer names the message's schema, or its "not".
+		at := strings.TrimSuffix(p.Schema, "/not")
+		if p.Keyword != "not" {
+			out = append(out, p)
+			continue
+		}
+		groups, pairs := c.gen.groups[at], c.gen.pairs[at]
+		if len(groups) == 0 && len(pairs) == 0 {
+			out = append(out, p)
+			continue
+		}
+		obj, _ := valueAtPath(inst, p.Path).(map[string]any)
+		path := p.Path
+		if path == "" {
+			path = "/"
+		}
+		found := false
+		for _, g := range groups {
+			present := false
+			for _, n := range g.names {
+				if _, ok := obj[n]; ok {
+					present = true
+				}
+			}
+			if present {
+				continue
+			}
+			found = true
+			msg := fmt.Sprintf("missing required %s", g.what)
+			if len(g.names) > 1 {
+				msg += " (accepted names: " + quoteList(g.names) + ")"
+			}
+			out = append(out, coerce.Problem{Path: p.Path, Keyword: "required", Expected: g.what, Got: "nothing",
+				Message: path + ": " + msg, Schema: p.Schema})
+		}
+		for _, pr := range pairs {
+			a, b := pr[0], pr[1]
+			_, hasA := obj[a]
+			_, hasB := obj[b]
+			if !hasA || !hasB {
+				continue
+			}
+			found = true
+			bp := string(pointer.AppendToken([]byte(p.Path), b))
+			out = append(out, coerce.Problem{Path: bp, Keyword: "oneof", Expected: fmt.Sprintf("no %q beside %q", b, a),
+				Got:     fmt.Sprintf("both %q and %q", a, b),
+				Message: fmt.Sprintf("%s: %q cannot be set together with %q: %s; keep one", bp, b, a, c.gen.why[at][pr]), Schema: p.Schema})
+		}
+		if !found {
+			out = append(out, p)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+func valueAtPath(v any, ptr string) any {
+	toks, _ := pointer.Split(ptr)
+	for _, t := range toks {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[t]
+		case []any:
+			i, err := strconv.Atoi(t)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+var protojsonPos = regexp.MustCompile(`\(line (\d+):(\d+)\)`)
+
+// locate turns a protojson error about doc into a problem at the JSON
+// Pointer of the value it names.
+func locate(doc []byte, err error) coerce.Problem {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "proto: ")
+	path := ""
+	if m := protojsonPos.FindStringSubmatchIndex(msg); m != nil {
+		line, _ := strconv.Atoi(msg[m[2]:m[3]])
+		col, _ := strconv.Atoi(msg[m[4]:m[5]])
+		path = pointerAt(doc, offsetOf(doc, line, col))
+		msg = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(msg[:m[0]]+msg[m[1]:]), ":"))
+		msg = strings.TrimPrefix(msg, "syntax error ")
+		msg = strings.TrimSpace(strings.TrimPrefix(msg, ":"))
+	}
+	p := path
+	if p == "" {
+		p = "/"
+	}
+	return coerce.Problem{Path: path, Keyword: "protobuf", Expected: "a value the message type accepts", Got: clip(msg),
+		Message: p + ": " + clip(msg)}
+}
+
+func clip(s string) string {
+	if len(s) <= 200 {
+		return s
+	}
+	cut := 196
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// offsetOf converts protojson's 1-based line and column (in runes) into
+// a byte offset.
+func offsetOf(doc []byte, line, col int) int {
+	off := 0
+	for l := 1; l < line; l++ {
+		i := bytes.IndexByte(doc[off:], '\n')
+		if i < 0 {
+			return len(doc)
+		}
+		off += i + 1
+	}
+	for c := 1; c < col && off < len(doc); c++ {
+		_, n := utf8.DecodeRune(doc[off:])
+		off += n
+	}
+	return off
+}
+
+// pointerAt returns the JSON Pointer of the innermost value or member that
+// starts at or before byte off of doc, a valid JSON document.
+func pointerAt(doc []byte, off int) string {
+	type frame struct {
+		obj    bool
+		key    string
+		hasKey bool
+		idx    int
+	}
+	var stack []frame
+	best := ""
+	cur := func() string {
+		var b []byte
+		for _, f := range stack {
+			switch {
+			case f.obj && f.hasKey:
+				b = pointer.AppendToken(b, f.key)
+			case !f.obj:
+				b = pointer.AppendIndex(b, f.idx)
+			}
+		}
+		return string(b)
+	}
+	record := func(pos int) {
+		if pos <= off {
+			best = cur()
+		}
+	}
+	expectKey := false
+	for i := 0; i < len(doc); {
+		switch ch := doc[i]; ch {
+		case '{', '[':
+			record(i)
+			stack = append(stack, frame{obj: ch == '{'})
+			expectKey = ch == '{'
+			i++
+		case '}', ']':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			i++
+		case ',':
+			if n := len(stack); n > 0 {
+				if stack[n-1].obj {
+					expectKey = true
+					stack[n-1].hasKey = false
+				} else {
+					stack[n-1].idx++
+				}
+			}
+			i++
+		case '"':
+			j := i + 1
+			for j < len(doc) && doc[j] != '"' {
+				if doc[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			j++
+			if n := len(stack); n > 0 && stack[n-1].obj && expectKey {
+				var k string
+				_ = json.Unmarshal(doc[i:min(j, len(doc))], &k)
+				stack[n-1].key, stack[n-1].hasKey = k, true
+				expectKey = false
+			}
+			record(i)
+			i = j
+		case ' ', '\t', '\n', '\r', ':':
+			i++
+		default:
+			record(i)
+			for i < len(doc) && !strings.ContainsRune(",]}: \t\r\n", rune(doc[i])) {
+				i++
+			}
+		}
+	}
+	return best
+}
