@@ -63,6 +63,10 @@ type Options struct {
 	// start fails the next start waits MinBackoff, doubling with each
 	// consecutive failure up to MaxBackoff. 0 means 100ms and 5s.
 	MinBackoff, MaxBackoff time.Duration
+	// OnEvent, if not nil, is told when an upstream starts, fails to
+	// start, or ends its session (see Event), in order for each upstream.
+	// It must return promptly, and must not wait for the Server.
+	OnEvent func(Event)
 }
 
 // Server implements bridgev1.ToolBridgeServiceServer over one or more
