@@ -29,6 +29,7 @@ import (
 	"github.com/structkit/structkit/internal/healthwatch"
 	"github.com/structkit/structkit/internal/mcpexample"
 	"github.com/structkit/structkit/internal/metrics"
+	"github.com/structkit/structkit/internal/observe"
 )
 
 // mcpFlags collects the repeatable --mcp NAME=COMMAND|URL flag.
@@ -247,9 +248,11 @@ func runBridge(e *env, args []string) error {
 	}
 	hs := health.NewServer()
 	hw := healthwatch.New(hs, names, healthwatch.Options{Overall: []string{"", bridgev1.ToolBridgeService_ServiceDesc.ServiceName}})
+	// What watches the upstreams and the checks: health, and the metrics
+	// when they are served.
 	var m *metrics.Metrics
 	onEvent := hw.Event
-	var observer coerce.Observer
+	var observers []coerce.Observer
 	if mlis != nil {
 		m = metrics.New(metrics.Options{})
 		m.Servers(names...)
@@ -257,9 +260,9 @@ func runBridge(e *env, args []string) error {
 			hw.Event(ev)
 			m.Event(ev)
 		}
-		observer = m.Observer()
+		observers = append(observers, m.Observer())
 	}
-	srv, err := bridge.New(bridge.Options{Check: f.check, Policy: policy, Logger: logger, Observer: observer, OnEvent: onEvent}, ups...)
+	srv, err := bridge.New(bridge.Options{Check: f.check, Policy: policy, Logger: logger, Observer: observe.Join(observers...), OnEvent: onEvent}, ups...)
 	if err != nil {
 		return err
 	}
