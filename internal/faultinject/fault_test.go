@@ -358,9 +358,9 @@ func TestHugeResult(t *testing.T) {
 		want  codes.Code
 		why   string
 	}{
-		{"h8a", 8 << 20, codes.ResourceExhausted, "over the client's 4 MiB receive limit"},
-		{"h8b", 8 << 20, codes.ResourceExhausted, "again"},
-		{"h8c", 8 << 20, codes.ResourceExhausted, "and again"},
+		{"h6a", 6 << 20, codes.ResourceExhausted, "over the client's 4 MiB receive limit"},
+		{"h6b", 6 << 20, codes.ResourceExhausted, "again"},
+		{"h6c", 6 << 20, codes.ResourceExhausted, "and again"},
 		{"h64", 64 << 20, codes.Unavailable, "over the 16 MiB MCP frame limit"},
 	} {
 		before, alloc := heap(), totalAlloc()
@@ -392,7 +392,7 @@ func TestHugeResult(t *testing.T) {
 		}
 	}
 	ok := recovers(h, "h-after")
-	h.ranOnce("h8a", "h8b", "h8c", "h64", ok)
+	h.ranOnce("h6a", "h6b", "h6c", "h64", ok)
 }
 
 // TestConcurrent500: 500 calls at once through one server process: each

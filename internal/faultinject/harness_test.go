@@ -199,12 +199,30 @@ func (h *harness) signalAll(sig syscall.Signal) {
 	}
 }
 
+// signal signals the live server process; for SIGSTOP, it returns once
+// the process is stopped (signals are delivered asynchronously).
 func (h *harness) signal(sig syscall.Signal) {
 	h.t.Helper()
 	p, _ := h.proc()
 	if err := p.Signal(sig); err != nil {
 		h.t.Fatalf("signal %v: %v", sig, err)
 	}
+	if sig != syscall.SIGSTOP {
+		return
+	}
+	stat := fmt.Sprintf("/proc/%d/stat", p.Pid)
+	for i := 0; i < 6000; i++ {
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			h.t.Skipf("cannot see whether the process stopped: %v", err)
+		}
+		// pid (comm) state ...: the state follows the last ')'.
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && b[i+2] == 'T' {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	h.t.Fatal("the server process did not stop")
 }
 
 // call calls a tool of the faulty server.
