@@ -77,6 +77,10 @@ type Options struct {
 	// refused with InvalidArgument naming the path, before anything is
 	// sent: no request can end an upstream session.
 	MaxDepth int
+	// OnEvent, if not nil, is told when an upstream starts, fails to
+	// start, or ends its session (see Event), in order for each upstream.
+	// It must return promptly, and must not wait for the Server.
+	OnEvent func(Event)
 }
 
 // DefaultCallTimeout is the bound of a CallTool when Options.CallTimeout

@@ -109,6 +109,7 @@ type upstream struct {
 	fixed   bool
 
 	mu       sync.Mutex
+	evMu     sync.Mutex    // held from a change of state to its event (see emit)
 	cur      *session      // nil while down
 	starting chan struct{} // closed when the start under way ends
 	lastErr  error         // why the last session ended or start failed
@@ -190,13 +191,20 @@ func (u *upstream) start(ch chan struct{}, wait time.Duration) {
 		u.fail(err, u.srv.clock.Now())
 	}
 	restarts := u.starts > 1
+	u.evMu.Lock()
 	u.mu.Unlock()
-	// Log before the callers waiting for the start go on.
+	// Log and tell before the callers waiting for the start go on.
 	switch {
-	case err != nil && !errors.Is(err, errClosed):
+	case errors.Is(err, errClosed):
+		u.evMu.Unlock()
+	case err != nil:
 		u.srv.logger.Warn("MCP server start failed", "server", u.name, "err", err)
-	case err == nil && restarts:
-		u.srv.logger.Info("MCP server restarted", "server", u.name)
+		u.emit(Event{Kind: EventStartFailed, Err: err})
+	default:
+		if restarts {
+			u.srv.logger.Info("MCP server restarted", "server", u.name)
+		}
+		u.emit(Event{Kind: EventStarted, Restart: restarts})
 	}
 	close(ch)
 }
@@ -209,7 +217,11 @@ func (u *upstream) open(life context.Context) (*session, error) {
 	}
 	ctx, cancel := context.WithTimeout(life, u.srv.startTimeout)
 	defer cancel()
-	c, err := mcpbridge.Connect(ctx, t, u.srv.clientOptions(u.name))
+	opts := u.srv.clientOptions(u.name)
+	if opts.Observer != nil && u.srv.prefixed {
+		opts.Observer = prefixObserver{o: opts.Observer, prefix: u.name + "."}
+	}
+	c, err := mcpbridge.Connect(ctx, t, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -253,17 +265,23 @@ func (u *upstream) end(s *session, err error) {
 		}
 		u.fail(fmt.Errorf("exited: %w", err), now)
 	}
-	u.mu.Unlock()
-	s.client.Close()
-	if live && !closed {
-		u.srv.logger.Warn("MCP server session ended; the next call restarts it", "server", u.name, "err", err)
+	tell := live && !closed
+	if tell {
+		u.evMu.Lock()
 	}
+	u.mu.Unlock()
+	if tell {
+		u.srv.logger.Warn("MCP server session ended; the next call restarts it", "server", u.name, "err", err)
+		u.emit(Event{Kind: EventEnded, Err: err})
+	}
+	s.client.Close()
 }
 
 // watchFixed marks a fixed client down when its session ends.
 func (u *upstream) watchFixed(s *session) {
 	err := s.client.Wait()
 	u.mu.Lock()
+	tell := u.cur == s && !u.closed
 	if u.cur == s {
 		u.cur = nil
 		if err == nil {
@@ -271,7 +289,13 @@ func (u *upstream) watchFixed(s *session) {
 		}
 		u.lastErr = err
 	}
+	if tell {
+		u.evMu.Lock()
+	}
 	u.mu.Unlock()
+	if tell {
+		u.emit(Event{Kind: EventEnded, Final: true, Err: err})
+	}
 }
 
 // close marks the upstream closed and returns the session to close, if

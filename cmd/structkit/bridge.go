@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,10 +12,12 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
@@ -22,7 +25,11 @@ import (
 	"github.com/structkit/structkit/bridge"
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
+	"github.com/structkit/structkit/internal/expose"
+	"github.com/structkit/structkit/internal/healthwatch"
 	"github.com/structkit/structkit/internal/mcpexample"
+	"github.com/structkit/structkit/internal/metrics"
+	"github.com/structkit/structkit/internal/observe"
 	"github.com/structkit/structkit/mcpbridge"
 )
 
@@ -135,18 +142,50 @@ var bridgeContext = func() (context.Context, context.CancelFunc) {
 // cut off.
 const gracePeriod = 10 * time.Second
 
+// bridgeFlags are the flags of "structkit bridge".
+type bridgeFlags struct {
+	listen, metricsListen     string
+	mcps                      mcpFlags
+	check, lenient            bool
+	rules                     string
+	tlsCert, tlsKey, clientCA string
+	tokenFile                 string
+	insecure, reflection      bool
+	maxMessageBytes           int
+	logFormat                 *enumFlag
+	callTimeout               time.Duration
+	maxDepth                  int
+}
+
+func (f *bridgeFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:7070", "serve gRPC on `ADDR` (host:port; port 0 picks one); beyond loopback it needs TLS and client authentication, or --insecure")
+	fs.Var(&f.mcps, "mcp", "front the MCP server `NAME=COMMAND` (a stdio command line, restarted when it exits) or NAME=URL (streamable HTTP); repeatable")
+	fs.BoolVar(&f.check, "check", false, "check each call's arguments against the tool's input schema first; invalid ones are answered with is_error and the problems")
+	fs.BoolVar(&f.lenient, "lenient", false, "repair the unambiguous typing slips models make (the safe preset: "+joinRules(coerce.Lenient().Rules())+")")
+	fs.StringVar(&f.rules, "rules", "", "repair with these `RULES` only, comma-separated: "+joinRules(coerce.AllRules())+"; or lenient, all")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve TLS (1.2 or newer) with the PEM certificate chain in `FILE` (needs --tls-key)")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key of --tls-cert, in `FILE`")
+	fs.StringVar(&f.clientCA, "client-ca", "", "mutual TLS: require client certificates signed by the PEM authorities in `FILE` (needs --tls-cert)")
+	fs.StringVar(&f.tokenFile, "auth-token-file", "", "require the metadata \"authorization: Bearer TOKEN\" on every call but the health service's, TOKEN read from `FILE`")
+	fs.BoolVar(&f.insecure, "insecure", false, "allow listening beyond loopback without TLS and client authentication")
+	fs.BoolVar(&f.reflection, "reflection", false, "register gRPC server reflection")
+	fs.IntVar(&f.maxMessageBytes, "max-message-bytes", defaultMaxMessageBytes, "refuse requests larger than `N` bytes with RESOURCE_EXHAUSTED")
+	f.logFormat = newEnum("text", "text", "json")
+	fs.Var(f.logFormat, "log-format", "`FORMAT` of the log on standard error: text, or json (one object per line)")
+	fs.StringVar(&f.metricsListen, "metrics-listen", "", "serve Prometheus metrics over HTTP at http://`ADDR`/metrics")
+	fs.DurationVar(&f.callTimeout, "call-timeout", bridge.DefaultCallTimeout, "end a call that runs longer than `DURATION` with DeadlineExceeded, cancelling it upstream")
+	fs.IntVar(&f.maxDepth, "max-depth", mcpbridge.DefaultMaxDepth, "refuse arguments nested deeper than `N` levels before sending them to an MCP server")
+}
+
+// defaultMaxMessageBytes is gRPC's own default receive limit.
+const defaultMaxMessageBytes = 4 << 20
+
 // runBridge implements "structkit bridge": a gRPC ToolBridgeService in
 // front of MCP servers.
 func runBridge(e *env, args []string) error {
 	fs := flag.NewFlagSet("bridge", flag.ContinueOnError)
-	listen := fs.String("listen", "127.0.0.1:7070", "serve gRPC on `ADDR` (host:port; port 0 picks one)")
-	var mcps mcpFlags
-	fs.Var(&mcps, "mcp", "front the MCP server `NAME=COMMAND` (a stdio command line, restarted when it exits) or NAME=URL (streamable HTTP); repeatable")
-	check := fs.Bool("check", false, "check each call's arguments against the tool's input schema first; invalid ones are answered with is_error and the problems")
-	lenient := fs.Bool("lenient", false, "repair the unambiguous typing slips models make (the safe preset: "+joinRules(coerce.Lenient().Rules())+")")
-	rules := fs.String("rules", "", "repair with these `RULES` only, comma-separated: "+joinRules(coerce.AllRules())+"; or lenient, all")
-	callTimeout := fs.Duration("call-timeout", bridge.DefaultCallTimeout, "end a call that runs longer than `DURATION` with DeadlineExceeded, cancelling it upstream")
-	maxDepth := fs.Int("max-depth", mcpbridge.DefaultMaxDepth, "refuse arguments nested deeper than `N` levels before sending them to an MCP server")
+	var f bridgeFlags
+	f.register(fs)
 	pos, err := parseFlags(e, fs, args, func(w io.Writer) { bridgeUsage(w, fs) })
 	if err != nil {
 		return err
@@ -154,49 +193,123 @@ func runBridge(e *env, args []string) error {
 	if len(pos) > 0 {
 		return usagef("bridge takes no arguments, got %s; the MCP servers are given with --mcp NAME=COMMAND", strings.Join(pos, " "))
 	}
-	policy, err := coerce.ParsePolicy(*rules)
+	policy, err := coerce.ParsePolicy(f.rules)
 	if err != nil {
 		return usagef("bridge: --rules: %v", err)
 	}
-	if *lenient {
+	if f.lenient {
 		policy = policy.Or(coerce.Lenient())
 	}
-	ups, err := mcps.upstreams()
+	if f.maxMessageBytes <= 0 {
+		return usagef("bridge: --max-message-bytes %d: want a positive number of bytes", f.maxMessageBytes)
+	}
+	if f.callTimeout <= 0 {
+		return usagef("bridge: --call-timeout %v: want a positive duration", f.callTimeout)
+	}
+	if f.maxDepth <= 0 {
+		return usagef("bridge: --max-depth %d: want a positive number of levels", f.maxDepth)
+	}
+	ups, err := f.mcps.upstreams()
 	if err != nil {
 		return err
 	}
 	if len(ups) == 0 {
 		ups = []bridge.Upstream{bridge.InProcess("example", mcpexample.NewServer)}
 	}
+	var logger *slog.Logger
+	if f.logFormat.value == "json" {
+		logger = slog.New(slog.NewJSONHandler(e.stderr, nil))
+	} else {
+		logger = slog.New(slog.NewTextHandler(e.stderr, nil))
+	}
 
-	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
-	lis, err := net.Listen("tcp", *listen)
+	// What protects the server, checked against where it listens before
+	// anything starts.
+	sec, err := f.security(logger)
+	if err != nil {
+		return err
+	}
+	ctx, stop := bridgeContext()
+	defer stop()
+	if err := expose.CheckListen(ctx, f.listen, listenResolver, sec.prot, f.insecure); err != nil {
+		return exposureError("--listen", err)
+	}
+	lis, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		return fmt.Errorf("bridge: %w", err)
 	}
 	defer lis.Close()
-	if *callTimeout <= 0 {
-		return usagef("bridge: --call-timeout must be positive")
+	if err := expose.CheckBound(lis.Addr(), sec.prot, f.insecure); err != nil {
+		return exposureError("--listen", err)
 	}
-	if *maxDepth <= 0 {
-		return usagef("bridge: --max-depth must be positive")
+	if ok, _, _ := expose.Loopback(ctx, lis.Addr().String(), nil); !ok && !sec.prot.Exposed() {
+		logger.Warn("serving beyond loopback without TLS and client authentication (--insecure)", "addr", lis.Addr().String())
 	}
-	srv, err := bridge.New(bridge.Options{Check: *check, Policy: policy, Logger: logger, CallTimeout: *callTimeout, MaxDepth: *maxDepth}, ups...)
+	var mlis net.Listener
+	if f.metricsListen != "" {
+		if mlis, err = net.Listen("tcp", f.metricsListen); err != nil {
+			return fmt.Errorf("bridge: --metrics-listen: %w", err)
+		}
+		defer mlis.Close()
+	}
+
+	var names []string
+	for _, u := range ups {
+		names = append(names, u.Name)
+	}
+	hs := health.NewServer()
+	hw := healthwatch.New(hs, names, healthwatch.Options{Overall: []string{"", bridgev1.ToolBridgeService_ServiceDesc.ServiceName}})
+	// What watches the upstreams and the checks: health, and the metrics
+	// when they are served.
+	var m *metrics.Metrics
+	onEvent := hw.Event
+	var observers []coerce.Observer
+	if mlis != nil {
+		m = metrics.New(metrics.Options{})
+		m.Servers(names...)
+		onEvent = func(ev bridge.Event) {
+			hw.Event(ev)
+			m.Event(ev)
+		}
+		observers = append(observers, m.Observer())
+	}
+	srv, err := bridge.New(bridge.Options{Check: f.check, Policy: policy, Logger: logger, Observer: observe.Join(observers...), OnEvent: onEvent,
+		CallTimeout: f.callTimeout, MaxDepth: f.maxDepth}, ups...)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
 
-	gs := grpc.NewServer()
+	opts := []grpc.ServerOption{grpc.MaxRecvMsgSize(f.maxMessageBytes)}
+	if sec.tls != nil {
+		opts = append(opts, grpc.Creds(credentials.NewTLS(sec.tls)))
+	}
+	var unary []grpc.UnaryServerInterceptor
+	var stream []grpc.StreamServerInterceptor
+	if m != nil {
+		unary = append(unary, m.UnaryInterceptor(srv.ToolServer))
+	}
+	if sec.auth != nil {
+		unary = append(unary, sec.auth.UnaryInterceptor())
+		stream = append(stream, sec.auth.StreamInterceptor())
+	}
+	opts = append(opts, grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...))
+	gs := grpc.NewServer(opts...)
 	bridgev1.RegisterToolBridgeServiceServer(gs, srv)
-	hs := health.NewServer()
-	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
-	hs.SetServingStatus(bridgev1.ToolBridgeService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(gs, hs)
-	reflection.Register(gs)
+	if f.reflection {
+		reflection.Register(gs)
+	}
 
-	ctx, stop := bridgeContext()
-	defer stop()
+	var bg sync.WaitGroup
+	bg.Go(func() { hw.Run(ctx, srv.Start) })
+	if mlis != nil {
+		bg.Go(func() {
+			if err := metrics.Serve(ctx, mlis, m.Handler(), gracePeriod); err != nil {
+				logger.Warn("metrics server stopped", "err", err)
+			}
+		})
+	}
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
@@ -212,18 +325,79 @@ func runBridge(e *env, args []string) error {
 		}
 	}()
 
-	fmt.Fprintf(e.stderr, "structkit bridge: serving ToolBridgeService on %s, MCP servers: %s\n", lis.Addr(), strings.Join(srv.Servers(), ", "))
+	serving := fmt.Sprintf("structkit bridge: serving ToolBridgeService on %s, MCP servers: %s", lis.Addr(), strings.Join(srv.Servers(), ", "))
+	if mlis != nil {
+		serving += fmt.Sprintf("; metrics at http://%s/metrics", mlis.Addr())
+	}
+	if f.logFormat.value == "json" {
+		attrs := []any{"addr", lis.Addr().String(), "servers", srv.Servers(), "tls", sec.tls != nil, "token", sec.auth != nil}
+		if mlis != nil {
+			attrs = append(attrs, "metrics", "http://"+mlis.Addr().String()+"/metrics")
+		}
+		logger.Info("serving ToolBridgeService", attrs...)
+	} else {
+		fmt.Fprintln(e.stderr, serving)
+	}
 	err = gs.Serve(lis)
 	stop()
 	<-stopped
+	bg.Wait()
 	if err != nil && !errors.Is(err, grpc.ErrServerStopped) {
 		return fmt.Errorf("bridge: %w", err)
 	}
 	return nil
 }
 
+// listenResolver resolves host names of --listen; tests replace it.
+var listenResolver expose.Resolver = net.DefaultResolver
+
+// security is what protects the served bridge.
+type security struct {
+	tls  *tls.Config
+	auth *expose.Auth
+	prot expose.Protection
+}
+
+// security reads the TLS and token flags.
+func (f *bridgeFlags) security(logger *slog.Logger) (security, error) {
+	var sec security
+	if f.clientCA != "" && f.tlsCert == "" {
+		return sec, usagef("bridge: --client-ca needs --tls-cert and --tls-key: mutual TLS is TLS first")
+	}
+	cfg, err := expose.ServerTLS{CertFile: f.tlsCert, KeyFile: f.tlsKey, ClientCAFile: f.clientCA}.Config()
+	if err != nil {
+		return sec, usagef("bridge: %v", err)
+	}
+	sec.tls = cfg
+	if f.tokenFile != "" {
+		tok, err := expose.ReadToken(f.tokenFile)
+		if err != nil {
+			return sec, usagef("bridge: --auth-token-file: %v", err)
+		}
+		if fi, err := os.Stat(f.tokenFile); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			logger.Warn("the token file can be read by other users", "file", f.tokenFile, "mode", fi.Mode().Perm().String())
+		}
+		if sec.auth, err = expose.NewAuth(expose.AuthOptions{Token: tok, Exempt: []string{expose.HealthService}}); err != nil {
+			return sec, usagef("bridge: --auth-token-file: %v", err)
+		}
+	}
+	sec.prot = expose.Protection{TLS: sec.tls != nil, Token: sec.auth != nil, ClientCerts: f.clientCA != ""}
+	return sec, nil
+}
+
+// exposureError words a refusal to listen in terms of the flags.
+func exposureError(flagName string, err error) error {
+	var ee *expose.ExposureError
+	if errors.As(err, &ee) {
+		return usagef("bridge: %s: %v; give --tls-cert and --tls-key, and --auth-token-file or --client-ca; or --insecure to serve unprotected anyway", flagName, ee)
+	}
+	return usagef("bridge: %s: %v", flagName, err)
+}
+
 func bridgeUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprint(w, `Usage: structkit bridge [--listen ADDR] [--mcp NAME=COMMAND | --mcp NAME=URL]... [--check] [--lenient | --rules r1,r2]
+       [--tls-cert FILE --tls-key FILE [--client-ca FILE]] [--auth-token-file FILE] [--insecure]
+       [--reflection] [--max-message-bytes N] [--log-format text|json] [--metrics-listen ADDR]
 
 Bridge serves the tools of MCP servers over gRPC, as
 structkit.bridge.v1.ToolBridgeService (ListTools, CallTool): arguments
@@ -238,14 +412,31 @@ NAME=URL reaches a streamable HTTP server. With more than one, tool names
 are prefixed "NAME.". With none, the bundled example server runs in
 process (tools code_nav, search_issues, echo_raw).
 
-The gRPC health service (status SERVING) and server reflection are
-registered too. The listening address is printed to standard error, then
-one log line per call. SIGINT or SIGTERM stops gracefully.
+Security: by default the bridge listens on loopback only, in plain text,
+without authentication. --tls-cert and --tls-key serve TLS (1.2 or newer);
+--client-ca requires client certificates signed by those authorities
+(mutual TLS). --auth-token-file requires every call to carry the metadata
+"authorization: Bearer TOKEN" (the health service is exempt); a missing or
+wrong token is UNAUTHENTICATED. Listening on any other address (0.0.0.0,
+::, a host name that is not loopback) is refused unless the bridge has TLS
+and authenticates clients (a token, client certificates, or both), or
+--insecure is given. Requests over --max-message-bytes (default 4 MiB,
+gRPC's) are refused with RESOURCE_EXHAUSTED.
+
+The gRPC health service reports SERVING for the bridge (services "" and
+structkit.bridge.v1.ToolBridgeService) while any MCP server is up, and for
+each MCP server under its NAME: NOT_SERVING while it cannot be started
+(it is started again every 5s), SERVING once it is. Server reflection is
+registered with --reflection only. --metrics-listen serves Prometheus
+metrics at http://ADDR/metrics. The listening address is printed to
+standard error, then one log line per call (--log-format json: one JSON
+object per line). SIGINT or SIGTERM stops gracefully.
 
 Examples:
 
 	structkit bridge --check --lenient
 	structkit bridge --mcp "nav=structkit mcp-example" --mcp web=http://127.0.0.1:8080/mcp
+	structkit bridge --listen :7443 --tls-cert cert.pem --tls-key key.pem --auth-token-file token --metrics-listen 127.0.0.1:9090
 	structkit call --addr 127.0.0.1:7070 --list
 
 Flags:

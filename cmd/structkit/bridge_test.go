@@ -157,7 +157,9 @@ func TestBridgeHelp(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d; stderr: %s", code, stderr)
 	}
-	for _, want := range []string{"Usage: structkit bridge", "--listen", "--mcp", "--check", "--lenient"} {
+	for _, want := range []string{"Usage: structkit bridge", "--listen", "--mcp", "--check", "--lenient",
+		"--tls-cert", "--tls-key", "--client-ca", "--auth-token-file", "--insecure", "--reflection",
+		"--max-message-bytes", "--log-format", "--metrics-listen"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("usage lacks %q:\n%s", want, stdout)
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
+	"github.com/structkit/structkit/internal/expose"
 	"github.com/structkit/structkit/protoargs"
 	"github.com/structkit/structkit/structconv"
 )
@@ -33,6 +35,8 @@ func runCall(e *env, args []string) error {
 	timeout := fs.Duration("timeout", 30*time.Second, "give up after `DURATION`")
 	format := newEnum("text", "text", "json")
 	fs.Var(format, "format", "`FORMAT` of the output: text, or json (the response message as protobuf JSON)")
+	var cf connFlags
+	cf.register(fs)
 	pos, err := parseFlags(e, fs, args, func(w io.Writer) { callUsage(w, fs) })
 	if err != nil {
 		return err
@@ -55,7 +59,11 @@ func runCall(e *env, args []string) error {
 
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	conn, err := grpc.NewClient(*addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	dialOpts, err := cf.dialOptions(ctx, *addr)
+	if err != nil {
+		return err
+	}
+	conn, err := grpc.NewClient(*addr, dialOpts...)
 	if err != nil {
 		return usagef("call: --addr %s: %v", *addr, err)
 	}
@@ -116,6 +124,51 @@ func runCall(e *env, args []string) error {
 		return fmt.Errorf("tool %q reported an error: %w", *tool, errInvalid)
 	}
 	return nil
+}
+
+// connFlags are the flags of call's connection: TLS and the token.
+type connFlags struct {
+	tls                        bool
+	tlsCA, tlsServerName       string
+	tlsCert, tlsKey, tokenFile string
+	insecure                   bool
+}
+
+func (c *connFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&c.tls, "tls", false, "connect with TLS, verifying the bridge's certificate against the system's roots")
+	fs.StringVar(&c.tlsCA, "tls-ca", "", "connect with TLS, verifying the bridge's certificate against the PEM authorities in `FILE`")
+	fs.StringVar(&c.tlsServerName, "tls-server-name", "", "verify the bridge's certificate for `NAME` instead of the host of --addr (implies TLS)")
+	fs.StringVar(&c.tlsCert, "tls-cert", "", "mutual TLS: present the PEM client certificate in `FILE` (needs --tls-key; implies TLS)")
+	fs.StringVar(&c.tlsKey, "tls-key", "", "the PEM private key of --tls-cert, in `FILE`")
+	fs.StringVar(&c.tokenFile, "auth-token-file", "", "send the metadata \"authorization: Bearer TOKEN\", TOKEN read from `FILE`")
+	fs.BoolVar(&c.insecure, "insecure", false, "allow sending the token without TLS to an address that is not loopback")
+}
+
+// dialOptions returns the options of the connection to addr.
+func (c *connFlags) dialOptions(ctx context.Context, addr string) ([]grpc.DialOption, error) {
+	useTLS := c.tls || c.tlsCA != "" || c.tlsServerName != "" || c.tlsCert != "" || c.tlsKey != ""
+	creds := insecure.NewCredentials()
+	if useTLS {
+		cfg, err := expose.ClientTLS{CAFile: c.tlsCA, ServerName: c.tlsServerName, CertFile: c.tlsCert, KeyFile: c.tlsKey}.Config()
+		if err != nil {
+			return nil, usagef("call: %v", err)
+		}
+		creds = credentials.NewTLS(cfg)
+	}
+	opts := []grpc.DialOption{grpc.WithTransportCredentials(creds)}
+	if c.tokenFile != "" {
+		tok, err := expose.ReadToken(c.tokenFile)
+		if err != nil {
+			return nil, usagef("call: --auth-token-file: %v", err)
+		}
+		if !useTLS && !c.insecure {
+			if ok, _, _ := expose.Loopback(ctx, addr, nil); !ok {
+				return nil, usagef("call: --auth-token-file without TLS would send the token to %s, which is not loopback, in clear text: give --tls-ca (or --tls), or --insecure", addr)
+			}
+		}
+		opts = append(opts, grpc.WithPerRPCCredentials(expose.TokenCredentials(tok, useTLS)))
+	}
+	return opts, nil
 }
 
 // readArgs reads --args: JSON text, or @FILE (@- for standard input).
@@ -205,6 +258,7 @@ func writeResult(e *env, resp *bridgev1.CallToolResponse, out *coerce.Schema) er
 func callUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprint(w, `Usage: structkit call [--addr ADDR] --list [--format text|json]
        structkit call [--addr ADDR] --tool NAME [--args JSON | --args @FILE] [--format text|json]
+       (either with [--tls-ca FILE | --tls] [--tls-server-name NAME] [--tls-cert FILE --tls-key FILE] [--auth-token-file FILE])
 
 Call is a client of a structkit bridge (structkit.bridge.v1.ToolBridgeService).
 
@@ -219,6 +273,13 @@ content blocks, then its structured content as the JSON the tool's output
 schema calls for, on standard output, and the bridge's report of the
 arguments (changes, then problems) on standard error. With --format json it
 prints the CallToolResponse as protobuf JSON instead.
+
+To reach a bridge served with TLS, give --tls-ca (the authorities that sign
+its certificate; --tls for the system's roots) and, when the certificate
+does not name the host of --addr, --tls-server-name; for mutual TLS,
+--tls-cert and --tls-key too. For a bridge that requires a token, give
+--auth-token-file; the token is sent without TLS to loopback addresses
+only, unless --insecure.
 
 Exit status: 0 ok, 1 the tool reported an error (is_error) or the call
 failed, 2 bad usage.

@@ -31,3 +31,18 @@ func TestReport(t *testing.T) {
 		t.Errorf("a nil report was observed: %q", r.got)
 	}
 }
+
+func TestJoin(t *testing.T) {
+	if Join() != nil || Join(nil, nil) != nil {
+		t.Error("Join of no observers is not nil")
+	}
+	var a, b recorder
+	if Join(nil, &a) != coerce.Observer(&a) {
+		t.Error("Join of one observer is not that observer")
+	}
+	Report(Join(&a, nil, &b), "t", &coerce.Report{Changes: []coerce.Change{{Path: "/a"}}, Problems: []coerce.Problem{{Path: "/c"}}})
+	want := []string{"t change /a", "t problem /c"}
+	if !slices.Equal(a.got, want) || !slices.Equal(b.got, want) {
+		t.Errorf("got %q and %q, want %q each", a.got, b.got, want)
+	}
+}
