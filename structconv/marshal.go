@@ -128,14 +128,14 @@ type pair struct {
 }
 
 type encoder struct {
-	b       []byte
-	buf     []byte // Marshal's output buffer, kept across uses
-	report  *coerce.Report
-	policy  coerce.Policy
-	lenient bool // policy has rules on and there is a schema
-	path    []seg
-	pairs   []pair // members being written, as a stack over nesting levels
-	maxDepth int // nesting limit, set by encode
+	b        []byte
+	buf      []byte // Marshal's output buffer, kept across uses
+	report   *coerce.Report
+	policy   coerce.Policy
+	lenient  bool // policy has rules on and there is a schema
+	path     []seg
+	pairs    []pair // members being written, as a stack over nesting levels
+	maxDepth int    // nesting limit, set by encode
 }
 
 func (e *encoder) fail(code ErrorCode, format string, args ...any) error {
