@@ -2,12 +2,14 @@ package protoschema
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -161,7 +163,19 @@ func (g *gen) applyRules(fd protoreflect.FieldDescriptor, s map[string]any, kfd 
 	sub := m.Get(which).Message()
 	kind := string(which.Name())
 	var rng numRange
+	// Range's order is unspecified: apply the rules in field-number order,
+	// so the schema is the same on every run.
+	type setField struct {
+		f protoreflect.FieldDescriptor
+		v protoreflect.Value
+	}
+	var set []setField
 	sub.Range(func(f protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		set = append(set, setField{f, v})
+		return true
+	})
+	slices.SortFunc(set, func(a, b setField) int { return cmp.Compare(a.f.Number(), b.f.Number()) })
+	apply := func(f protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		name := string(f.Name())
 		if f.IsExtension() {
 			unsupported(kind+".("+string(f.FullName())+")", prefix+kind+".("+string(f.FullName())+") = "+valueText(f, v))
@@ -219,7 +233,10 @@ func (g *gen) applyRules(fd protoreflect.FieldDescriptor, s map[string]any, kfd 
 			unsupported(kind+"."+name, prefix+kind+"."+name+" = "+valueText(f, v))
 		}
 		return true
-	})
+	}
+	for _, sf := range set {
+		apply(sf.f, sf.v)
+	}
 	if len(sub.GetUnknown()) > 0 {
 		unsupported(kind, prefix+kind+" rules this build does not know")
 	}
