@@ -157,18 +157,36 @@ Correct these arguments and call the tool again.`
 	}
 }
 
+// TestValidateCompileError: what the validator cannot read is an error of
+// Compile, a *coerce.SchemaError naming the schema location and keyword,
+// never showing the internal base URI; before, a pattern that does not
+// compile surfaced at the first Validate.
 func TestValidateCompileError(t *testing.T) {
-	// The plan compiles (it does not read "pattern"); the validator does not
-	// accept the ECMA-only lookahead, and says so on every call.
-	s, err := coerce.Compile([]byte(`{"properties":{"s":{"pattern":"^(?!x)"}}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 2; i++ {
-		_, err := s.Validate(map[string]any{"s": "y"})
-		var se *coerce.SchemaError
-		if !errors.As(err, &se) {
-			t.Fatalf("call %d: got %v, want a *coerce.SchemaError", i, err)
-		}
+	for _, c := range []struct {
+		why, schema, pointer, keyword string
+	}{
+		{"an ECMA-only lookahead (Go's regexp has none)", `{"properties":{"s":{"pattern":"^(?!x)"}}}`, "/properties/s", "pattern"},
+		{"an unbalanced group", `{"pattern":"(("}`, "", "pattern"},
+		{"a pattern below not, which the plan does not read", `{"not":{"items":{"pattern":"[z-a]"}}}`, "/not/items", "pattern"},
+		{"a bad patternProperties name below contains", `{"contains":{"patternProperties":{"((":{}}}}`, "/contains", "patternProperties"},
+		{"minLength of the wrong shape", `{"properties":{"s":{"minLength":"3"}}}`, "/properties/s", "minLength"},
+		{"a negative count", `{"minItems":-1}`, "", "minItems"},
+		{"multipleOf zero", `{"multipleOf":0}`, "", "multipleOf"},
+		{"an unresolvable $ref the plan does not reach", `{"not":{"$ref":"#/$defs/missing"}}`, "/not", "$ref"},
+		{"a subschema that is not one", `{"propertyNames":5}`, "", "propertyNames"},
+	} {
+		t.Run(c.why, func(t *testing.T) {
+			_, err := coerce.Compile([]byte(c.schema))
+			var se *coerce.SchemaError
+			if !errors.As(err, &se) {
+				t.Fatalf("Compile(%s) = %v, want a *coerce.SchemaError", c.schema, err)
+			}
+			if se.Pointer != c.pointer || se.Keyword != c.keyword {
+				t.Errorf("Pointer, Keyword = %q, %q; want %q, %q (%v)", se.Pointer, se.Keyword, c.pointer, c.keyword, err)
+			}
+			if strings.Contains(err.Error(), coerce.DefaultBaseURI) {
+				t.Errorf("the error shows the internal base URI: %v", err)
+			}
+		})
 	}
 }
