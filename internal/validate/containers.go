@@ -214,14 +214,14 @@ func (r *run) duplicates(loc int32) (int, int, bool) {
 	iv := r.in.vals[loc]
 	nk := int(iv.n)
 	eq := func(a, b int) bool {
-		x, y := &r.in.vals[iv.first+int32(a)], &r.in.vals[iv.first+int32(b)]
-		if x.t != y.t {
+		x, y := iv.first+int32(a), iv.first+int32(b)
+		if r.in.vals[x].t != r.in.vals[y].t {
 			return false
 		}
-		if x.t == tNumber {
-			return cmpNum(x.num, y.num) == 0
+		if r.in.vals[x].t == tNumber {
+			return cmpNum(r.in.number(x), r.in.number(y)) == 0
 		}
-		return equalJSON(x.v, y.v)
+		return equalJSON(r.in.vals[x].v, r.in.vals[y].v)
 	}
 	if nk <= 20 {
 		for j := 1; j < nk; j++ {

@@ -32,7 +32,7 @@ import (
 type run struct {
 	prog  *program
 	in    instance
-	memo  map[memoKey]*entry
+	memo  map[memoKey]entry
 	names map[[2]int32]int32 // (object, member) → location of the name
 	scope scopes
 	ctx   context.Context
@@ -89,27 +89,26 @@ func (r *run) eval(n *node, loc, st int32, full bool) result {
 		key.st = st
 	}
 	if r.memo == nil {
-		r.memo = map[memoKey]*entry{}
+		r.memo = map[memoKey]entry{}
 	}
-	e := r.memo[key]
-	switch {
-	case e == nil:
-		e = &entry{}
-		r.memo[key] = e
-	case e.busy:
-		// The schema applies itself at this location again without
-		// reaching a member or an item: a cycle (possible through dynamic
-		// references and "not"; the plan refuses the static ones).
-		if !full {
-			return result{}
+	if e, ok := r.memo[key]; ok {
+		switch {
+		case e.busy:
+			// The schema applies itself at this location again without
+			// reaching a member or an item: a cycle (possible through
+			// dynamic references and "not"; the plan refuses the static
+			// ones).
+			if !full {
+				return result{}
+			}
+			return result{err: &verr{kind: kCycle, n: n, loc: loc}}
+		case e.res.ok || e.full || !full:
+			return e.res
 		}
-		return result{err: &verr{kind: kCycle, n: n, loc: loc}}
-	case e.res.ok || e.full || !full:
-		return e.res
 	}
-	e.busy = true
+	r.memo[key] = entry{busy: true}
 	res := r.evalNode(n, loc, st, full)
-	e.busy, e.full, e.res = false, full, res
+	r.memo[key] = entry{full: full, res: res}
 	return res
 }
 
@@ -269,7 +268,7 @@ func (r *run) typeOK(types typeSet, loc int32) bool {
 	case tObject:
 		return types&tsObject != 0
 	case tNumber:
-		return types&tsNumber != 0 || types&tsInteger != 0 && iv.num.isInt()
+		return types&tsNumber != 0 || types&tsInteger != 0 && r.in.number(loc).isInt()
 	}
 	return false
 }
@@ -428,7 +427,7 @@ func (f *frame) str() {
 // number evaluates the number keywords, exactly.
 func (f *frame) number() {
 	n := f.n
-	v := f.r.in.vals[f.loc].num
+	v := f.r.in.number(f.loc)
 	if n.minimum != nil && cmpNum(v, n.minimum.n) < 0 && f.failure() {
 		f.report(&verr{kind: kMinimum, bnd: n.minimum})
 	}
@@ -441,7 +440,7 @@ func (f *frame) number() {
 	if n.exMax != nil && cmpNum(v, n.exMax.n) >= 0 && f.failure() {
 		f.report(&verr{kind: kExclusiveMaximum, bnd: n.exMax})
 	}
-	if n.multOf != nil && !multipleOf(v, n.multOf.n, n.multOf.r) && f.failure() {
+	if n.multOf != nil && !multipleOf(v, n.multOf) && f.failure() {
 		f.report(&verr{kind: kMultipleOf, bnd: n.multOf})
 	}
 }

@@ -33,13 +33,15 @@ type ival struct {
 	first  int32 // first child
 	n      int32 // number of children
 	keys   []string
-	num    num // for numbers
+	num    num  // for numbers, once read
+	numOK  bool // num is read
 }
 
 // instance is a flattened decoded JSON value: an object's members are its
 // children in the order of their sorted names, an array's in order.
 type instance struct {
-	vals []ival
+	vals  []ival
+	names []string // the members' names of every object, each object's a sorted run
 }
 
 // add appends v as a new root (a detached value such as a property name
@@ -55,10 +57,11 @@ func (in *instance) add(v any, parent int32) int32 {
 func (in *instance) fill(i int32) {
 	switch x := in.vals[i].v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(x))
+		start := len(in.names)
 		for k := range x {
-			keys = append(keys, k)
+			in.names = append(in.names, k)
 		}
+		keys := in.names[start:len(in.names):len(in.names)]
 		sort.Strings(keys)
 		first := int32(len(in.vals))
 		for j, k := range keys {
@@ -86,10 +89,21 @@ func (in *instance) fill(i int32) {
 	case string:
 		in.vals[i].t = tString
 	default:
-		if n, ok := numOf(x); ok {
-			in.vals[i].t, in.vals[i].num = tNumber, n
+		if isNumberValue(x) {
+			in.vals[i].t = tNumber
 		}
 	}
+}
+
+// number returns the number at location i (of type tNumber), read on
+// first use.
+func (in *instance) number(i int32) num {
+	iv := &in.vals[i]
+	if !iv.numOK {
+		iv.num, _ = numOf(iv.v)
+		iv.numOK = true
+	}
+	return iv.num
 }
 
 // member returns the location of the member name of the object at i, or
@@ -195,12 +209,11 @@ func equalJSON(a, b any) bool {
 // equalAt reports whether the instance value at i equals the schema value
 // w.
 func (in *instance) equalAt(i int32, w any) bool {
-	iv := &in.vals[i]
-	if iv.t == tNumber {
+	if in.vals[i].t == tNumber {
 		n, ok := numOf(w)
-		return ok && cmpNum(iv.num, n) == 0
+		return ok && cmpNum(in.number(i), n) == 0
 	}
-	return equalJSON(iv.v, w)
+	return equalJSON(in.vals[i].v, w)
 }
 
 // hashJSON writes a hash of v in which equal values (equalJSON) agree.

@@ -76,10 +76,13 @@ func (v *Validator) validate(ctx context.Context, inst any, onCheck func(int)) (
 	if err != nil {
 		return nil, 0, err
 	}
-	r := &run{prog: prog, ctx: ctx, onCheck: onCheck}
+	r := newRun(prog, ctx)
+	r.onCheck = onCheck
 	defer func() {
 		steps = r.steps
-		if x := recover(); x != nil {
+		x := recover()
+		r.release()
+		if x != nil {
 			a, ok := x.(abort)
 			if !ok {
 				panic(x)
@@ -98,6 +101,34 @@ func (v *Validator) validate(ctx context.Context, inst any, onCheck func(int)) (
 		return nil, r.steps, nil
 	}
 	return r.problems(res.err), r.steps, nil
+}
+
+// runs recycles the state of validations: the flattened instance and the
+// memo keep their capacity.
+var runs = sync.Pool{New: func() any { return new(run) }}
+
+func newRun(prog *program, ctx context.Context) *run {
+	r := runs.Get().(*run)
+	r.prog, r.ctx = prog, ctx
+	return r
+}
+
+// maxPooled bounds the instance a recycled run keeps room for.
+const maxPooled = 1 << 12
+
+// release returns the run to the pool, forgetting the instance.
+func (r *run) release() {
+	if cap(r.in.vals) > maxPooled || cap(r.in.names) > maxPooled || len(r.memo) > maxPooled {
+		return
+	}
+	clear(r.in.vals)
+	r.in.vals = r.in.vals[:0]
+	clear(r.in.names)
+	r.in.names = r.in.names[:0]
+	clear(r.memo)
+	clear(r.names)
+	*r = run{in: r.in, memo: r.memo, names: r.names}
+	runs.Put(r)
 }
 
 // start returns the dynamic scope at the start of an evaluation of n: its
@@ -121,9 +152,11 @@ func (v *Validator) Holds(key string, inst any) (holds, ok bool) {
 	if n == nil {
 		return false, false
 	}
-	r := &run{prog: prog, ctx: context.Background()}
+	r := newRun(prog, context.Background())
 	defer func() {
-		if x := recover(); x != nil {
+		x := recover()
+		r.release()
+		if x != nil {
 			if _, isAbort := x.(abort); !isAbort {
 				panic(x)
 			}
