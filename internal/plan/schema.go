@@ -45,6 +45,7 @@ type Schema struct {
 	opts    Options
 	val     Validator
 	conds   []string // the keys of the "if" subschemas the plan evaluates
+	work    int      // what precompute did, for tests
 }
 
 // schemaIndex holds the documents of a compilation and what identifies schemas
@@ -264,6 +265,6 @@ func Compile(doc any, o Options) (*Schema, error) {
 		}
 		s.val = v
 	}
-	precompute(c.all, rootLoc)
+	s.work = precompute(c.all, rootLoc)
 	return s, nil
 }
