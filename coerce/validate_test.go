@@ -2,8 +2,10 @@ package coerce_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -174,6 +176,7 @@ func TestValidateCompileError(t *testing.T) {
 		{"multipleOf zero", `{"multipleOf":0}`, "", "multipleOf"},
 		{"an unresolvable $ref the plan does not reach", `{"not":{"$ref":"#/$defs/missing"}}`, "/not", "$ref"},
 		{"a subschema that is not one", `{"propertyNames":5}`, "", "propertyNames"},
+		{"a relative $ref to a document not given", `{"contains":{"$ref":"other.json#/x"}}`, "/contains", "$ref"},
 	} {
 		t.Run(c.why, func(t *testing.T) {
 			_, err := coerce.Compile([]byte(c.schema))
@@ -184,9 +187,65 @@ func TestValidateCompileError(t *testing.T) {
 			if se.Pointer != c.pointer || se.Keyword != c.keyword {
 				t.Errorf("Pointer, Keyword = %q, %q; want %q, %q (%v)", se.Pointer, se.Keyword, c.pointer, c.keyword, err)
 			}
-			if strings.Contains(err.Error(), coerce.DefaultBaseURI) {
+			if strings.Contains(err.Error(), "structkit.invalid") {
 				t.Errorf("the error shows the internal base URI: %v", err)
 			}
 		})
+	}
+}
+
+// TestLazyValidator: with LazyValidator, a schema only the validator
+// cannot read compiles (for conversion), and every Validate says why.
+func TestLazyValidator(t *testing.T) {
+	s, err := coerce.CompileOptions{LazyValidator: true}.Compile([]byte(`{"properties":{"s":{"pattern":"^(?!x)"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		_, err := s.Validate(map[string]any{"s": "y"})
+		var se *coerce.SchemaError
+		if !errors.As(err, &se) || se.Pointer != "/properties/s" || se.Keyword != "pattern" {
+			t.Fatalf("call %d: got %v, want a *coerce.SchemaError at /properties/s (pattern)", i, err)
+		}
+	}
+}
+
+// TestValidateDoubling: the schema that doubles itself through $ref at
+// each of 64 levels (2^64 evaluations for a validator that does not
+// memoise) validates at once, through the public API.
+func TestValidateDoubling(t *testing.T) {
+	for _, comb := range []string{"allOf", "anyOf", "oneOf"} {
+		var b strings.Builder
+		b.WriteString(`{"$defs":{"a0":{"type":"integer"}`)
+		for i := 1; i <= 64; i++ {
+			b.WriteString(`,"a` + strconv.Itoa(i) + `":{"` + comb + `":[{"$ref":"#/$defs/a` + strconv.Itoa(i-1) + `"},{"$ref":"#/$defs/a` + strconv.Itoa(i-1) + `"}]}`)
+		}
+		b.WriteString(`},"$ref":"#/$defs/a64"}`)
+		s, err := coerce.Compile([]byte(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			v     any
+			valid bool
+		}{{json.Number("5"), comb != "oneOf"}, {"x", false}} {
+			problems, err := s.ValidateContext(context.Background(), c.v)
+			if err != nil || (len(problems) == 0) != c.valid {
+				t.Errorf("%s %v: problems %v, err %v; want valid=%v", comb, c.v, problems, err, c.valid)
+			}
+		}
+	}
+}
+
+// TestValidateContextDone: a context already done stops the validation.
+func TestValidateContextDone(t *testing.T) {
+	s, err := coerce.Compile([]byte(`{"type":"object"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.ValidateContext(ctx, map[string]any{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
 	}
 }

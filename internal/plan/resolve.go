@@ -59,6 +59,17 @@ func (x *schemaIndex) display(doc *document, ptr string) string {
 	return doc.url + "#" + ptr
 }
 
+// shownURI renders a resolved URI for messages: relative to the directory
+// of DefaultBaseURI when it lies there (a relative $ref in a document
+// without $id), so messages do not show the internal base.
+func shownURI(u string) string {
+	dir := DefaultBaseURI[:strings.LastIndexByte(DefaultBaseURI, '/')+1]
+	if rest, ok := strings.CutPrefix(u, dir); ok {
+		return rest
+	}
+	return u
+}
+
 // resolve finds the schema a $ref (or $dynamicRef) value names.
 func (x *schemaIndex) resolve(doc *document, ptr, keyword, ref string) (target, error) {
 	fail := func(msg string) (target, error) {
@@ -77,7 +88,7 @@ func (x *schemaIndex) resolve(doc *document, ptr, keyword, ref string) (target, 
 	abs.Fragment = ""
 	res, ok := x.ids[abs.String()]
 	if !ok {
-		return fail(fmt.Sprintf("unresolvable $ref %q: no resource %s in this document", ref, abs))
+		return fail(fmt.Sprintf("unresolvable $ref %q: no resource %s in this document", ref, shownURI(abs.String())))
 	}
 	var t target
 	if frag == "" || frag[0] == '/' {

@@ -106,16 +106,6 @@ type Document struct {
 	Dialect Dialect
 }
 
-// Documents returns the documents of the schema, sorted by URL.
-func (s *Schema) Documents() []Document {
-	out := make([]Document, 0, len(s.idx.docs))
-	for _, d := range s.idx.docs {
-		out = append(out, Document{URL: d.url, Root: d.root, Dialect: d.dialect})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].URL < out[j].URL })
-	return out
-}
-
 // Document returns the document of the given URL.
 func (s *Schema) Document(url string) (Document, bool) {
 	d, ok := s.idx.docs[url]
@@ -148,16 +138,6 @@ func (s *Schema) Resolve(docURL, ptr, keyword, ref string) (string, string, erro
 		return "", "", err
 	}
 	return t.doc.url, t.ptr, nil
-}
-
-// Anchor returns the schema a plain-name anchor (or a fragment $id of
-// draft-07 and before) declares in the resource of absolute URI base.
-func (s *Schema) Anchor(base, name string) (docURL, ptr string, ok bool) {
-	t, ok := s.idx.anchors[base+"#"+name]
-	if !ok {
-		return "", "", false
-	}
-	return t.doc.url, t.ptr, true
 }
 
 // Resource returns the root schema of the resource of absolute URI uri.

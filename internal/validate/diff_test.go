@@ -31,12 +31,9 @@ import (
 // restarts the dynamic scope) and references into the middle of an
 // embedded resource that declares $recursiveAnchor (where it binds the
 // schema entered rather than the resource's root). In-place reference
-// cycles are not generated: the plan refuses them. A document either
-// recurses (references back to enclosing definitions below members and
-// items, dynamic references) or has conditionals (if/then/else, dependent
-// schemas), not both: the plan's precompute takes seconds on some
-// documents with both, a cost of the plan (at Compile), not of
-// validation.
+// cycles are not generated: the plan refuses them (references in place go
+// to earlier definitions only; below members and items, in a document
+// that recurses, to any).
 
 // chooser makes the generator's choices.
 type chooser interface {
@@ -73,7 +70,7 @@ type gen struct {
 	budget int
 	ndefs  int
 	format bool
-	recur  bool // this document recurses (and has no conditionals)
+	recur  bool // this document recurses: references below members and items go anywhere
 }
 
 var (
@@ -144,7 +141,7 @@ func (g *gen) defsKeyword() string {
 func (g *gen) ref(def int, descended bool) (string, bool) {
 	limit := def
 	if descended && g.recur {
-		limit = g.ndefs
+		limit = g.ndefs // only for a schema that is a reference alone
 	}
 	if limit == 0 {
 		return "", false
@@ -157,6 +154,18 @@ func (g *gen) ref(def int, descended bool) (string, bool) {
 // inNames that it is below propertyNames.
 func (g *gen) schema(depth, def int, descended, inNames bool) any {
 	g.budget--
+	if g.recur && descended && g.c.intn(4) == 0 {
+		// Recursion, as a schema that is only a reference.
+		if !inNames && g.ver >= 2019 && g.c.intn(2) == 0 {
+			if g.ver == 2020 {
+				return map[string]any{"$dynamicRef": "#meta"}
+			}
+			return map[string]any{"$recursiveRef": "#"}
+		}
+		if r, ok := g.ref(def, true); ok {
+			return map[string]any{"$ref": r}
+		}
+	}
 	if g.budget <= 0 || depth > 4 || g.c.intn(8) == 0 {
 		switch g.c.intn(4) {
 		case 0:
@@ -278,9 +287,6 @@ func (g *gen) keyword(m map[string]any, depth, def int, descended, inNames bool)
 			m["dependencies"] = deps
 		}
 	case 20:
-		if g.recur {
-			return
-		}
 		deps := map[string]any{g.pick(genKeys): sub(false)}
 		if g.ver >= 2019 && g.c.intn(2) == 0 {
 			m["dependentSchemas"] = deps
@@ -299,7 +305,7 @@ func (g *gen) keyword(m map[string]any, depth, def int, descended, inNames bool)
 	case 25:
 		m["not"] = sub(false)
 	case 26:
-		if g.ver >= 7 && !g.recur {
+		if g.ver >= 7 {
 			m["if"] = sub(false)
 			if g.c.intn(3) != 0 {
 				m["then"] = sub(false)
@@ -321,14 +327,10 @@ func (g *gen) keyword(m map[string]any, depth, def int, descended, inNames bool)
 			m["unevaluatedItems"] = g.schema(depth+1, def, true, inNames)
 		}
 	case 31:
-		// A dynamic reference, below a member or an item only (in place it
-		// could loop back to the root).
-		if descended && !inNames && g.recur {
-			switch g.ver {
-			case 2020:
-				m["$dynamicRef"] = "#meta"
-			case 2019:
-				m["$recursiveRef"] = "#"
+		// "not" applying a reference in place.
+		if g.ndefs > 0 {
+			if r, ok := g.ref(def, false); ok {
+				m["not"] = map[string]any{"$ref": r}
 			}
 		}
 	case 32:
