@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -203,7 +206,7 @@ func (g *gen) list(depth, def int, descended, inNames bool) []any {
 
 func (g *gen) keyword(m map[string]any, depth, def int, descended, inNames bool) {
 	sub := func(down bool) any { return g.schema(depth+1, def, descended || down, inNames) }
-	switch g.c.intn(34) {
+	switch g.c.intn(35) {
 	case 0:
 		if g.c.intn(2) == 0 {
 			m["type"] = g.pick(genTypes)
@@ -339,6 +342,14 @@ func (g *gen) keyword(m map[string]any, depth, def int, descended, inNames bool)
 		}
 	case 33:
 		m["enum"] = append(g.distinct(2, func() any { return g.number() }), nil)
+	case 34:
+		// OpenAPI's nullable (fed to the reference validator as coerce
+		// always fed it: see libDoc).
+		m["type"] = g.pick(genTypes)
+		m["nullable"] = true
+		if g.c.intn(2) == 0 {
+			m["enum"] = g.distinct(2, func() any { return g.value(2) })
+		}
 	}
 }
 
@@ -412,8 +423,9 @@ const (
 )
 
 // compareOne compiles a generated schema both ways and compares the
-// verdicts on the instances; it reports the first disagreement.
-func compareOne(t testing.TB, draft int, doc map[string]any, format bool, instances []any) (diffOutcome, string) {
+// verdicts on the instances; it reports the first disagreement, or how
+// many instances were valid.
+func compareOne(t testing.TB, draft int, doc map[string]any, format bool, instances []any) (out diffOutcome, why string, valid int) {
 	d := genDrafts[draft]
 	text, err := json.Marshal(doc)
 	if err != nil {
@@ -424,16 +436,16 @@ func compareOne(t testing.TB, draft int, doc map[string]any, format bool, instan
 	if format {
 		lib.AssertFormat()
 	}
-	if err := lib.AddResource(plan.DefaultBaseURI, decodeJSON(t, text)); err != nil {
-		return diffLibRefused, err.Error()
+	if err := lib.AddResource(plan.DefaultBaseURI, libDoc(decodeJSON(t, text))); err != nil {
+		return diffLibRefused, err.Error(), 0
 	}
 	ls, libErr := lib.Compile(plan.DefaultBaseURI)
 	p, err := compileFor(text, plan.Options{Dialect: d.dialect, AssertFormat: format})
 	switch {
 	case libErr != nil:
-		return diffLibRefused, libErr.Error()
+		return diffLibRefused, libErr.Error(), 0
 	case err != nil:
-		return diffMismatch, fmt.Sprintf("draft %d: ours refuses what the reference compiles: %v\nschema: %s", d.ver, err, text)
+		return diffMismatch, fmt.Sprintf("draft %d: ours refuses what the reference compiles: %v\nschema: %s", d.ver, err, text), 0
 	}
 	v := Of(p)
 	for _, inst := range instances {
@@ -441,15 +453,18 @@ func compareOne(t testing.TB, draft int, doc map[string]any, format bool, instan
 		inst = decodeJSON(t, ib) // as a decoder hands it over: json.Number
 		problems, err := v.Validate(context.Background(), inst)
 		if err != nil {
-			return diffMismatch, fmt.Sprintf("draft %d: %v\nschema: %s\ninstance: %s", d.ver, err, text, ib)
+			return diffMismatch, fmt.Sprintf("draft %d: %v\nschema: %s\ninstance: %s", d.ver, err, text, ib), 0
 		}
 		want := ls.Validate(inst) == nil
 		if got := len(problems) == 0; got != want {
 			return diffMismatch, fmt.Sprintf("draft %d: valid=%v, the reference validator says %v; problems %v\nschema: %s\ninstance: %s",
-				d.ver, got, want, problems, text, ib)
+				d.ver, got, want, problems, text, ib), 0
+		}
+		if want {
+			valid++
 		}
 	}
-	return diffAgreed, ""
+	return diffAgreed, "", valid
 }
 
 // TestDifferential compares verdicts with the reference validator on
@@ -458,7 +473,7 @@ func TestDifferential(t *testing.T) {
 	const perDraft = 600
 	r := rand.New(rand.NewPCG(1, 2))
 	for di, d := range genDrafts {
-		var agreed, refused, instances int
+		var agreed, refused, instances, valid int
 		for i := 0; i < perDraft; i++ {
 			format := d.ver >= 2019 && i%2 == 0 || i%4 == 0
 			g := &gen{c: randChooser{r}, ver: d.ver, budget: 24, format: format}
@@ -467,18 +482,20 @@ func TestDifferential(t *testing.T) {
 			for k := 0; k < 6; k++ {
 				insts = append(insts, g.value(0))
 			}
-			out, why := compareOne(t, di, doc, format, insts)
+			out, why, v := compareOne(t, di, doc, format, insts)
 			switch out {
 			case diffAgreed:
 				agreed++
 				instances += len(insts)
+				valid += v
 			case diffLibRefused:
 				refused++
 			case diffMismatch:
 				t.Error(why)
 			}
 		}
-		t.Logf("draft %d: %d schemas agree on all of %d instances, %d refused by the reference validator", d.ver, agreed, instances, refused)
+		t.Logf("draft %d: %d schemas agree on all of %d instances (%d valid), %d refused by the reference validator",
+			d.ver, agreed, instances, valid, refused)
 		if agreed < perDraft/2 {
 			t.Errorf("draft %d: only %d of %d generated schemas compared", d.ver, agreed, perDraft)
 		}
@@ -503,7 +520,7 @@ func FuzzValidate(f *testing.F) {
 		g := &gen{c: c, ver: genDrafts[draft].ver, budget: 16, format: format}
 		doc := g.document()
 		insts := []any{g.value(0), g.value(0), g.value(0)}
-		if out, why := compareOne(t, draft, doc, format, insts); out == diffMismatch {
+		if out, why, _ := compareOne(t, draft, doc, format, insts); out == diffMismatch {
 			t.Fatal(why)
 		}
 	})
@@ -540,7 +557,8 @@ func TestGeneratorCoverage(t *testing.T) {
 		"prefixItems", "additionalItems", "contains", "minContains", "maxContains", "properties", "patternProperties",
 		"additionalProperties", "required", "dependentRequired", "dependencies", "dependentSchemas", "propertyNames",
 		"minProperties", "maxProperties", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref",
-		"unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor", "$id"} {
+		"unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor", "$id",
+		"nullable"} {
 		if !seen[k] {
 			missing = append(missing, k)
 		}
@@ -548,4 +566,184 @@ func TestGeneratorCoverage(t *testing.T) {
 	if len(missing) > 0 {
 		t.Errorf("the generator never wrote %s", strings.Join(missing, ", "))
 	}
+}
+
+// instanceFor makes an instance that mostly follows a schema (so that
+// deep keywords are reached), with some values off the mark.
+func (g *gen) instanceFor(root, s any, depth int) any {
+	m, ok := s.(map[string]any)
+	if !ok || depth > 6 || g.c.intn(8) == 0 {
+		return g.value(depth)
+	}
+	if ref, ok := m["$ref"].(string); ok && strings.HasPrefix(ref, "#") {
+		if t, ok := lookup(root, strings.TrimPrefix(ref, "#")); ok {
+			return g.instanceFor(root, t, depth+1)
+		}
+	}
+	if e, ok := m["enum"].([]any); ok && len(e) > 0 {
+		return e[g.c.intn(len(e))]
+	}
+	if c, ok := m["const"]; ok {
+		return c
+	}
+	for _, kw := range []string{"anyOf", "oneOf", "allOf"} {
+		if list, ok := m[kw].([]any); ok && len(list) > 0 {
+			return g.instanceFor(root, list[g.c.intn(len(list))], depth+1)
+		}
+	}
+	t, _ := m["type"].(string)
+	if list, ok := m["type"].([]any); ok && len(list) > 0 {
+		t, _ = list[g.c.intn(len(list))].(string)
+	}
+	props, _ := m["properties"].(map[string]any)
+	switch {
+	case t == "object" || t == "" && props != nil:
+		obj := map[string]any{}
+		for _, name := range sortedKeys(props) {
+			if g.c.intn(3) != 0 {
+				obj[name] = g.instanceFor(root, props[name], depth+1)
+			}
+		}
+		if req, ok := m["required"].([]any); ok {
+			for _, r := range req {
+				if name, ok := r.(string); ok && obj[name] == nil && g.c.intn(6) != 0 {
+					obj[name] = g.instanceFor(root, props[name], depth+1)
+				}
+			}
+		}
+		if g.c.intn(5) == 0 {
+			obj[g.pick(genKeys)] = g.value(depth + 1)
+		}
+		return obj
+	case t == "array":
+		arr := make([]any, g.c.intn(4))
+		for i := range arr {
+			arr[i] = g.instanceFor(root, m["items"], depth+1)
+		}
+		return arr
+	case t == "string":
+		return g.pick(genStrings)
+	case t == "integer":
+		return json.Number(strconv.Itoa(g.c.intn(200) - 20))
+	case t == "number":
+		return g.number()
+	case t == "boolean":
+		return g.c.intn(2) == 0
+	case t == "null":
+		return nil
+	}
+	return g.value(depth)
+}
+
+// TestDifferentialToolSchemas compares verdicts with the reference
+// validator on the real tool schemas of testdata/mcp-tools, with
+// instances made to follow them (and stray from them).
+func TestDifferentialToolSchemas(t *testing.T) {
+	var schemas []json.RawMessage
+	files, _ := filepath.Glob("../../testdata/mcp-tools/schemas/*.json")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var x struct{ InputSchema json.RawMessage }
+		if json.Unmarshal(b, &x) == nil && x.InputSchema != nil {
+			schemas = append(schemas, x.InputSchema)
+		}
+	}
+	lists, _ := filepath.Glob("../../testdata/mcp-tools/lists/*.json")
+	for _, f := range lists {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var x struct {
+			Tools []struct{ InputSchema json.RawMessage }
+		}
+		if err := json.Unmarshal(b, &x); err != nil {
+			t.Fatal(err)
+		}
+		for _, tl := range x.Tools {
+			schemas = append(schemas, tl.InputSchema)
+		}
+	}
+	if len(schemas) < 500 {
+		t.Fatalf("only %d tool schemas", len(schemas))
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	var agreed, refused, instances, valid int
+	for _, text := range schemas {
+		doc, ok := decodeJSON(t, text).(map[string]any)
+		if !ok {
+			continue
+		}
+		g := &gen{c: randChooser{r}, ver: 2020}
+		draft := len(genDrafts) - 1
+		if s, ok := doc["$schema"].(string); ok && plan.DialectOf(s) != plan.DialectUnknown {
+			for i, d := range genDrafts {
+				if d.dialect == plan.DialectOf(s) {
+					draft = i
+				}
+			}
+		}
+		// Before 2019-09 the reference validator asserts format.
+		format := genDrafts[draft].ver < 2019
+		var insts []any
+		for k := 0; k < 20; k++ {
+			insts = append(insts, g.instanceFor(doc, doc, 0))
+		}
+		out, why, v := compareOne(t, draft, doc, format, insts)
+		switch out {
+		case diffAgreed:
+			agreed++
+			instances += len(insts)
+			valid += v
+		case diffLibRefused:
+			refused++
+			t.Logf("refused by the reference validator: %.200s", why)
+		case diffMismatch:
+			t.Error(why)
+		}
+	}
+	t.Logf("%d tool schemas agree on all of %d instances (%d valid), %d refused by the reference validator",
+		agreed, instances, valid, refused)
+}
+
+// libDoc feeds OpenAPI's "nullable": true to the reference validator as
+// coerce did before it had its own validator: null added to the type of
+// every object holding it beside a type, and to the enum there.
+func libDoc(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = libDoc(e)
+		}
+		if nb, ok := x["nullable"].(bool); !ok || !nb {
+			return out
+		}
+		switch t := out["type"].(type) {
+		case string:
+			if t != "null" {
+				out["type"] = []any{t, "null"}
+			}
+		case []any:
+			if !slices.Contains(t, any("null")) {
+				out["type"] = append(t, "null")
+			}
+		default:
+			return out
+		}
+		if e, ok := out["enum"].([]any); ok && !slices.Contains(e, nil) {
+			out["enum"] = append(e, nil)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = libDoc(e)
+		}
+		return out
+	}
+	return v
 }
