@@ -225,3 +225,44 @@ func libValidator(t testing.TB, d *jsonschema.Draft, remotes map[string]any, sch
 	}
 	return s
 }
+
+// TestFormatsAgree: with format asserted, the formats give the reference
+// validator's verdicts on every instance of the suite's optional format
+// tests (both read some RFC corners differently from the suite; they read
+// them alike).
+func TestFormatsAgree(t *testing.T) {
+	draftIndex := map[plan.Dialect]int{}
+	for i, d := range genDrafts {
+		draftIndex[d.dialect] = i
+	}
+	for _, dr := range suiteDrafts {
+		files, err := filepath.Glob(filepath.Join(suiteDir, "tests", dr.dir, "optional", "format", "*.json"))
+		if err != nil || len(files) < 5 {
+			t.Fatalf("%s: %d format files, %v", dr.dir, len(files), err)
+		}
+		var n int
+		for _, file := range files {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var groups []suiteCase
+			if err := json.Unmarshal(b, &groups); err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range groups {
+				doc, ok := decodeJSON(t, g.Schema).(map[string]any)
+				if !ok {
+					continue
+				}
+				for _, tc := range g.Tests {
+					n++
+					if out, why, _ := compareOne(t, draftIndex[dr.dialect], doc, true, []any{decodeJSON(t, tc.Data)}); out != diffAgreed {
+						t.Errorf("%s/%s/%s: %s", dr.dir, filepath.Base(file), tc.Description, why)
+					}
+				}
+			}
+		}
+		t.Logf("%s: %d format instances", dr.dir, n)
+	}
+}
