@@ -276,6 +276,7 @@ func (c *collector) collect(e *verr) {
 			add("dependencies", fmt.Sprintf("property %q", m), "", fmt.Sprintf("property %q requires property %q", e.s, m))
 		}
 	case kPropertyNames:
+		schemaPtr = e.n.propertyNames.ptr // the schema the name failed
 		add("propertyNames", "a valid property name", strconv.Quote(e.s), fmt.Sprintf("property name %q is not allowed", e.s))
 	case kContains:
 		add("contains", "an item matching the schema", "none", "expected at least one matching item, got none")

@@ -81,6 +81,10 @@ func TestWordingOfOwnKinds(t *testing.T) {
 			}
 		})
 	}
+	pn := validateText(t, `{"properties":{"p":{"propertyNames":{"maxLength":1}}}}`, plan.Options{}, `{"p":{"ab":1}}`)
+	if len(pn) != 1 || pn[0].Schema != "/properties/p/propertyNames" || pn[0].Path != "/p" {
+		t.Errorf("propertyNames problem %+v: want Path /p, Schema /properties/p/propertyNames (the schema the name failed)", pn)
+	}
 	got := messages(validateText(t, `{"properties":{"d":{"format":"date"}}}`, plan.Options{AssertFormat: true}, `{"d":"2020-02-30"}`))
 	if diff := cmp.Diff([]string{`/d: expected a valid date, got string "2020-02-30"`}, got); diff != "" {
 		t.Errorf("asserted format (-want +got):\n%s", diff)
