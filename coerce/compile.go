@@ -5,6 +5,7 @@ import (
 
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/validate"
 )
 
 // DefaultBaseURI is the base URI of a schema document that declares no $id.
@@ -55,6 +56,21 @@ type CompileOptions struct {
 	// AssertFormat makes Validate check "format" (date-time, email, ...)
 	// instead of treating it as an annotation.
 	AssertFormat bool
+	// LazyValidator defers everything about the full validator to the
+	// first Validate. By default Compile also checks what only validation
+	// reads — every keyword's shape, every "pattern" (Go's regexp syntax),
+	// every $ref below keywords the codec ignores — and fails with a
+	// *SchemaError naming the location and keyword; the validator's
+	// program itself is always built on first use. With LazyValidator,
+	// Compile checks only what conversion needs, and a schema the validator
+	// cannot read (an ECMAScript-only lookahead in a pattern, as zod writes
+	// for e-mails) compiles: its error is returned by every Validate
+	// instead. For callers that convert arguments whatever the schema says,
+	// such as the MCP bridge, which then flags calls as not validated; it
+	// is also the cheapest Compile for codec-only users (the checks add
+	// about a quarter to Compile's time on real tool schemas; building the
+	// validator on first use costs about as much again).
+	LazyValidator bool
 }
 
 // Compile compiles a JSON Schema document given as JSON text.
@@ -79,12 +95,17 @@ func (o CompileOptions) CompileValue(schema any) (*Schema, error) {
 	if err != nil {
 		return nil, schemaError(err)
 	}
-	p, err := plan.Compile(doc, plan.Options{
+	po := plan.Options{
 		Dialect:      plan.Dialect(o.Dialect),
 		Resources:    o.Resources,
 		NoNullable:   o.NoNullable,
 		AssertFormat: o.AssertFormat,
-	})
+		Validator:    validate.Prepare,
+	}
+	if o.LazyValidator {
+		po.Validator = validate.PrepareLazy
+	}
+	p, err := plan.Compile(doc, po)
 	if err != nil {
 		return nil, schemaError(err)
 	}

@@ -2,8 +2,10 @@ package coerce_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -157,18 +159,93 @@ Correct these arguments and call the tool again.`
 	}
 }
 
+// TestValidateCompileError: what the validator cannot read is an error of
+// Compile, a *coerce.SchemaError naming the schema location and keyword,
+// never showing the internal base URI; before, a pattern that does not
+// compile surfaced at the first Validate.
 func TestValidateCompileError(t *testing.T) {
-	// The plan compiles (it does not read "pattern"); the validator does not
-	// accept the ECMA-only lookahead, and says so on every call.
-	s, err := coerce.Compile([]byte(`{"properties":{"s":{"pattern":"^(?!x)"}}}`))
+	for _, c := range []struct {
+		why, schema, pointer, keyword string
+	}{
+		{"an ECMA-only lookahead (Go's regexp has none)", `{"properties":{"s":{"pattern":"^(?!x)"}}}`, "/properties/s", "pattern"},
+		{"an unbalanced group", `{"pattern":"(("}`, "", "pattern"},
+		{"a pattern below not, which the plan does not read", `{"not":{"items":{"pattern":"[z-a]"}}}`, "/not/items", "pattern"},
+		{"a bad patternProperties name below contains", `{"contains":{"patternProperties":{"((":{}}}}`, "/contains", "patternProperties"},
+		{"minLength of the wrong shape", `{"properties":{"s":{"minLength":"3"}}}`, "/properties/s", "minLength"},
+		{"a negative count", `{"minItems":-1}`, "", "minItems"},
+		{"multipleOf zero", `{"multipleOf":0}`, "", "multipleOf"},
+		{"an unresolvable $ref the plan does not reach", `{"not":{"$ref":"#/$defs/missing"}}`, "/not", "$ref"},
+		{"a subschema that is not one", `{"propertyNames":5}`, "", "propertyNames"},
+		{"a relative $ref to a document not given", `{"contains":{"$ref":"other.json#/x"}}`, "/contains", "$ref"},
+	} {
+		t.Run(c.why, func(t *testing.T) {
+			_, err := coerce.Compile([]byte(c.schema))
+			var se *coerce.SchemaError
+			if !errors.As(err, &se) {
+				t.Fatalf("Compile(%s) = %v, want a *coerce.SchemaError", c.schema, err)
+			}
+			if se.Pointer != c.pointer || se.Keyword != c.keyword {
+				t.Errorf("Pointer, Keyword = %q, %q; want %q, %q (%v)", se.Pointer, se.Keyword, c.pointer, c.keyword, err)
+			}
+			if strings.Contains(err.Error(), "structkit.invalid") {
+				t.Errorf("the error shows the internal base URI: %v", err)
+			}
+		})
+	}
+}
+
+// TestLazyValidator: with LazyValidator, a schema only the validator
+// cannot read compiles (for conversion), and every Validate says why.
+func TestLazyValidator(t *testing.T) {
+	s, err := coerce.CompileOptions{LazyValidator: true}.Compile([]byte(`{"properties":{"s":{"pattern":"^(?!x)"}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 2; i++ {
 		_, err := s.Validate(map[string]any{"s": "y"})
 		var se *coerce.SchemaError
-		if !errors.As(err, &se) {
-			t.Fatalf("call %d: got %v, want a *coerce.SchemaError", i, err)
+		if !errors.As(err, &se) || se.Pointer != "/properties/s" || se.Keyword != "pattern" {
+			t.Fatalf("call %d: got %v, want a *coerce.SchemaError at /properties/s (pattern)", i, err)
 		}
+	}
+}
+
+// TestValidateDoubling: the schema that doubles itself through $ref at
+// each of 64 levels (2^64 evaluations for a validator that does not
+// memoise) validates at once, through the public API.
+func TestValidateDoubling(t *testing.T) {
+	for _, comb := range []string{"allOf", "anyOf", "oneOf"} {
+		var b strings.Builder
+		b.WriteString(`{"$defs":{"a0":{"type":"integer"}`)
+		for i := 1; i <= 64; i++ {
+			b.WriteString(`,"a` + strconv.Itoa(i) + `":{"` + comb + `":[{"$ref":"#/$defs/a` + strconv.Itoa(i-1) + `"},{"$ref":"#/$defs/a` + strconv.Itoa(i-1) + `"}]}`)
+		}
+		b.WriteString(`},"$ref":"#/$defs/a64"}`)
+		s, err := coerce.Compile([]byte(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			v     any
+			valid bool
+		}{{json.Number("5"), comb != "oneOf"}, {"x", false}} {
+			problems, err := s.ValidateContext(context.Background(), c.v)
+			if err != nil || (len(problems) == 0) != c.valid {
+				t.Errorf("%s %v: problems %v, err %v; want valid=%v", comb, c.v, problems, err, c.valid)
+			}
+		}
+	}
+}
+
+// TestValidateContextDone: a context already done stops the validation.
+func TestValidateContextDone(t *testing.T) {
+	s, err := coerce.Compile([]byte(`{"type":"object"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.ValidateContext(ctx, map[string]any{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
 	}
 }

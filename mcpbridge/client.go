@@ -343,6 +343,14 @@ func (c *Client) Refresh(ctx context.Context) error {
 	return nil
 }
 
+// bridgeCompile compiles a tool's schema for conversion whatever the
+// validator would say of it: a schema only the validator cannot read (an
+// ECMAScript-only pattern, as zod writes) still converts, and calls that
+// ask for a check are flagged RuleNotValidated.
+func bridgeCompile(schema []byte) (*coerce.Schema, error) {
+	return coerce.CompileOptions{LazyValidator: true}.Compile(schema)
+}
+
 // toolInfo compiles a listed tool's schemas, reusing prev's where the
 // schema is the same.
 func toolInfo(tool *mcp.Tool, prev *ToolInfo) ToolInfo {
@@ -352,7 +360,7 @@ func toolInfo(tool *mcp.Tool, prev *ToolInfo) ToolInfo {
 	if prev != nil && ti.InputErr == nil && bytes.Equal(prev.InputSchema, ti.InputSchema) {
 		ti.Input, ti.InputErr, ti.Unchecked = prev.Input, prev.InputErr, prev.Unchecked
 	} else if ti.InputErr == nil && ti.InputSchema != nil {
-		ti.Input, ti.InputErr = coerce.Compile(ti.InputSchema)
+		ti.Input, ti.InputErr = bridgeCompile(ti.InputSchema)
 		ti.Unchecked = ti.InputErr != nil || trivialSchema(ti.InputSchema)
 	} else {
 		ti.Unchecked = true
@@ -360,7 +368,7 @@ func toolInfo(tool *mcp.Tool, prev *ToolInfo) ToolInfo {
 	if prev != nil && ti.OutputErr == nil && bytes.Equal(prev.OutputSchema, ti.OutputSchema) {
 		ti.Output, ti.OutputErr = prev.Output, prev.OutputErr
 	} else if ti.OutputErr == nil && ti.OutputSchema != nil {
-		ti.Output, ti.OutputErr = coerce.Compile(ti.OutputSchema)
+		ti.Output, ti.OutputErr = bridgeCompile(ti.OutputSchema)
 	}
 	return ti
 }

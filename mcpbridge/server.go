@@ -90,7 +90,7 @@ func AddTool(s *mcp.Server, t *mcp.Tool, h StructHandler, opts ServerOptions) (e
 	if json.Unmarshal(rawIn, &top) != nil || top.Type != "object" {
 		return fmt.Errorf(`mcpbridge: AddTool %q: input schema must have "type": "object"`, t.Name)
 	}
-	in, err := coerce.Compile(rawIn)
+	in, err := bridgeCompile(rawIn)
 	if err != nil {
 		return fmt.Errorf("mcpbridge: AddTool %q: input schema: %w", t.Name, err)
 	}
@@ -98,7 +98,7 @@ func AddTool(s *mcp.Server, t *mcp.Tool, h StructHandler, opts ServerOptions) (e
 	if rawOut, err := schemaJSON(t.OutputSchema); err != nil {
 		return fmt.Errorf("mcpbridge: AddTool %q: output schema: %w", t.Name, err)
 	} else if rawOut != nil {
-		if out, err = coerce.Compile(rawOut); err != nil {
+		if out, err = bridgeCompile(rawOut); err != nil {
 			return fmt.Errorf("mcpbridge: AddTool %q: output schema: %w", t.Name, err)
 		}
 	}

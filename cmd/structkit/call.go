@@ -192,7 +192,7 @@ func compileSchema(s *structpb.Struct) (*coerce.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	return coerce.Compile(b)
+	return coerce.CompileOptions{LazyValidator: true}.Compile(b) // for conversion only
 }
 
 // rpcError describes a failed RPC in the words of its status.

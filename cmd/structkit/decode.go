@@ -36,6 +36,7 @@ func runDecode(e *env, args []string) error {
 	if *maxDepth < 0 {
 		return usagef("decode: --max-depth must not be negative")
 	}
+	sf.convertOnly = true
 	schema, err := sf.load()
 	if err != nil {
 		return err

@@ -24,6 +24,7 @@ func runEncode(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	sf.convertOnly = true
 	schema, err := sf.load()
 	if err != nil {
 		return err

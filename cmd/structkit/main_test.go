@@ -149,7 +149,9 @@ func TestRun(t *testing.T) {
 			args: []string{"encode", "--schema", notJSONSchema, structFile}, code: 2, errHas: []string{"notjson.json: schema /: not a JSON document"}},
 		{why: "check: a schema the validator cannot use is the schema's fault: named, exit 2, no internal URI",
 			args: []string{"check", "--schema", badPattern}, stdin: `{"s":"x"}`, code: 2,
-			errHas: []string{"--schema " + badPattern, "/properties/s"}, errLacks: []string{"<stdin>"}},
+			errHas: []string{"--schema " + badPattern, "/properties/s (pattern)"}, errLacks: []string{"<stdin>", "structkit.invalid"}},
+		{why: "encode only converts: a pattern only validation reads does not stop it",
+			args: []string{"encode", "--schema", badPattern}, stdin: `{"s":"x","n":5.0}`, stdout: ptr(`{"n":5,"s":"x"}` + "\n"), errNone: true},
 		{why: "a schema file that cannot be read is bad usage",
 			args: []string{"encode", "--schema", missing, structFile}, code: 2, errHas: []string{"--schema: ", "missing.json"}},
 

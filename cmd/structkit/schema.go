@@ -19,6 +19,9 @@ type schemaFlags struct {
 	schema string
 	tools  string
 	tool   string
+	// convertOnly compiles for conversion only (encode, decode): what only
+	// validation reads, such as an ECMAScript-only pattern, is not checked.
+	convertOnly bool
 }
 
 func (s *schemaFlags) register(fs *flag.FlagSet) {
@@ -55,7 +58,7 @@ func (s *schemaFlags) load() (*coerce.Schema, error) {
 		if err != nil {
 			return nil, usagef("--schema: %v", err)
 		}
-		sch, err := coerce.Compile(data)
+		sch, err := coerce.CompileOptions{LazyValidator: s.convertOnly}.Compile(data)
 		if err != nil {
 			return nil, usagef("--schema %s: %v", s.schema, err)
 		}
@@ -88,7 +91,7 @@ func (s *schemaFlags) loadTool() (*coerce.Schema, error) {
 		if len(t.InputSchema) == 0 || string(t.InputSchema) == "null" {
 			return nil, fmt.Errorf("%s: tool %q has no inputSchema", s.tools, s.tool)
 		}
-		sch, err := coerce.Compile(t.InputSchema)
+		sch, err := coerce.CompileOptions{LazyValidator: s.convertOnly}.Compile(t.InputSchema)
 		if err != nil {
 			return nil, usagef("--tools %s: tool %q: inputSchema: %v", s.tools, s.tool, err)
 		}

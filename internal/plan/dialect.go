@@ -1,10 +1,6 @@
 package plan
 
-import (
-	"strings"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
-)
+import "strings"
 
 // Dialect is a JSON Schema draft.
 type Dialect int
@@ -41,20 +37,19 @@ type draft struct {
 	// prefixItems is understood (2020-12); before, "items" as an array is
 	// the tuple form.
 	prefixItems bool
-	lib         *jsonschema.Draft
 }
 
 var drafts = map[Dialect]*draft{
 	Draft4: {name: "draft-04", uriMark: "draft-04", idKeyword: "id", fragmentIDs: true, refOverrides: true,
-		dependentKeyword: "dependencies", lib: jsonschema.Draft4},
+		dependentKeyword: "dependencies"},
 	Draft6: {name: "draft-06", uriMark: "draft-06", idKeyword: "$id", fragmentIDs: true, refOverrides: true,
-		dependentKeyword: "dependencies", lib: jsonschema.Draft6},
+		dependentKeyword: "dependencies"},
 	Draft7: {name: "draft-07", uriMark: "draft-07", idKeyword: "$id", fragmentIDs: true, refOverrides: true,
-		dependentKeyword: "dependencies", lib: jsonschema.Draft7},
+		dependentKeyword: "dependencies"},
 	Draft2019: {name: "2019-09", uriMark: "draft/2019-09", idKeyword: "$id",
-		anchorKeywords: []string{"$anchor", "$dynamicAnchor"}, dependentKeyword: "dependentSchemas", lib: jsonschema.Draft2019},
+		anchorKeywords: []string{"$anchor", "$dynamicAnchor"}, dependentKeyword: "dependentSchemas"},
 	Draft2020: {name: "2020-12", uriMark: "draft/2020-12", idKeyword: "$id",
-		anchorKeywords: []string{"$anchor", "$dynamicAnchor"}, dependentKeyword: "dependentSchemas", prefixItems: true, lib: jsonschema.Draft2020},
+		anchorKeywords: []string{"$anchor", "$dynamicAnchor"}, dependentKeyword: "dependentSchemas", prefixItems: true},
 }
 
 // recognised lists the dialects in the order "$schema" URIs are matched.

@@ -18,6 +18,7 @@
 //   - derive.go: the plan of a child where several schemas combine;
 //   - precompute.go: children prepared ahead, hash-consed;
 //   - facts.go: what the policy and the problem wording ask of a location;
-//   - validator.go: the bridge to the full validator
-//     (github.com/santhosh-tekuri/jsonschema/v6).
+//   - schema.go: the compiled schema, and what the full validator (package
+//     internal/validate, which builds on this one) reads of it: documents,
+//     base URIs, anchors, $ref resolution.
 package plan

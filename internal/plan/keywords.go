@@ -328,7 +328,8 @@ func (k *keywordCompiler) conditional() (bool, error) {
 		return false, err
 	}
 	k.n.ifN = cn
-	k.c.hasIf = true
+	k.n.ifKey = k.doc.url + "#" + k.ptr + "/if"
+	k.c.conds = append(k.c.conds, k.n)
 	for _, kw := range []string{"then", "else"} {
 		if _, ok := k.m[kw]; !ok {
 			continue

@@ -4,8 +4,6 @@ import (
 	"regexp"
 	"sort"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/structkit/structkit/internal/jsontype"
 )
 
@@ -51,7 +49,8 @@ type Loc struct {
 	ifN        *Loc
 	thenN      *Loc
 	elseN      *Loc
-	ifSch      *jsonschema.Schema
+	ifKey      string  // the document key of ifN, for the validator
+	owner      *Schema // set for a node with an if: whose validator evaluates it
 	deps       map[string]*Loc
 	required   []string
 
@@ -303,14 +302,14 @@ func (l *Loc) info() {
 		len(l.alts) == 0 && len(l.refs) == 0 && l.ifN == nil && len(l.deps) == 0
 }
 
-// ifHolds evaluates the condition of l against the instance. ok is false
-// when it cannot be told.
+// ifHolds evaluates the condition of l against the instance with the
+// schema's full validator. ok is false when it cannot be told.
 func (l *Loc) ifHolds(inst Instance) (holds, ok bool) {
 	if l.ifN.boolean {
 		return l.ifN.own != 0, true
 	}
-	if l.ifSch == nil || inst == nil {
+	if inst == nil || l.owner == nil || l.owner.val == nil {
 		return false, false
 	}
-	return l.ifSch.Validate(inst.JSON()) == nil, true
+	return l.owner.val.Holds(l.ifKey, inst.JSON())
 }

@@ -2,14 +2,23 @@ package plan
 
 import "sort"
 
-// planBudget bounds how many locations precompute prepares ahead; the rest
-// (only reachable in hostile schemas) are derived when a conversion
-// reaches them.
-const planBudget = 1 << 14
+// planBudget bounds how many locations precompute prepares ahead, and
+// planWork how many schemas its walks of their in-place closures may visit
+// in all (a recursive schema that reaches a member through two keywords
+// makes ever larger combined locations, whose closures grow with them:
+// counting locations alone let 90 bytes of schema take 30 s; the real
+// schemas of testdata and the official suite's stay under 200). The rest,
+// only reachable in such schemas, are derived when a conversion reaches
+// them, with the same result.
+const (
+	planBudget = 1 << 14
+	planWork   = 1 << 16
+)
 
 // precompute derives info for every node, then prepares the children of every
-// location reachable from the root, so conversions find them in maps.
-func precompute(all []*Loc, root *Loc) {
+// location reachable from the root, so conversions find them in maps. It
+// returns the work its walks did (at most a little over planWork).
+func precompute(all []*Loc, root *Loc) (work int) {
 	for _, n := range all {
 		n.info()
 	}
@@ -22,13 +31,14 @@ func precompute(all []*Loc, root *Loc) {
 			queue = append(queue, c)
 		}
 	}
-	for len(queue) > 0 && len(seen)+len(cons.m) < planBudget {
+	for len(queue) > 0 && len(seen)+len(cons.m) < planBudget && work < planWork {
 		n := queue[0]
 		queue = queue[1:]
 		if n.trivial || n.boolean {
 			continue
 		}
-		names, patterned, prefix := closureShape(n)
+		names, patterned, prefix, visited := closureShape(n)
+		work += visited + len(names)
 		kids := make(map[string]*Loc, len(names))
 		for _, name := range names {
 			d := deriver{name: name, cons: cons}
@@ -58,12 +68,13 @@ func precompute(all []*Loc, root *Loc) {
 		enqueue(n.restItem)
 		n.items, n.itemsOK = items, true
 	}
+	return work
 }
 
 // closureShape lists the member names declared anywhere in the in-place
 // closure of n, whether patternProperties occur there, and the longest
-// prefix of positional items.
-func closureShape(n *Loc) (names []string, patterned bool, prefix int) {
+// prefix of positional items; visited is the size of the closure.
+func closureShape(n *Loc) (names []string, patterned bool, prefix, visited int) {
 	seen := map[*Loc]bool{}
 	set := map[string]bool{}
 	var walk func(m *Loc)
@@ -90,5 +101,5 @@ func closureShape(n *Loc) (names []string, patterned bool, prefix int) {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	return names, patterned, prefix
+	return names, patterned, prefix, len(seen)
 }

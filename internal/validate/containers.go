@@ -1,0 +1,253 @@
+package validate
+
+import "hash/maphash"
+
+// The keywords of objects and arrays.
+
+// object evaluates the object keywords in the reference validator's
+// order: counts, required, dependencies, then every member against
+// properties, patternProperties and additionalProperties, then
+// propertyNames, dependentSchemas and dependentRequired. Members are
+// visited in the order of their names.
+func (f *frame) object() {
+	n, r := f.n, f.r
+	iv := r.in.vals[f.loc]
+	nk := int(iv.n)
+	if n.minProps >= 0 && nk < n.minProps && f.failure() {
+		f.report(&verr{kind: kMinProperties, a: n.minProps, b: nk})
+	}
+	if n.maxProps >= 0 && nk > n.maxProps && f.failure() {
+		f.report(&verr{kind: kMaxProperties, a: n.maxProps, b: nk})
+	}
+	if missing := f.missing(n.required); missing != nil && f.failure() {
+		f.report(&verr{kind: kRequired, strs: missing})
+	}
+	if f.stop() {
+		return
+	}
+	for _, d := range n.deps {
+		if r.in.member(f.loc, d.name) < 0 {
+			continue
+		}
+		if d.sch != nil {
+			f.merge(r.eval(d.sch, f.loc, f.st, f.full))
+		} else if missing := f.missing(d.req); missing != nil && f.failure() {
+			f.report(&verr{kind: kDependency, s: d.name, strs: missing})
+		}
+		if f.stop() {
+			return
+		}
+	}
+	if n.props != nil || n.patterns != nil || n.addl != nil {
+		var extra []string
+		for j := 0; j < nk; j++ {
+			name, c := iv.keys[j], iv.first+int32(j)
+			evaluated := false
+			if p := n.props[name]; p != nil {
+				evaluated = true
+				f.add(r.eval(p, c, f.st, f.full))
+			}
+			for _, p := range n.patterns {
+				if p.re.MatchString(name) {
+					evaluated = true
+					f.add(r.eval(p.n, c, f.st, f.full))
+				}
+			}
+			if !evaluated && n.addl != nil {
+				evaluated = true
+				switch {
+				case !n.addl.boolean:
+					f.add(r.eval(n.addl, c, f.st, f.full))
+				case !n.addl.value:
+					if f.failure() {
+						extra = append(extra, name)
+					}
+				}
+			}
+			if evaluated && n.ann {
+				f.ann.mark(j, nk)
+			}
+			if f.stop() {
+				return
+			}
+		}
+		if len(extra) > 0 {
+			f.report(&verr{kind: kAdditionalProperties, strs: extra})
+		}
+	}
+	if n.propertyNames != nil {
+		for j := 0; j < nk; j++ {
+			name := iv.keys[j]
+			if !r.eval(n.propertyNames, r.nameLoc(f.loc, int32(j), name), f.st, false).ok && f.failure() {
+				f.report(&verr{kind: kPropertyNames, s: name})
+			}
+			if f.stop() {
+				return
+			}
+		}
+	}
+	for _, d := range n.depSchemas {
+		if r.in.member(f.loc, d.name) >= 0 {
+			f.merge(r.eval(d.sch, f.loc, f.st, f.full))
+			if f.stop() {
+				return
+			}
+		}
+	}
+	for _, d := range n.depRequired {
+		if r.in.member(f.loc, d.name) >= 0 {
+			if missing := f.missing(d.req); missing != nil && f.failure() {
+				f.report(&verr{kind: kDependentRequired, s: d.name, strs: missing})
+			}
+		}
+	}
+}
+
+// missing returns the names among req that the object lacks (nil when
+// none), or a non-nil empty list at the first one when only the verdict
+// is wanted.
+func (f *frame) missing(req []string) []string {
+	var out []string
+	for _, name := range req {
+		if f.r.in.member(f.loc, name) < 0 {
+			if !f.full {
+				return []string{}
+			}
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// nameLoc returns the location of the name of member j of the object at
+// loc, as an instance of its own for propertyNames (its problems report
+// at the object).
+func (r *run) nameLoc(obj, j int32, name string) int32 {
+	key := [2]int32{obj, j}
+	if l, ok := r.names[key]; ok {
+		return l
+	}
+	if r.names == nil {
+		r.names = map[[2]int32]int32{}
+	}
+	l := r.in.add(name, obj)
+	r.names[key] = l
+	return l
+}
+
+// array evaluates the array keywords: counts, uniqueItems, the items
+// (prefix, then the rest), contains with its bounds.
+func (f *frame) array() {
+	n, r := f.n, f.r
+	iv := r.in.vals[f.loc]
+	nk := int(iv.n)
+	if n.minItems >= 0 && nk < n.minItems && f.failure() {
+		f.report(&verr{kind: kMinItems, a: n.minItems, b: nk})
+	}
+	if n.maxItems >= 0 && nk > n.maxItems && f.failure() {
+		f.report(&verr{kind: kMaxItems, a: n.maxItems, b: nk})
+	}
+	if n.unique && nk > 1 {
+		if i, j, dup := r.duplicates(f.loc); dup && f.failure() {
+			f.report(&verr{kind: kUniqueItems, a: i, b: j})
+		}
+	}
+	if f.stop() {
+		return
+	}
+	k := min(len(n.prefix), nk)
+	for i := 0; i < k; i++ {
+		f.add(r.eval(n.prefix[i], iv.first+int32(i), f.st, f.full))
+		if f.stop() {
+			return
+		}
+	}
+	if n.ann {
+		f.ann.markTo(k, nk)
+	}
+	if n.rest != nil {
+		if n.restAdditional && n.rest.boolean {
+			if !n.rest.value && nk > k && f.failure() {
+				f.report(&verr{kind: kAdditionalItems, a: nk - k})
+			}
+		} else {
+			for i := k; i < nk; i++ {
+				f.add(r.eval(n.rest, iv.first+int32(i), f.st, f.full))
+				if f.stop() {
+					return
+				}
+			}
+		}
+		if n.ann {
+			f.ann.all, f.ann.bits = true, nil
+		}
+	}
+	if n.contains != nil {
+		matched := 0
+		for i := 0; i < nk; i++ {
+			if r.eval(n.contains, iv.first+int32(i), f.st, false).ok {
+				matched++
+				if n.ann && n.ver >= 2020 {
+					f.ann.mark(i, nk)
+				}
+			}
+		}
+		switch {
+		case n.minContains >= 0:
+			if matched < n.minContains && f.failure() {
+				f.report(&verr{kind: kMinContains, a: n.minContains, b: matched})
+			}
+		case matched == 0:
+			if f.failure() {
+				f.report(&verr{kind: kContains})
+			}
+		}
+		if n.maxContains >= 0 && matched > n.maxContains && f.failure() {
+			f.report(&verr{kind: kMaxContains, a: n.maxContains, b: matched})
+		}
+	}
+}
+
+// duplicates finds the first pair of equal items (i < j, j smallest, then
+// i smallest).
+func (r *run) duplicates(loc int32) (int, int, bool) {
+	iv := r.in.vals[loc]
+	nk := int(iv.n)
+	eq := func(a, b int) bool {
+		x, y := iv.first+int32(a), iv.first+int32(b)
+		if r.in.vals[x].t != r.in.vals[y].t {
+			return false
+		}
+		if r.in.vals[x].t == tNumber {
+			return cmpNum(r.in.number(x), r.in.number(y)) == 0
+		}
+		return equalJSON(r.in.vals[x].v, r.in.vals[y].v)
+	}
+	if nk <= 20 {
+		for j := 1; j < nk; j++ {
+			for i := 0; i < j; i++ {
+				if eq(i, j) {
+					return i, j, true
+				}
+			}
+		}
+		return 0, 0, false
+	}
+	seed := maphash.MakeSeed()
+	buckets := make(map[uint64][]int, nk)
+	var h maphash.Hash
+	h.SetSeed(seed)
+	for j := 0; j < nk; j++ {
+		r.tick()
+		h.Reset()
+		hashJSON(&h, r.in.vals[iv.first+int32(j)].v)
+		sum := h.Sum64()
+		for _, i := range buckets[sum] {
+			if eq(i, j) {
+				return i, j, true
+			}
+		}
+		buckets[sum] = append(buckets[sum], j)
+	}
+	return 0, 0, false
+}

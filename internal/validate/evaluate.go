@@ -1,0 +1,446 @@
+package validate
+
+import (
+	"context"
+	"unicode/utf8"
+)
+
+// Evaluation. A run validates one instance: it flattens the instance so
+// every location has a number, then evaluates the root schema there.
+//
+// Results are memoised by (node, location) for the nodes that are targets
+// of a reference, the only ones evaluation can reach twice at one
+// location (a schema without references is a tree); nodes that depend on
+// the dynamic scope add the scope to the key. A memoised result holds the
+// verdict, the error tree when it was computed in full, and the
+// annotations. So every node is evaluated at most twice per location and
+// scope — once for a verdict, once more in full when the verdict was
+// "invalid" and the problems are wanted — and a schema that doubles
+// itself through references costs what it would cost written out once.
+//
+// A run first asks for the verdict only, which allocates nothing for
+// errors; only an invalid instance is evaluated again in full, sharing the
+// memo, to collect its problems. Within a full evaluation, the places
+// where only the verdict matters (not, if, contains, propertyNames, the
+// branches of a oneOf after the first match) still ask for the verdict
+// only, as the reference validator does.
+//
+// Every evaluation is a step; every 256 steps the run looks at its
+// context and gives up with the context's error once it is done.
+
+// run is the state of one validation.
+type run struct {
+	prog  *program
+	in    instance
+	memo  map[memoKey]entry
+	names map[[2]int32]int32 // (object, member) → location of the name
+	scope scopes
+	ctx   context.Context
+	steps int
+	// onCheck, if not nil, is called at every look at the context (tests
+	// cancel from it).
+	onCheck func(steps int)
+}
+
+type memoKey struct{ n, loc, st int32 }
+
+type entry struct {
+	busy bool // being evaluated: meeting it again is a reference cycle
+	full bool // res.err is the full error tree
+	res  result
+}
+
+// result is the outcome of evaluating a node at a location.
+type result struct {
+	ok  bool
+	err *verr // when !ok and the evaluation was in full
+	ann annot // what was evaluated, for the nodes that collect it
+}
+
+// abort unwinds a run that must stop (its context is done).
+type abort struct{ err error }
+
+const checkEvery = 256
+
+func (r *run) tick() {
+	r.steps++
+	if r.steps%checkEvery == 0 {
+		if r.onCheck != nil {
+			r.onCheck(r.steps)
+		}
+		if err := r.ctx.Err(); err != nil {
+			panic(abort{err})
+		}
+	}
+}
+
+// eval evaluates node n at location loc in dynamic scope st; full asks
+// for the error tree of an invalid result.
+func (r *run) eval(n *node, loc, st int32, full bool) result {
+	r.tick()
+	if n.enters {
+		st = r.scope.enter(st, n.res)
+	}
+	if !n.memo {
+		return r.evalNode(n, loc, st, full)
+	}
+	key := memoKey{n: n.id, loc: loc}
+	if n.dyn {
+		key.st = st
+	}
+	if r.memo == nil {
+		r.memo = map[memoKey]entry{}
+	}
+	if e, ok := r.memo[key]; ok {
+		switch {
+		case e.busy:
+			// The schema applies itself at this location again without
+			// reaching a member or an item: a cycle (possible through
+			// dynamic references and "not"; the plan refuses the static
+			// ones).
+			if !full {
+				return result{}
+			}
+			return result{err: &verr{kind: kCycle, n: n, loc: loc}}
+		case e.res.ok || e.full || !full:
+			return e.res
+		}
+	}
+	r.memo[key] = entry{busy: true}
+	res := r.evalNode(n, loc, st, full)
+	r.memo[key] = entry{full: full, res: res}
+	return res
+}
+
+// frame is the evaluation of one schema object at one location.
+type frame struct {
+	r      *run
+	n      *node
+	loc    int32
+	st     int32
+	full   bool
+	failed bool
+	errs   []*verr
+	ann    annot
+}
+
+// failure records that a keyword failed; it reports whether the error is
+// wanted (full evaluation), in which case the caller reports it.
+func (f *frame) failure() bool {
+	f.failed = true
+	return f.full
+}
+
+// report adds the error of a keyword of this schema.
+func (f *frame) report(e *verr) {
+	if e.n == nil {
+		e.n, e.loc = f.n, f.loc
+	}
+	f.errs = append(f.errs, e)
+}
+
+// stop reports whether evaluation can end: it failed and only the
+// verdict is wanted.
+func (f *frame) stop() bool { return f.failed && !f.full }
+
+// add takes the result of a subschema at another location (a member or
+// an item).
+func (f *frame) add(res result) {
+	if !res.ok && f.failure() {
+		f.errs = append(f.errs, res.err)
+	}
+}
+
+// merge takes the result of a subschema applied at this location: its
+// annotations too when it passed.
+func (f *frame) merge(res result) {
+	if !res.ok {
+		f.add(res)
+		return
+	}
+	if f.n.ann {
+		f.ann.merge(res.ann)
+	}
+}
+
+func (f *frame) result() result {
+	switch {
+	case !f.failed:
+		return result{ok: true, ann: f.ann}
+	case !f.full:
+		return result{}
+	case len(f.errs) == 1:
+		return result{err: f.errs[0]}
+	}
+	return result{err: &verr{kind: kGroup, n: f.n, loc: f.loc, causes: f.errs}}
+}
+
+// evalNode evaluates a schema's keywords in the reference validator's
+// order: type, const, enum and format first (each ends the evaluation
+// when it fails), then $ref, the keywords of the value's type, the
+// dynamic references, the applicators, and unevaluated* last, when every
+// other keyword has had its say.
+func (r *run) evalNode(n *node, loc, st int32, full bool) result {
+	if n.boolean {
+		if n.value {
+			return result{ok: true}
+		}
+		if !full {
+			return result{}
+		}
+		return result{err: &verr{kind: kFalse, n: n, loc: loc}}
+	}
+	f := frame{r: r, n: n, loc: loc, st: st, full: full}
+	t := r.in.vals[loc].t
+	switch {
+	case t == tInvalid:
+		if f.failure() {
+			f.report(&verr{kind: kInvalid})
+		}
+		return f.result()
+	case n.types != 0 && !r.typeOK(n.types, loc):
+		if f.failure() {
+			f.report(&verr{kind: kType})
+		}
+		return f.result()
+	case n.hasConst && !r.in.equalAt(loc, n.constV):
+		if f.failure() {
+			f.report(&verr{kind: kConst})
+		}
+		return f.result()
+	case n.hasEnum && !r.inEnum(n, loc):
+		if f.failure() {
+			f.report(&verr{kind: kEnum})
+		}
+		return f.result()
+	case n.format != nil && t == tString && !n.format(r.in.vals[loc].v.(string)):
+		if f.failure() {
+			f.report(&verr{kind: kFormat})
+		}
+		return f.result()
+	}
+	if n.ref != nil {
+		res := r.eval(n.ref, loc, st, full)
+		if n.refOnly {
+			return res
+		}
+		f.merge(res)
+		if f.stop() {
+			return f.result()
+		}
+	}
+	switch t {
+	case tObject:
+		f.object()
+	case tArray:
+		f.array()
+	case tString:
+		f.str()
+	case tNumber:
+		f.number()
+	}
+	if f.stop() {
+		return f.result()
+	}
+	f.dynamicRefs()
+	if f.stop() {
+		return f.result()
+	}
+	f.applicators()
+	if f.stop() {
+		return f.result()
+	}
+	f.unevaluated()
+	return f.result()
+}
+
+func (r *run) typeOK(types typeSet, loc int32) bool {
+	iv := &r.in.vals[loc]
+	switch iv.t {
+	case tNull:
+		return types&tsNull != 0
+	case tBool:
+		return types&tsBoolean != 0
+	case tString:
+		return types&tsString != 0
+	case tArray:
+		return types&tsArray != 0
+	case tObject:
+		return types&tsObject != 0
+	case tNumber:
+		return types&tsNumber != 0 || types&tsInteger != 0 && r.in.number(loc).isInt()
+	}
+	return false
+}
+
+func (r *run) inEnum(n *node, loc int32) bool {
+	for _, w := range n.enum {
+		if r.in.equalAt(loc, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// applicators evaluates not, allOf, anyOf, oneOf and if/then/else.
+func (f *frame) applicators() {
+	n, r := f.n, f.r
+	if n.not != nil {
+		if r.eval(n.not, f.loc, f.st, false).ok && f.failure() {
+			f.report(&verr{kind: kNot})
+		}
+		if f.stop() {
+			return
+		}
+	}
+	for _, c := range n.allOf {
+		f.merge(r.eval(c, f.loc, f.st, f.full))
+		if f.stop() {
+			return
+		}
+	}
+	if n.anyOf != nil {
+		matched := false
+		var causes []*verr
+		var branches []int
+		for i, c := range n.anyOf {
+			res := r.eval(c, f.loc, f.st, f.full)
+			if res.ok {
+				matched = true
+				if !n.ann {
+					break
+				}
+				f.ann.merge(res.ann) // every branch that passes counts
+				continue
+			}
+			if f.full {
+				causes = append(causes, res.err)
+				branches = append(branches, i)
+			}
+		}
+		if !matched && f.failure() {
+			f.report(&verr{kind: kAnyOf, causes: causes, branches: branches})
+		}
+		if f.stop() {
+			return
+		}
+	}
+	if n.oneOf != nil {
+		matched := -1
+		var causes []*verr
+		var branches []int
+		for i, c := range n.oneOf {
+			res := r.eval(c, f.loc, f.st, f.full && matched < 0)
+			if !res.ok {
+				if f.full && matched < 0 {
+					causes = append(causes, res.err)
+					branches = append(branches, i)
+				}
+				continue
+			}
+			if matched >= 0 {
+				if f.failure() {
+					f.report(&verr{kind: kOneOfMany, a: matched, b: i})
+				}
+				break
+			}
+			matched = i
+			if n.ann {
+				f.ann.merge(res.ann)
+			}
+		}
+		if matched < 0 && f.failure() {
+			f.report(&verr{kind: kOneOf, causes: causes, branches: branches})
+		}
+		if f.stop() {
+			return
+		}
+	}
+	if n.ifN != nil {
+		res := r.eval(n.ifN, f.loc, f.st, false)
+		switch {
+		case res.ok:
+			if n.ann {
+				f.ann.merge(res.ann)
+			}
+			if n.thenN != nil {
+				f.merge(r.eval(n.thenN, f.loc, f.st, f.full))
+			}
+		case n.elseN != nil:
+			f.merge(r.eval(n.elseN, f.loc, f.st, f.full))
+		}
+	}
+}
+
+// unevaluated applies unevaluatedProperties and unevaluatedItems to what
+// no other keyword evaluated.
+func (f *frame) unevaluated() {
+	n, r := f.n, f.r
+	iv := r.in.vals[f.loc]
+	var u *node
+	var kind verrKind
+	switch {
+	case iv.t == tObject && n.unevalProps != nil:
+		u, kind = n.unevalProps, kUnevaluatedProp
+	case iv.t == tArray && n.unevalItems != nil:
+		u, kind = n.unevalItems, kUnevaluatedItem
+	default:
+		return
+	}
+	for j := 0; j < int(iv.n); j++ {
+		if f.ann.has(j) {
+			continue
+		}
+		c := iv.first + int32(j)
+		if u.boolean && !u.value {
+			if f.failure() {
+				f.report(&verr{kind: kind, n: n, loc: c})
+			}
+		} else {
+			f.add(r.eval(u, c, f.st, f.full))
+		}
+		if f.stop() {
+			return
+		}
+	}
+	f.ann.all, f.ann.bits = true, nil
+}
+
+// str evaluates the string keywords.
+func (f *frame) str() {
+	n := f.n
+	s := f.r.in.vals[f.loc].v.(string)
+	if n.minLen >= 0 || n.maxLen >= 0 {
+		l := utf8.RuneCountInString(s)
+		if n.minLen >= 0 && l < n.minLen && f.failure() {
+			f.report(&verr{kind: kMinLength, a: n.minLen, b: l})
+		}
+		if n.maxLen >= 0 && l > n.maxLen && f.failure() {
+			f.report(&verr{kind: kMaxLength, a: n.maxLen, b: l})
+		}
+	}
+	if n.pattern != nil && !n.pattern.MatchString(s) && f.failure() {
+		f.report(&verr{kind: kPattern})
+	}
+}
+
+// number evaluates the number keywords, exactly.
+func (f *frame) number() {
+	n := f.n
+	v := f.r.in.number(f.loc)
+	if n.minimum != nil && cmpNum(v, n.minimum.n) < 0 && f.failure() {
+		f.report(&verr{kind: kMinimum, bnd: n.minimum})
+	}
+	if n.maximum != nil && cmpNum(v, n.maximum.n) > 0 && f.failure() {
+		f.report(&verr{kind: kMaximum, bnd: n.maximum})
+	}
+	if n.exMin != nil && cmpNum(v, n.exMin.n) <= 0 && f.failure() {
+		f.report(&verr{kind: kExclusiveMinimum, bnd: n.exMin})
+	}
+	if n.exMax != nil && cmpNum(v, n.exMax.n) >= 0 && f.failure() {
+		f.report(&verr{kind: kExclusiveMaximum, bnd: n.exMax})
+	}
+	if n.multOf != nil && !multipleOf(v, n.multOf) && f.failure() {
+		f.report(&verr{kind: kMultipleOf, bnd: n.multOf})
+	}
+}

@@ -1,0 +1,410 @@
+package validate
+
+import (
+	"encoding/json"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+)
+
+// num is a JSON number as validation compares it: exactly, as the decimal
+// it is written as. A json.Number is the decimal of its literal; a float64
+// (or float32) stands for its shortest decimal form, the literal
+// encoding/json would write for it, so 0.1 is one tenth and 1e300 an
+// integer. Integers that fit an int64 and decimals of up to 18
+// significant digits are compared with integer arithmetic, two floats as
+// floats; big.Rat is the fallback for the rest.
+type num struct {
+	kind numKind
+	e    int32    // numDec: the exponent
+	i    int64    // numInt: the value; numDec: the significand
+	f    float64  // numFloat
+	r    *big.Rat // numRat
+}
+
+type numKind uint8
+
+const (
+	numInt   numKind = iota + 1 // i
+	numDec                      // i × 10^e, e < 0, i without trailing zeros: not whole
+	numFloat                    // f: not whole, or beyond ±2^53
+	numRat                      // r
+)
+
+// maxExact is 2^53: every integer of magnitude up to it is exact in a
+// float64.
+const maxExact = 1 << 53
+
+// maxExponent bounds the exponent of a literal read exactly: 1e1000000000
+// would take gigabytes as a big.Rat. Such a literal is not taken for a
+// number (no JSON decoder of this module produces one).
+const maxExponent = 10000
+
+// isNumberValue reports whether v is a JSON number a decoded value may
+// hold: a Go number type, finite, and for json.Number a literal of
+// bounded exponent. It does not parse it.
+func isNumberValue(v any) bool {
+	switch x := v.(type) {
+	case json.Number:
+		return isNumberLiteral(string(x)) && exponentInRange(string(x))
+	case float64:
+		return !math.IsNaN(x) && !math.IsInf(x, 0)
+	case float32:
+		return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0)
+	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return true
+	}
+	return false
+}
+
+// numOf reads a number of a decoded value. ok is false for anything else,
+// NaN and the infinities included.
+func numOf(v any) (n num, ok bool) {
+	switch x := v.(type) {
+	case json.Number:
+		return parseNumber(string(x))
+	case float64:
+		return floatNum(x)
+	case float32:
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return num{}, false
+		}
+		// A float32 stands for its own shortest decimal.
+		return parseNumber(strconv.FormatFloat(float64(x), 'g', -1, 32))
+	case int:
+		return num{kind: numInt, i: int64(x)}, true
+	case int8:
+		return num{kind: numInt, i: int64(x)}, true
+	case int16:
+		return num{kind: numInt, i: int64(x)}, true
+	case int32:
+		return num{kind: numInt, i: int64(x)}, true
+	case int64:
+		return num{kind: numInt, i: x}, true
+	case uint:
+		return uintNum(uint64(x)), true
+	case uint8:
+		return num{kind: numInt, i: int64(x)}, true
+	case uint16:
+		return num{kind: numInt, i: int64(x)}, true
+	case uint32:
+		return num{kind: numInt, i: int64(x)}, true
+	case uint64:
+		return uintNum(x), true
+	}
+	return num{}, false
+}
+
+func uintNum(u uint64) num {
+	if u <= math.MaxInt64 {
+		return num{kind: numInt, i: int64(u)}
+	}
+	return num{kind: numRat, r: new(big.Rat).SetInt(new(big.Int).SetUint64(u))}
+}
+
+func floatNum(f float64) (num, bool) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return num{}, false
+	}
+	if f == math.Trunc(f) && f > -maxExact && f < maxExact {
+		return num{kind: numInt, i: int64(f)}, true
+	}
+	return num{kind: numFloat, f: f}, true
+}
+
+// parseNumber reads a JSON number literal exactly.
+func parseNumber(s string) (num, bool) {
+	if !isNumberLiteral(s) || !exponentInRange(s) {
+		return num{}, false
+	}
+	if n, ok := parseSmall(s); ok {
+		return n, true
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return num{}, false
+	}
+	if r.IsInt() && r.Num().IsInt64() {
+		return num{kind: numInt, i: r.Num().Int64()}, true
+	}
+	return num{kind: numRat, r: r}, true
+}
+
+// parseSmall reads a literal of at most 18 significant digits whose value
+// is an int64 or a decimal m × 10^e (e ≥ -340) without big arithmetic.
+// The literal is well formed.
+func parseSmall(s string) (num, bool) {
+	neg := s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	// The value is d1d2...dn × 10^dp, leading zeros dropped.
+	var m int64
+	nd, dp, seenPoint, i := 0, 0, false, 0
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c == '.' {
+			seenPoint = true
+			continue
+		}
+		if c < '0' || c > '9' {
+			break
+		}
+		if seenPoint {
+			dp--
+		}
+		if nd == 0 && c == '0' {
+			continue
+		}
+		if nd == 18 {
+			if c != '0' {
+				return num{}, false
+			}
+			dp++ // a trailing zero beyond 18 digits: scale instead
+			continue
+		}
+		m = m*10 + int64(c-'0')
+		nd++
+	}
+	if i < len(s) { // the exponent, in range
+		e, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+"))
+		if err != nil {
+			return num{}, false
+		}
+		dp += e
+	}
+	if m == 0 {
+		return num{kind: numInt}, true
+	}
+	for m%10 == 0 {
+		m /= 10
+		dp++
+	}
+	if neg {
+		m = -m
+	}
+	if dp < 0 {
+		if dp < -340 {
+			return num{}, false
+		}
+		return num{kind: numDec, i: m, e: int32(dp)}, true
+	}
+	for ; dp > 0; dp-- {
+		if m > math.MaxInt64/10 || m < math.MinInt64/10 {
+			return num{}, false
+		}
+		m *= 10
+	}
+	return num{kind: numInt, i: m}, true
+}
+
+// isNumberLiteral reports whether s is a JSON number literal (big.Rat
+// accepts more: "1/2", "0x10").
+func isNumberLiteral(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	start := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == start {
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		start = i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		start = i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return false
+		}
+	}
+	return i == len(s)
+}
+
+func exponentInRange(s string) bool {
+	i := strings.IndexAny(s, "eE")
+	if i < 0 {
+		return true
+	}
+	e, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+"))
+	return err == nil && e >= -maxExponent && e <= maxExponent
+}
+
+// dec returns the number as a decimal m × 10^e when it has one of at most
+// 18 significant digits (every int64 does, as m × 10^0).
+func (n num) dec() (m int64, e int32, ok bool) {
+	switch n.kind {
+	case numInt:
+		return n.i, 0, true
+	case numDec:
+		return n.i, n.e, true
+	case numFloat:
+		d, ok := parseSmall(strconv.FormatFloat(n.f, 'e', -1, 64))
+		if !ok {
+			return 0, 0, false
+		}
+		return d.dec()
+	}
+	return 0, 0, false
+}
+
+// rat returns the exact value as a big.Rat.
+func (n num) rat() *big.Rat {
+	switch n.kind {
+	case numInt:
+		return new(big.Rat).SetInt64(n.i)
+	case numDec:
+		return new(big.Rat).SetFrac(big.NewInt(n.i), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-n.e)), nil))
+	case numFloat:
+		r, _ := new(big.Rat).SetString(strconv.FormatFloat(n.f, 'g', -1, 64))
+		return r
+	}
+	return n.r
+}
+
+// isInt reports whether the number is whole.
+func (n num) isInt() bool {
+	switch n.kind {
+	case numInt:
+		return true
+	case numDec:
+		return false
+	case numFloat:
+		return n.f == math.Trunc(n.f)
+	}
+	return n.r.IsInt()
+}
+
+// cmpNum compares two numbers exactly: -1, 0 or +1.
+func cmpNum(a, b num) int {
+	switch {
+	case a.kind == numInt && b.kind == numInt:
+		return cmpInt(a.i, b.i)
+	case a.kind == numFloat && b.kind == numFloat:
+		// The shortest decimal of a float orders as the float does.
+		return cmpFloat(a.f, b.f)
+	case a.kind == numInt && b.kind == numFloat && math.Abs(b.f) < maxExact:
+		// b is not whole: no integer equals it, and float64(a.i) keeps
+		// its order against b even where it rounds.
+		return cmpFloat(float64(a.i), b.f)
+	case a.kind == numFloat && b.kind == numInt && math.Abs(a.f) < maxExact:
+		return cmpFloat(a.f, float64(b.i))
+	}
+	if am, ae, ok := a.dec(); ok {
+		if bm, be, ok := b.dec(); ok {
+			if c, ok := cmpDec(am, ae, bm, be); ok {
+				return c
+			}
+		}
+	}
+	return a.rat().Cmp(b.rat())
+}
+
+// cmpDec compares am × 10^ae with bm × 10^be; ok is false when scaling to
+// a common exponent would overflow.
+func cmpDec(am int64, ae int32, bm int64, be int32) (int, bool) {
+	if sa, sb := sign(am), sign(bm); sa != sb {
+		return cmpInt(int64(sa), int64(sb)), true
+	}
+	e := min(ae, be)
+	x, ok1 := scale(am, ae-e)
+	y, ok2 := scale(bm, be-e)
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	return cmpInt(x, y), true
+}
+
+func sign(m int64) int {
+	switch {
+	case m < 0:
+		return -1
+	case m > 0:
+		return 1
+	}
+	return 0
+}
+
+// scale returns m × 10^k, ok false on overflow.
+func scale(m int64, k int32) (int64, bool) {
+	for ; k > 0; k-- {
+		if m > math.MaxInt64/10 || m < math.MinInt64/10 {
+			return 0, false
+		}
+		m *= 10
+	}
+	return m, true
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// multipleOf reports whether n divided by m (positive) is an integer.
+func multipleOf(n num, m *bound) bool {
+	if n.kind == numInt && m.n.kind == numInt {
+		return n.i%m.n.i == 0
+	}
+	if nm, ne, ok := n.dec(); ok {
+		if mm, me, ok := m.n.dec(); ok {
+			// n/m = nm/mm × 10^(ne-me).
+			if ne >= me {
+				if x, ok := scale(nm, ne-me); ok {
+					return x%mm == 0
+				}
+			} else if y, ok := scale(mm, me-ne); ok {
+				return nm%y == 0
+			}
+		}
+	}
+	return new(big.Rat).Quo(n.rat(), m.r).IsInt()
+}
+
+// bound is a number of the schema (minimum, multipleOf, ...): its value
+// for comparisons and as a big.Rat for the wording of problems.
+type bound struct {
+	n num
+	r *big.Rat
+}
+
+func newBound(v any) (*bound, bool) {
+	n, ok := numOf(v)
+	if !ok {
+		return nil, false
+	}
+	return &bound{n: n, r: n.rat()}, true
+}

@@ -1,0 +1,290 @@
+package validate
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/structkit/structkit/internal/pointer"
+)
+
+// Problem is one reason a value fails its schema, in words a model can act
+// on. It has exactly the fields of coerce.Problem, which converts from it.
+type Problem struct {
+	// Path is the JSON Pointer of the value in the instance ("" is the
+	// root).
+	Path string `json:"path"`
+	// Keyword is the schema keyword that failed.
+	Keyword string `json:"keyword"`
+	// Expected says what would have been accepted.
+	Expected string `json:"expected"`
+	// Got says what was received.
+	Got string `json:"got"`
+	// Message is the whole problem on one line, starting with the path.
+	Message string `json:"message"`
+	// Schema is the JSON Pointer of the failing keyword's schema.
+	Schema string `json:"schema,omitempty"`
+}
+
+// verrKind is what failed.
+type verrKind uint8
+
+const (
+	kGroup verrKind = iota // several failures of one schema: the causes
+	kFalse
+	kInvalid
+	kCycle
+	kType
+	kConst
+	kEnum
+	kFormat
+	kNot
+	kAnyOf     // no branch matched: causes, one per branch
+	kOneOf     // no branch matched: causes, one per branch
+	kOneOfMany // branches a and b both matched
+	kMinimum
+	kMaximum
+	kExclusiveMinimum
+	kExclusiveMaximum
+	kMultipleOf
+	kMinLength
+	kMaxLength
+	kPattern
+	kMinItems
+	kMaxItems
+	kUniqueItems
+	kAdditionalItems
+	kContains
+	kMinContains
+	kMaxContains
+	kMinProperties
+	kMaxProperties
+	kRequired
+	kAdditionalProperties
+	kDependency
+	kDependentRequired
+	kPropertyNames
+	kUnevaluatedProp // at the member
+	kUnevaluatedItem // at the item
+)
+
+// verr is a failure: which keyword of which schema, at which location,
+// and why. Failures of memoised evaluations are shared, so the tree is a
+// graph; problems are collected from each failure once.
+type verr struct {
+	kind     verrKind
+	n        *node
+	loc      int32
+	causes   []*verr
+	branches []int // kAnyOf, kOneOf: the branch of each cause
+	a, b     int
+	s        string
+	strs     []string
+	bnd      *bound
+}
+
+// problems turns the failure of the root into problems, sorted by path
+// (stably: at one path, in the order the keywords were evaluated), each
+// once.
+func (r *run) problems(e *verr) []Problem {
+	c := collector{r: r, seen: map[*verr]bool{}, dup: map[Problem]bool{}}
+	c.collect(e)
+	sort.SliceStable(c.out, func(i, j int) bool { return c.out[i].Path < c.out[j].Path })
+	return c.out
+}
+
+type collector struct {
+	r    *run
+	seen map[*verr]bool
+	dup  map[Problem]bool
+	out  []Problem
+}
+
+func (c *collector) emit(p Problem) {
+	if !c.dup[p] {
+		c.dup[p] = true
+		c.out = append(c.out, p)
+	}
+}
+
+// collect words a failure, as coerce has always worded them.
+func (c *collector) collect(e *verr) {
+	if c.seen[e] {
+		return
+	}
+	c.seen[e] = true
+	in := &c.r.in
+	path := in.path(e.loc)
+	val := in.vals[e.loc].v
+	loc, schemaPtr := e.n.loc, e.n.ptr
+	add := func(keyword, expected, got, msg string) {
+		p := path
+		if p == "" {
+			p = "/"
+		}
+		c.emit(Problem{Path: path, Keyword: keyword, Expected: expected, Got: got, Message: p + ": " + msg, Schema: schemaPtr})
+	}
+	expectGot := func(keyword, expected string) {
+		got := describeValue(val)
+		add(keyword, expected, got, "expected "+expected+", got "+got)
+	}
+	switch e.kind {
+	case kGroup:
+		for _, cause := range e.causes {
+			c.collect(cause)
+		}
+	case kOneOfMany:
+		add("oneOf", "exactly one alternative", describeValue(val),
+			fmt.Sprintf("matches alternatives %d and %d, but exactly one is allowed", e.a+1, e.b+1))
+	case kAnyOf, kOneOf:
+		keyword, members := "anyOf", e.n.anyOf
+		if e.kind == kOneOf {
+			keyword, members = "oneOf", e.n.oneOf
+		}
+		// Where exactly one alternative takes a value of this type, its
+		// problems are the useful ones.
+		t := typeOfValue(val)
+		branches := loc.AltGroup(keyword == "oneOf")
+		var fit []*verr
+		for k, cause := range e.causes {
+			i := e.branches[k]
+			if i >= len(branches) || branches[i].Admits()&t != 0 {
+				fit = append(fit, cause)
+			}
+		}
+		if len(fit) == 1 {
+			c.collect(fit[0])
+			return
+		}
+		var wants []string
+		for _, b := range branches {
+			wants = append(wants, describeLoc(b))
+		}
+		if len(branches) == 0 {
+			for _, i := range e.branches {
+				wants = append(wants, describeLoc(members[i].loc))
+			}
+		}
+		expected := strings.Join(wants, ", or ")
+		got := describeValue(val)
+		if i := strings.IndexByte(got, ' '); i > 0 {
+			got = got[:i] // the type says enough beside a list of alternatives
+		}
+		add(keyword, expected, got, fmt.Sprintf("matches none of %d alternatives: expected %s; got %s", len(wants), expected, got))
+	case kType:
+		want := append([]string(nil), e.n.typeNames...)
+		sort.SliceStable(want, func(i, j int) bool { return typeRank(want[i]) < typeRank(want[j]) })
+		expectGot("type", strings.Join(want, " or "))
+	case kEnum:
+		items := make([]string, 0, len(e.n.enum))
+		for i, w := range e.n.enum {
+			if i == 12 {
+				items = append(items, "…")
+				break
+			}
+			items = append(items, shortJSON(w))
+		}
+		expected := "one of " + strings.Join(items, ", ")
+		got := shortJSON(val)
+		add("enum", expected, got, "expected "+expected+"; got "+got)
+	case kConst:
+		expected := shortJSON(e.n.constV)
+		got := shortJSON(val)
+		add("const", expected, got, "expected "+expected+"; got "+got)
+	case kRequired:
+		for _, m := range e.strs {
+			add("required", fmt.Sprintf("property %q", m), "", fmt.Sprintf("missing required property %q", m))
+		}
+	case kAdditionalProperties:
+		allowed := ""
+		if names := loc.PropertyNames(); len(names) > 0 {
+			allowed = " (allowed: " + strings.Join(names, ", ") + ")"
+		}
+		for _, p := range e.strs {
+			pp := string(pointer.AppendToken([]byte(path), p))
+			var got any
+			if m := in.member(e.loc, p); m >= 0 {
+				got = in.vals[m].v
+			}
+			c.emit(Problem{Path: pp, Keyword: "additionalProperties", Expected: "no property " + strconv.Quote(p),
+				Got:     describeValue(got),
+				Message: fmt.Sprintf("%s: property %q is not allowed%s", pp, p, allowed), Schema: schemaPtr})
+		}
+	case kUnevaluatedProp:
+		name := in.vals[in.vals[e.loc].parent].keys[in.vals[e.loc].index]
+		add("unevaluatedProperties", "no property "+strconv.Quote(name), describeValue(val),
+			fmt.Sprintf("property %q is not allowed", name))
+	case kUnevaluatedItem:
+		i := int(in.vals[e.loc].index)
+		add("unevaluatedItems", "no item "+strconv.Itoa(i), describeValue(val), fmt.Sprintf("item %d is not allowed", i))
+	case kFalse:
+		add("false", "nothing", describeValue(val), "no value is allowed here")
+	case kNot:
+		add("not", "a different value", describeValue(val), "this value is not allowed here")
+	case kInvalid:
+		got := fmt.Sprintf("%T", val)
+		if f, ok := val.(float64); ok {
+			got = "float64 " + strconv.FormatFloat(f, 'g', -1, 64)
+		}
+		add("type", "a JSON value", got, "expected a JSON value, got "+got)
+	case kCycle:
+		add("$ref", "", describeValue(val), "the schema refers back to itself here without reaching a property or an item")
+	case kMinimum:
+		expectGot("minimum", "at least "+ratString(e.bnd.r))
+	case kMaximum:
+		expectGot("maximum", "at most "+ratString(e.bnd.r))
+	case kExclusiveMinimum:
+		expectGot("exclusiveMinimum", "more than "+ratString(e.bnd.r))
+	case kExclusiveMaximum:
+		expectGot("exclusiveMaximum", "less than "+ratString(e.bnd.r))
+	case kMultipleOf:
+		expectGot("multipleOf", "a multiple of "+ratString(e.bnd.r))
+	case kMinLength:
+		add("minLength", plural(e.a, "character")+" or more", plural(e.b, "character"),
+			fmt.Sprintf("expected at least %s, got %d", plural(e.a, "character"), e.b))
+	case kMaxLength:
+		add("maxLength", plural(e.a, "character")+" or fewer", plural(e.b, "character"),
+			fmt.Sprintf("expected at most %s, got %d", plural(e.a, "character"), e.b))
+	case kPattern:
+		expectGot("pattern", "a string matching "+e.n.pattern.String())
+	case kMinItems:
+		add("minItems", plural(e.a, "item")+" or more", plural(e.b, "item"),
+			fmt.Sprintf("expected at least %s, got %d", plural(e.a, "item"), e.b))
+	case kMaxItems:
+		add("maxItems", plural(e.a, "item")+" or fewer", plural(e.b, "item"),
+			fmt.Sprintf("expected at most %s, got %d", plural(e.a, "item"), e.b))
+	case kMinProperties:
+		add("minProperties", plural(e.a, "property")+" or more", plural(e.b, "property"),
+			fmt.Sprintf("expected at least %s, got %d", plural(e.a, "property"), e.b))
+	case kMaxProperties:
+		add("maxProperties", plural(e.a, "property")+" or fewer", plural(e.b, "property"),
+			fmt.Sprintf("expected at most %s, got %d", plural(e.a, "property"), e.b))
+	case kUniqueItems:
+		add("uniqueItems", "unique items", "duplicates",
+			fmt.Sprintf("expected unique items, but items %d and %d are equal", e.a, e.b))
+	case kAdditionalItems:
+		add("additionalItems", "fewer items", plural(e.a, "extra item"), fmt.Sprintf("the last %s are not allowed", plural(e.a, "item")))
+	case kFormat:
+		expectGot("format", "a valid "+e.n.formatName)
+	case kDependentRequired:
+		for _, m := range e.strs {
+			add("dependentRequired", fmt.Sprintf("property %q", m), "", fmt.Sprintf("property %q requires property %q", e.s, m))
+		}
+	case kDependency:
+		for _, m := range e.strs {
+			add("dependencies", fmt.Sprintf("property %q", m), "", fmt.Sprintf("property %q requires property %q", e.s, m))
+		}
+	case kPropertyNames:
+		schemaPtr = e.n.propertyNames.ptr // the schema the name failed
+		add("propertyNames", "a valid property name", strconv.Quote(e.s), fmt.Sprintf("property name %q is not allowed", e.s))
+	case kContains:
+		add("contains", "an item matching the schema", "none", "expected at least one matching item, got none")
+	case kMinContains:
+		add("minContains", fmt.Sprintf("at least %s", plural(e.a, "matching item")), strconv.Itoa(e.b),
+			fmt.Sprintf("expected at least %s, got %d", plural(e.a, "matching item"), e.b))
+	case kMaxContains:
+		add("maxContains", fmt.Sprintf("at most %s", plural(e.a, "matching item")), strconv.Itoa(e.b),
+			fmt.Sprintf("expected at most %s, got %d", plural(e.a, "matching item"), e.b))
+	}
+}

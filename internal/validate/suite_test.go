@@ -1,0 +1,268 @@
+package validate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/structkit/structkit/internal/plan"
+)
+
+const (
+	suiteDir    = "../../testdata/json-schema-test-suite"
+	remotesBase = "http://localhost:1234/"
+)
+
+// suiteDraft is one directory of the official suite and the draft of its
+// schemas where they do not say.
+type suiteDraft struct {
+	dir     string
+	dialect plan.Dialect
+	lib     *jsonschema.Draft
+}
+
+var suiteDrafts = []suiteDraft{
+	{"draft2020-12", plan.Draft2020, jsonschema.Draft2020},
+	{"draft2019-09", plan.Draft2019, jsonschema.Draft2019},
+	{"draft7", plan.Draft7, jsonschema.Draft7},
+	{"draft6", plan.Draft6, jsonschema.Draft6},
+	{"draft4", plan.Draft4, jsonschema.Draft4},
+}
+
+// suiteExcluded lists the cases ("dir/file/case description") that do not
+// compile, with the reason and what the error must say. A listed case
+// that compiles fails the test, so the list stays honest.
+var suiteExcluded = map[string][2]string{}
+
+func init() {
+	metaschema := map[string]string{
+		"draft2020-12": "https://json-schema.org/draft/2020-12/schema",
+		"draft2019-09": "https://json-schema.org/draft/2019-09/schema",
+		"draft7":       "http://json-schema.org/draft-07/schema#",
+		"draft6":       "http://json-schema.org/draft-06/schema#",
+		"draft4":       "http://json-schema.org/draft-04/schema#",
+	}
+	for dir, uri := range metaschema {
+		defs := "defs.json/validate definition against metaschema"
+		if !strings.HasPrefix(dir, "draft20") {
+			defs = "definitions.json/validate definition against metaschema"
+		}
+		reason := "$ref to the " + dir + " metaschema, which is not bundled (the plan cannot resolve it)"
+		suiteExcluded[dir+"/"+defs] = [2]string{reason, `unresolvable $ref "` + uri + `"`}
+		suiteExcluded[dir+"/ref.json/remote ref, containing refs itself"] = [2]string{reason, `unresolvable $ref "` + uri + `"`}
+	}
+}
+
+type suiteCase struct {
+	Description string          `json:"description"`
+	Schema      json.RawMessage `json:"schema"`
+	Tests       []struct {
+		Description string          `json:"description"`
+		Data        json.RawMessage `json:"data"`
+		Valid       bool            `json:"valid"`
+	} `json:"tests"`
+}
+
+// suiteRemotes reads remotes/ as the documents served at
+// http://localhost:1234/: as JSON text for the plan, decoded for the
+// reference validator.
+func suiteRemotes(t testing.TB) (raw, decoded map[string]any) {
+	t.Helper()
+	raw, decoded = map[string]any{}, map[string]any{}
+	root := filepath.Join(suiteDir, "remotes")
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(p) != ".json" {
+			return err
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if err != nil {
+			return err
+		}
+		raw[remotesBase+filepath.ToSlash(rel)] = b
+		decoded[remotesBase+filepath.ToSlash(rel)] = doc
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw, decoded
+}
+
+func decodeJSON(t testing.TB, b []byte) any {
+	t.Helper()
+	v, err := plan.Decode(b)
+	if err != nil {
+		t.Fatalf("decode %s: %v", b, err)
+	}
+	return v
+}
+
+// compileFor compiles a schema the way package coerce does.
+func compileFor(schema any, o plan.Options) (*plan.Schema, error) {
+	doc, err := plan.Normalize(schema)
+	if err != nil {
+		return nil, err
+	}
+	o.Validator = Prepare
+	return plan.Compile(doc, o)
+}
+
+// TestSuite runs every case of the official suite, for the five drafts,
+// through the validator: its verdict must be the suite's, and the
+// reference validator's (santhosh-tekuri/jsonschema) too.
+func TestSuite(t *testing.T) {
+	raw, decoded := suiteRemotes(t)
+	seen := map[string]bool{}
+	type tally struct{ cases, excluded, instances, agreed, libAgreed int }
+	counts := map[string]*tally{}
+	for _, dr := range suiteDrafts {
+		files, err := filepath.Glob(filepath.Join(suiteDir, "tests", dr.dir, "*.json"))
+		if err != nil || len(files) < 30 {
+			t.Fatalf("%s: %d suite files, %v", dr.dir, len(files), err)
+		}
+		sort.Strings(files)
+		c := &tally{}
+		counts[dr.dir] = c
+		for _, file := range files {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var groups []suiteCase
+			if err := json.Unmarshal(b, &groups); err != nil {
+				t.Fatalf("%s: %v", file, err)
+			}
+			for _, g := range groups {
+				c.cases++
+				key := dr.dir + "/" + filepath.Base(file) + "/" + g.Description
+				p, err := compileFor([]byte(g.Schema), plan.Options{Dialect: dr.dialect, Resources: raw})
+				ex, isExcluded := suiteExcluded[key]
+				seen[key] = isExcluded
+				switch {
+				case err != nil && isExcluded:
+					var pe *plan.Error
+					if !errors.As(err, &pe) || !strings.Contains(err.Error(), ex[1]) {
+						t.Errorf("%s: excluded (%s) but fails otherwise: %v", key, ex[0], err)
+					}
+					c.excluded++
+					continue
+				case err != nil:
+					t.Errorf("%s: compile: %v\nschema: %s", key, err, g.Schema)
+					continue
+				case isExcluded:
+					t.Errorf("%s: listed in suiteExcluded (%s) but compiles", key, ex[0])
+				}
+				lib := libValidator(t, dr.lib, decoded, g.Schema)
+				v := Of(p)
+				for _, tc := range g.Tests {
+					c.instances++
+					inst := decodeJSON(t, tc.Data)
+					problems, err := v.Validate(context.Background(), inst)
+					if err != nil {
+						t.Errorf("%s/%s: %v", key, tc.Description, err)
+						continue
+					}
+					got := len(problems) == 0
+					if got == tc.Valid {
+						c.agreed++
+					} else {
+						t.Errorf("%s/%s: valid=%v, the suite says %v; problems %v\nschema: %s\ndata: %s",
+							key, tc.Description, got, tc.Valid, problems, g.Schema, tc.Data)
+					}
+					if lib != nil && (lib.Validate(inst) == nil) == got {
+						c.libAgreed++
+					}
+				}
+			}
+		}
+	}
+	for key := range suiteExcluded {
+		if _, ok := seen[key]; !ok {
+			t.Errorf("suiteExcluded names %q, which is not a case of the suite", key)
+		}
+	}
+	for _, dr := range suiteDrafts {
+		c := counts[dr.dir]
+		t.Logf("%s: %d cases (%d excluded), %d/%d instances as the suite says, %d/%d as the reference validator says",
+			dr.dir, c.cases, c.excluded, c.agreed, c.instances, c.libAgreed, c.instances)
+	}
+}
+
+// libValidator compiles a schema with the reference validator, or returns
+// nil when it cannot (the metaschema cases).
+func libValidator(t testing.TB, d *jsonschema.Draft, remotes map[string]any, schema []byte) *jsonschema.Schema {
+	t.Helper()
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(d)
+	for u, doc := range remotes {
+		if err := c.AddResource(u, doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.AddResource(plan.DefaultBaseURI, decodeJSON(t, schema)); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile(plan.DefaultBaseURI)
+	if err != nil {
+		return nil
+	}
+	return s
+}
+
+// TestFormatsAgree: with format asserted, the formats give the reference
+// validator's verdicts on every instance of the suite's optional format
+// tests (both read some RFC corners differently from the suite; they read
+// them alike).
+func TestFormatsAgree(t *testing.T) {
+	draftIndex := map[plan.Dialect]int{}
+	for i, d := range genDrafts {
+		draftIndex[d.dialect] = i
+	}
+	for _, dr := range suiteDrafts {
+		files, err := filepath.Glob(filepath.Join(suiteDir, "tests", dr.dir, "optional", "format", "*.json"))
+		if err != nil || len(files) < 5 {
+			t.Fatalf("%s: %d format files, %v", dr.dir, len(files), err)
+		}
+		var n int
+		for _, file := range files {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var groups []suiteCase
+			if err := json.Unmarshal(b, &groups); err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range groups {
+				doc, ok := decodeJSON(t, g.Schema).(map[string]any)
+				if !ok {
+					continue
+				}
+				for _, tc := range g.Tests {
+					n++
+					if out, why, _ := compareOne(t, draftIndex[dr.dialect], doc, true, []any{decodeJSON(t, tc.Data)}); out != diffAgreed {
+						t.Errorf("%s/%s/%s: %s", dr.dir, filepath.Base(file), tc.Description, why)
+					}
+				}
+			}
+		}
+		t.Logf("%s: %d format instances", dr.dir, n)
+	}
+}

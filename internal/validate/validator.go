@@ -1,0 +1,168 @@
+package validate
+
+import (
+	"context"
+	"sync"
+
+	"github.com/structkit/structkit/internal/plan"
+)
+
+// Validator is the full validator of a compiled schema. It is safe for
+// concurrent use.
+type Validator struct {
+	p    *plan.Schema
+	s    *scanned // nil until scanned (PrepareLazy defers the scan)
+	once sync.Once
+	prog *program
+	err  error
+}
+
+// Prepare is plan.Options.Validator: it scans the schema (every keyword's
+// shape, every pattern, every reference; errors are *plan.Error) and
+// returns the validator, whose program is built on first use.
+func Prepare(p *plan.Schema) (plan.Validator, error) {
+	s, err := scan(p)
+	if err != nil {
+		return nil, err
+	}
+	return &Validator{p: p, s: s}, nil
+}
+
+// PrepareLazy is Prepare deferring the scan too: the schema compiles
+// whatever the validator would say of it, and the first validation does
+// the scan and the build; an error of the scan is then returned by every
+// validation.
+func PrepareLazy(p *plan.Schema) (plan.Validator, error) {
+	return &Validator{p: p}, nil
+}
+
+// Of returns the validator Prepare made for a compiled schema, or nil.
+func Of(p *plan.Schema) *Validator {
+	v, _ := p.Validator().(*Validator)
+	return v
+}
+
+// program builds the program once.
+func (v *Validator) program() (*program, error) {
+	v.once.Do(func() {
+		if v.s == nil {
+			if v.s, v.err = scan(v.p); v.err != nil {
+				return
+			}
+		}
+		v.prog, v.err = build(v.s)
+		v.s = nil // the program holds what it needs
+	})
+	return v.prog, v.err
+}
+
+// Validate checks inst, a decoded JSON value (map[string]any, []any,
+// string, bool, nil, and numbers as json.Number, float64 or Go integers),
+// against the whole schema and returns every problem, sorted by path;
+// none means valid. It looks at ctx every few hundred steps and returns
+// ctx's error once it is done.
+func (v *Validator) Validate(ctx context.Context, inst any) ([]Problem, error) {
+	problems, _, err := v.validate(ctx, inst, nil)
+	return problems, err
+}
+
+// validate is Validate reporting the steps it took; onCheck, if not nil,
+// is called at every look at the context.
+func (v *Validator) validate(ctx context.Context, inst any, onCheck func(int)) (problems []Problem, steps int, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	prog, err := v.program()
+	if err != nil {
+		return nil, 0, err
+	}
+	r := newRun(prog, ctx)
+	r.onCheck = onCheck
+	defer func() {
+		steps = r.steps
+		x := recover()
+		r.release()
+		if x != nil {
+			a, ok := x.(abort)
+			if !ok {
+				panic(x)
+			}
+			problems, err = nil, a.err
+		}
+	}()
+	r.in.add(inst, -1)
+	st := r.start(prog.root)
+	if res := r.eval(prog.root, 0, st, false); res.ok {
+		return nil, r.steps, nil
+	}
+	res := r.eval(prog.root, 0, st, true)
+	if res.ok || res.err == nil {
+		// Cannot be: the verdict does not depend on the detail asked for.
+		return nil, r.steps, nil
+	}
+	return r.problems(res.err), r.steps, nil
+}
+
+// runs recycles the state of validations: the flattened instance and the
+// memo keep their capacity.
+var runs = sync.Pool{New: func() any { return new(run) }}
+
+func newRun(prog *program, ctx context.Context) *run {
+	r := runs.Get().(*run)
+	r.prog, r.ctx = prog, ctx
+	return r
+}
+
+// maxPooled bounds the instance a recycled run keeps room for.
+const maxPooled = 1 << 12
+
+// release returns the run to the pool, forgetting the instance.
+func (r *run) release() {
+	if cap(r.in.vals) > maxPooled || cap(r.in.names) > maxPooled || len(r.memo) > maxPooled {
+		return
+	}
+	clear(r.in.vals)
+	r.in.vals = r.in.vals[:0]
+	clear(r.in.names)
+	r.in.names = r.in.names[:0]
+	clear(r.memo)
+	clear(r.names)
+	*r = run{in: r.in, memo: r.memo, names: r.names}
+	runs.Put(r)
+}
+
+// start returns the dynamic scope at the start of an evaluation of n: its
+// resource entered.
+func (r *run) start(n *node) int32 {
+	if len(n.res.defs) == 0 {
+		return 0
+	}
+	return r.scope.enter(0, n.res)
+}
+
+// Holds reports whether inst satisfies the schema at key (a document URL,
+// "#" and a JSON Pointer): plan.Validator, for the plan's conditions. ok
+// is false when the key names no schema the validator compiled.
+func (v *Validator) Holds(key string, inst any) (holds, ok bool) {
+	prog, err := v.program()
+	if err != nil {
+		return false, false
+	}
+	n := prog.byKey[key]
+	if n == nil {
+		return false, false
+	}
+	r := newRun(prog, context.Background())
+	defer func() {
+		x := recover()
+		r.release()
+		if x != nil {
+			if _, isAbort := x.(abort); !isAbort {
+				panic(x)
+			}
+			holds, ok = false, false
+		}
+	}()
+	r.in.add(inst, -1)
+	return r.eval(n, 0, r.start(n), false).ok, true
+}
