@@ -475,4 +475,5 @@ type Error struct {
 	Violations []Violation
 }
 
+// Error renders the error with its profile.
 func (e *Error) Error() string { return "adapt " + string(e.Profile) + ": " + e.Msg }

@@ -21,6 +21,7 @@ type Violation struct {
 	Msg string `json:"msg"`
 }
 
+// Error renders the violation on one line: pointer, rule, message.
 func (v Violation) Error() string {
 	p := v.Pointer
 	if p == "" {

@@ -68,6 +68,7 @@ func (p Profile) Rules() []Rule {
 	return lim.rules
 }
 
+// String returns the profile's name.
 func (p Profile) String() string { return string(p) }
 
 // form is how an adapted schema is written.
