@@ -2,6 +2,7 @@ package adapt
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -273,3 +274,28 @@ func TestRestoreStruct(t *testing.T) {
 }
 
 func structFrom(m map[string]any) (*structpb.Struct, error) { return structpb.NewStruct(m) }
+
+// An adapted schema serves concurrent restores.
+func TestRestoreConcurrent(t *testing.T) {
+	a, err := Adapt([]byte(`{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"integer"}},"id":{"type":"integer","format":"int64"}}}`), GeminiSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan string)
+	for i := range 8 {
+		go func() {
+			answer := fmt.Sprintf(`{"id":"%d","m":[{"key":"k","value":%d}]}`, 9007199254740993+i, i)
+			out, rep, err := a.Restore([]byte(answer))
+			if err != nil || !rep.Valid() {
+				done <- fmt.Sprint(err, rep)
+				return
+			}
+			done <- string(out)
+		}()
+	}
+	for range 8 {
+		if s := <-done; !strings.HasPrefix(s, `{"id":90071992547`) {
+			t.Error(s)
+		}
+	}
+}
