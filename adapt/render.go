@@ -328,17 +328,8 @@ func (r *renderer) body(l *plan.Loc) map[string]any {
 		node = clone(node)
 		node["description"] = d
 	}
-	if len(f.drop) > 0 {
-		var kws []string
-		for _, c := range f.drop {
-			if !slices.Contains(kws, c.kw) {
-				kws = append(kws, c.kw)
-			}
-		}
-		sort.Strings(kws)
-		for _, c := range f.drop {
-			r.rep.add(c.ptr, c.kw, ActionDropped, "", "an annotation the profile does not take")
-		}
+	for _, c := range f.drop {
+		r.rep.add(c.ptr, c.kw, ActionDropped, "", "an annotation the profile does not take")
 	}
 	if f.title != "" && f.title != f.desc {
 		r.rep.add(l.Pointer(), "title", ActionDropped, "", "the title (the description says it)")
