@@ -28,6 +28,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
@@ -70,6 +71,8 @@ type Server struct {
 	ups                                  []*upstream
 	byName                               map[string]*upstream
 	prefixed                             bool
+
+	adapted adaptedSchemas // input schemas adapted to provider profiles
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -204,7 +207,12 @@ func (s *Server) route(name string) (*upstream, string, error) {
 // ListTools lists the tools of every upstream, sorted by name. An upstream
 // that is down is started; if it cannot be, the tools of its last session
 // are listed, and if it never had one the call fails with Unavailable.
-func (s *Server) ListTools(ctx context.Context, _ *bridgev1.ListToolsRequest) (*bridgev1.ListToolsResponse, error) {
+// With a profile, the input schemas are adapted to it (package adapt).
+func (s *Server) ListTools(ctx context.Context, req *bridgev1.ListToolsRequest) (*bridgev1.ListToolsResponse, error) {
+	profile, err := profileOf(req.GetProfile())
+	if err != nil {
+		return nil, err
+	}
 	resp := &bridgev1.ListToolsResponse{}
 	for _, u := range s.ups {
 		var tools []mcpbridge.ToolInfo
@@ -221,7 +229,9 @@ func (s *Server) ListTools(ctx context.Context, _ *bridgev1.ListToolsRequest) (*
 		}
 		for _, t := range tools {
 			bt := &bridgev1.Tool{Name: s.toolName(u, t.Name), Description: t.Description, Server: u.name}
-			if bt.InputSchema, err = schemaStruct(t.InputSchema); err != nil {
+			if profile != "" {
+				bt.InputSchema = s.adaptedInput(profile, u.name, t)
+			} else if bt.InputSchema, err = schemaStruct(t.InputSchema); err != nil {
 				s.logger.Warn("input schema is not a JSON object; left out", "server", u.name, "tool", t.Name, "err", err)
 			}
 			if bt.OutputSchema, err = schemaStruct(t.OutputSchema); err != nil {
@@ -250,16 +260,23 @@ func schemaStruct(raw []byte) (*structpb.Struct, error) {
 // CallTool calls one tool. Errors: NotFound for a tool no upstream has,
 // Unavailable when the upstream is down (it exited during the call, or
 // cannot be restarted), InvalidArgument for arguments the upstream
-// rejected as a protocol error; a tool's own error is a result with
-// is_error.
+// rejected as a protocol error (or an unknown profile); a tool's own
+// error is a result with is_error. With a profile, the arguments are
+// restored from the adapted input schema first (package adapt); invalid
+// ones are answered here with is_error and the problems.
 func (s *Server) CallTool(ctx context.Context, req *bridgev1.CallToolRequest) (*bridgev1.CallToolResponse, error) {
 	start := time.Now()
 	server := ""
-	u, tool, err := s.route(req.GetName())
+	profile, err := profileOf(req.GetProfile())
+	var u *upstream
+	var tool string
+	if err == nil {
+		u, tool, err = s.route(req.GetName())
+	}
 	var res *mcpbridge.CallResult
 	if err == nil {
 		server = u.name
-		res, err = s.call(ctx, u, req.GetName(), tool, req.GetArguments())
+		res, err = s.callProfile(ctx, profile, u, req.GetName(), tool, req.GetArguments())
 	}
 	var resp *bridgev1.CallToolResponse
 	if err == nil {
@@ -272,12 +289,39 @@ func (s *Server) CallTool(ctx context.Context, req *bridgev1.CallToolRequest) (*
 	return resp, err
 }
 
-// call makes the call on the upstream's live session and maps its errors
-// to gRPC status errors.
-func (s *Server) call(ctx context.Context, u *upstream, name, tool string, args *structpb.Struct) (*mcpbridge.CallResult, error) {
+// callProfile restores the arguments from the profile's adapted schema,
+// when there is a profile, then calls; the report lists restore's changes
+// first.
+func (s *Server) callProfile(ctx context.Context, p adapt.Profile, u *upstream, name, tool string, args *structpb.Struct) (*mcpbridge.CallResult, error) {
+	if p == "" {
+		return s.call(ctx, u, nil, name, tool, args)
+	}
 	sess, err := u.get(ctx)
 	if err != nil {
 		return nil, unavailable(ctx, u, err)
+	}
+	if args == nil {
+		args = &structpb.Struct{}
+	}
+	restored, rep, local, err := s.restoreArgs(p, sess, name, tool, args)
+	if err != nil || local != nil {
+		return local, err
+	}
+	res, err := s.call(ctx, u, sess, name, tool, restored)
+	if err == nil && rep != nil {
+		res.Report.Changes = append(rep.Changes, res.Report.Changes...)
+	}
+	return res, err
+}
+
+// call makes the call on the upstream's live session (sess, or the one
+// u.get gives) and maps its errors to gRPC status errors.
+func (s *Server) call(ctx context.Context, u *upstream, sess *session, name, tool string, args *structpb.Struct) (*mcpbridge.CallResult, error) {
+	if sess == nil {
+		var err error
+		if sess, err = u.get(ctx); err != nil {
+			return nil, unavailable(ctx, u, err)
+		}
 	}
 	if args == nil {
 		args = &structpb.Struct{}

@@ -25,7 +25,12 @@ const (
 
 // ListToolsRequest asks for the tools.
 type ListToolsRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Profile, if set, adapts each tool's input schema to a provider's
+	// function calling ("openai", "anthropic", "gemini", "gemini-schema",
+	// "mcp"; see structkit's package adapt): the schemas listed are the
+	// adapted ones, to send to that provider's model.
+	Profile       string `protobuf:"bytes,1,opt,name=profile,proto3" json:"profile,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -58,6 +63,13 @@ func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use ListToolsRequest.ProtoReflect.Descriptor instead.
 func (*ListToolsRequest) Descriptor() ([]byte, []int) {
 	return file_structkit_bridge_v1_bridge_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ListToolsRequest) GetProfile() string {
+	if x != nil {
+		return x.Profile
+	}
+	return ""
 }
 
 // ListToolsResponse lists the tools.
@@ -195,7 +207,12 @@ type CallToolRequest struct {
 	// Name of the tool, as ListTools gives it.
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// Arguments of the call.
-	Arguments     *structpb.Struct `protobuf:"bytes,2,opt,name=arguments,proto3" json:"arguments,omitempty"`
+	Arguments *structpb.Struct `protobuf:"bytes,2,opt,name=arguments,proto3" json:"arguments,omitempty"`
+	// Profile, if set, says the arguments were written under the input
+	// schema ListTools gave for that profile (a model's answer): the bridge
+	// restores them to the tool's own schema (exact integers, null for
+	// absent, pairs as maps, ...) before the check and the call.
+	Profile       string `protobuf:"bytes,3,opt,name=profile,proto3" json:"profile,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -242,6 +259,13 @@ func (x *CallToolRequest) GetArguments() *structpb.Struct {
 		return x.Arguments
 	}
 	return nil
+}
+
+func (x *CallToolRequest) GetProfile() string {
+	if x != nil {
+		return x.Profile
+	}
+	return ""
 }
 
 // CallToolResponse is the result of a tool call.
@@ -325,8 +349,9 @@ var File_structkit_bridge_v1_bridge_proto protoreflect.FileDescriptor
 
 const file_structkit_bridge_v1_bridge_proto_rawDesc = "" +
 	"\n" +
-	" structkit/bridge/v1/bridge.proto\x12\x13structkit.bridge.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x19structkit/v1/report.proto\"\x12\n" +
-	"\x10ListToolsRequest\"D\n" +
+	" structkit/bridge/v1/bridge.proto\x12\x13structkit.bridge.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x19structkit/v1/report.proto\",\n" +
+	"\x10ListToolsRequest\x12\x18\n" +
+	"\aprofile\x18\x01 \x01(\tR\aprofile\"D\n" +
 	"\x11ListToolsResponse\x12/\n" +
 	"\x05tools\x18\x01 \x03(\v2\x19.structkit.bridge.v1.ToolR\x05tools\"\xce\x01\n" +
 	"\x04Tool\x12\x12\n" +
@@ -334,10 +359,11 @@ const file_structkit_bridge_v1_bridge_proto_rawDesc = "" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12:\n" +
 	"\finput_schema\x18\x03 \x01(\v2\x17.google.protobuf.StructR\vinputSchema\x12<\n" +
 	"\routput_schema\x18\x04 \x01(\v2\x17.google.protobuf.StructR\foutputSchema\x12\x16\n" +
-	"\x06server\x18\x05 \x01(\tR\x06server\"\\\n" +
+	"\x06server\x18\x05 \x01(\tR\x06server\"v\n" +
 	"\x0fCallToolRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x125\n" +
-	"\targuments\x18\x02 \x01(\v2\x17.google.protobuf.StructR\targuments\"\xd5\x01\n" +
+	"\targuments\x18\x02 \x01(\v2\x17.google.protobuf.StructR\targuments\x12\x18\n" +
+	"\aprofile\x18\x03 \x01(\tR\aprofile\"\xd5\x01\n" +
 	"\x10CallToolResponse\x121\n" +
 	"\acontent\x18\x01 \x03(\v2\x17.google.protobuf.StructR\acontent\x12E\n" +
 	"\x12structured_content\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x11structuredContent\x12\x19\n" +

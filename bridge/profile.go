@@ -1,0 +1,117 @@
+package bridge
+
+import (
+	"encoding/json"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/structkit/structkit/adapt"
+	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/mcpbridge"
+)
+
+// Provider profiles: ListTools with a profile lists adapted input
+// schemas; CallTool with that profile restores the arguments (a model's
+// answer under the adapted schema) to the tool's own schema before the
+// check and the call. Adapted schemas are kept per profile and input
+// schema.
+
+// adaptedSchemas caches adaptations by profile and input schema text.
+type adaptedSchemas struct {
+	mu sync.Mutex
+	m  map[adaptKey]adaptEntry
+}
+
+type adaptKey struct {
+	profile adapt.Profile
+	schema  string
+}
+
+type adaptEntry struct {
+	s   *adapt.Schema
+	err error
+}
+
+// maxAdapted bounds the cache; beyond it, it starts over.
+const maxAdapted = 4096
+
+func (c *adaptedSchemas) get(p adapt.Profile, schema json.RawMessage) (*adapt.Schema, error) {
+	k := adaptKey{p, string(schema)}
+	c.mu.Lock()
+	e, ok := c.m[k]
+	c.mu.Unlock()
+	if ok {
+		return e.s, e.err
+	}
+	s, err := adapt.Adapt(schema, p)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxAdapted {
+		c.m = map[adaptKey]adaptEntry{}
+	}
+	c.m[k] = adaptEntry{s, err}
+	c.mu.Unlock()
+	return s, err
+}
+
+// profileOf reads a request's profile: "" for none.
+func profileOf(name string) (adapt.Profile, error) {
+	if name == "" {
+		return "", nil
+	}
+	p, err := adapt.ParseProfile(name)
+	if err != nil {
+		return "", status.Error(codes.InvalidArgument, err.Error())
+	}
+	return p, nil
+}
+
+// adaptedInput returns the tool's input schema adapted to p, as a Struct;
+// nil when the tool has none or it cannot be adapted (logged).
+func (s *Server) adaptedInput(p adapt.Profile, server string, t mcpbridge.ToolInfo) *structpb.Struct {
+	if len(t.InputSchema) == 0 || string(t.InputSchema) == "null" {
+		return nil
+	}
+	a, err := s.adapted.get(p, t.InputSchema)
+	if err != nil {
+		s.logger.Warn("input schema cannot be adapted; left out", "server", server, "tool", t.Name, "profile", p, "err", err)
+		return nil
+	}
+	st, err := schemaStruct(a.JSON())
+	if err != nil {
+		return nil
+	}
+	return st
+}
+
+// restoreArgs restores arguments written under the tool's input schema
+// adapted to p. With problems it returns the local answer (is_error, the
+// problems in a model's words) and no arguments.
+func (s *Server) restoreArgs(p adapt.Profile, sess *session, name, tool string, args *structpb.Struct) (*structpb.Struct, *coerce.Report, *mcpbridge.CallResult, error) {
+	var ti *mcpbridge.ToolInfo
+	for _, t := range sess.client.Tools() {
+		if t.Name == tool {
+			ti = &t
+			break
+		}
+	}
+	if ti == nil || len(ti.InputSchema) == 0 || string(ti.InputSchema) == "null" {
+		return args, nil, nil, nil // nothing to restore to: the call goes as it is
+	}
+	a, err := s.adapted.get(p, ti.InputSchema)
+	if err != nil {
+		return nil, nil, nil, status.Errorf(codes.FailedPrecondition, "tool %q: its input schema cannot be adapted to %s: %v", name, p, err)
+	}
+	out, rep, err := adapt.RestoreOptions{Schema: a, Policy: s.opts.Policy, Tool: name, Observer: s.opts.Observer}.Struct(args)
+	if err != nil {
+		return nil, nil, nil, status.Errorf(codes.InvalidArgument, "tool %q: arguments: %v", name, err)
+	}
+	if !rep.Valid() {
+		text, _ := json.Marshal(&mcp.TextContent{Text: coerce.FormatProblems(name, rep.Problems)})
+		return nil, rep, &mcpbridge.CallResult{Content: []json.RawMessage{text}, IsError: true, Local: true, Report: *rep}, nil
+	}
+	return out, rep, nil, nil
+}
