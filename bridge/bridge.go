@@ -34,6 +34,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/internal/pragma"
@@ -102,6 +103,8 @@ type Server struct {
 	ups                                  []*upstream
 	byName                               map[string]*upstream
 	prefixed                             bool
+
+	adapted adaptedSchemas // input schemas adapted to provider profiles
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -243,7 +246,12 @@ func (s *Server) route(name string) (*upstream, string, error) {
 // ListTools lists the tools of every upstream, sorted by name. An upstream
 // that is down is started; if it cannot be, the tools of its last session
 // are listed, and if it never had one the call fails with Unavailable.
-func (s *Server) ListTools(ctx context.Context, _ *bridgev1.ListToolsRequest) (*bridgev1.ListToolsResponse, error) {
+// With a profile, the input schemas are adapted to it (package adapt).
+func (s *Server) ListTools(ctx context.Context, req *bridgev1.ListToolsRequest) (*bridgev1.ListToolsResponse, error) {
+	profile, err := profileOf(req.GetProfile())
+	if err != nil {
+		return nil, err
+	}
 	resp := &bridgev1.ListToolsResponse{}
 	for _, u := range s.ups {
 		var tools []mcpbridge.ToolInfo
@@ -260,7 +268,9 @@ func (s *Server) ListTools(ctx context.Context, _ *bridgev1.ListToolsRequest) (*
 		}
 		for _, t := range tools {
 			bt := &bridgev1.Tool{Name: s.toolName(u, t.Name), Description: t.Description, Server: u.name}
-			if bt.InputSchema, err = schemaStruct(t.InputSchema); err != nil {
+			if profile != "" {
+				bt.InputSchema = s.adaptedInput(profile, u.name, t)
+			} else if bt.InputSchema, err = schemaStruct(t.InputSchema); err != nil {
 				s.logger.Warn("input schema is not a JSON object; left out", "server", u.name, "tool", t.Name, "err", err)
 			}
 			if bt.OutputSchema, err = schemaStruct(t.OutputSchema); err != nil {
@@ -299,14 +309,21 @@ func (s *Server) CallTool(ctx context.Context, req *bridgev1.CallToolRequest) (*
 	ctx, cancel := s.callContext(ctx)
 	defer cancel()
 	server := ""
-	var res *mcpbridge.CallResult
-	u, tool, err := s.route(req.GetName())
+	var (
+		res  *mcpbridge.CallResult
+		u    *upstream
+		tool string
+	)
+	profile, err := profileOf(req.GetProfile())
+	if err == nil {
+		u, tool, err = s.route(req.GetName())
+	}
 	if err == nil {
 		server = u.name
 		err = unreadableArguments(req)
 	}
 	if err == nil {
-		res, err = s.call(ctx, u, req, tool)
+		res, err = s.call(ctx, u, req, tool, profile)
 	}
 	var resp *bridgev1.CallToolResponse
 	if err == nil {
@@ -351,24 +368,43 @@ func unreadableArguments(req *bridgev1.CallToolRequest) error {
 }
 
 // call makes the call on the upstream's live session and maps its errors
-// to gRPC status errors.
-func (s *Server) call(ctx context.Context, u *upstream, req *bridgev1.CallToolRequest, tool string) (*mcpbridge.CallResult, error) {
+// to gRPC status errors. With a profile, the arguments (a model's answer
+// under the adapted input schema) are restored to the tool's own schema
+// first; restore's changes lead the report, and arguments restore finds
+// invalid are answered here.
+func (s *Server) call(ctx context.Context, u *upstream, req *bridgev1.CallToolRequest, tool string, p adapt.Profile) (*mcpbridge.CallResult, error) {
 	name := req.GetName()
 	sess, err := u.get(ctx)
 	if err != nil {
 		return nil, unavailable(ctx, u, err)
 	}
-	var res *mcpbridge.CallResult
+	var res, local *mcpbridge.CallResult
+	var restored *coerce.Report
 	switch a := req.GetArgs().(type) {
 	case *bridgev1.CallToolRequest_ArgumentsJson:
-		res, err = sess.client.CallToolJSON(ctx, tool, []byte(a.ArgumentsJson))
+		js := []byte(a.ArgumentsJson)
+		if p != "" {
+			if js, restored, local, err = s.restoreJSON(ctx, p, sess, name, tool, js); err != nil || local != nil {
+				return local, err
+			}
+		}
+		res, err = sess.client.CallToolJSON(ctx, tool, js)
 	case *bridgev1.CallToolRequest_Arguments:
-		res, err = sess.client.CallTool(ctx, tool, a.Arguments)
+		args := a.Arguments
+		if p != "" {
+			if args, restored, local, err = s.restoreArgs(ctx, p, sess, name, tool, args); err != nil || local != nil {
+				return local, err
+			}
+		}
+		res, err = sess.client.CallTool(ctx, tool, args)
 	default:
 		if err := missingArguments(sess.client, tool, name); err != nil {
 			return nil, err
 		}
 		res, err = sess.client.CallTool(ctx, tool, nil)
+	}
+	if err == nil && restored != nil {
+		res.Report.Changes = append(restored.Changes, res.Report.Changes...)
 	}
 	if err != nil {
 		if !u.fixed && ctx.Err() == nil && errors.Is(err, mcp.ErrConnectionClosed) {

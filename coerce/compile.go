@@ -3,6 +3,7 @@ package coerce
 import (
 	"errors"
 
+	"github.com/structkit/structkit/internal/openapi"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/validate"
@@ -30,11 +31,27 @@ const (
 	Draft7
 	Draft2019
 	Draft2020
+	// OpenAPI30 is the OpenAPI 3.0 Schema Object, as Gemini and Vertex AI
+	// function declarations carry it (google.golang.org/genai's Schema):
+	// upper-case types ("STRING", "INTEGER"), "nullable", "format"
+	// int32/int64, enums of strings (["1", "2"] beside INTEGER), counts
+	// as decimal strings, boolean exclusiveMinimum. Compile rewrites the
+	// document into the JSON Schema 2020-12 it means before planning, so
+	// the plan and Validate see standard JSON Schema; schema pointers stay
+	// those of the document given. Without a Dialect, a document with no
+	// "$schema" that names an upper-case type is read in this form (no
+	// JSON Schema draft accepts those names).
+	OpenAPI30
 )
 
 // String names the draft as its specification does ("2020-12",
-// "draft-07"), or "unknown".
-func (d Dialect) String() string { return plan.Dialect(d).String() }
+// "draft-07", "openapi-3.0"), or "unknown".
+func (d Dialect) String() string {
+	if d == OpenAPI30 {
+		return "openapi-3.0"
+	}
+	return plan.Dialect(d).String()
+}
 
 // CompileOptions configures compilation. The zero value is ready to use.
 // Like protojson's options, it is a plain struct used by value; write it
@@ -43,7 +60,8 @@ type CompileOptions struct {
 	pragma.NoUnkeyedLiterals
 
 	// Dialect applies when the document has no recognised "$schema".
-	// Zero means draft 2020-12.
+	// Zero means draft 2020-12 (or OpenAPI30 for a document in that form;
+	// see OpenAPI30).
 	Dialect Dialect
 	// Resources are further schema documents, by absolute URI, that $ref
 	// may point into. Values are JSON text ([]byte, string,
@@ -95,8 +113,16 @@ func (o CompileOptions) CompileValue(schema any) (*Schema, error) {
 	if err != nil {
 		return nil, schemaError(err)
 	}
+	dialect := plan.Dialect(o.Dialect)
+	src := DialectUnknown
+	if o.Dialect == OpenAPI30 || o.Dialect == DialectUnknown && openapi.Detect(doc) {
+		if doc, err = openapi.Normalize(doc); err != nil {
+			return nil, schemaError(err)
+		}
+		dialect, src = plan.Draft2020, OpenAPI30
+	}
 	po := plan.Options{
-		Dialect:      plan.Dialect(o.Dialect),
+		Dialect:      dialect,
 		Resources:    o.Resources,
 		NoNullable:   o.NoNullable,
 		AssertFormat: o.AssertFormat,
@@ -109,7 +135,7 @@ func (o CompileOptions) CompileValue(schema any) (*Schema, error) {
 	if err != nil {
 		return nil, schemaError(err)
 	}
-	return &Schema{p: p}, nil
+	return &Schema{p: p, src: src}, nil
 }
 
 // schemaError presents an error of the plan as a *SchemaError.

@@ -22,6 +22,9 @@
 // dependentSchemas (and draft-07 "dependencies"), $ref to any JSON Pointer
 // or anchor within the document or its $id-identified resources, $dynamicRef
 // and $recursiveRef (resolved as a plain $ref), type arrays, enum, const and
-// OpenAPI's "nullable". Keywords that do not decide which subschema applies
+// OpenAPI's "nullable". The OpenAPI 3.0 Schema Object form of Gemini's and
+// Vertex AI's function declarations (upper-case types, string enums) is
+// read as the JSON Schema it means (Dialect OpenAPI30, also detected).
+// Keywords that do not decide which subschema applies
 // to a location (minimum, pattern, not, ...) are left to validation.
 package coerce

@@ -9,11 +9,17 @@ import "github.com/structkit/structkit/internal/plan"
 // Pass it to the conversions of package structconv, which ask its plan at
 // every node of an instance.
 type Schema struct {
-	p *plan.Schema
+	p   *plan.Schema
+	src Dialect // OpenAPI30 when the document was read in that form
 }
 
 // Dialect returns the draft the schema was compiled as.
-func (s *Schema) Dialect() Dialect { return Dialect(s.plan().Dialect()) }
+func (s *Schema) Dialect() Dialect {
+	if s != nil && s.src != DialectUnknown {
+		return s.src
+	}
+	return Dialect(s.plan().Dialect())
+}
 
 // plan returns the compiled plan: nil for a nil Schema.
 func (s *Schema) plan() *plan.Schema {

@@ -11,6 +11,7 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/observe"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/restore"
 )
 
 // CheckOptions configures the pre-dispatch check of a tool call's
@@ -38,6 +39,10 @@ type CheckOptions struct {
 	// means the defaults.
 	MaxDepth        int
 	MaxNumberDigits int
+
+	// restore, when set, restores arguments written under an adapted
+	// schema while they are read (JSON only; see restore.go).
+	restore *restore.Run
 }
 
 func (o CheckOptions) ctx() context.Context {
@@ -63,7 +68,7 @@ func (o CheckOptions) JSON(args []byte) ([]byte, *coerce.Report, error) {
 	if err := o.ctx().Err(); err != nil {
 		return nil, nil, err
 	}
-	if err := (UnmarshalOptions{Schema: o.Schema, Policy: o.Policy, Report: rep, MaxDepth: o.MaxDepth, MaxNumberDigits: o.MaxNumberDigits}).Unmarshal(args, &s); err != nil {
+	if err := (UnmarshalOptions{Schema: o.Schema, Policy: o.Policy, Report: rep, MaxDepth: o.MaxDepth, MaxNumberDigits: o.MaxNumberDigits, restore: o.restore}).Unmarshal(args, &s); err != nil {
 		return nil, nil, err
 	}
 	if err := o.validate(&s, rep); err != nil {
@@ -152,6 +157,9 @@ func (o CheckOptions) finish(v any, rep *coerce.Report) error {
 			problems = append(problems, coerce.Problem{Path: c.Path, Keyword: "type", Expected: "integer",
 				Got: "number " + c.From, Message: p + ": expected integer, got number " + c.From, Schema: c.Schema})
 		}
+	}
+	if o.restore != nil {
+		problems = append(problems, o.restore.Problems...)
 	}
 	slices.SortStableFunc(problems, func(a, b coerce.Problem) int { return strings.Compare(a.Path, b.Path) })
 	rep.Changes = onlyPolicyChanges(rep.Changes)

@@ -15,6 +15,7 @@ import (
 	"github.com/structkit/structkit/internal/lenient"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/restore"
 )
 
 // BigIntegers says what Unmarshal does with an integer literal beyond
@@ -58,6 +59,11 @@ type UnmarshalOptions struct {
 	// DefaultMaxNumberDigits. A longer literal fails with CodeNumber. See
 	// limits.go.
 	MaxNumberDigits int
+
+	// restore, when set, applies an adapted schema's stand-ins while
+	// reading (see restore.go); only package adapt sets it, through
+	// internal/restore.
+	restore *restore.Run
 }
 
 // Unmarshal reads JSON into m without a schema.
@@ -81,6 +87,7 @@ func (o UnmarshalOptions) Unmarshal(b []byte, m proto.Message) error {
 		bigInts:  o.BigIntegers,
 		maxDepth: effectiveDepth(o.MaxDepth),
 		digits:   effectiveDigits(o.MaxNumberDigits),
+		rt:       o.restore,
 	}
 	d.slabSize = min(max(len(b)/16, 8), 256)
 	root := planOf(o.Schema).Root()
@@ -134,6 +141,8 @@ type decoder struct {
 	scratch  []byte // unescaping
 	members  []pair // object members being read, a stack over nesting levels
 	elems    []*structpb.Value
+	rt       *restore.Run // restoring an answer under an adapted schema; nil otherwise
+	xtra     []pair       // restore: undeclared members read from the extra member, a stack
 
 	// slabs: values are allocated in batches
 	slabSize int
@@ -286,6 +295,9 @@ func (d *decoder) value(l *plan.Loc) (*structpb.Value, error) {
 	}
 	switch c := d.s[d.i]; {
 	case c == '{':
+		if d.rt != nil && d.rt.T.Wrap != "" && len(d.path) == 0 {
+			return d.unwrap(l)
+		}
 		fields, err := d.fields(l)
 		if err != nil {
 			return nil, err
@@ -294,6 +306,9 @@ func (d *decoder) value(l *plan.Loc) (*structpb.Value, error) {
 		v.Kind = d.structKind(fields)
 		return v, nil
 	case c == '[':
+		if d.rt != nil && d.rt.T.Pairs(l) {
+			return d.pairs(l)
+		}
 		values, err := d.elements(l)
 		if err != nil {
 			return nil, err
@@ -305,6 +320,11 @@ func (d *decoder) value(l *plan.Loc) (*structpb.Value, error) {
 		s, err := d.str()
 		if err != nil {
 			return nil, err
+		}
+		if d.rt != nil && l != nil {
+			if v, ok := d.restoreString(s, l); ok {
+				return v, nil
+			}
 		}
 		if d.lenient && l != nil {
 			return d.lenientValue(d.stringValue(s), lenient.Scalar{Type: jsontype.String, Text: s}, l), nil
@@ -363,6 +383,7 @@ func (d *decoder) fields(l *plan.Loc) (map[string]*structpb.Value, error) {
 	}
 	d.i++
 	base := len(d.members)
+	xbase := len(d.xtra)
 	depth := len(d.path)
 	d.path = append(d.path, seg{isKey: true})
 	d.skipSpace()
@@ -388,11 +409,16 @@ func (d *decoder) fields(l *plan.Loc) (map[string]*structpb.Value, error) {
 		}
 		d.i++
 		child := l.Property(key, nil)
-		v, err := d.value(child)
+		var v *structpb.Value
+		if d.rt != nil {
+			v, err = d.restoreMember(l, key, child)
+		} else {
+			v, err = d.value(child)
+		}
 		if err != nil {
 			return nil, err
 		}
-		if d.lenient && l != nil {
+		if d.lenient && l != nil && v != nil {
 			v = dropEmpty(d.policy, d, d.report != nil, l, key, child, v) // nil: dropped
 		}
 		d.members = append(d.members, pair{key: key, val: v, at: at})
@@ -416,12 +442,16 @@ func (d *decoder) fields(l *plan.Loc) (map[string]*structpb.Value, error) {
 			return nil, d.fail(CodeDuplicateKey, "member %q appears more than once", p.key)
 		}
 	}
-	if d.lenient {
+	if d.lenient || d.rt != nil {
 		for _, p := range members {
 			if p.val == nil {
-				delete(m, p.key) // dropped by the policy
+				delete(m, p.key) // dropped by the policy, or absent (restore)
 			}
 		}
+	}
+	if d.rt != nil {
+		d.path = d.path[:depth]
+		d.mergeExtra(l, m, xbase)
 	}
 	clear(members)
 	d.members = d.members[:base]
@@ -446,7 +476,14 @@ func (d *decoder) elements(l *plan.Loc) ([]*structpb.Value, error) {
 	}
 	for n := 0; ; n++ {
 		d.path[depth].index = n
-		v, err := d.value(l.Item(n, nil))
+		item := l.Item(n, nil)
+		var v *structpb.Value
+		var err error
+		if d.rt != nil && d.rt.T.ChildText(item) && d.peek() == '"' {
+			v, err = d.childText(item)
+		} else {
+			v, err = d.value(item)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -105,6 +105,16 @@ func TestCallTool(t *testing.T) {
 			wantCode: 1, wantStdout: []string{"/limit"}, wantStderr: []string{"/limit:", "expected integer"},
 		},
 		{
+			name: "profile", why: "--profile: the answer under the adapted schema (null for absent, the 64-bit id as digits) is restored by the bridge",
+			args:     []string{"--profile", "gemini", "--tool", "search_issues", "--args", `{"query": "crash", "repo_id": 9007199254740993}`},
+			wantCode: 0, wantStdout: []string{"9007199254740993"}, wantStderr: []string{"/repo_id: bigint"},
+		},
+		{
+			name: "profile openai", why: "--profile openai: every member sent, null for those left out",
+			args:     []string{"--profile", "openai", "--tool", "code_nav", "--args", `{"path": "a.go", "line": 5, "column": 12}`},
+			wantCode: 0, wantStdout: []string{"a.go:5:12"},
+		},
+		{
 			name: "unknown tool", why: "NotFound from the bridge, exit 1",
 			args:     []string{"--tool", "nope", "--args", `{}`},
 			wantCode: 1, wantStderr: []string{"NotFound", "nope"},

@@ -33,6 +33,8 @@ func runCall(e *env, args []string) error {
 	tool := fs.String("tool", "", "call the tool `NAME` (as --list gives it)")
 	argsFlag := fs.String("args", "{}", "the arguments: `JSON` text, or @FILE to read it from FILE (@- for standard input)")
 	timeout := fs.Duration("timeout", 30*time.Second, "give up after `DURATION`")
+	var pf profileFlag
+	fs.Var(&pf, "profile", "list input schemas adapted to the provider `NAME` ("+profileNames()+"), and send --args as written under them, for the bridge to restore")
 	format := newEnum("text", "text", "json")
 	fs.Var(format, "format", "`FORMAT` of the output: text, or json (the response message as protobuf JSON)")
 	var cf connFlags
@@ -70,7 +72,7 @@ func runCall(e *env, args []string) error {
 	defer conn.Close()
 	client := bridgev1.NewToolBridgeServiceClient(conn)
 
-	tools, err := client.ListTools(ctx, &bridgev1.ListToolsRequest{})
+	tools, err := client.ListTools(ctx, &bridgev1.ListToolsRequest{Profile: string(pf.p)})
 	if err != nil {
 		return rpcError(*addr, "ListTools", err)
 	}
@@ -96,7 +98,7 @@ func runCall(e *env, args []string) error {
 	if err := structconv.Unmarshal(argsData, &st); err != nil {
 		return inputError(argsName, argsData, err)
 	}
-	resp, err := client.CallTool(ctx, &bridgev1.CallToolRequest{Name: *tool, Args: &bridgev1.CallToolRequest_ArgumentsJson{ArgumentsJson: string(argsData)}})
+	resp, err := client.CallTool(ctx, &bridgev1.CallToolRequest{Name: *tool, Args: &bridgev1.CallToolRequest_ArgumentsJson{ArgumentsJson: string(argsData)}, Profile: string(pf.p)})
 	if err != nil {
 		return rpcError(*addr, "CallTool "+*tool, err)
 	}
@@ -256,11 +258,16 @@ func writeResult(e *env, resp *bridgev1.CallToolResponse, out *coerce.Schema) er
 }
 
 func callUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprint(w, `Usage: structkit call [--addr ADDR] --list [--format text|json]
-       structkit call [--addr ADDR] --tool NAME [--args JSON | --args @FILE] [--format text|json]
+	fmt.Fprint(w, `Usage: structkit call [--addr ADDR] [--profile NAME] --list [--format text|json]
+       structkit call [--addr ADDR] [--profile NAME] --tool NAME [--args JSON | --args @FILE] [--format text|json]
        (either with [--tls-ca FILE | --tls] [--tls-server-name NAME] [--tls-cert FILE --tls-key FILE] [--auth-token-file FILE])
 
 Call is a client of a structkit bridge (structkit.bridge.v1.ToolBridgeService).
+
+With --profile NAME the tools' input schemas are listed adapted to that
+provider (see "structkit adapt"), --args is read as a model would write it
+under the adapted schema, and the bridge restores it to the tool's own
+schema before the check and the call.
 
 With --list it lists the tools, one line each: name, server, the first line
 of the description (with --format json, the ListToolsResponse as protobuf
@@ -288,6 +295,7 @@ Examples:
 
 	structkit call --list
 	structkit call --tool code_nav --args '{"path": "a.go", "line": 5, "column": 12}'
+	structkit call --profile openai --tool code_nav --args '{"path": "a.go", "line": 5, "column": null, "ids": null, "options": null, "score": null}'
 
 Flags:
 `)

@@ -21,6 +21,14 @@
 //	check   Check a tool call's arguments before dispatch: repair what the
 //	        chosen rules allow (--lenient, --rules), validate against the
 //	        whole schema, report changes and problems (text or --format json).
+//	adapt   Adapt a tool's schema to a provider's function calling
+//	        (--profile openai, anthropic, gemini, gemini-schema, mcp): the
+//	        adapted schema and a report of every change and what was lost;
+//	        --tools FILE adapts every tool of a tools/list answer; --rules
+//	        prints the profiles' rules with their sources.
+//	restore Read a model's answer written under an adapted schema and print
+//	        the arguments the tool's own schema asks for, checked against it
+//	        (as check reports).
 //	bridge  Serve the tools of MCP servers over gRPC (structkit.bridge.v1
 //	        ToolBridgeService): --mcp NAME=COMMAND for a stdio server,
 //	        --mcp NAME=URL for streamable HTTP; with no --mcp, the bundled
@@ -36,7 +44,8 @@
 //	        set (--descriptor-set FILE) or a server's reflection (--grpc).
 //	help    Print usage, of structkit or of one command.
 //
-// Exit status of check: 0 valid, 1 invalid, 2 bad usage or an unreadable file.
+// Exit status of check and restore: 0 valid, 1 invalid, 2 bad usage or an
+// unreadable file.
 //
 // The schema is a JSON Schema document (--schema FILE) or the inputSchema of
 // one tool of an MCP tools/list answer (--tools FILE --tool NAME); the file
@@ -95,6 +104,8 @@ var commands = []command{
 	{"encode", "Struct → JSON: write a Struct as the JSON its schema calls for", runEncode},
 	{"decode", "JSON → Struct: read JSON arguments into a Struct", runDecode},
 	{"check", "check a tool call's arguments before dispatch: repair, validate, report", runCheck},
+	{"adapt", "adapt a tool's schema to a provider profile (openai, anthropic, gemini, ...), with a report", runAdapt},
+	{"restore", "restore a model's answer under an adapted schema to the tool's arguments", runRestore},
 	{"bridge", "serve MCP servers' tools over gRPC (ToolBridgeService)", runBridge},
 	{"call", "call a tool through a bridge, or list its tools", runCall},
 	{"mcp-example", "run the bundled example MCP server over stdio", runMCPExample},

@@ -25,7 +25,12 @@ const (
 
 // ListToolsRequest asks for the tools.
 type ListToolsRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Profile, if set, adapts each tool's input schema to a provider's
+	// function calling ("openai", "anthropic", "gemini", "gemini-schema",
+	// "mcp"; see structkit's package adapt): the schemas listed are the
+	// adapted ones, to send to that provider's model.
+	Profile       string `protobuf:"bytes,1,opt,name=profile,proto3" json:"profile,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -58,6 +63,13 @@ func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use ListToolsRequest.ProtoReflect.Descriptor instead.
 func (*ListToolsRequest) Descriptor() ([]byte, []int) {
 	return file_structkit_bridge_v1_bridge_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ListToolsRequest) GetProfile() string {
+	if x != nil {
+		return x.Profile
+	}
+	return ""
 }
 
 // ListToolsResponse lists the tools.
@@ -202,7 +214,12 @@ type CallToolRequest struct {
 	//
 	//	*CallToolRequest_Arguments
 	//	*CallToolRequest_ArgumentsJson
-	Args          isCallToolRequest_Args `protobuf_oneof:"args"`
+	Args isCallToolRequest_Args `protobuf_oneof:"args"`
+	// Profile, if set, says the arguments were written under the input
+	// schema ListTools gave for that profile (a model's answer): the bridge
+	// restores them to the tool's own schema (exact integers, null for
+	// absent, pairs as maps, ...) before the check and the call.
+	Profile       string `protobuf:"bytes,4,opt,name=profile,proto3" json:"profile,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -265,6 +282,13 @@ func (x *CallToolRequest) GetArgumentsJson() string {
 		if x, ok := x.Args.(*CallToolRequest_ArgumentsJson); ok {
 			return x.ArgumentsJson
 		}
+	}
+	return ""
+}
+
+func (x *CallToolRequest) GetProfile() string {
+	if x != nil {
+		return x.Profile
 	}
 	return ""
 }
@@ -406,8 +430,9 @@ var File_structkit_bridge_v1_bridge_proto protoreflect.FileDescriptor
 
 const file_structkit_bridge_v1_bridge_proto_rawDesc = "" +
 	"\n" +
-	" structkit/bridge/v1/bridge.proto\x12\x13structkit.bridge.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x19structkit/v1/report.proto\"\x12\n" +
-	"\x10ListToolsRequest\"D\n" +
+	" structkit/bridge/v1/bridge.proto\x12\x13structkit.bridge.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x19structkit/v1/report.proto\",\n" +
+	"\x10ListToolsRequest\x12\x18\n" +
+	"\aprofile\x18\x01 \x01(\tR\aprofile\"D\n" +
 	"\x11ListToolsResponse\x12/\n" +
 	"\x05tools\x18\x01 \x03(\v2\x19.structkit.bridge.v1.ToolR\x05tools\"\xce\x01\n" +
 	"\x04Tool\x12\x12\n" +
@@ -415,11 +440,12 @@ const file_structkit_bridge_v1_bridge_proto_rawDesc = "" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12:\n" +
 	"\finput_schema\x18\x03 \x01(\v2\x17.google.protobuf.StructR\vinputSchema\x12<\n" +
 	"\routput_schema\x18\x04 \x01(\v2\x17.google.protobuf.StructR\foutputSchema\x12\x16\n" +
-	"\x06server\x18\x05 \x01(\tR\x06server\"\x8f\x01\n" +
+	"\x06server\x18\x05 \x01(\tR\x06server\"\xa9\x01\n" +
 	"\x0fCallToolRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x127\n" +
 	"\targuments\x18\x02 \x01(\v2\x17.google.protobuf.StructH\x00R\targuments\x12'\n" +
-	"\x0earguments_json\x18\x03 \x01(\tH\x00R\rargumentsJsonB\x06\n" +
+	"\x0earguments_json\x18\x03 \x01(\tH\x00R\rargumentsJson\x12\x18\n" +
+	"\aprofile\x18\x04 \x01(\tR\aprofileB\x06\n" +
 	"\x04args\"\xb2\x02\n" +
 	"\x10CallToolResponse\x121\n" +
 	"\acontent\x18\x01 \x03(\v2\x17.google.protobuf.StructR\acontent\x12E\n" +

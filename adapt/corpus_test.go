@@ -1,0 +1,313 @@
+package adapt
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/openapi"
+	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/structconv"
+)
+
+const corpusDir = "../testdata/mcp-tools"
+
+// corpusTool is one tool input schema of the MCP fixtures.
+type corpusTool struct {
+	name string
+	raw  []byte
+}
+
+// loadCorpus reads every schemas/*.json and every tool of lists/*.json.
+func loadCorpus(t testing.TB) []corpusTool {
+	t.Helper()
+	var tools []corpusTool
+	files, _ := filepath.Glob(filepath.Join(corpusDir, "schemas", "*.json"))
+	sort.Strings(files)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			InputSchema json.RawMessage `json:"inputSchema"`
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		tools = append(tools, corpusTool{"schemas/" + strings.TrimSuffix(filepath.Base(f), ".json"), doc.InputSchema})
+	}
+	lists, _ := filepath.Glob(filepath.Join(corpusDir, "lists", "*.json"))
+	sort.Strings(lists)
+	for _, f := range lists {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Tools []struct {
+				Name        string          `json:"name"`
+				InputSchema json.RawMessage `json:"inputSchema"`
+			} `json:"tools"`
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, tool := range doc.Tools {
+			tools = append(tools, corpusTool{"lists/" + strings.TrimSuffix(filepath.Base(f), ".json") + ":" + tool.Name, tool.InputSchema})
+		}
+	}
+	if len(files) < 80 || len(lists) < 26 {
+		t.Fatalf("fixtures missing: %d schema files, %d lists", len(files), len(lists))
+	}
+	return tools
+}
+
+// decode reads JSON with exact numbers.
+func decode(t testing.TB, b []byte) any {
+	t.Helper()
+	v, err := plan.Decode(b)
+	if err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, b)
+	}
+	return v
+}
+
+// canonical is x as structconv writes it under the schema: the form
+// restore's output is compared in.
+func canonical(t testing.TB, s *coerce.Schema, x []byte) []byte {
+	t.Helper()
+	var v structpb.Value
+	if err := (structconv.UnmarshalOptions{Schema: s}).Unmarshal(x, &v); err != nil {
+		t.Fatalf("Unmarshal(%s): %v", x, err)
+	}
+	out, err := structconv.MarshalOptions{Schema: s}.Marshal(&v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// adaptedDoc is the adapted schema as a document a generator can read
+// (the OpenAPI form rewritten into JSON Schema).
+func adaptedDoc(t testing.TB, a *Schema) map[string]any {
+	doc := decode(t, a.JSON())
+	if a.Profile() == GeminiSchema {
+		var err error
+		if doc, err = openapi.Normalize(doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return doc.(map[string]any)
+}
+
+// stats counts, per profile, what adaptation did over the corpus.
+type stats struct {
+	tools, changed, lossy, textCut int
+	actions                        map[Action]int
+	lost                           map[string]int
+	forward, restored, answers     int
+	answerProblems, bigints        int
+}
+
+// corpusSeedCount is how many instances per tool and profile the round
+// trips generate (fewer under the race detector: race_test.go).
+var corpusSeedCount uint64 = 6
+
+// TestCorpus adapts every tool of the corpus to every profile and checks:
+// the adapted schema passes the profile's rules; for instances x generated
+// valid under the original, Forward(x) is valid under the adapted schema
+// and restores to x byte for byte; for answers y generated valid under the
+// adapted schema, restore gives arguments valid under the original or
+// problems that name locations in it.
+func TestCorpus(t *testing.T) {
+	tools := loadCorpus(t)
+	all := map[Profile]*stats{}
+	for _, p := range Profiles() {
+		st := &stats{actions: map[Action]int{}, lost: map[string]int{}}
+		all[p] = st
+		t.Run(string(p), func(t *testing.T) {
+			for _, tool := range tools {
+				corpusTool1(t, p, tool, st)
+			}
+		})
+	}
+	for _, p := range Profiles() {
+		st := all[p]
+		t.Logf("%-13s %d tools, %d changed, %d lose something, %d with a location as JSON text; round trips: %d instances (%d integers beyond 2^53), %d answers (%d with problems)",
+			p, st.tools, st.changed, st.lossy, st.textCut, st.restored, st.bigints, st.answers, st.answerProblems)
+		t.Logf("%-13s actions: %s", p, topCounts(st.actions, 20))
+		t.Logf("%-13s most lost: %s", p, topLost(st.lost, 8))
+	}
+}
+
+func topCounts(m map[Action]int, n int) string {
+	type kv struct {
+		k Action
+		v int
+	}
+	var list []kv
+	for k, v := range m {
+		list = append(list, kv{k, v})
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].v > list[j].v || list[i].v == list[j].v && list[i].k < list[j].k })
+	var parts []string
+	for i, e := range list {
+		if i == n {
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", e.k, e.v))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func topLost(m map[string]int, n int) string {
+	type kv struct {
+		k string
+		v int
+	}
+	var list []kv
+	for k, v := range m {
+		list = append(list, kv{k, v})
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].v > list[j].v || list[i].v == list[j].v && list[i].k < list[j].k })
+	var parts []string
+	for i, e := range list {
+		if i == n {
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", e.k, e.v))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func corpusTool1(t *testing.T, p Profile, tool corpusTool, st *stats) {
+	t.Helper()
+	a, err := Adapt(tool.raw, p)
+	if err != nil {
+		t.Errorf("%s: Adapt: %v", tool.name, err)
+		return
+	}
+	st.tools++
+	vs, err := p.Check(a.JSON())
+	if err != nil || len(vs) > 0 {
+		t.Errorf("%s: the adapted schema breaks the rules: %v %v\n%s", tool.name, err, vs, a.JSON())
+		return
+	}
+	if len(a.Report().Changes) > 0 {
+		st.changed++
+	}
+	if len(a.Report().Lost()) > 0 {
+		st.lossy++
+	}
+	cut := false
+	for _, c := range a.Report().Changes {
+		st.actions[c.Action]++
+		if c.Lost != "" {
+			key := string(c.Action)
+			if c.Keyword != "" {
+				key += " " + c.Keyword
+			}
+			st.lost[key]++
+		}
+		cut = cut || c.Action == ActionText
+	}
+	if cut {
+		st.textCut++
+	}
+	orig := a.Original()
+	adapted, err := coerce.Compile(a.JSON())
+	if err != nil {
+		t.Errorf("%s: the adapted schema does not compile: %v", tool.name, err)
+		return
+	}
+	origDoc := decode(t, tool.raw).(map[string]any)
+	sdoc := adaptedDoc(t, a)
+	for seed := uint64(1); seed <= corpusSeedCount; seed++ {
+		// x valid under the original: forward, check, restore.
+		x, ok := newGen(origDoc, seed).value(origDoc, 0)
+		if ok {
+			xb, _ := marshal(x)
+			if ps, err := orig.Validate(decode(t, xb)); err == nil && len(ps) == 0 {
+				roundTrip(t, tool.name, a, adapted, xb, st)
+			}
+		}
+		// y valid under the adapted schema: restore.
+		y, ok := newGen(sdoc, seed+1000).value(sdoc, 0)
+		if ok {
+			yb, _ := marshal(y)
+			if ps, err := adapted.Validate(decode(t, yb)); err == nil && len(ps) == 0 {
+				answer(t, tool.name, a, yb, st)
+			}
+		}
+	}
+}
+
+// roundTrip checks the first invariant on x.
+func roundTrip(t *testing.T, name string, a *Schema, adapted *coerce.Schema, x []byte, st *stats) {
+	t.Helper()
+	fw, err := a.Forward(x)
+	if err != nil {
+		t.Errorf("%s: Forward(%s): %v", name, x, err)
+		return
+	}
+	st.forward++
+	ps, err := adapted.Validate(decode(t, fw))
+	if err != nil || len(ps) > 0 {
+		t.Errorf("%s: Forward(x) is not valid under the adapted schema: %v %v\n x:  %s\n fw: %s\n S': %s", name, err, ps, x, fw, a.JSON())
+		return
+	}
+	out, rep, err := a.Restore(fw)
+	if err != nil || !rep.Valid() {
+		t.Errorf("%s: Restore(Forward(x)): %v %v\n x:  %s\n fw: %s", name, err, rep, x, fw)
+		return
+	}
+	if want := canonical(t, a.Original(), x); !bytes.Equal(out, want) {
+		t.Errorf("%s: Restore(Forward(x)) differs from x:\n x:   %s\n fw:  %s\n got: %s\n S':  %s", name, want, fw, out, a.JSON())
+		return
+	}
+	st.restored++
+	for _, b := range genBig {
+		if bytes.Contains(x, []byte(b)) {
+			st.bigints++
+			break
+		}
+	}
+}
+
+// answer checks the second invariant on y.
+func answer(t *testing.T, name string, a *Schema, y []byte, st *stats) {
+	t.Helper()
+	out, rep, err := a.Restore(y)
+	if err != nil {
+		t.Errorf("%s: Restore(%s): %v", name, y, err)
+		return
+	}
+	st.answers++
+	if rep.Valid() {
+		if ps, err := a.Original().Validate(decode(t, out)); err != nil || len(ps) > 0 {
+			t.Errorf("%s: restored arguments reported valid are not: %v\n y: %s\n out: %s", name, ps, y, out)
+		}
+		return
+	}
+	st.answerProblems++
+	doc := plan.OfPublic(a.Original())
+	for _, p := range rep.Problems {
+		if p.Schema != "" {
+			if _, ok := doc.Lookup(p.Schema); !ok && !strings.Contains(p.Schema, "#") {
+				t.Errorf("%s: problem %q names schema location %q, which the original does not have", name, p.Message, p.Schema)
+			}
+		}
+		if !strings.HasPrefix(p.Message, strings.TrimSuffix(p.Path, "/")) && p.Path != "" {
+			t.Errorf("%s: problem %q does not start with its path %q", name, p.Message, p.Path)
+		}
+	}
+}

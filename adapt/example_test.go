@@ -1,0 +1,83 @@
+package adapt_test
+
+import (
+	"fmt"
+
+	"github.com/structkit/structkit/adapt"
+	"github.com/structkit/structkit/coerce"
+)
+
+const toolSchema = `{
+	"type": "object",
+	"required": ["repo_id"],
+	"properties": {
+		"repo_id": {"type": "integer", "format": "int64"},
+		"labels":  {"type": "object", "additionalProperties": {"type": "integer"}},
+		"limit":   {"type": "integer", "minimum": 1, "maximum": 100}
+	}
+}`
+
+// Adapt a tool's schema for OpenAI's strict mode: every member required
+// (optional ones nullable), maps as {key, value} pairs, objects closed.
+// The report says what changed, by location of the original schema.
+func ExampleAdapt() {
+	s, err := adapt.Adapt([]byte(toolSchema), adapt.OpenAI)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(string(s.JSON()))
+	fmt.Println(s.Report())
+	// Output:
+	// {"additionalProperties":false,"properties":{"labels":{"description":"A map, written as an array of {\"key\", \"value\"} pairs, each key once.","items":{"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"integer"}},"required":["key","value"],"type":"object"},"type":["array","null"]},"limit":{"maximum":100,"minimum":1,"type":["integer","null"]},"repo_id":{"description":"Format: int64.","type":"integer"}},"required":["labels","limit","repo_id"],"type":"object"}
+	// / additionalProperties: closed; lost: members the schema does not declare (it does not say additionalProperties)
+	// /properties/labels: nullable (optional: required and nullable, null stands for absent)
+	// /properties/labels additionalProperties: pairs (a map is written as an array of {key, value} pairs and read back as an object)
+	// /properties/limit: nullable (optional: required and nullable, null stands for absent)
+	// /properties/repo_id format: described; lost: the keyword format (written into the description; checked on restore)
+}
+
+// Restore a Gemini answer: the 64-bit ID came as a string of digits (a
+// double could not hold it), the map as pairs. The result is what the
+// tool's own schema asks for, checked against it.
+func ExampleRestoreOptions_JSON() {
+	s, err := adapt.Adapt([]byte(toolSchema), adapt.GeminiSchema)
+	if err != nil {
+		panic(err)
+	}
+	answer := []byte(`{"repo_id":"9007199254740993","labels":[{"key":"bug","value":2}],"limit":500}`)
+	args, rep, err := adapt.RestoreOptions{Schema: s, Tool: "list_issues"}.JSON(answer)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(string(args))
+	fmt.Println(rep)
+	if !rep.Valid() {
+		fmt.Println(coerce.FormatProblems("list_issues", rep.Problems))
+	}
+	// Output:
+	// {"labels":{"bug":2},"limit":500,"repo_id":9007199254740993}
+	// /repo_id: integer-from-string "9007199254740993" -> 9007199254740993
+	// /labels: map-from-pairs [{"key":"bug","value":2}] -> {"bug":2}
+	// /limit: expected at most 100, got integer 500
+	// Invalid arguments for tool "list_issues":
+	// - /limit: expected at most 100, got integer 500
+	// Correct these arguments and call the tool again.
+}
+
+// Check a schema against a provider's rules before sending it.
+func ExampleProfile_Check() {
+	violations, err := adapt.Anthropic.Check([]byte(toolSchema))
+	if err != nil {
+		panic(err)
+	}
+	for _, v := range violations {
+		fmt.Println(v)
+	}
+	// Output:
+	// /: closed-objects: additionalProperties is not false
+	// /properties/labels: closed-objects: additionalProperties is not false
+	// /properties/labels: keywords: additionalProperties other than false
+	// /properties/limit: keywords: the profile does not take maximum
+	// /properties/limit: keywords: the profile does not take minimum
+	// /properties/repo_id: formats: format "int64" is not one the profile takes on "integer"
+}

@@ -1,0 +1,361 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/structkit/structkit/adapt"
+	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/structconv"
+)
+
+// profileFlag is --profile: a provider profile name.
+type profileFlag struct{ p adapt.Profile }
+
+func (f *profileFlag) String() string { return string(f.p) }
+
+func (f *profileFlag) Set(s string) error {
+	p, err := adapt.ParseProfile(s)
+	if err != nil {
+		return err
+	}
+	f.p = p
+	return nil
+}
+
+func profileNames() string {
+	var names []string
+	for _, p := range adapt.Profiles() {
+		names = append(names, string(p))
+	}
+	return strings.Join(names, ", ")
+}
+
+// sourceSchema reads the schema the flags name as JSON text, with the
+// name to use in messages: the --schema file, or the inputSchema of
+// --tool in --tools.
+func (s *schemaFlags) sourceSchema() (name string, data []byte, err error) {
+	switch {
+	case s.schema != "" && (s.tools != "" || s.tool != ""):
+		return "", nil, usagef("--schema and --tools/--tool exclude each other: give one")
+	case s.schema != "":
+		data, err := os.ReadFile(s.schema)
+		if err != nil {
+			return "", nil, usagef("--schema: %v", err)
+		}
+		return s.schema, data, nil
+	case s.tools != "" && s.tool != "":
+		tools, err := s.readTools()
+		if err != nil {
+			return "", nil, err
+		}
+		for _, t := range tools {
+			if t.Name == s.tool {
+				return fmt.Sprintf("%s: tool %q", s.tools, s.tool), t.InputSchema, nil
+			}
+		}
+		return "", nil, usagef("%s has no tool %q; available: %s", s.tools, s.tool, toolNames(tools))
+	case s.tool != "":
+		return "", nil, usagef("--tool needs --tools FILE, the tools/list answer to pick it from")
+	}
+	return "", nil, usagef("a schema is needed: --schema FILE or --tools FILE --tool NAME")
+}
+
+func (s *schemaFlags) readTools() ([]mcpTool, error) {
+	data, err := os.ReadFile(s.tools)
+	if err != nil {
+		return nil, usagef("--tools: %v", err)
+	}
+	return parseTools(s.tools, data)
+}
+
+// adaptResult is one adapted schema in --format json.
+type adaptResult struct {
+	Name        string          `json:"name,omitempty"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+	Report      *adapt.Report   `json:"report"`
+}
+
+// runAdapt implements "structkit adapt".
+func runAdapt(e *env, args []string) error {
+	fs := flag.NewFlagSet("adapt", flag.ContinueOnError)
+	var sf schemaFlags
+	sf.register(fs)
+	var pf profileFlag
+	fs.Var(&pf, "profile", "the provider `NAME`: "+profileNames())
+	rules := fs.Bool("rules", false, "print the profile's rules (all profiles' without --profile) instead")
+	format := newEnum("text", "text", "json")
+	fs.Var(format, "format", "`FORMAT` of the output: text (schema on stdout, report on stderr) or json (schema and report on stdout)")
+	pos, err := parseFlags(e, fs, args, func(w io.Writer) { adaptUsage(w, fs) })
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("adapt takes no arguments, got %s", strings.Join(pos, " "))
+	}
+	if *rules {
+		return writeRules(e, pf.p, format.value)
+	}
+	if pf.p == "" {
+		return usagef("adapt needs --profile NAME (%s)", profileNames())
+	}
+	if sf.tools != "" && sf.tool == "" && sf.schema == "" {
+		return adaptTools(e, &sf, pf.p, format.value)
+	}
+	name, data, err := sf.sourceSchema()
+	if err != nil {
+		return err
+	}
+	s, err := adapt.Adapt(data, pf.p)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if format.value == "json" {
+		return writeJSON(e, adaptResult{Name: sf.tool, InputSchema: s.JSON(), Report: s.Report()})
+	}
+	if err := writeIndented(e, s.JSON()); err != nil {
+		return err
+	}
+	if r := s.Report().String(); r != "" {
+		fmt.Fprintln(e.stderr, r)
+	}
+	return nil
+}
+
+// adaptTools adapts every tool of a tools/list answer: {"tools": [...]}
+// with the adapted input schemas on stdout, the reports on stderr (text)
+// or beside each tool (json).
+func adaptTools(e *env, sf *schemaFlags, p adapt.Profile, format string) error {
+	data, err := os.ReadFile(sf.tools)
+	if err != nil {
+		return usagef("--tools: %v", err)
+	}
+	tools, err := parseTools(sf.tools, data)
+	if err != nil {
+		return err
+	}
+	descriptions := toolDescriptions(data)
+	out := struct {
+		Tools []adaptResult `json:"tools"`
+	}{Tools: []adaptResult{}}
+	var failed []string
+	for _, t := range tools {
+		s, err := adapt.Adapt(t.InputSchema, p)
+		if err != nil {
+			failed = append(failed, fmt.Sprintf("tool %q: %v", t.Name, err))
+			continue
+		}
+		res := adaptResult{Name: t.Name, Description: descriptions[t.Name], InputSchema: s.JSON(), Report: s.Report()}
+		if format == "text" {
+			for _, c := range s.Report().Changes {
+				fmt.Fprintf(e.stderr, "%s: %s\n", t.Name, c)
+			}
+			res.Report = nil
+		}
+		out.Tools = append(out.Tools, res)
+	}
+	if err := writeJSON(e, out); err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%s: %s", sf.tools, strings.Join(failed, "; "))
+	}
+	return nil
+}
+
+// toolDescriptions reads each tool's description from a tools/list
+// answer, in any of the shapes parseTools takes.
+func toolDescriptions(data []byte) map[string]string {
+	type tool struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+	}
+	var doc struct {
+		Tools  []tool `json:"tools"`
+		Result struct {
+			Tools []tool `json:"tools"`
+		} `json:"result"`
+	}
+	var list []tool
+	if json.Unmarshal(data, &list) != nil {
+		_ = json.Unmarshal(data, &doc)
+		list = append(doc.Tools, doc.Result.Tools...)
+	}
+	out := map[string]string{}
+	for _, t := range list {
+		out[t.Name] = t.Description
+	}
+	return out
+}
+
+func writeRules(e *env, p adapt.Profile, format string) error {
+	profiles := adapt.Profiles()
+	if p != "" {
+		profiles = []adapt.Profile{p}
+	}
+	if format == "json" {
+		out := map[string][]adapt.Rule{}
+		for _, q := range profiles {
+			out[string(q)] = q.Rules()
+		}
+		return writeJSON(e, out)
+	}
+	var b strings.Builder
+	for _, q := range profiles {
+		fmt.Fprintf(&b, "%s\n", q)
+		for _, r := range q.Rules() {
+			fmt.Fprintf(&b, "  %-18s %s\n  %-18s source: %s\n", r.Name, r.Text, "", r.Source)
+		}
+	}
+	return writeOutput(e, []byte(b.String()))
+}
+
+func writeJSON(e *env, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	return writeOutput(e, b.Bytes())
+}
+
+func writeIndented(e *env, b []byte) error {
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		return err
+	}
+	out.WriteByte('\n')
+	return writeOutput(e, out.Bytes())
+}
+
+// runRestore implements "structkit restore".
+func runRestore(e *env, args []string) error {
+	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
+	var sf schemaFlags
+	sf.register(fs)
+	var pf profileFlag
+	fs.Var(&pf, "profile", "the provider `NAME` the answer was written for: "+profileNames())
+	lenient := fs.Bool("lenient", false, "also repair the unambiguous typing slips models make (the safe preset: "+joinRules(coerce.Lenient().Rules())+")")
+	rules := fs.String("rules", "", "repair with these `RULES` only, comma-separated: "+joinRules(coerce.AllRules())+"; or lenient, all")
+	format := newEnum("text", "text", "json")
+	fs.Var(format, "format", "`FORMAT` of the output: text (arguments on stdout, report on stderr) or json (one object on stdout)")
+	pos, err := parseFlags(e, fs, args, func(w io.Writer) { restoreUsage(w, fs) })
+	if err != nil {
+		return err
+	}
+	if pf.p == "" {
+		return usagef("restore needs --profile NAME (%s)", profileNames())
+	}
+	policy, err := coerce.ParsePolicy(*rules)
+	if err != nil {
+		return usagef("restore: --rules: %v", err)
+	}
+	if *lenient {
+		policy = policy.Or(coerce.Lenient())
+	}
+	name, data, err := sf.sourceSchema()
+	if err != nil {
+		return err
+	}
+	s, err := adapt.Adapt(data, pf.p)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	inName, answer, err := readInput(e, "restore", pos)
+	if err != nil {
+		return err
+	}
+	out, rep, err := adapt.RestoreOptions{Schema: s, Policy: policy, Tool: sf.tool}.JSON(answer)
+	if err != nil {
+		var se *structconv.Error
+		if !errors.As(err, &se) {
+			return fmt.Errorf("%s: %w", inName, err)
+		}
+		rep = &coerce.Report{Problems: []coerce.Problem{{Path: se.Path, Keyword: "json", Expected: "a JSON document",
+			Got: se.Msg, Message: inputError(inName, answer, err).Error()}}}
+		out = nil
+	}
+	if format.value == "json" {
+		res := checkResult{Valid: rep.Valid(), Arguments: out, Changes: rep.Changes, Problems: rep.Problems}
+		if res.Arguments == nil {
+			res.Arguments = json.RawMessage("null")
+		}
+		if res.Changes == nil {
+			res.Changes = []coerce.Change{}
+		}
+		if res.Problems == nil {
+			res.Problems = []coerce.Problem{}
+		}
+		if err := writeJSON(e, res); err != nil {
+			return err
+		}
+	} else {
+		if out != nil {
+			if err := writeOutput(e, append(out, '\n')); err != nil {
+				return err
+			}
+		}
+		writeReport(e.stderr, rep)
+	}
+	if !rep.Valid() {
+		return errInvalid
+	}
+	return nil
+}
+
+func adaptUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, `Usage: structkit adapt --profile NAME (--schema FILE | --tools FILE [--tool NAME]) [--format text|json]
+       structkit adapt --rules [--profile NAME]
+
+Adapt rewrites a tool's JSON Schema into what a provider's function calling
+accepts (profiles: `+profileNames()+`), and reports every change by
+location of the original schema with what was lost. What the profile cannot
+say is written in a form the model can still write (null for absent, maps
+as {key, value} pairs, JSON text, 64-bit integers as digits) and read back
+exactly by "structkit restore".
+
+With --schema FILE (or --tools FILE --tool NAME) the adapted schema goes to
+standard output and the report to standard error. With --tools FILE alone
+every tool is adapted: {"tools": [{"name", "description", "inputSchema"}]}
+on standard output, the reports (each line prefixed by the tool's name) on
+standard error. --format json puts the reports beside the schemas on
+standard output. --rules prints the profiles' rules, each with its source.
+
+Exit status: 0 ok, 1 a schema that does not compile or cannot be adapted,
+2 bad usage.
+
+`+schemaHelp+`
+Flags:
+`)
+	printDefaults(w, fs)
+}
+
+func restoreUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, `Usage: structkit restore --profile NAME (--schema FILE | --tools FILE --tool NAME) [--lenient | --rules r1,r2] [--format text|json] [ANSWER]
+
+Restore reads a model's answer (a tool call's arguments as the provider
+returned them, from the file ANSWER or standard input), written under the
+schema "structkit adapt" gives for the profile, and prints the arguments
+the tool's own schema asks for: each stand-in read back (null for absent,
+pairs as maps, JSON text as values, digits as exact integers), the chosen
+repairs made, then the result checked against the original schema.
+
+The output is that of "structkit check": the arguments on standard output
+and the report on standard error, or one JSON object with --format json.
+
+Exit status: 0 valid, 1 invalid, 2 bad usage or an unreadable file.
+
+`+schemaHelp+`
+Flags:
+`)
+	printDefaults(w, fs)
+}

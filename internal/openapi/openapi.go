@@ -1,0 +1,381 @@
+// Package openapi rewrites a schema written in the OpenAPI 3.0 Schema
+// Object form, as Gemini's and Vertex AI's function declarations carry it
+// (google.golang.org/genai's Schema, Vertex's Schema message), into the
+// JSON Schema 2020-12 document it means, so that the plan and the
+// validator see standard JSON Schema and need no dialect of their own.
+//
+// What changes:
+//
+//	OpenAPI / Gemini                         JSON Schema 2020-12
+//	"type": "STRING" (any case)              "type": "string"
+//	"type": "TYPE_UNSPECIFIED"               no type
+//	"nullable": true                         "null" added to type (and to enum)
+//	"enum": ["1", "2"] beside INTEGER        "enum": [1, 2] (Gemini's enums are strings)
+//	"format": "enum"                         removed (Gemini's marker of an enum)
+//	"minItems": "1" (proto3 JSON int64)      "minItems": 1
+//	"exclusiveMinimum": true + "minimum"     "exclusiveMinimum": <minimum>
+//
+// Everything else ("format": "int64", "example", "propertyOrdering",
+// "$ref", ...) is kept as it is; unknown keywords are annotations in
+// JSON Schema. The input is not modified.
+package openapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/internal/pointer"
+)
+
+// typeNames maps the type names of the OpenAPI form, in any case, to JSON
+// Schema's; "" means "no type" (Gemini's TYPE_UNSPECIFIED).
+var typeNames = map[string]string{
+	"string": "string", "number": "number", "integer": "integer", "boolean": "boolean",
+	"array": "array", "object": "object", "null": "null", "type_unspecified": "",
+}
+
+// upper lists the upper-case type names, which only the Gemini/Vertex
+// form uses: no JSON Schema draft accepts them.
+var upper = map[string]bool{
+	"STRING": true, "NUMBER": true, "INTEGER": true, "BOOLEAN": true,
+	"ARRAY": true, "OBJECT": true, "NULL": true, "TYPE_UNSPECIFIED": true,
+}
+
+// countKeywords hold non-negative integers; proto3 JSON writes int64
+// fields as decimal strings.
+var countKeywords = []string{"minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"}
+
+// Detect reports whether doc is in the Gemini/Vertex form: it declares no
+// "$schema" and some schema in it names an upper-case type ("STRING",
+// "OBJECT", ...), which every JSON Schema draft rejects. Detection is thus
+// safe: it only ever turns a schema that would not compile into one that
+// does.
+func Detect(doc any) bool {
+	if m, ok := doc.(map[string]any); ok {
+		if _, ok := m["$schema"]; ok {
+			return false
+		}
+	}
+	return detect(doc, 0)
+}
+
+func detect(v any, depth int) bool {
+	if depth > plan.MaxSchemaDepth {
+		return false
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	switch t := m["type"].(type) {
+	case string:
+		if upper[t] {
+			return true
+		}
+	case []any:
+		for _, e := range t {
+			if s, ok := e.(string); ok && upper[s] {
+				return true
+			}
+		}
+	}
+	found := false
+	eachSub(m, func(_ string, sub any) bool {
+		found = detect(sub, depth+1)
+		return !found
+	})
+	return found
+}
+
+// eachSub calls fn with the relative pointer and value of each subschema
+// of m, in a fixed order, until fn returns false.
+func eachSub(m map[string]any, fn func(rel string, sub any) bool) {
+	for _, kw := range []string{"properties", "patternProperties", "$defs", "definitions", "components"} {
+		sm, ok := m[kw].(map[string]any)
+		if !ok {
+			continue
+		}
+		if kw == "components" { // OpenAPI's #/components/schemas/...
+			sm, ok = sm["schemas"].(map[string]any)
+			if !ok {
+				continue
+			}
+			kw = "components/schemas"
+		}
+		for _, name := range sortedKeys(sm) {
+			if !fn(kw+"/"+pointer.Escape(name), sm[name]) {
+				return
+			}
+		}
+	}
+	for _, kw := range []string{"items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"} {
+		if sub, ok := m[kw].(map[string]any); ok {
+			if !fn(kw, sub) {
+				return
+			}
+		}
+	}
+	for _, kw := range []string{"allOf", "anyOf", "oneOf", "prefixItems", "items"} {
+		list, ok := m[kw].([]any)
+		if !ok {
+			continue
+		}
+		for i, sub := range list {
+			if !fn(fmt.Sprintf("%s/%d", kw, i), sub) {
+				return
+			}
+		}
+	}
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	for i := 1; i < len(keys); i++ { // small maps: insertion sort
+		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	return keys
+}
+
+// Normalize returns the JSON Schema 2020-12 document that doc, a decoded
+// schema in the OpenAPI 3.0 / Gemini form, means. Errors are *plan.Error
+// naming the location.
+func Normalize(doc any) (any, error) {
+	return normalize(doc, "", 0)
+}
+
+func normalize(v any, ptr string, depth int) (any, error) {
+	if depth > plan.MaxSchemaDepth {
+		return nil, &plan.Error{Pointer: ptr[:min(len(ptr), 120)] + "...", Msg: fmt.Sprintf("schema nested deeper than %d levels", plan.MaxSchemaDepth)}
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v, nil // booleans and anything else: the plan judges them
+	}
+	out := make(map[string]any, len(m))
+	for k, e := range m {
+		out[k] = e
+	}
+	var err error
+	eachSub(m, func(rel string, sub any) bool {
+		var n any
+		if n, err = normalize(sub, ptr+"/"+rel, depth+1); err != nil {
+			return false
+		}
+		setAt(out, rel, n)
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := normalizeType(out, ptr); err != nil {
+		return nil, err
+	}
+	if err := normalizeCounts(out, ptr); err != nil {
+		return nil, err
+	}
+	normalizeExclusive(out, "exclusiveMinimum", "minimum")
+	normalizeExclusive(out, "exclusiveMaximum", "maximum")
+	if err := normalizeEnum(out, ptr); err != nil {
+		return nil, err
+	}
+	if nb, ok := out["nullable"].(bool); ok {
+		delete(out, "nullable")
+		if nb {
+			addNull(out)
+		}
+	}
+	return out, nil
+}
+
+// setAt replaces the subschema at rel (as eachSub names it) in the copy
+// out, copying the containers on the way so the input stays untouched.
+func setAt(out map[string]any, rel string, v any) {
+	kw, rest, _ := strings.Cut(rel, "/")
+	switch c := out[kw].(type) {
+	case map[string]any:
+		if rest == "" {
+			out[kw] = v
+			return
+		}
+		cp := make(map[string]any, len(c))
+		for k, e := range c {
+			cp[k] = e
+		}
+		out[kw] = cp
+		if kw == "components" {
+			setAt(cp, rest, v)
+			return
+		}
+		cp[pointer.Unescape(rest)] = v
+	case []any:
+		cp := append([]any(nil), c...)
+		var i int
+		fmt.Sscanf(rest, "%d", &i)
+		cp[i] = v
+		out[kw] = cp
+	}
+}
+
+func normalizeType(m map[string]any, ptr string) error {
+	t, ok := m["type"]
+	if !ok {
+		return nil
+	}
+	bad := func() error {
+		return &plan.Error{Pointer: ptr, Keyword: "type", Msg: fmt.Sprintf("unknown type %s", show(t))}
+	}
+	switch tv := t.(type) {
+	case string:
+		name, ok := typeNames[strings.ToLower(tv)]
+		if !ok {
+			return bad()
+		}
+		if name == "" {
+			delete(m, "type")
+		} else {
+			m["type"] = name
+		}
+	case []any:
+		var names []any
+		for _, e := range tv {
+			s, _ := e.(string)
+			name, ok := typeNames[strings.ToLower(s)]
+			if !ok {
+				return bad()
+			}
+			if name == "" {
+				return nil // unspecified among others: leave it to the plan
+			}
+			names = append(names, name)
+		}
+		m["type"] = names
+	default:
+		return bad()
+	}
+	return nil
+}
+
+// normalizeCounts turns counts written as decimal strings into numbers.
+func normalizeCounts(m map[string]any, ptr string) error {
+	for _, kw := range countKeywords {
+		s, ok := m[kw].(string)
+		if !ok {
+			continue
+		}
+		n := json.Number(strings.TrimSpace(s))
+		if _, err := n.Int64(); err != nil {
+			return &plan.Error{Pointer: ptr, Keyword: kw, Msg: fmt.Sprintf("must be a non-negative integer, not %q", s)}
+		}
+		m[kw] = n
+	}
+	for _, kw := range []string{"minimum", "maximum", "multipleOf"} {
+		s, ok := m[kw].(string)
+		if !ok {
+			continue
+		}
+		n := json.Number(strings.TrimSpace(s))
+		if _, err := n.Float64(); err != nil {
+			return &plan.Error{Pointer: ptr, Keyword: kw, Msg: fmt.Sprintf("must be a number, not %q", s)}
+		}
+		m[kw] = n
+	}
+	return nil
+}
+
+// normalizeExclusive turns OpenAPI 3.0's boolean exclusiveMinimum (or
+// exclusiveMaximum) into the bound itself.
+func normalizeExclusive(m map[string]any, kw, bound string) {
+	b, ok := m[kw].(bool)
+	if !ok {
+		return
+	}
+	delete(m, kw)
+	if v, ok := m[bound]; ok && b {
+		m[kw] = v
+		delete(m, bound)
+	}
+}
+
+// normalizeEnum reads Gemini's string enums beside a numeric or boolean
+// type as the numbers or booleans they name, and drops its "format":
+// "enum" marker.
+func normalizeEnum(m map[string]any, ptr string) error {
+	if f, ok := m["format"].(string); ok && f == "enum" {
+		delete(m, "format")
+	}
+	list, ok := m["enum"].([]any)
+	if !ok {
+		return nil
+	}
+	typ, _ := m["type"].(string)
+	if typ != "integer" && typ != "number" && typ != "boolean" {
+		return nil
+	}
+	out := make([]any, len(list))
+	for i, e := range list {
+		s, ok := e.(string)
+		if !ok {
+			out[i] = e
+			continue
+		}
+		v, err := plan.Decode([]byte(strings.TrimSpace(s)))
+		switch {
+		case err != nil:
+			return &plan.Error{Pointer: ptr, Keyword: "enum", Msg: fmt.Sprintf("member %q is not a %s", s, typ)}
+		case typ == "boolean":
+			if _, ok := v.(bool); !ok {
+				return &plan.Error{Pointer: ptr, Keyword: "enum", Msg: fmt.Sprintf("member %q is not a boolean", s)}
+			}
+		default:
+			if _, ok := v.(json.Number); !ok {
+				return &plan.Error{Pointer: ptr, Keyword: "enum", Msg: fmt.Sprintf("member %q is not a number", s)}
+			}
+		}
+		out[i] = v
+	}
+	m["enum"] = out
+	return nil
+}
+
+// addNull adds "null" to the type (and to the enum) of a schema marked
+// nullable; without a type, null is already admitted.
+func addNull(m map[string]any) {
+	switch t := m["type"].(type) {
+	case string:
+		if t != "null" {
+			m["type"] = []any{t, "null"}
+		}
+	case []any:
+		for _, e := range t {
+			if e == "null" {
+				return
+			}
+		}
+		m["type"] = append(append([]any(nil), t...), "null")
+	default:
+		return
+	}
+	if e, ok := m["enum"].([]any); ok {
+		for _, x := range e {
+			if x == nil {
+				return
+			}
+		}
+		m["enum"] = append(append([]any(nil), e...), nil)
+	}
+}
+
+func show(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}

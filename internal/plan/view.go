@@ -1,0 +1,135 @@
+package plan
+
+import "math"
+
+// This file lets a reader other than the codec walk the plan as the codec
+// does and read the keywords behind each location: package adapt renders
+// an adapted schema from it, one location at a time, so that the locations
+// it records stand-ins at are the very locations (the same *Loc) the
+// codec reaches when it reads an answer. Read-only; nothing here changes
+// what the plan decides.
+
+// Lookup returns the schema at a pointer as Loc.Pointer gives it: a bare
+// JSON Pointer into the root document, or a resource URI, "#" and a
+// pointer into that resource.
+func (s *Schema) Lookup(ptr string) (any, bool) {
+	if s == nil {
+		return nil, false
+	}
+	if d, ok := s.idx.docs[DefaultBaseURI]; ok && (ptr == "" || ptr[0] == '/') {
+		return lookup(d.root, ptr)
+	}
+	for url, d := range s.idx.docs {
+		if len(ptr) > len(url) && ptr[:len(url)] == url && ptr[len(url)] == '#' {
+			return lookup(d.root, ptr[len(url)+1:])
+		}
+	}
+	return nil, false
+}
+
+// Own returns the keywords of the schema l is in its document: ok is
+// false for a location that combines several (see Parts) and for a
+// boolean schema. Before 2019-09 the siblings of "$ref" are ignored;
+// refOnly says so.
+func (s *Schema) Own(l *Loc) (keywords map[string]any, refOnly, ok bool) {
+	if l == nil || l.id < 0 || l.id == math.MaxInt32 || l.boolean {
+		return nil, false, false
+	}
+	v, found := s.Lookup(l.ptr)
+	m, isMap := v.(map[string]any)
+	if !found || !isMap {
+		return nil, false, false
+	}
+	d := s.dialect
+	for url, doc := range s.idx.docs {
+		if url != DefaultBaseURI && len(l.ptr) > len(url) && l.ptr[:len(url)] == url {
+			d = doc.dialect
+		}
+	}
+	_, hasRef := m["$ref"]
+	return m, hasRef && d.rules().refOverrides, true
+}
+
+// Parts is what applies at a location, as the plan combined it.
+type Parts struct {
+	// Own is true when the location is a schema of a document, whose own
+	// keywords (see Schema.Own) apply too.
+	Own bool
+	// All lists schemas that all apply here: allOf members, $ref targets.
+	All []*Loc
+	// Alts lists anyOf and oneOf groups (OneOf[i] tells which): one member
+	// of each group applies.
+	Alts  [][]*Loc
+	OneOf []bool
+	// If, Then and Else are a condition and its branches; Deps the
+	// dependent schemas by member name. Which apply depends on the value.
+	If, Then, Else *Loc
+	Deps           map[string]*Loc
+}
+
+// Parts returns what applies at l. A nil Loc has none.
+func (l *Loc) Parts() Parts {
+	if l == nil {
+		return Parts{}
+	}
+	p := Parts{Own: l.id >= 0 && l.id != math.MaxInt32 && !l.boolean, Alts: l.alts, OneOf: l.altOne,
+		If: l.ifN, Then: l.thenN, Else: l.elseN, Deps: l.deps}
+	p.All = append(append(p.All, l.allOf...), l.refs...)
+	return p
+}
+
+// Precomputed reports whether the children of l were prepared ahead, so
+// that Property and Item (with a nil parent) return the same *Loc on every
+// call. Beyond the plan's budget (hostile schemas only) they are derived
+// afresh each time. A nil Loc has no children to prepare.
+func (l *Loc) Precomputed() bool { return l == nil || l.kidsOK && l.itemsOK }
+
+// Declared returns the member names some schema applicable at l declares
+// in "properties", sorted. Only for a precomputed l.
+func (l *Loc) Declared() []string {
+	if l == nil {
+		return nil
+	}
+	return l.kidNames
+}
+
+// Other returns the plan of the members no applicable schema declares;
+// ok is false where that depends on the name (patternProperties).
+func (l *Loc) Other() (other *Loc, ok bool) {
+	if l == nil {
+		return nil, true
+	}
+	return l.other, l.otherOK
+}
+
+// Prefix returns how many leading array items have plans of their own
+// (prefixItems, or items as an array); the rest share Item(Prefix()).
+func (l *Loc) Prefix() int {
+	if l == nil {
+		return 0
+	}
+	return len(l.items)
+}
+
+// IsBoolean reports whether l is a boolean schema (true or false).
+func (l *Loc) IsBoolean() bool { return l != nil && l.boolean }
+
+// Shape returns the member names the schemas applicable at l declare,
+// sorted, and the plan of the members none declares (ok is false where
+// that depends on the name: patternProperties). Unlike Declared and
+// Other it answers for any location, prepared ahead or not (the branches
+// of an anyOf are not).
+func (l *Loc) Shape() (names []string, other *Loc, ok bool) {
+	if l == nil {
+		return nil, nil, true
+	}
+	if l.kidsOK {
+		return l.kidNames, l.other, l.otherOK
+	}
+	names, patterned, _, _ := closureShape(l)
+	if patterned {
+		return names, nil, false
+	}
+	d := deriver{other: true}
+	return names, d.child(l), true
+}
