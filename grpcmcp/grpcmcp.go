@@ -31,6 +31,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/protoschema"
@@ -59,6 +60,15 @@ type Options struct {
 	ToolName func(protoreflect.MethodDescriptor) string
 	// CallOptions are passed to every forwarded call.
 	CallOptions []grpc.CallOption
+	// Profile, if set, publishes each tool's input schema adapted to a
+	// model provider's schema dialect (see package adapt), for clients that
+	// hand tool schemas to that provider as they are; the arguments of a
+	// call are then read as an answer under the adapted schema and restored
+	// to the message's own schema (exact integers, null for absent, pairs
+	// as maps, ...) before conversion. Restore's changes go to the
+	// Observer. The zero value (and adapt.MCP) publishes the schemas
+	// unchanged.
+	Profile adapt.Profile
 }
 
 // DefaultToolName names a method's tool "Service_Method", e.g.
@@ -159,6 +169,8 @@ type tool struct {
 	in, out *protoschema.Codec
 	newReq  func() proto.Message
 	invoke  func(context.Context, proto.Message) (proto.Message, error)
+	adapted *adapt.Schema // the input schema as published, with a Profile
+	restore adapt.RestoreOptions
 }
 
 func newTool(t Tool, o Options) (*tool, error) {
@@ -212,6 +224,13 @@ func newTool(t Tool, o Options) (*tool, error) {
 	if desc == "" {
 		desc = fmt.Sprintf("Calls the gRPC method %s.", md.FullName())
 	}
+	var adapted *adapt.Schema
+	if o.Profile != "" && o.Profile != adapt.MCP {
+		if adapted, err = (adapt.Options{Profile: o.Profile}).Adapt(inSchema); err != nil {
+			return nil, fmt.Errorf("grpcmcp: %s: input schema for profile %s: %w", md.FullName(), o.Profile, err)
+		}
+		inSchema = adapted.JSON()
+	}
 	mt := &mcp.Tool{Name: name, Description: desc, InputSchema: inSchema, OutputSchema: outSchema}
 	if opts, ok := md.Options().(*descriptorpb.MethodOptions); ok && opts != nil {
 		switch opts.GetIdempotencyLevel() {
@@ -226,7 +245,8 @@ func newTool(t Tool, o Options) (*tool, error) {
 		input := md.Input()
 		newReq = func() proto.Message { return dynamicpb.NewMessage(input) }
 	}
-	return &tool{name: name, method: md, mcpTool: mt, in: in, out: out, newReq: newReq, invoke: t.Invoke}, nil
+	return &tool{name: name, method: md, mcpTool: mt, in: in, out: out, newReq: newReq, invoke: t.Invoke,
+		adapted: adapted, restore: adapt.RestoreOptions{Schema: adapted, Policy: o.Policy, Tool: name, Observer: o.Observer}}, nil
 }
 
 func methodComment(md protoreflect.MethodDescriptor) string {
@@ -255,6 +275,18 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	}
 	if s := strings.TrimSpace(string(raw)); s == "" || s == "null" {
 		raw = json.RawMessage("{}")
+	}
+	if t.adapted != nil {
+		ro := t.restore
+		ro.Context = ctx
+		restored, rep, err := ro.JSON(raw)
+		switch {
+		case err != nil:
+			return errorResult(argumentsText(t.name, err)), nil
+		case !rep.Valid():
+			return errorResult(coerce.FormatProblems(t.name, rep.Problems)), nil
+		}
+		raw = restored
 	}
 	msg := t.newReq()
 	if _, err := t.in.UnmarshalContext(ctx, raw, msg); err != nil {

@@ -49,6 +49,8 @@ func runMCP(e *env, args []string) error {
 	fs.Var(&services, "service", "expose only the service of this full `NAME` (repeatable); default: every service")
 	httpAddr := fs.String("http", "", "serve streamable HTTP at `ADDR` instead of stdio")
 	lenient := fs.Bool("lenient", false, "repair models' typing slips (coerce.Lenient), reported")
+	var pf profileFlag
+	fs.Var(&pf, "profile", "publish the input schemas adapted to the provider profile `NAME` ("+profileNames()+") and restore the answers written under them")
 	var so schemaOptFlags
 	so.register(fs)
 	pos, err := parseFlags(e, fs, args, func(w io.Writer) { mcpUsage(w, fs) })
@@ -75,7 +77,7 @@ func runMCP(e *env, args []string) error {
 		return fmt.Errorf("mcp: %w", err)
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "structkit-grpc", Version: "v1"}, nil)
-	o := grpcmcp.Options{Schema: so.options(), Resolver: r.Types}
+	o := grpcmcp.Options{Schema: so.options(), Resolver: r.Types, Profile: pf.p}
 	if *lenient {
 		o.Policy = coerce.Lenient()
 	}

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 
+	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/grpcmcp"
 	"github.com/structkit/structkit/protoschema"
 )
@@ -25,6 +26,8 @@ func runSchema(e *env, args []string) error {
 	set := fs.String("descriptor-set", "", "read the message from the descriptor set in `FILE` (as buf build -o or protoc -o write it)")
 	addr := fs.String("grpc", "", "read the message through the reflection service of the gRPC server at `ADDR`")
 	notes := fs.Bool("notes", false, "print the rules the schema cannot express to standard error")
+	var pf profileFlag
+	fs.Var(&pf, "profile", "print the schema adapted to the provider profile `NAME` ("+profileNames()+"); its report goes to standard error")
 	var so schemaOptFlags
 	so.register(fs)
 	pos, err := parseFlags(e, fs, args, func(w io.Writer) { schemaUsage(w, fs) })
@@ -90,6 +93,16 @@ func runSchema(e *env, args []string) error {
 	if *notes {
 		for _, n := range ns {
 			fmt.Fprintln(e.stderr, n.String())
+		}
+	}
+	if pf.p != "" {
+		a, err := adapt.Adapt(out, pf.p)
+		if err != nil {
+			return fmt.Errorf("schema: profile %s: %w", pf.p, err)
+		}
+		out = a.JSON()
+		for _, c := range a.Report().Changes {
+			fmt.Fprintln(e.stderr, c.String())
 		}
 	}
 	return writeOutput(e, append(out, '\n'))

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/types/descriptorpb"
 
+	"github.com/structkit/structkit/adapt"
 	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
 	"github.com/structkit/structkit/internal/exampleorders"
 )
@@ -69,6 +70,15 @@ func TestSchemaCommand(t *testing.T) {
 	code, out, _ := invoke(nil, "schema", "--descriptor-set", set, "--int64-strings", "structkit.example.v2.GetOrderRequest")
 	if code != 0 || !strings.Contains(out, `"orderId":{"pattern":"^-?(0|[1-9][0-9]{0,18})$","type":"string"}`) {
 		t.Errorf("--int64-strings: %s", out)
+	}
+	for _, p := range adapt.Profiles() {
+		code, out, errOut := invoke(nil, "schema", "--descriptor-set", set, "--profile", string(p), "structkit.example.v2.CreateOrderRequest")
+		if code != 0 {
+			t.Fatalf("--profile %s: %d %s", p, code, errOut)
+		}
+		if vs, err := p.Check([]byte(out)); err != nil || len(vs) > 0 {
+			t.Errorf("--profile %s: the schema breaks the profile's rules: %v %v", p, err, vs)
+		}
 	}
 	code, _, errOut := invoke(nil, "schema", "--descriptor-set", set, "--notes", "structkit.example.v2.Order")
 	if code != 0 || !strings.Contains(errOut, "structkit.example.v2.Order.weight_grams: cel: weight must be even") {
