@@ -2,13 +2,14 @@ package adapt
 
 import (
 	"bytes"
-	"encoding/json"
+
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/jsonenc"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/pragma"
@@ -120,7 +121,7 @@ func (o Options) AdaptValue(schema any) (*Schema, error) {
 			return nil, &Error{Profile: o.Profile, Msg: "the adapted schema breaks the profile's rules: " + vs[0].Error(), Violations: vs}
 		}
 	}
-	a.json, err = marshal(doc)
+	a.json, err = jsonenc.Marshal(doc)
 	if err != nil {
 		return nil, err
 	}
@@ -284,19 +285,7 @@ func sameJSON(schema any) ([]byte, error) {
 	if err != nil {
 		return nil, &coerce.SchemaError{Msg: err.Error()}
 	}
-	return marshal(doc)
-}
-
-// marshal writes a decoded schema as compact JSON, members sorted, no
-// HTML escaping, numbers as given.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
+	return jsonenc.Marshal(doc)
 }
 
 // Schema is a schema adapted to a profile: the adapted schema, the report

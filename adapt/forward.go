@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"sort"
 
+	"github.com/structkit/structkit/internal/jsonenc"
 	"github.com/structkit/structkit/internal/jsonnum"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/restore"
@@ -24,7 +25,7 @@ func (s *Schema) Forward(args []byte) ([]byte, error) {
 		return nil, &Error{Profile: s.profile, Msg: "the arguments are not one JSON document: " + err.Error()}
 	}
 	if profiles[s.profile].same {
-		return marshal(v)
+		return jsonenc.Marshal(v)
 	}
 	f := forwarder{s: s, root: plan.OfPublic(s.orig).Root()}
 	out := f.value(v, f.root, 0)
@@ -34,7 +35,7 @@ func (s *Schema) Forward(args []byte) ([]byte, error) {
 		}
 		out = map[string]any{w: out}
 	}
-	return marshal(out)
+	return jsonenc.Marshal(out)
 }
 
 type forwarder struct {
@@ -44,7 +45,7 @@ type forwarder struct {
 
 // text writes a value as the JSON text that stands for it.
 func (f *forwarder) text(v any) string {
-	b, err := marshal(v)
+	b, err := jsonenc.Marshal(v)
 	if err != nil {
 		return ""
 	}

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/structkit/structkit/internal/jsonenc"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden/*.golden")
@@ -75,7 +77,7 @@ func goldenCases(t *testing.T) []goldenCase {
 			if !ok {
 				continue
 			}
-			xb, _ := marshal(x)
+			xb, _ := jsonenc.Marshal(x)
 			if ps, err := a.Original().Validate(decode(t, xb)); err == nil && len(ps) == 0 {
 				gc.examples = append(gc.examples, xb)
 			}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/structkit/structkit/internal/jsonenc"
 )
 
 // ruleCase is the table test of one rule: bad breaks it (the checker must
@@ -178,7 +180,7 @@ func TestRules(t *testing.T) {
 }
 
 func mustCompact(t *testing.T, s string) []byte {
-	b, err := marshal(decode(t, []byte(s)))
+	b, err := jsonenc.Marshal(decode(t, []byte(s)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,6 +63,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/jsonenc"
 	"github.com/structkit/structkit/internal/jsonnum"
 	"github.com/structkit/structkit/internal/mcpcapture"
 	"github.com/structkit/structkit/internal/observe"
@@ -389,7 +390,7 @@ func schemaJSON(s any) (json.RawMessage, error) {
 		}
 		return b.Bytes(), nil
 	}
-	b, err := mcpcapture.MarshalNoEscape(s)
+	b, err := jsonenc.Marshal(s)
 	if err != nil {
 		return nil, err
 	}
@@ -554,7 +555,7 @@ func (c *Client) CallToolJSON(ctx context.Context, name string, args []byte) (*C
 			if c.answerLocally(name, crep, res) {
 				return res, nil
 			}
-			out, err := encodeNoEscape(checked)
+			out, err := jsonenc.Marshal(checked)
 			if err != nil {
 				return nil, c.argumentsError(ctx, name, err)
 			}
@@ -567,7 +568,7 @@ func (c *Client) CallToolJSON(ctx context.Context, name string, args []byte) (*C
 		return nil, c.argumentsError(ctx, name, err)
 	}
 	appendChanges(rep, arep.Changes, "")
-	out, err := encodeNoEscape(applied)
+	out, err := jsonenc.Marshal(applied)
 	if err != nil {
 		return nil, c.argumentsError(ctx, name, err)
 	}
@@ -658,10 +659,6 @@ func decodeNumbers(b []byte) (any, error) {
 	return v, nil
 }
 
-// encodeNoEscape writes Go values as compact JSON, members sorted, without
-// HTML escaping; json.Number literals are written as they are.
-func encodeNoEscape(v any) ([]byte, error) { return mcpcapture.MarshalNoEscape(v) }
-
 func uncheckedReason(ti *ToolInfo) string {
 	switch {
 	case ti.InputSchema == nil:
@@ -703,7 +700,7 @@ func (c *Client) result(ti *ToolInfo, out *mcp.CallToolResult, res *CallResult) 
 		// capture.
 		res.Content = make([]json.RawMessage, len(out.Content))
 		for i, ct := range out.Content {
-			b, err := mcpcapture.MarshalNoEscape(ct)
+			b, err := jsonenc.Marshal(ct)
 			if err != nil {
 				return err
 			}

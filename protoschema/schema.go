@@ -1,7 +1,6 @@
 package protoschema
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -12,6 +11,7 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/structkit/structkit/internal/jsonenc"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/pragma"
 )
@@ -230,13 +230,10 @@ func (o SchemaOptions) generate(md protoreflect.MessageDescriptor) (out *generat
 	if len(g.defs) > 0 {
 		root["$defs"] = g.defs
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(root); err != nil {
+	doc, err := jsonenc.Marshal(root)
+	if err != nil {
 		return nil, &Error{Element: md.FullName(), Msg: "writing the schema: " + err.Error()}
 	}
-	doc := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 	if len(doc) > o.maxSchemaBytes() {
 		return nil, &Error{Element: md.FullName(), Msg: fmt.Sprintf("the schema would take %d bytes, over the limit of %d", len(doc), o.maxSchemaBytes())}
 	}

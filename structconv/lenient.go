@@ -150,11 +150,20 @@ type noter interface {
 // decoder reads everything: under the plan at l, the policy applying
 // inside. ok is false when the text is not one JSON document.
 func (d *decoder) parseEmbedded(text string, l *plan.Loc) (*structpb.Value, bool) {
+	return d.readEmbedded(text, l, true)
+}
+
+// readEmbedded reads JSON text held in a string at the current location
+// with a decoder of the same options, limits and path (never restoring:
+// inside the text, values are the original schema's); lenient says
+// whether the policy applies inside. Changes it made are dropped when the
+// text is not one JSON document (ok false).
+func (d *decoder) readEmbedded(text string, l *plan.Loc, lenient bool) (*structpb.Value, bool) {
 	e := decoder{
 		s:        text,
 		report:   d.report,
 		policy:   d.policy,
-		lenient:  true,
+		lenient:  lenient,
 		bigInts:  d.bigInts,
 		maxDepth: d.maxDepth,
 		digits:   d.digits,

@@ -51,33 +51,13 @@ func (d *decoder) restoreString(s string, l *plan.Loc) (*structpb.Value, bool) {
 // original schema's). ok is false when the text is not one JSON document;
 // the string then stays a string.
 func (d *decoder) parseText(text string, l *plan.Loc) (*structpb.Value, bool) {
-	e := decoder{
-		s:        text,
-		report:   d.report,
-		policy:   d.policy,
-		lenient:  d.lenient,
-		bigInts:  d.bigInts,
-		maxDepth: d.maxDepth,
-		digits:   d.digits,
-		path:     slices.Clone(d.path),
-		slabSize: 8,
-	}
 	mark := reportMark(d.report)
-	v, err := e.value(l)
-	if err == nil {
-		e.skipSpace()
-		if e.i == len(e.s) {
-			if d.report != nil {
-				d.note(restore.RuleText, strconv.Quote(text), marshalAt(v, l), l)
-				moveLast(d.report, mark)
-			}
-			return v, true
-		}
+	v, ok := d.readEmbedded(text, l, d.lenient)
+	if ok && d.report != nil {
+		d.note(restore.RuleText, strconv.Quote(text), marshalAt(v, l), l)
+		moveLast(d.report, mark)
 	}
-	if d.report != nil {
-		d.report.Changes = d.report.Changes[:mark] // nothing happened
-	}
-	return nil, false
+	return v, ok
 }
 
 // childText reads a string standing for a value with no plan (any JSON

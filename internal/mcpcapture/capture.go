@@ -392,18 +392,6 @@ func isNull(raw json.RawMessage) bool {
 	return len(s) == 0 || string(s) == "null"
 }
 
-// MarshalNoEscape marshals like json.Marshal but leaves <, > and & alone,
-// as MCP peers write them.
-func MarshalNoEscape(v any) (json.RawMessage, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
-}
-
 // pending is the set of tools/call ids awaiting their response on one
 // connection.
 type pending struct {

@@ -8,6 +8,8 @@ import (
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/structkit/structkit/internal/jsonenc"
 )
 
 // roundTripper is the capture of the streamable HTTP transport: it reads
@@ -130,7 +132,7 @@ func (rt *roundTripper) rewrite(data []byte) (out []byte, changed bool) {
 		if !changed {
 			return data, false
 		}
-		out, err := MarshalNoEscape(batch)
+		out, err := jsonenc.Marshal(batch)
 		if err != nil {
 			return data, false
 		}

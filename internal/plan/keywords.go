@@ -20,7 +20,7 @@ func (c *compiler) node(doc *document, ptr string) (*Loc, error) {
 	if strings.Count(ptr, "/") > MaxSchemaDepth {
 		return nil, c.tooDeep(doc, ptr)
 	}
-	v, ok := lookup(doc.root, ptr)
+	v, ok := pointer.Lookup(doc.root, ptr)
 	if !ok {
 		return nil, &Error{Pointer: c.display(doc, ptr), Msg: "no schema here"}
 	}

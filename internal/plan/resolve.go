@@ -8,33 +8,6 @@ import (
 	"github.com/structkit/structkit/internal/pointer"
 )
 
-// lookup resolves a JSON Pointer within a document.
-func lookup(root any, ptr string) (any, bool) {
-	tokens, ok := pointer.Split(ptr)
-	if !ok {
-		return nil, false
-	}
-	v := root
-	for _, tok := range tokens {
-		switch x := v.(type) {
-		case map[string]any:
-			var ok bool
-			if v, ok = x[tok]; !ok {
-				return nil, false
-			}
-		case []any:
-			i, ok := pointer.Index(tok)
-			if !ok || i >= len(x) {
-				return nil, false
-			}
-			v = x[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
-}
-
 // baseAt returns the base URI in effect at a pointer: the one the index
 // recorded, or that of the nearest indexed ancestor.
 func (d *document) baseAt(ptr string) string {
@@ -93,7 +66,7 @@ func (x *schemaIndex) resolve(doc *document, ptr, keyword, ref string) (target, 
 	var t target
 	if frag == "" || frag[0] == '/' {
 		t = target{res.doc, res.ptr + frag}
-		if _, ok := lookup(res.doc.root, t.ptr); !ok {
+		if _, ok := pointer.Lookup(res.doc.root, t.ptr); !ok {
 			return fail(fmt.Sprintf("unresolvable $ref %q: nothing at %s", ref, x.display(res.doc, t.ptr)))
 		}
 		return t, nil

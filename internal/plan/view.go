@@ -1,6 +1,10 @@
 package plan
 
-import "math"
+import (
+	"math"
+
+	"github.com/structkit/structkit/internal/pointer"
+)
 
 // This file lets a reader other than the codec walk the plan as the codec
 // does and read the keywords behind each location: package adapt renders
@@ -17,11 +21,11 @@ func (s *Schema) Lookup(ptr string) (any, bool) {
 		return nil, false
 	}
 	if d, ok := s.idx.docs[DefaultBaseURI]; ok && (ptr == "" || ptr[0] == '/') {
-		return lookup(d.root, ptr)
+		return pointer.Lookup(d.root, ptr)
 	}
 	for url, d := range s.idx.docs {
 		if len(ptr) > len(url) && ptr[:len(url)] == url && ptr[len(url)] == '#' {
-			return lookup(d.root, ptr[len(url)+1:])
+			return pointer.Lookup(d.root, ptr[len(url)+1:])
 		}
 	}
 	return nil, false

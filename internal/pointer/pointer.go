@@ -98,3 +98,30 @@ func Index(tok string) (int, bool) {
 	i, err := strconv.Atoi(tok)
 	return i, err == nil
 }
+
+// Lookup resolves a JSON Pointer within a decoded JSON document
+// (map[string]any, []any and scalars): ok is false when nothing is there.
+func Lookup(root any, ptr string) (v any, ok bool) {
+	tokens, ok := Split(ptr)
+	if !ok {
+		return nil, false
+	}
+	v = root
+	for _, tok := range tokens {
+		switch x := v.(type) {
+		case map[string]any:
+			if v, ok = x[tok]; !ok {
+				return nil, false
+			}
+		case []any:
+			i, ok := Index(tok)
+			if !ok || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}

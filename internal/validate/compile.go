@@ -118,7 +118,7 @@ func (s *scanned) scanOne(r *rec) error {
 		return &plan.Error{Pointer: s.p.Display(r.doc, r.ptr[:min(len(r.ptr), 120)]+"..."),
 			Msg: fmt.Sprintf("schema nested deeper than %d JSON Pointer tokens", plan.MaxSchemaDepth)}
 	}
-	v, ok := lookup(r.d.root, r.ptr)
+	v, ok := pointer.Lookup(r.d.root, r.ptr)
 	if !ok {
 		return s.errorf(r, "", "no schema here")
 	}
@@ -529,35 +529,8 @@ func kindName(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// lookup resolves a JSON Pointer within a document.
-func lookup(root any, ptr string) (any, bool) {
-	tokens, ok := pointer.Split(ptr)
-	if !ok {
-		return nil, false
-	}
-	v := root
-	for _, tok := range tokens {
-		switch x := v.(type) {
-		case map[string]any:
-			var ok bool
-			if v, ok = x[tok]; !ok {
-				return nil, false
-			}
-		case []any:
-			i, ok := pointer.Index(tok)
-			if !ok || i >= len(x) {
-				return nil, false
-			}
-			v = x[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
-}
-
 func lookupMap(root any, ptr string) (map[string]any, bool) {
-	v, ok := lookup(root, ptr)
+	v, ok := pointer.Lookup(root, ptr)
 	if !ok {
 		return nil, false
 	}

@@ -1,12 +1,12 @@
 package validate
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/big"
 	"strconv"
 	"strings"
 
+	"github.com/structkit/structkit/internal/jsonenc"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/plan"
 )
@@ -83,13 +83,11 @@ func describeValue(v any) string {
 
 // shortJSON renders a value as JSON, clipped for messages.
 func shortJSON(v any) string {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := jsonenc.Marshal(v)
+	if err != nil {
 		return fmt.Sprint(v)
 	}
-	s := strings.TrimSuffix(b.String(), "\n")
+	s := string(b)
 	if len(s) > 48 {
 		cut := 44
 		for cut > 0 && s[cut]&0xC0 == 0x80 {

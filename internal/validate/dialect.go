@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/internal/pointer"
 )
 
 // vocab is a set of vocabularies, the groups of keywords a 2019-09 or
@@ -125,7 +126,7 @@ func vocabOf(p *plan.Schema, d plan.Document, r *rules) (vocab, error) {
 		return vDefault, nil
 	}
 	md, _ := p.Document(metaDoc)
-	meta, _ := lookup(md.Root, metaPtr)
+	meta, _ := pointer.Lookup(md.Root, metaPtr)
 	mm, ok := meta.(map[string]any)
 	if !ok {
 		return vDefault, nil

@@ -15,6 +15,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/internal/pointer"
 )
 
 // The differential test and the fuzzer generate schemas and instances and
@@ -576,7 +577,7 @@ func (g *gen) instanceFor(root, s any, depth int) any {
 		return g.value(depth)
 	}
 	if ref, ok := m["$ref"].(string); ok && strings.HasPrefix(ref, "#") {
-		if t, ok := lookup(root, strings.TrimPrefix(ref, "#")); ok {
+		if t, ok := pointer.Lookup(root, strings.TrimPrefix(ref, "#")); ok {
 			return g.instanceFor(root, t, depth+1)
 		}
 	}
