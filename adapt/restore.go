@@ -16,23 +16,23 @@ import (
 // the codec's and the lenient policy's.
 const (
 	// RuleFromText: a string of JSON text became the value it encodes.
-	RuleFromText = restore.RuleText
+	RuleFromText coerce.Rule = "from-json-text"
 	// RuleIntegerFromString: a string of digits became the exact integer.
-	RuleIntegerFromString = restore.RuleInteger
+	RuleIntegerFromString coerce.Rule = "integer-from-string"
 	// RuleEnumFromString: a string became the (numeric) enum member it
 	// names.
-	RuleEnumFromString = restore.RuleEnum
+	RuleEnumFromString coerce.Rule = "enum-from-string"
 	// RuleMapFromPairs: an array of {key, value} pairs became an object.
-	RuleMapFromPairs = restore.RuleMap
+	RuleMapFromPairs coerce.Rule = "map-from-pairs"
 	// RuleMembersFromExtra: the extra member's members joined their
 	// object.
-	RuleMembersFromExtra = restore.RuleExtra
+	RuleMembersFromExtra coerce.Rule = "members-from-extra"
 	// RuleAbsentFromNull: null for an optional member became absence.
-	RuleAbsentFromNull = restore.RuleAbsent
+	RuleAbsentFromNull coerce.Rule = "absent-from-null"
 	// RuleNullFromMarker: {"null": true} became null.
-	RuleNullFromMarker = restore.RuleNull
+	RuleNullFromMarker coerce.Rule = "null-from-marker"
 	// RuleUnwrapped: the arguments were taken out of the adapted root.
-	RuleUnwrapped = restore.RuleUnwrap
+	RuleUnwrapped coerce.Rule = "unwrapped"
 )
 
 // RestoreOptions configures restoring a model's answer, written under an
