@@ -1,7 +1,5 @@
 package structconv
 
-import "github.com/structkit/structkit/internal/jsonnum"
-
 // The limits of the codec, in one place. Every input gets a bounded answer:
 // nothing a model or a peer writes can exhaust the stack, or make
 // conversion or validation cost more than linear work in its size.
@@ -30,7 +28,7 @@ const (
 	// CVE-2020-10735: exact big-integer validation grows faster than
 	// linearly with the digits. Below it, every literal reads as the
 	// correctly rounded double, at any length.
-	DefaultMaxNumberDigits = jsonnum.DefaultMaxDigits
+	DefaultMaxNumberDigits = 4300
 )
 
 func effectiveDepth(n int) int {
