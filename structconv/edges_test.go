@@ -83,3 +83,28 @@ func TestNilReport(t *testing.T) {
 		t.Error("a nil Report must be valid, count nothing and print nothing")
 	}
 }
+
+// TestOpenNumberLocationRestoresCarried: a location where a oneOf branch
+// says number and another says nothing (mongodb's export: limit is a
+// number under "find", absent under "aggregate") carries a big integer as
+// its digits and writes it back as a number: the check finds the
+// arguments valid, and the JSON sent has a number, not a string.
+func TestOpenNumberLocationRestoresCarried(t *testing.T) {
+	schema, err := coerce.Compile([]byte(`{"type":"object","properties":{"target":{"oneOf":[
+		{"type":"object","properties":{"name":{"const":"find"},"arguments":{"type":"object","properties":{"limit":{"type":"number"}}}},"required":["name"]},
+		{"type":"object","properties":{"name":{"const":"aggregate"},"arguments":{"type":"object"}},"required":["name"]}]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := `{"target":{"arguments":{"limit":9223372036854775807},"name":"find"}}`
+	out, rep, err := structconv.CheckOptions{Schema: schema}.JSON([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Valid() {
+		t.Errorf("problems: %v", rep.Problems)
+	}
+	if string(out) != in {
+		t.Errorf("sent %s, want %s", out, in)
+	}
+}

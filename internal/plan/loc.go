@@ -114,14 +114,15 @@ func (l *Loc) RoundsBigIntegers() bool {
 
 // RestoresCarried reports whether a string of decimal digits here is an
 // integer carried as a string: numbers are admitted and strings are not,
-// or integer is named here and string is named nowhere (an open
-// alternative beside an integer one admits both forms; the integer is
-// what was carried).
+// or a number type (integer or number) is named here and string is named
+// nowhere (an open alternative beside a numeric one admits both forms;
+// the number is what was carried).
 func (l *Loc) RestoresCarried() bool {
 	if l == nil {
 		return false
 	}
-	return l.admit&jsontype.Numeric != 0 && l.admit&jsontype.String == 0 || l.Integer() && l.named&jsontype.String == 0
+	return l.admit&jsontype.Numeric != 0 && l.admit&jsontype.String == 0 ||
+		l.named&l.admit&jsontype.Numeric != 0 && l.named&jsontype.String == 0
 }
 
 // DependsOnValue reports whether the plans of the children depend on the
