@@ -33,7 +33,7 @@ func statusText(tool string, input protoreflect.MessageDescriptor, err error) st
 		}
 	}
 	for _, v := range violations {
-		ptr := FieldPointer(input, v.GetField())
+		ptr := fieldPointer(input, v.GetField())
 		if ptr == "" {
 			ptr = "/"
 		}
@@ -70,12 +70,12 @@ func codeName(c codes.Code) string {
 	return strings.ToUpper(b.String())
 }
 
-// FieldPointer converts a field path as google.rpc.BadRequest writes it
+// fieldPointer converts a field path as google.rpc.BadRequest writes it
 // ("order.items[0].quantity", proto or JSON names, map keys in brackets,
 // and JSON members past a google.protobuf.Struct) into the JSON Pointer of
 // the value in the message's JSON form, by JSON names: "/order/items/0/quantity".
 // Segments it cannot resolve are kept as written.
-func FieldPointer(md protoreflect.MessageDescriptor, path string) string {
+func fieldPointer(md protoreflect.MessageDescriptor, path string) string {
 	var out []byte
 	cur := md
 	free := false // past a Struct or Value: members as written

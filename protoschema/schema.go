@@ -46,24 +46,24 @@ const (
 
 // Patterns of the string forms of the proto3 JSON mapping.
 const (
-	// Int64Pattern is the decimal string form of a signed 64-bit integer
+	// int64Pattern is the decimal string form of a signed 64-bit integer
 	// (at most 19 digits; the exact range is in the description).
-	Int64Pattern = `^-?(0|[1-9][0-9]{0,18})$`
-	// Uint64Pattern is the decimal string form of an unsigned 64-bit
+	int64Pattern = `^-?(0|[1-9][0-9]{0,18})$`
+	// uint64Pattern is the decimal string form of an unsigned 64-bit
 	// integer.
-	Uint64Pattern = `^(0|[1-9][0-9]{0,19})$`
-	// TimestampPattern is RFC 3339 as google.protobuf.Timestamp takes it:
+	uint64Pattern = `^(0|[1-9][0-9]{0,19})$`
+	// timestampPattern is RFC 3339 as google.protobuf.Timestamp takes it:
 	// "Z" or an offset, up to nine fractional digits.
-	TimestampPattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})$`
-	// DurationPattern is google.protobuf.Duration's form: seconds with up
+	timestampPattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})$`
+	// durationPattern is google.protobuf.Duration's form: seconds with up
 	// to nine fractional digits and the suffix "s" ("1.5s", "-3s").
-	DurationPattern = `^-?[0-9]{1,12}(\.[0-9]{1,9})?s$`
-	// FieldMaskPattern is google.protobuf.FieldMask's form: comma-separated
+	durationPattern = `^-?[0-9]{1,12}(\.[0-9]{1,9})?s$`
+	// fieldMaskPattern is google.protobuf.FieldMask's form: comma-separated
 	// paths of lowerCamelCase names joined by dots.
-	FieldMaskPattern = `^([a-z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)*(,[a-z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)*)*)?$`
-	// Base64Pattern admits standard and URL-safe base64, padded or not, as
+	fieldMaskPattern = `^([a-z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)*(,[a-z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)*)*)?$`
+	// base64Pattern admits standard and URL-safe base64, padded or not, as
 	// protojson reads bytes.
-	Base64Pattern = `^[A-Za-z0-9+/_-]*={0,2}$`
+	base64Pattern = `^[A-Za-z0-9+/_-]*={0,2}$`
 )
 
 // SchemaOptions configures Generate. The zero value gives the default
@@ -523,9 +523,9 @@ func keyNames(fd protoreflect.FieldDescriptor) map[string]any {
 	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
 		return map[string]any{"type": "string", "pattern": `^(0|[1-9][0-9]{0,9})$`}
 	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
-		return map[string]any{"type": "string", "pattern": Int64Pattern}
+		return map[string]any{"type": "string", "pattern": int64Pattern}
 	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
-		return map[string]any{"type": "string", "pattern": Uint64Pattern}
+		return map[string]any{"type": "string", "pattern": uint64Pattern}
 	}
 	return nil
 }
@@ -538,7 +538,7 @@ func (g *gen) single(fd protoreflect.FieldDescriptor) map[string]any {
 	case protoreflect.StringKind:
 		return map[string]any{"type": "string"}
 	case protoreflect.BytesKind:
-		return map[string]any{"type": "string", "contentEncoding": "base64", "pattern": Base64Pattern}
+		return map[string]any{"type": "string", "contentEncoding": "base64", "pattern": base64Pattern}
 	case protoreflect.FloatKind:
 		return map[string]any{"type": "number", "minimum": json.Number(minFloat), "maximum": json.Number(maxFloat)}
 	case protoreflect.DoubleKind:
@@ -569,9 +569,9 @@ func intSchema(lo, hi string) map[string]any {
 func (g *gen) int64Schema(signed bool) map[string]any {
 	if g.o.Int64Strings {
 		if signed {
-			return map[string]any{"type": "string", "pattern": Int64Pattern}
+			return map[string]any{"type": "string", "pattern": int64Pattern}
 		}
-		return map[string]any{"type": "string", "pattern": Uint64Pattern}
+		return map[string]any{"type": "string", "pattern": uint64Pattern}
 	}
 	if signed {
 		return intSchema(minInt64, maxInt64)
@@ -616,13 +616,13 @@ func (g *gen) wellKnown(md protoreflect.MessageDescriptor) map[string]any {
 	}
 	switch md.FullName() {
 	case "google.protobuf.Timestamp":
-		return map[string]any{"type": "string", "format": "date-time", "pattern": TimestampPattern,
+		return map[string]any{"type": "string", "format": "date-time", "pattern": timestampPattern,
 			"description": `An RFC 3339 time in UTC ("Z") or with an offset, e.g. "2024-05-01T12:00:00Z".`}
 	case "google.protobuf.Duration":
-		return map[string]any{"type": "string", "pattern": DurationPattern,
+		return map[string]any{"type": "string", "pattern": durationPattern,
 			"description": `A duration in seconds with the suffix "s", e.g. "1.5s".`}
 	case "google.protobuf.FieldMask":
-		return map[string]any{"type": "string", "pattern": FieldMaskPattern,
+		return map[string]any{"type": "string", "pattern": fieldMaskPattern,
 			"description": `Comma-separated field paths in lowerCamelCase, e.g. "name,address.city".`}
 	case "google.protobuf.Struct":
 		return map[string]any{"type": "object"}
@@ -652,14 +652,14 @@ func (g *gen) wellKnown(md protoreflect.MessageDescriptor) map[string]any {
 	case "google.protobuf.StringValue":
 		return nullable(map[string]any{"type": "string"})
 	case "google.protobuf.BytesValue":
-		return nullable(map[string]any{"type": "string", "contentEncoding": "base64", "pattern": Base64Pattern})
+		return nullable(map[string]any{"type": "string", "contentEncoding": "base64", "pattern": base64Pattern})
 	}
 	return nil
 }
 
-// IsWellKnown reports whether a message type has a special form in the
+// isWellKnown reports whether a message type has a special form in the
 // proto3 JSON mapping (and so no $defs entry of its own).
-func IsWellKnown(md protoreflect.MessageDescriptor) bool {
+func isWellKnown(md protoreflect.MessageDescriptor) bool {
 	return (&gen{}).wellKnown(md) != nil
 }
 

@@ -1,0 +1,4 @@
+package grpcmcp
+
+// FieldPointer exposes fieldPointer to the external tests.
+var FieldPointer = fieldPointer
