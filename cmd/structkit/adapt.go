@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/structconv"
 )
 
 // profileFlag is --profile: a provider profile name.
@@ -276,40 +274,12 @@ func runRestore(e *env, args []string) error {
 	}
 	out, rep, err := adapt.RestoreOptions{Schema: s, Policy: policy, Tool: sf.tool}.JSON(answer)
 	if err != nil {
-		var se *structconv.Error
-		if !errors.As(err, &se) {
-			return fmt.Errorf("%s: %w", inName, err)
-		}
-		rep = &coerce.Report{Problems: []coerce.Problem{{Path: se.Path, Keyword: "json", Expected: "a JSON document",
-			Got: se.Msg, Message: inputError(inName, answer, err).Error()}}}
-		out = nil
-	}
-	if format.value == "json" {
-		res := checkResult{Valid: rep.Valid(), Arguments: out, Changes: rep.Changes, Problems: rep.Problems}
-		if res.Arguments == nil {
-			res.Arguments = json.RawMessage("null")
-		}
-		if res.Changes == nil {
-			res.Changes = []coerce.Change{}
-		}
-		if res.Problems == nil {
-			res.Problems = []coerce.Problem{}
-		}
-		if err := writeJSON(e, res); err != nil {
+		if rep, err = inputReport(inName, answer, err); err != nil {
 			return err
 		}
-	} else {
-		if out != nil {
-			if err := writeOutput(e, append(out, '\n')); err != nil {
-				return err
-			}
-		}
-		writeReport(e.stderr, rep)
+		out = nil
 	}
-	if !rep.Valid() {
-		return errInvalid
-	}
-	return nil
+	return writeCheckResult(e, format.value, out, rep, writeJSON)
 }
 
 func adaptUsage(w io.Writer, fs *flag.FlagSet) {

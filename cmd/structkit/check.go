@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/jsonenc"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -65,19 +65,34 @@ func runCheck(e *env, args []string) error {
 			// The schema is at fault, not the arguments: name it, exit 2.
 			return usagef("%s: %v", sf.source(), err)
 		}
-		var se *structconv.Error
-		if !errors.As(err, &se) {
-			return fmt.Errorf("%s: %w", name, err)
+		rep, err = inputReport(name, data, err)
+		if err != nil {
+			return err
 		}
-		// Arguments that are not even JSON are invalid arguments too.
-		rep = &coerce.Report{Problems: []coerce.Problem{{
-			Path: se.Path, Keyword: "json", Expected: "a JSON document", Got: se.Msg,
-			Message: inputError(name, data, err).Error(),
-		}}}
 		out = nil
 	}
+	return writeCheckResult(e, format.value, out, rep, writeCompactJSON)
+}
 
-	if format.value == "json" {
+// inputReport turns an error reading arguments (or an answer) into the
+// report of a check: input that is not JSON is an invalid argument too,
+// named by line and column. Any other error is returned, naming the input.
+func inputReport(name string, data []byte, err error) (*coerce.Report, error) {
+	var se *structconv.Error
+	if !errors.As(err, &se) {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &coerce.Report{Problems: []coerce.Problem{{
+		Path: se.Path, Keyword: "json", Expected: "a JSON document", Got: se.Msg,
+		Message: inputError(name, data, err).Error(),
+	}}}, nil
+}
+
+// writeCheckResult writes what a check or a restore made of arguments: in
+// the json format one object (written by writeValue), else the arguments
+// on stdout and the report on stderr. Problems make it errInvalid.
+func writeCheckResult(e *env, format string, out []byte, rep *coerce.Report, writeValue func(*env, any) error) error {
+	if format == "json" {
 		res := checkResult{Valid: rep.Valid(), Arguments: out, Changes: rep.Changes, Problems: rep.Problems}
 		if res.Arguments == nil {
 			res.Arguments = json.RawMessage("null")
@@ -88,13 +103,7 @@ func runCheck(e *env, args []string) error {
 		if res.Problems == nil {
 			res.Problems = []coerce.Problem{}
 		}
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(res); err != nil {
-			return err
-		}
-		if err := writeOutput(e, b.Bytes()); err != nil {
+		if err := writeValue(e, res); err != nil {
 			return err
 		}
 	} else {
@@ -109,6 +118,15 @@ func runCheck(e *env, args []string) error {
 		return errInvalid
 	}
 	return nil
+}
+
+// writeCompactJSON writes v as one line of JSON, without HTML escaping.
+func writeCompactJSON(e *env, v any) error {
+	b, err := jsonenc.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return writeOutput(e, append(b, '\n'))
 }
 
 func joinRules(rules []coerce.Rule) string {
