@@ -657,12 +657,6 @@ func (g *gen) wellKnown(md protoreflect.MessageDescriptor) map[string]any {
 	return nil
 }
 
-// isWellKnown reports whether a message type has a special form in the
-// proto3 JSON mapping (and so no $defs entry of its own).
-func isWellKnown(md protoreflect.MessageDescriptor) bool {
-	return (&gen{}).wellKnown(md) != nil
-}
-
 // describe returns the description of a descriptor: its comments (unless
 // NoDescriptions), then the extra lines.
 func (g *gen) describe(d protoreflect.Descriptor, extra []string) string {
