@@ -30,7 +30,7 @@ import (
 	"github.com/structkit/structkit/bridge"
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
-	"github.com/structkit/structkit/internal/mcpexample"
+	"github.com/structkit/structkit/internal/fixture/mcpserver"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/structconv"
 )
@@ -41,7 +41,7 @@ const exampleServerEnv = "BRIDGE_TEST_EXAMPLE_SERVER"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(exampleServerEnv) == "1" {
-		if err := mcpexample.Serve(context.Background(), &mcp.StdioTransport{}); err != nil {
+		if err := mcpserver.Serve(context.Background(), &mcp.StdioTransport{}); err != nil {
 			os.Exit(1)
 		}
 		os.Exit(0)
@@ -149,7 +149,7 @@ func wantSuccess(t *testing.T, resp *bridgev1.CallToolResponse, why string) {
 	}
 }
 
-func example1() bridge.Upstream { return bridge.InProcess("example", mcpexample.NewServer) }
+func example1() bridge.Upstream { return bridge.InProcess("example", mcpserver.NewServer) }
 
 func TestListTools(t *testing.T) {
 	c, _ := serve(t, bridge.Options{}, example1())
@@ -295,8 +295,8 @@ func TestUnwritableArguments(t *testing.T) {
 
 func TestTwoUpstreams(t *testing.T) {
 	c, _ := serve(t, bridge.Options{},
-		bridge.InProcess("a", mcpexample.NewServer),
-		bridge.InProcess("b", mcpexample.NewServer))
+		bridge.InProcess("a", mcpserver.NewServer),
+		bridge.InProcess("b", mcpserver.NewServer))
 	resp, err := c.ListTools(context.Background(), &bridgev1.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -329,7 +329,7 @@ func TestBadUpstreams(t *testing.T) {
 		want string
 	}{
 		{"none", nil, "no upstream"},
-		{"dotted", []bridge.Upstream{bridge.InProcess("a.b", mcpexample.NewServer)}, `"a.b"`},
+		{"dotted", []bridge.Upstream{bridge.InProcess("a.b", mcpserver.NewServer)}, `"a.b"`},
 		{"duplicate", []bridge.Upstream{up, up}, "two upstreams"},
 		{"neither", []bridge.Upstream{{Name: "x"}}, "exactly one"},
 		{"missing command", []bridge.Upstream{bridge.Command("gone", filepath.Join(t.TempDir(), "no-such-server"))}, `"gone"`},
@@ -513,7 +513,7 @@ func TestInFlightUnavailable(t *testing.T) {
 }
 
 func TestHTTPUpstream(t *testing.T) {
-	srv := mcpexample.NewServer()
+	srv := mcpserver.NewServer()
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
 	t.Cleanup(ts.Close) // after the bridge's cleanup: its session holds a stream open
 	c, _ := serve(t, bridge.Options{}, bridge.HTTP("web", ts.URL))
@@ -527,7 +527,7 @@ func TestHTTPUpstream(t *testing.T) {
 
 func TestFixedClient(t *testing.T) {
 	ct, st := mcp.NewInMemoryTransports()
-	if _, err := mcpexample.NewServer().Connect(context.Background(), st, nil); err != nil {
+	if _, err := mcpserver.NewServer().Connect(context.Background(), st, nil); err != nil {
 		t.Fatal(err)
 	}
 	mc, err := mcpbridge.Connect(context.Background(), ct, mcpbridge.ClientOptions{Name: "test"})
@@ -549,7 +549,7 @@ func TestClosed(t *testing.T) {
 }
 
 func TestConcurrentCalls(t *testing.T) {
-	c, _ := serve(t, bridge.Options{Check: true}, example1(), bridge.InProcess("other", mcpexample.NewServer))
+	c, _ := serve(t, bridge.Options{Check: true}, example1(), bridge.InProcess("other", mcpserver.NewServer))
 	const n = 200
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -613,7 +613,7 @@ func TestInexactLogged(t *testing.T) {
 	var logs logBuffer
 	up := bridge.Upstream{Name: "logged", Connect: func(ctx context.Context) (mcp.Transport, error) {
 		ct, st := mcp.NewInMemoryTransports()
-		if _, err := mcpexample.NewServer().Connect(ctx, st, nil); err != nil {
+		if _, err := mcpserver.NewServer().Connect(ctx, st, nil); err != nil {
 			return nil, err
 		}
 		return &mcp.LoggingTransport{Transport: ct, Writer: io.Discard}, nil

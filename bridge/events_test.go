@@ -13,7 +13,7 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
-	"github.com/structkit/structkit/internal/mcpexample"
+	"github.com/structkit/structkit/internal/fixture/mcpserver"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/structconv"
 )
@@ -105,7 +105,7 @@ func TestEvents(t *testing.T) {
 // TestFixedEnded: a fixed client whose session ends is final.
 func TestFixedEnded(t *testing.T) {
 	ct, st := mcp.NewInMemoryTransports()
-	ss, err := mcpexample.NewServer().Connect(context.Background(), st, nil)
+	ss, err := mcpserver.NewServer().Connect(context.Background(), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,12 +134,12 @@ func TestFixedEnded(t *testing.T) {
 // TestToolServer: bridge tool names are told from arbitrary ones, with
 // and without the server prefix.
 func TestToolServer(t *testing.T) {
-	one, err := New(Options{}, InProcess("ex", mcpexample.NewServer))
+	one, err := New(Options{}, InProcess("ex", mcpserver.NewServer))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer one.Close()
-	two, err := New(Options{}, InProcess("a", mcpexample.NewServer), InProcess("b", mcpexample.NewServer))
+	two, err := New(Options{}, InProcess("a", mcpserver.NewServer), InProcess("b", mcpserver.NewServer))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func (o *observed) ObserveProblem(tool string, p coerce.Problem) {
 // tool names as the bridge names them.
 func TestObserverNames(t *testing.T) {
 	var o observed
-	s, err := New(Options{Check: true, Policy: coerce.Lenient(), Observer: &o}, InProcess("a", mcpexample.NewServer), InProcess("b", mcpexample.NewServer))
+	s, err := New(Options{Check: true, Policy: coerce.Lenient(), Observer: &o}, InProcess("a", mcpserver.NewServer), InProcess("b", mcpserver.NewServer))
 	if err != nil {
 		t.Fatal(err)
 	}

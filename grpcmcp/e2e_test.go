@@ -17,21 +17,21 @@ import (
 
 	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
 	"github.com/structkit/structkit/grpcmcp"
-	"github.com/structkit/structkit/internal/exampleorders"
+	"github.com/structkit/structkit/internal/fixture/orders"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/structconv"
 )
 
 // startGRPC serves the example OrderService, with reflection, on a
 // loopback port and returns a connection to it.
-func startGRPC(t testing.TB) (*exampleorders.Server, *grpc.ClientConn) {
+func startGRPC(t testing.TB) (*orders.Server, *grpc.ClientConn) {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	gs := grpc.NewServer()
-	orders := exampleorders.New()
+	orders := orders.New()
 	orders.Register(gs)
 	reflection.Register(gs)
 	go func() { _ = gs.Serve(lis) }()
@@ -112,7 +112,7 @@ const createWant = `{"createTime":"2024-05-01T12:00:00Z","order":{"accountId":18
 	`"orderId":9223372036854775806,"parentOrderId":9007199254740993,"relatedOrderIds":[-9223372036854775808],"walletId":18446744073709551613}}`
 
 // checkExact asserts what the gRPC server received, digit for digit.
-func checkExact(t *testing.T, orders *exampleorders.Server) {
+func checkExact(t *testing.T, orders *orders.Server) {
 	t.Helper()
 	got, ok := orders.Last().(*examplev2.CreateOrderRequest)
 	if !ok {

@@ -12,7 +12,7 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	"github.com/structkit/structkit/grpcmcp"
-	"github.com/structkit/structkit/internal/exampleorders"
+	"github.com/structkit/structkit/internal/fixture/orders"
 )
 
 // A gRPC server, given only its address, as MCP tools: the services come
@@ -21,7 +21,7 @@ func ExampleAddService() {
 	// A gRPC server with reflection (the example OrderService).
 	lis, _ := net.Listen("tcp", "127.0.0.1:0")
 	gs := grpc.NewServer()
-	exampleorders.New().Register(gs)
+	orders.New().Register(gs)
 	reflection.Register(gs)
 	go gs.Serve(lis)
 	defer gs.Stop()

@@ -19,7 +19,7 @@ import (
 
 	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
 	"github.com/structkit/structkit/grpcmcp"
-	"github.com/structkit/structkit/internal/exampleorders"
+	"github.com/structkit/structkit/internal/fixture/orders"
 )
 
 func serveWith(t *testing.T, register func(*grpc.Server)) *grpc.ClientConn {
@@ -43,7 +43,7 @@ func serveWith(t *testing.T, register func(*grpc.Server)) *grpc.ClientConn {
 // TestReflectV1alpha: a server with only the old reflection API.
 func TestReflectV1alpha(t *testing.T) {
 	conn := serveWith(t, func(gs *grpc.Server) {
-		exampleorders.New().Register(gs)
+		orders.New().Register(gs)
 		alphagrpc.RegisterServerReflectionServer(gs, reflection.NewServer(reflection.ServerOptions{Services: gs}))
 	})
 	r, err := grpcmcp.Reflect(context.Background(), conn, grpcmcp.ReflectOptions{})

@@ -6,7 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/structkit/structkit/internal/mcpexample"
+	"github.com/structkit/structkit/internal/fixture/mcpserver"
 	"github.com/structkit/structkit/mcpbridge"
 )
 
@@ -35,7 +35,7 @@ func BenchmarkCallTool(b *testing.B) {
 	} {
 		args := mustStruct(b, tc.args)
 		b.Run(tc.tool+"/direct-map", func(b *testing.B) {
-			cs := sdkSession(b, mcpexample.NewServer())
+			cs := sdkSession(b, mcpserver.NewServer())
 			m := args.AsMap()
 			b.ReportAllocs()
 			for b.Loop() {
@@ -46,7 +46,7 @@ func BenchmarkCallTool(b *testing.B) {
 			}
 		})
 		b.Run(tc.tool+"/direct-asmap", func(b *testing.B) {
-			cs := sdkSession(b, mcpexample.NewServer())
+			cs := sdkSession(b, mcpserver.NewServer())
 			b.ReportAllocs()
 			for b.Loop() {
 				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: args.AsMap()})
@@ -61,7 +61,7 @@ func BenchmarkCallTool(b *testing.B) {
 				name += "-check"
 			}
 			b.Run(tc.tool+name, func(b *testing.B) {
-				c := connect(b, mcpexample.NewServer(), mcpbridge.ClientOptions{Check: check})
+				c := connect(b, mcpserver.NewServer(), mcpbridge.ClientOptions{Check: check})
 				b.ReportAllocs()
 				for b.Loop() {
 					res, err := c.CallTool(ctx, tc.tool, args)

@@ -14,7 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/mcpexample"
+	"github.com/structkit/structkit/internal/fixture/mcpserver"
 	"github.com/structkit/structkit/mcpbridge"
 )
 
@@ -24,7 +24,7 @@ const helperEnv = "MCPBRIDGE_EXAMPLE_SERVER"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) == "1" {
-		s := mcpexample.NewServer()
+		s := mcpserver.NewServer()
 		mcp.AddTool(s, &mcp.Tool{Name: "crash", InputSchema: json.RawMessage(`{"type":"object"}`)},
 			func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, any, error) {
 				os.Exit(3)
@@ -50,7 +50,7 @@ type server struct {
 }
 
 func newServer() *server {
-	s := &server{Server: mcpexample.NewServer()}
+	s := &server{Server: mcpserver.NewServer()}
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "tools/list" {

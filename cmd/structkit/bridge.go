@@ -25,10 +25,10 @@ import (
 	"github.com/structkit/structkit/bridge"
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
-	"github.com/structkit/structkit/internal/expose"
-	"github.com/structkit/structkit/internal/healthwatch"
-	"github.com/structkit/structkit/internal/mcpexample"
-	"github.com/structkit/structkit/internal/metrics"
+	"github.com/structkit/structkit/cmd/structkit/internal/expose"
+	"github.com/structkit/structkit/cmd/structkit/internal/healthwatch"
+	"github.com/structkit/structkit/internal/fixture/mcpserver"
+	"github.com/structkit/structkit/cmd/structkit/internal/metrics"
 	"github.com/structkit/structkit/internal/observe"
 	"github.com/structkit/structkit/mcpbridge"
 )
@@ -214,7 +214,7 @@ func runBridge(e *env, args []string) error {
 		return err
 	}
 	if len(ups) == 0 {
-		ups = []bridge.Upstream{bridge.InProcess("example", mcpexample.NewServer)}
+		ups = []bridge.Upstream{bridge.InProcess("example", mcpserver.NewServer)}
 	}
 	var logger *slog.Logger
 	if f.logFormat.value == "json" {

@@ -20,14 +20,14 @@ import (
 
 	"github.com/structkit/structkit/bridge"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
-	"github.com/structkit/structkit/internal/mcpexample"
+	"github.com/structkit/structkit/internal/fixture/mcpserver"
 )
 
 // startBridge serves a bridge over the bundled example server on a
 // loopback port and returns its address.
 func startBridge(t *testing.T, opts bridge.Options) string {
 	t.Helper()
-	srv, err := bridge.New(opts, bridge.InProcess("example", mcpexample.NewServer))
+	srv, err := bridge.New(opts, bridge.InProcess("example", mcpserver.NewServer))
 	if err != nil {
 		t.Fatal(err)
 	}

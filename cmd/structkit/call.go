@@ -20,7 +20,7 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
-	"github.com/structkit/structkit/internal/expose"
+	"github.com/structkit/structkit/cmd/structkit/internal/expose"
 	"github.com/structkit/structkit/protoargs"
 	"github.com/structkit/structkit/structconv"
 )

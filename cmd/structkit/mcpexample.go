@@ -10,7 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/structkit/structkit/internal/mcpexample"
+	"github.com/structkit/structkit/internal/fixture/mcpserver"
 )
 
 // runMCPExample implements "structkit mcp-example": the bundled example
@@ -30,7 +30,7 @@ func runMCPExample(e *env, args []string) error {
 	}
 	ctx, stop := bridgeContext()
 	defer stop()
-	err = mcpexample.Serve(ctx, t)
+	err = mcpserver.Serve(ctx, t)
 	switch {
 	case err == nil, ctx.Err() != nil, errors.Is(err, io.EOF), errors.Is(err, mcp.ErrConnectionClosed):
 		return nil // the client hung up, or a signal

@@ -20,7 +20,7 @@ import (
 
 	"github.com/structkit/structkit/adapt"
 	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
-	"github.com/structkit/structkit/internal/exampleorders"
+	"github.com/structkit/structkit/internal/fixture/orders"
 )
 
 // exampleSet writes the example file alone as a descriptor set: its
@@ -47,7 +47,7 @@ func startOrders(t *testing.T) string {
 		t.Fatal(err)
 	}
 	gs := grpc.NewServer()
-	exampleorders.New().Register(gs)
+	orders.New().Register(gs)
 	reflection.Register(gs)
 	go func() { _ = gs.Serve(lis) }()
 	t.Cleanup(gs.Stop)

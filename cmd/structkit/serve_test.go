@@ -26,7 +26,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
-	"github.com/structkit/structkit/internal/expose/certtest"
+	"github.com/structkit/structkit/cmd/structkit/internal/expose/certtest"
 )
 
 // served is a "structkit bridge" running in process.

@@ -19,7 +19,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
-	"github.com/structkit/structkit/internal/expose/certtest"
+	"github.com/structkit/structkit/cmd/structkit/internal/expose/certtest"
 )
 
 // hosts is a resolver over a fixed table.

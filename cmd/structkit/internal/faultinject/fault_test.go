@@ -20,7 +20,7 @@ import (
 
 	"github.com/structkit/structkit/bridge"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
-	"github.com/structkit/structkit/internal/healthwatch"
+	"github.com/structkit/structkit/cmd/structkit/internal/healthwatch"
 )
 
 // callTimeout bounds a call the test expects to end; reaching it is a
