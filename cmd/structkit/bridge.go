@@ -23,12 +23,12 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	"github.com/structkit/structkit/bridge"
-	"github.com/structkit/structkit/coerce"
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/cmd/structkit/internal/expose"
 	"github.com/structkit/structkit/cmd/structkit/internal/healthwatch"
-	"github.com/structkit/structkit/internal/fixture/mcpserver"
 	"github.com/structkit/structkit/cmd/structkit/internal/metrics"
+	"github.com/structkit/structkit/coerce"
+	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
+	"github.com/structkit/structkit/internal/fixture/mcpserver"
 	"github.com/structkit/structkit/internal/observe"
 	"github.com/structkit/structkit/mcpbridge"
 )

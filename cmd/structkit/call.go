@@ -18,9 +18,9 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/structkit/structkit/cmd/structkit/internal/expose"
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
-	"github.com/structkit/structkit/cmd/structkit/internal/expose"
 	"github.com/structkit/structkit/protoargs"
 	"github.com/structkit/structkit/structconv"
 )

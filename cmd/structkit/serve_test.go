@@ -25,8 +25,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/cmd/structkit/internal/expose/certtest"
+	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 )
 
 // served is a "structkit bridge" running in process.

@@ -19,8 +19,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/structkit/structkit/bridge"
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/cmd/structkit/internal/healthwatch"
+	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 )
 
 // callTimeout bounds a call the test expects to end; reaching it is a
