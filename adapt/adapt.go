@@ -64,7 +64,7 @@ func (o Options) AdaptValue(schema any) (*Schema, error) {
 		a.tbl = restore.NewTable()
 		return a, nil
 	}
-	p := plan.OfPublic(orig)
+	p := (*plan.Schema)(orig)
 	r := newRenderer(lim, p)
 	var doc map[string]any
 	for pass := 0; ; pass++ {

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/restore"
 	"github.com/structkit/structkit/structconv"
@@ -78,7 +79,7 @@ func (o RestoreOptions) JSON(answer []byte) ([]byte, *coerce.Report, error) {
 		return nil, nil, errNoSchema
 	}
 	run := &restore.Run{T: o.Schema.tbl}
-	return restore.CheckJSON(restore.CheckParams{Schema: o.Schema.orig, Policy: o.Policy, Tool: o.Tool, Observer: o.Observer,
+	return restore.CheckJSON(restore.CheckParams{Schema: (*plan.Schema)(o.Schema.orig), Policy: o.Policy, Tool: o.Tool, Observer: o.Observer,
 		Context: o.Context, MaxDepth: o.MaxDepth, MaxNumberDigits: o.MaxNumberDigits}, run, answer)
 }
 

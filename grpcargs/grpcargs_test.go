@@ -16,8 +16,8 @@ func TestStatus(t *testing.T) {
 	res := &protoargs.Result{Fields: []protoargs.FieldReport{{
 		Field: "calls[1].arguments",
 		Report: coerce.Report{Problems: []coerce.Problem{
-			{Path: "/filters/0/value", Keyword: "oneOf", Message: "/filters/0/value: matches none of 2 alternatives: expected array of strings, or integer; got string"},
-			{Path: "", Keyword: "required", Message: `/: missing required property "sku"`},
+			{Path: "/filters/0/value", Keyword: "oneOf", Msg: "matches none of 2 alternatives: expected array of strings, or integer; got string"},
+			{Path: "", Keyword: "required", Msg: `missing required property "sku"`},
 		}},
 	}}}
 	st := grpcargs.Status(res)

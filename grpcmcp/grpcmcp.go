@@ -314,11 +314,7 @@ func argumentsText(tool string, err error) string {
 	}
 	var se *structconv.Error
 	if errors.As(err, &se) {
-		p := se.Path
-		if p == "" {
-			p = "/"
-		}
-		return coerce.FormatProblems(tool, []coerce.Problem{{Path: se.Path, Keyword: "json", Message: p + ": " + se.Msg}})
+		return coerce.FormatProblems(tool, []coerce.Problem{{Path: se.Path, Keyword: "json", Msg: se.Msg}})
 	}
 	return fmt.Sprintf("Invalid arguments for tool %q: %v", tool, err)
 }

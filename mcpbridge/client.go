@@ -66,9 +66,9 @@ import (
 	"github.com/structkit/structkit/internal/jsonenc"
 	"github.com/structkit/structkit/internal/jsonnum"
 	"github.com/structkit/structkit/internal/mcpcapture"
-	"github.com/structkit/structkit/internal/observe"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -793,7 +793,7 @@ func flagLostDigits(rep *coerce.Report, v any, ptr []byte) {
 	}
 }
 
-func (c *Client) observe(tool string, rep *coerce.Report) { observe.Report(c.opts.Observer, tool, rep) }
+func (c *Client) observe(tool string, rep *coerce.Report) { terms.Observe(c.opts.Observer, tool, rep) }
 
 // Close ends the session. It is safe to call more than once.
 func (c *Client) Close() error {

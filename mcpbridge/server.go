@@ -13,8 +13,8 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/observe"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -201,4 +201,4 @@ func (st *structTool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	return res, nil
 }
 
-func (st *structTool) observe(rep *coerce.Report) { observe.Report(st.opts.Observer, st.name, rep) }
+func (st *structTool) observe(rep *coerce.Report) { terms.Observe(st.opts.Observer, st.name, rep) }

@@ -102,7 +102,7 @@ func AppendReportProto(out *structkitv1.Report, field string, r *coerce.Report) 
 	}
 	for _, p := range r.Problems {
 		out.Problems = append(out.Problems, &structkitv1.Problem{
-			Field: field, Path: p.Path, Keyword: p.Keyword, Expected: p.Expected, Got: p.Got, Message: p.Message, Schema: p.Schema,
+			Field: field, Path: p.Path, Keyword: p.Keyword, Expected: p.Expected, Got: p.Got, Message: p.String(), Schema: p.Schema,
 		})
 	}
 	return out
@@ -122,9 +122,18 @@ func ReportFromProto(m *structkitv1.Report) *coerce.Report {
 		out.Changes = append(out.Changes, coerce.Change{Path: c.GetPath(), Rule: coerce.Rule(c.GetRule()), From: c.GetFrom(), To: c.GetTo(), Schema: c.GetSchema()})
 	}
 	for _, p := range m.GetProblems() {
-		out.Problems = append(out.Problems, coerce.Problem{Path: p.GetPath(), Keyword: p.GetKeyword(), Expected: p.GetExpected(), Got: p.GetGot(), Message: p.GetMessage(), Schema: p.GetSchema()})
+		out.Problems = append(out.Problems, coerce.Problem{Path: p.GetPath(), Keyword: p.GetKeyword(), Expected: p.GetExpected(), Got: p.GetGot(),
+			Msg: messageTail(p.GetPath(), p.GetMessage()), Schema: p.GetSchema()})
 	}
 	return out
+}
+
+// messageTail is a problem's message without the path it starts with.
+func messageTail(path, msg string) string {
+	if path == "" {
+		path = "/"
+	}
+	return strings.TrimPrefix(msg, path+": ")
 }
 
 // FieldPath joins the path of a field and a JSON Pointer inside its Struct

@@ -230,7 +230,7 @@ func TestMessageJSON(t *testing.T) {
 func TestReportProtoRoundTrip(t *testing.T) {
 	rep := &coerce.Report{
 		Changes:  []coerce.Change{{Path: "/id", Rule: coerce.RuleBigIntCarried, From: "9007199254740993", To: `"9007199254740993"`, Schema: "/properties/id"}},
-		Problems: []coerce.Problem{{Path: "/n", Keyword: "type", Expected: "integer", Got: `string "x"`, Message: `/n: expected integer, got string "x"`, Schema: "/properties/n"}},
+		Problems: []coerce.Problem{{Path: "/n", Keyword: "type", Expected: "integer", Got: `string "x"`, Msg: `expected integer, got string "x"`, Schema: "/properties/n"}},
 	}
 	m := protoargs.AppendReportProto(nil, "arguments", rep)
 	for _, c := range m.GetChanges() {

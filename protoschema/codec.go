@@ -124,7 +124,7 @@ func (e *ProblemsError) Error() string {
 			fmt.Fprintf(&b, "and %d more", len(e.Problems)-i)
 			break
 		}
-		b.WriteString(p.Message)
+		b.WriteString(p.String())
 	}
 	return b.String()
 }
@@ -282,10 +282,6 @@ func (c *Codec) explain(doc []byte, problems []coerce.Problem) []coerce.Problem 
 			continue
 		}
 		obj, _ := valueAtPath(inst, p.Path).(map[string]any)
-		path := p.Path
-		if path == "" {
-			path = "/"
-		}
 		found := false
 		for _, g := range groups {
 			present := false
@@ -303,7 +299,7 @@ func (c *Codec) explain(doc []byte, problems []coerce.Problem) []coerce.Problem 
 				msg += " (accepted names: " + quoteList(g.names) + ")"
 			}
 			out = append(out, coerce.Problem{Path: p.Path, Keyword: "required", Expected: g.what, Got: "nothing",
-				Message: path + ": " + msg, Schema: p.Schema})
+				Msg: msg, Schema: p.Schema})
 		}
 		for _, pr := range pairs {
 			a, b := pr[0], pr[1]
@@ -315,8 +311,8 @@ func (c *Codec) explain(doc []byte, problems []coerce.Problem) []coerce.Problem 
 			found = true
 			bp := string(pointer.AppendToken([]byte(p.Path), b))
 			out = append(out, coerce.Problem{Path: bp, Keyword: "oneof", Expected: fmt.Sprintf("no %q beside %q", b, a),
-				Got:     fmt.Sprintf("both %q and %q", a, b),
-				Message: fmt.Sprintf("%s: %q cannot be set together with %q: %s; keep one", bp, b, a, c.gen.why[at][pr]), Schema: p.Schema})
+				Got: fmt.Sprintf("both %q and %q", a, b),
+				Msg: fmt.Sprintf("%q cannot be set together with %q: %s; keep one", b, a, c.gen.why[at][pr]), Schema: p.Schema})
 		}
 		if !found {
 			out = append(out, p)
@@ -361,12 +357,8 @@ func locate(doc []byte, err error) coerce.Problem {
 		msg = strings.TrimPrefix(msg, "syntax error ")
 		msg = strings.TrimSpace(strings.TrimPrefix(msg, ":"))
 	}
-	p := path
-	if p == "" {
-		p = "/"
-	}
 	return coerce.Problem{Path: path, Keyword: "protobuf", Expected: "a value the message type accepts", Got: clip(msg),
-		Message: p + ": " + clip(msg)}
+		Msg: clip(msg)}
 }
 
 func clip(s string) string {

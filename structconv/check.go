@@ -9,9 +9,9 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/observe"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/restore"
+	"github.com/structkit/structkit/internal/terms"
 )
 
 // CheckOptions configures the pre-dispatch check of a tool call's
@@ -150,12 +150,8 @@ func (o CheckOptions) finish(v any, rep *coerce.Report) error {
 	}
 	for _, c := range rep.Changes {
 		if c.Rule == coerce.RuleFraction && !hasTypeProblemAt(problems, c.Path) {
-			p := c.Path
-			if p == "" {
-				p = "/"
-			}
 			problems = append(problems, coerce.Problem{Path: c.Path, Keyword: "type", Expected: "integer",
-				Got: "number " + c.From, Message: p + ": expected integer, got number " + c.From, Schema: c.Schema})
+				Got: "number " + c.From, Msg: "expected integer, got number " + c.From, Schema: c.Schema})
 		}
 	}
 	if o.restore != nil {
@@ -190,4 +186,4 @@ func onlyPolicyChanges(changes []coerce.Change) []coerce.Change {
 	return out
 }
 
-func (o CheckOptions) observe(rep *coerce.Report) { observe.Report(o.Observer, o.Tool, rep) }
+func (o CheckOptions) observe(rep *coerce.Report) { terms.Observe(o.Observer, o.Tool, rep) }

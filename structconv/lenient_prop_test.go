@@ -20,6 +20,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -672,10 +673,10 @@ func propValidator(t *testing.T, tool mcpTool) *jsonschema.Schema {
 		t.Fatal(err)
 	}
 	propNullable(doc)
-	if err := c.AddResource(coerce.DefaultBaseURI, doc); err != nil {
+	if err := c.AddResource(plan.DefaultBaseURI, doc); err != nil {
 		t.Fatal(err)
 	}
-	v, err := c.Compile(coerce.DefaultBaseURI)
+	v, err := c.Compile(plan.DefaultBaseURI)
 	if err != nil {
 		t.Fatalf("the validator cannot compile the schema: %v", err)
 	}

@@ -74,8 +74,8 @@ func TestFractionIsAFraction(t *testing.T) {
 	if crep.Valid() || len(crep.Problems) != 1 || crep.Problems[0].Path != "/n" {
 		t.Fatalf("check: %v, want one problem at /n", crep)
 	}
-	if want := "/n: expected integer, got number 1.0000000000000001"; crep.Problems[0].Message != want {
-		t.Errorf("problem %q, want %q", crep.Problems[0].Message, want)
+	if want := "/n: expected integer, got number 1.0000000000000001"; crep.Problems[0].String() != want {
+		t.Errorf("problem %q, want %q", crep.Problems[0].String(), want)
 	}
 	// The same through Go values, where the literal is a json.Number.
 	_, grep, err := structconv.CheckOptions{Schema: schema}.Go(map[string]any{"n": json.Number("1.0000000000000001")})

@@ -29,7 +29,7 @@ import (
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/internal/fixture/mcpserver"
-	"github.com/structkit/structkit/internal/observe"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/mcpbridge"
 )
 
@@ -273,7 +273,7 @@ func runBridge(e *env, args []string) error {
 		}
 		observers = append(observers, m.Observer())
 	}
-	srv, err := bridge.New(bridge.Options{Check: f.check, Policy: policy, Logger: logger, Observer: observe.Join(observers...), OnEvent: onEvent,
+	srv, err := bridge.New(bridge.Options{Check: f.check, Policy: policy, Logger: logger, Observer: terms.JoinObservers(observers...), OnEvent: onEvent,
 		CallTimeout: f.callTimeout, MaxDepth: f.maxDepth}, ups...)
 	if err != nil {
 		return err

@@ -82,9 +82,13 @@ func inputReport(name string, data []byte, err error) (*coerce.Report, error) {
 	if !errors.As(err, &se) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	msg := name + ": " + se.Msg
+	if se.Offset >= 0 && data != nil {
+		line, col := lineCol(data, se.Offset)
+		msg = fmt.Sprintf("%s:%d:%d: %s (byte %d)", name, line, col, se.Msg, se.Offset)
+	}
 	return &coerce.Report{Problems: []coerce.Problem{{
-		Path: se.Path, Keyword: "json", Expected: "a JSON document", Got: se.Msg,
-		Message: inputError(name, data, err).Error(),
+		Path: se.Path, Keyword: "json", Expected: "a JSON document", Got: se.Msg, Msg: msg,
 	}}}, nil
 }
 

@@ -166,7 +166,7 @@ func writeReport(w io.Writer, r *coerce.Report) {
 		fmt.Fprintln(w, c.String())
 	}
 	for _, p := range r.Problems {
-		fmt.Fprintln(w, p.Message)
+		fmt.Fprintln(w, p.String())
 	}
 }
 

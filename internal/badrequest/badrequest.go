@@ -23,12 +23,12 @@ func Build(res *protoargs.Result) (msg string, br *errdetails.BadRequest, report
 	for _, f := range res.Fields {
 		for _, p := range f.Problems {
 			if n == 0 {
-				first = protoargs.FieldPath(f.Field, p.Path) + ": " + messageTail(p.Message)
+				first = protoargs.FieldPath(f.Field, p.Path) + ": " + p.Msg
 			}
 			n++
 			br.FieldViolations = append(br.FieldViolations, &errdetails.BadRequest_FieldViolation{
 				Field:       protoargs.FieldPath(f.Field, p.Path),
-				Description: p.Message,
+				Description: p.String(),
 				Reason:      p.Keyword,
 			})
 		}
@@ -38,14 +38,4 @@ func Build(res *protoargs.Result) (msg string, br *errdetails.BadRequest, report
 		msg += " (and more: see the details)"
 	}
 	return msg, br, res.Proto(), true
-}
-
-// messageTail drops the JSON Pointer a problem message starts with.
-func messageTail(m string) string {
-	for i := 0; i+1 < len(m); i++ {
-		if m[i] == ':' && m[i+1] == ' ' {
-			return m[i+2:]
-		}
-	}
-	return m
 }

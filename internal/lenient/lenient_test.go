@@ -34,7 +34,7 @@ func policyLoc(t *testing.T, schema string) *plan.Loc {
 	if err != nil {
 		t.Fatalf("Compile(%s): %v", schema, err)
 	}
-	l := plan.OfPublic(s).Root().Property("v", nil)
+	l := (*plan.Schema)(s).Root().Property("v", nil)
 	if l == nil {
 		t.Fatalf("no plan for %s", schema)
 	}
@@ -372,7 +372,7 @@ func TestPolicyFixAmbiguous(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := plan.OfPublic(s).Root().Property("v", nil)
+		l := (*plan.Schema)(s).Root().Property("v", nil)
 		if out, rule, ok := fix(policyAll, l, c.in); ok {
 			t.Errorf("%s: %s became %s by %s; want it left alone", c.schema, c.in.JSON(), out.JSON(), rule)
 		}
@@ -400,7 +400,7 @@ func TestPolicyDropParseWrap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := plan.OfPublic(s).Root()
+	root := (*plan.Schema)(s).Root()
 	p := coerce.Policy{DropEmpty: true, JSONString: true, WrapScalar: true}
 	null := Scalar{Type: jsontype.Null}
 	for _, c := range []struct {
@@ -480,7 +480,7 @@ func TestDecisionOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := plan.OfPublic(s).Root()
+	root := (*plan.Schema)(s).Root()
 	all := policyAll
 	for _, c := range []struct {
 		why    string

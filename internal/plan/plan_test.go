@@ -18,7 +18,7 @@ import (
 )
 
 // rootOf returns the plan of a schema compiled by coerce.
-func rootOf(s *coerce.Schema) *plan.Loc { return plan.OfPublic(s).Root() }
+func rootOf(s *coerce.Schema) *plan.Loc { return (*plan.Schema)(s).Root() }
 
 // planInstance is a plan.Instance over a decoded JSON tree (json.Number
 // numbers), for the conditional keywords.
