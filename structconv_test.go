@@ -193,7 +193,7 @@ func serve(t *testing.T, policy coerce.Policy) (examplev1.ToolServiceClient, *to
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := grpcargs.Options{Checker: &protoargs.Checker{Schemas: &protoargs.Schemas{Resolver: byTool}, Policy: policy}}
+	opts := grpcargs.Options{Checker: &protoargs.Checker{Schemas: &protoargs.Schemas{Resolver: byTool}, CheckOptions: structconv.CheckOptions{Policy: policy}}}
 	srv := grpc.NewServer(
 		grpc.UnaryInterceptor(grpcargs.UnaryServerInterceptor(opts)),
 		grpc.StreamInterceptor(grpcargs.StreamServerInterceptor(opts)),

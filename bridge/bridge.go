@@ -52,10 +52,15 @@ type Options struct {
 	// are answered by the bridge with is_error and the problems in words a
 	// model can act on.
 	Check bool
-	// Policy says which lenient repairs apply; the zero value is strict.
-	Policy coerce.Policy
-	// Observer, if not nil, receives every change and problem.
-	Observer coerce.Observer
+	// CheckOptions configure what is done to each call's arguments: the
+	// lenient policy's repairs (the zero value is strict); the Observer,
+	// which receives every change and problem with the tool's name; the
+	// limits. Each call names its tool and is bounded by its context.
+	// MaxDepth bounds the nesting of the arguments sent to an MCP server;
+	// here 0 means 512, as for mcpbridge.ClientOptions. Deeper arguments
+	// are refused with InvalidArgument naming the path, before anything is
+	// sent: no request can end an upstream session.
+	structconv.CheckOptions
 	// Logger receives a line per call (tool, server, duration, changes,
 	// problems, is_error) and the upstreams' starts and ends; nil logs
 	// nothing.
@@ -73,11 +78,6 @@ type Options struct {
 	// notifications/cancelled. 0 means DefaultCallTimeout; negative means
 	// no bound but the client's own deadline.
 	CallTimeout time.Duration
-	// MaxDepth limits the nesting of the arguments sent to an MCP server;
-	// 0 means mcpbridge.DefaultMaxDepth (512). Deeper arguments are
-	// refused with InvalidArgument naming the path, before anything is
-	// sent: no request can end an upstream session.
-	MaxDepth int
 	// OnEvent, if not nil, is told when an upstream starts, fails to
 	// start, or ends its session (see Event), in order for each upstream.
 	// It must return promptly, and must not wait for the Server.
@@ -190,7 +190,7 @@ func cmpOr(d, def time.Duration) time.Duration {
 }
 
 func (s *Server) clientOptions(name string) mcpbridge.ClientOptions {
-	return mcpbridge.ClientOptions{Name: name, Check: s.opts.Check, Policy: s.opts.Policy, Observer: s.opts.Observer, Logger: s.opts.Logger, MaxDepth: s.opts.MaxDepth}
+	return mcpbridge.ClientOptions{Name: name, Check: s.opts.Check, Logger: s.opts.Logger, CheckOptions: s.opts.CheckOptions}
 }
 
 // Close stops the upstreams the Server started and waits for them; calls

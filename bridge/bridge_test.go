@@ -255,7 +255,7 @@ func TestCheckInvalid(t *testing.T) {
 }
 
 func TestLenientRepairs(t *testing.T) {
-	c, _ := serve(t, bridge.Options{Check: true, Policy: coerce.Lenient()}, example1())
+	c, _ := serve(t, bridge.Options{Check: true, CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient()}}, example1())
 	resp := call(t, c, "search_issues", `{"query":"crash","since_ms":1730419200000,"repo_id":7,"limit":"20"}`)
 	wantSuccess(t, resp, `the lenient preset repairs "20"`)
 	var found bool

@@ -18,6 +18,7 @@ import (
 	"github.com/structkit/structkit/connectargs"
 	examplev1 "github.com/structkit/structkit/gen/structkit/example/v1"
 	"github.com/structkit/structkit/protoargs"
+	"github.com/structkit/structkit/structconv"
 )
 
 const (
@@ -66,7 +67,7 @@ func (s *service) callTools(ctx context.Context, st *connect.ClientStream[exampl
 
 func newChecker(t testing.TB, policy coerce.Policy) *protoargs.Checker {
 	search := searchSchema(t)
-	return &protoargs.Checker{Policy: policy, Schemas: &protoargs.Schemas{
+	return &protoargs.Checker{CheckOptions: structconv.CheckOptions{Policy: policy}, Schemas: &protoargs.Schemas{
 		Resolver: func(ctx context.Context, msg proto.Message, fd protoreflect.FieldDescriptor) (*coerce.Schema, error) {
 			return search, nil
 		},

@@ -45,13 +45,11 @@ type Options struct {
 
 	// Schema says how the schemas are generated (see protoschema).
 	Schema protoschema.SchemaOptions
-	// Policy turns on lenient repairs of arguments ("20" for an integer,
-	// "Fast" for "FAST"); the zero value is strict. Repairs are reported
-	// to the Observer.
-	Policy coerce.Policy
-	// Observer, if not nil, receives every change and problem of the
-	// arguments, with the tool's name.
-	Observer coerce.Observer
+	// CheckOptions check the arguments of every call: the lenient policy
+	// ("20" for an integer, "Fast" for "FAST"; the zero value is strict),
+	// the Observer, which receives every change and problem with the
+	// tool's name, and the limits. Each call's context bounds its check.
+	structconv.CheckOptions
 	// Resolver resolves google.protobuf.Any types; nil means
 	// protoregistry.GlobalTypes (Reflect returns one for reflected
 	// services).
@@ -192,7 +190,8 @@ func newTool(t Tool, o Options) (*tool, error) {
 			name = DefaultToolName(md)
 		}
 	}
-	co := protoschema.CodecOptions{Schema: o.Schema, Policy: o.Policy, Tool: name, Observer: o.Observer, Resolver: o.Resolver}
+	co := protoschema.CodecOptions{Schema: o.Schema, CheckOptions: o.CheckOptions, Resolver: o.Resolver}
+	co.Tool = name
 	in, err := protoschema.NewCodec(md.Input(), co)
 	if err != nil {
 		return nil, fmt.Errorf("grpcmcp: %s: input: %w", md.FullName(), err)

@@ -79,7 +79,7 @@ const StructuredPath = "/structuredContent"
 
 // ClientOptions configure Connect.
 type ClientOptions struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Name is the server's name, used in errors and logs.
 	Name string
@@ -87,12 +87,17 @@ type ClientOptions struct {
 	// answered locally (an IsError result with the coerce.FormatProblems
 	// text, Local set) and the server is not called.
 	Check bool
-	// Policy turns on lenient repairs of the arguments (applied before
-	// the check).
-	Policy coerce.Policy
-	// Observer, if not nil, receives every change and problem of every
-	// call's Report, with the tool's name.
-	Observer coerce.Observer
+	// CheckOptions configure what is done to the arguments: the lenient
+	// policy's repairs (applied before the check, or alone without it);
+	// the Observer, which receives every change and problem of every
+	// call's Report, with the tool's name; the limits. Each call names its
+	// tool and is bounded by its context. MaxDepth bounds the nesting of
+	// the arguments sent; here 0 means 512, well under the 1000 levels at
+	// which the go-sdk refuses a JSON-RPC message (and a stdio server built
+	// on it ends the session). Deeper arguments fail at StageArguments
+	// with a *structconv.Error (CodeDepth) naming the path, before
+	// anything is sent: no arguments can put the session at risk.
+	structconv.CheckOptions
 	// Logger, if not nil, receives the SDK client's log, failures of
 	// background refreshes, and a warning when Connect's transport is one
 	// whose results the Client cannot capture (see ExactResults).
@@ -100,11 +105,6 @@ type ClientOptions struct {
 	// Implementation is what the client tells the server it is; nil means
 	// {Name: "structkit-mcpbridge", Version: "v1"}.
 	Implementation *mcp.Implementation
-	// MaxDepth limits the nesting of the arguments sent; 0 means
-	// DefaultMaxDepth. Deeper arguments fail at StageArguments with a
-	// *structconv.Error (CodeDepth) naming the path, before anything is
-	// sent: no arguments can put the session at risk.
-	MaxDepth int
 }
 
 // ToolInfo is one tool of the server, with its compiled schemas.
@@ -488,7 +488,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args *structpb.Struc
 	case c.opts.Check:
 		fixed := proto.Clone(args).(*structpb.Struct)
 		var crep *coerce.Report
-		crep, err = c.check(ctx, name, ti).Struct(fixed)
+		crep, err = c.check(ctx, name).Struct(ti.Input, fixed)
 		if why, ok := notValidated(err); ok {
 			// The validator cannot compile the schema (an ECMAScript-only
 			// pattern, say): convert without validating, and say so.
@@ -546,7 +546,7 @@ func (c *Client) CallToolJSON(ctx context.Context, name string, args []byte) (*C
 	}
 	rep := &res.Report
 	if c.opts.Check {
-		checked, crep, err := c.check(ctx, name, ti).Go(tree)
+		checked, crep, err := c.check(ctx, name).Go(ti.Input, tree)
 		if why, ok := notValidated(err); ok {
 			res.NotValidated = why
 		} else if err != nil {
@@ -578,9 +578,12 @@ func (c *Client) CallToolJSON(ctx context.Context, name string, args []byte) (*C
 // maxDepth is the nesting allowed in what is sent.
 func (c *Client) maxDepth() int { return cmp.Or(c.opts.MaxDepth, DefaultMaxDepth) }
 
-// check returns the pre-dispatch check of a tool's arguments.
-func (c *Client) check(ctx context.Context, name string, ti *ToolInfo) structconv.CheckOptions {
-	return structconv.CheckOptions{Schema: ti.Input, Policy: c.opts.Policy, Tool: name, Context: ctx, MaxDepth: c.maxDepth()}
+// check returns the pre-dispatch check of a tool's arguments. The Client
+// observes each call's whole report itself.
+func (c *Client) check(ctx context.Context, name string) structconv.CheckOptions {
+	o := c.opts.CheckOptions
+	o.Tool, o.Context, o.MaxDepth, o.Observer = name, ctx, c.maxDepth(), nil
+	return o
 }
 
 // notValidated tells a schema the validator cannot compile (the arguments

@@ -273,7 +273,7 @@ func TestSDKTypedToolsRound(t *testing.T) {
 func TestCheckLocal(t *testing.T) {
 	s := newServer()
 	obs := &recorder{}
-	c := connect(t, s.Server, mcpbridge.ClientOptions{Check: true, Observer: obs})
+	c := connect(t, s.Server, mcpbridge.ClientOptions{Check: true, CheckOptions: structconv.CheckOptions{Observer: obs}})
 	ctx := context.Background()
 	args := mustStruct(t, map[string]any{"path": "main.go", "line": "5", "column": 2.5})
 	res, err := c.CallTool(ctx, "code_nav", args)
@@ -326,7 +326,7 @@ func TestLenient(t *testing.T) {
 	want := `repo_id=9007199254740993 query="q" since_ms=0 limit=20 filter[priority]=7 include_closed`
 	for _, check := range []bool{true, false} {
 		obs := &recorder{}
-		c := connect(t, s.Server, mcpbridge.ClientOptions{Check: check, Policy: coerce.Lenient(), Observer: obs})
+		c := connect(t, s.Server, mcpbridge.ClientOptions{Check: check, CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient(), Observer: obs}})
 		res, err := c.CallTool(context.Background(), "search_issues", args)
 		if err != nil {
 			t.Fatal(err)
@@ -390,7 +390,7 @@ func TestUnchecked(t *testing.T) {
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
 		})
-	c := connect(t, s.Server, mcpbridge.ClientOptions{Check: true, Policy: coerce.Lenient()})
+	c := connect(t, s.Server, mcpbridge.ClientOptions{Check: true, CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient()}})
 	args := mustStruct(t, map[string]any{"b": 1.0, "a": "x<y", "n": "9007199254740993", "f": 2.5, "big": 1e21})
 	wantJSON, err := structconv.Marshal(args)
 	if err != nil {
@@ -623,7 +623,7 @@ func TestNotValidated(t *testing.T) {
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
 		})
-	c := connect(t, s.Server, mcpbridge.ClientOptions{Check: true, Policy: coerce.Lenient()})
+	c := connect(t, s.Server, mcpbridge.ClientOptions{Check: true, CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient()}})
 	res, err := c.CallTool(context.Background(), "zod", mustStruct(t, map[string]any{"email": "a@x", "n": "5"}))
 	if err != nil {
 		t.Fatal(err)

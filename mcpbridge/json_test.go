@@ -109,7 +109,7 @@ func TestMaxDepth(t *testing.T) {
 		t.Fatalf("after the refusal: %v", err)
 	}
 	// Exactly at the limit is fine.
-	limited := connect(t, newServer().Server, mcpbridge.ClientOptions{MaxDepth: 3})
+	limited := connect(t, newServer().Server, mcpbridge.ClientOptions{CheckOptions: structconv.CheckOptions{MaxDepth: 3}})
 	if _, err := limited.CallToolJSON(ctx, "echo_raw", []byte(`{"a":[[1]]}`)); err != nil {
 		t.Errorf("three levels under MaxDepth 3: %v", err)
 	}
@@ -122,7 +122,7 @@ func TestMaxDepth(t *testing.T) {
 // to a Struct; invalid arguments are answered locally.
 func TestCallToolJSONCheck(t *testing.T) {
 	s := newServer()
-	c := connect(t, s.Server, mcpbridge.ClientOptions{Check: true, Policy: coerce.Lenient()})
+	c := connect(t, s.Server, mcpbridge.ClientOptions{Check: true, CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient()}})
 	ctx := context.Background()
 	res, err := c.CallToolJSON(ctx, "code_nav", []byte(`{"path":"main.go","line":"5","column":12}`))
 	if err != nil {

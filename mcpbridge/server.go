@@ -47,11 +47,12 @@ type ServerOptions struct {
 	// arguments are answered with an IsError result holding the
 	// coerce.FormatProblems text, and the handler is not called.
 	Check bool
-	// Policy turns on lenient repairs of the arguments (before the check).
-	Policy coerce.Policy
-	// Observer, if not nil, receives every change and problem with the
-	// tool's name.
-	Observer coerce.Observer
+	// CheckOptions configure what is done to the arguments: the lenient
+	// policy's repairs (before the check, or alone without it); the
+	// Observer, which receives every change and problem with the tool's
+	// name; the limits. Each call names its tool and is bounded by its
+	// context.
+	structconv.CheckOptions
 	// Logger, if not nil, receives a warning from AddTool when Check is on
 	// but the validator cannot compile the tool's input schema (an
 	// ECMAScript-only regular expression in a "pattern", say): the tool's
@@ -141,7 +142,7 @@ func (st *structTool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mc
 		raw = json.RawMessage("{}")
 	}
 	var rep coerce.Report
-	uo := structconv.UnmarshalOptions{Schema: st.in, Report: &rep}
+	uo := structconv.UnmarshalOptions{Schema: st.in, Report: &rep, MaxDepth: st.opts.MaxDepth, MaxNumberDigits: st.opts.MaxNumberDigits}
 	if !st.opts.Check {
 		uo.Policy = st.opts.Policy
 	}
@@ -152,7 +153,9 @@ func (st *structTool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	var all coerce.Report
 	appendChanges(&all, rep.Changes, "")
 	if st.opts.Check {
-		crep, err := structconv.CheckOptions{Schema: st.in, Policy: st.opts.Policy, Tool: st.name}.Struct(args)
+		check := st.opts.CheckOptions
+		check.Tool, check.Context, check.Observer = st.name, ctx, nil // observed with the whole report
+		crep, err := check.Struct(st.in, args)
 		var serr *coerce.SchemaError
 		if errors.As(err, &serr) {
 			// The validator cannot compile the schema (an ECMAScript-only

@@ -16,11 +16,11 @@ import (
 	"github.com/structkit/structkit/structconv"
 )
 
-// Checker repairs (under Policy) and validates the Struct, Value and
+// Checker repairs (under its policy) and validates the Struct, Value and
 // ListValue fields of messages, in place. Its fields are read-only once it
 // is in use; it is safe for concurrent use.
 type Checker struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Fields are the full names of the fields to check, e.g.
 	// "structkit.example.v1.SearchRequest.arguments", wherever they occur
@@ -30,13 +30,14 @@ type Checker struct {
 	Fields []protoreflect.FullName
 	// Schemas finds the schemas; nil reads field options only.
 	Schemas *Schemas
-	// Policy says which lenient repairs apply; the zero value is strict.
-	Policy coerce.Policy
-	// Observer, if not nil, receives every change and problem, with the
-	// name Tool gives (or the field's full name).
-	Observer coerce.Observer
-	// Tool names the tool a field's arguments are for, for the Observer.
-	Tool func(msg proto.Message, field protoreflect.FieldDescriptor) string
+	// CheckOptions check each field: the lenient policy (the zero value is
+	// strict), the Observer, which receives every change and problem with
+	// the tool's name, and the limits. Check's context bounds each check.
+	structconv.CheckOptions
+	// ToolName names the tool a field's arguments are for, for the
+	// Observer; nil means CheckOptions.Tool, or else the field's full
+	// name.
+	ToolName func(msg proto.Message, field protoreflect.FieldDescriptor) string
 }
 
 // FieldReport is the report of one checked field.
@@ -223,7 +224,7 @@ func (c *Checker) walk(ctx context.Context, root proto.Message, m protoreflect.M
 				return err == nil
 			}
 			err = c.eachValue(fd, v, path, func(p string, sm protoreflect.Message) error {
-				return c.checkStruct(root, fd, schema, p, sm, res)
+				return c.checkStruct(ctx, root, fd, schema, p, sm, res)
 			})
 		case fd.Message() != nil:
 			err = c.eachValue(fd, v, path, func(p string, sm protoreflect.Message) error {
@@ -268,7 +269,7 @@ func (c *Checker) eachValue(fd protoreflect.FieldDescriptor, v protoreflect.Valu
 
 // checkStruct checks one Struct, Value or ListValue in place. A dynamic
 // message (dynamicpb) is converted through its wire form and written back.
-func (c *Checker) checkStruct(root proto.Message, fd protoreflect.FieldDescriptor, schema *coerce.Schema, path string, m protoreflect.Message, res *Result) error {
+func (c *Checker) checkStruct(ctx context.Context, root proto.Message, fd protoreflect.FieldDescriptor, schema *coerce.Schema, path string, m protoreflect.Message, res *Result) error {
 	target := m.Interface()
 	dynamic := false
 	switch target.(type) {
@@ -293,11 +294,15 @@ func (c *Checker) checkStruct(root proto.Message, fd protoreflect.FieldDescripto
 		}
 		target = concrete
 	}
-	tool := string(fd.FullName())
-	if c.Tool != nil {
-		tool = c.Tool(root, fd)
+	check := c.CheckOptions
+	check.Context = ctx
+	switch {
+	case c.ToolName != nil:
+		check.Tool = c.ToolName(root, fd)
+	case check.Tool == "":
+		check.Tool = string(fd.FullName())
 	}
-	rep, err := structconv.CheckOptions{Schema: schema, Policy: c.Policy, Tool: tool, Observer: c.Observer}.Struct(target)
+	rep, err := check.Struct(schema, target)
 	if err != nil {
 		return err
 	}

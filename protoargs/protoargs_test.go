@@ -98,7 +98,7 @@ func TestOptionFromDynamicDescriptor(t *testing.T) {
 	}
 	msg.Set(field, protoreflect.ValueOfMessage(args))
 
-	c := &protoargs.Checker{Policy: coerce.Lenient()}
+	c := &protoargs.Checker{CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient()}}
 	res, err := c.Check(context.Background(), msg)
 	if err != nil {
 		t.Fatal(err)
@@ -163,7 +163,7 @@ func TestRegistryAndResolver(t *testing.T) {
 		}
 		return nil, nil
 	}
-	c := &protoargs.Checker{Schemas: &protoargs.Schemas{Resolver: resolver}, Policy: coerce.Lenient()}
+	c := &protoargs.Checker{Schemas: &protoargs.Schemas{Resolver: resolver}, CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient()}}
 	req := &examplev1.CallToolRequest{Tool: "search", Arguments: mustStruct(t, `{"limit":"7"}`)}
 	res, err := c.Check(context.Background(), req)
 	if err != nil || !res.Valid() || !res.Changed() {

@@ -38,20 +38,14 @@ type CodecOptions struct {
 
 	// Schema says how the schema is generated.
 	Schema SchemaOptions
-	// Policy turns on lenient repairs of input (see coerce.Lenient); the
-	// zero value is strict. Every repair is reported.
-	Policy coerce.Policy
-	// Tool names the tool for the Observer.
-	Tool string
-	// Observer, if not nil, receives every change and problem of input.
-	Observer coerce.Observer
+	// CheckOptions check input (Unmarshal): the lenient policy (the zero
+	// value is strict; every repair is reported), the Observer and the
+	// Tool it names, the limits. UnmarshalContext's context takes the
+	// place of its Context.
+	structconv.CheckOptions
 	// Resolver resolves the types of google.protobuf.Any; nil means
 	// protoregistry.GlobalTypes.
 	Resolver Resolver
-	// MaxDepth and MaxNumberDigits bound input as structconv's options of
-	// the same names do; 0 means structconv's defaults.
-	MaxDepth        int
-	MaxNumberDigits int
 }
 
 // Codec converts one message type to and from JSON under its generated
@@ -147,10 +141,15 @@ func (c *Codec) check(m proto.Message) error {
 // *ProblemsError, JSON that does not parse a *structconv.Error, both
 // naming the location.
 func (c *Codec) Unmarshal(args []byte, m proto.Message) (*coerce.Report, error) {
-	return c.UnmarshalContext(context.Background(), args, m)
+	ctx := c.opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return c.UnmarshalContext(ctx, args, m)
 }
 
-// UnmarshalContext is Unmarshal bounded by ctx.
+// UnmarshalContext is Unmarshal bounded by ctx, in place of the options'
+// Context.
 func (c *Codec) UnmarshalContext(ctx context.Context, args []byte, m proto.Message) (*coerce.Report, error) {
 	if err := c.check(m); err != nil {
 		return nil, err
@@ -158,10 +157,9 @@ func (c *Codec) UnmarshalContext(ctx context.Context, args []byte, m proto.Messa
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = []byte("{}")
 	}
-	out, rep, err := structconv.CheckOptions{
-		Schema: c.schema, Policy: c.opts.Policy, Tool: c.opts.Tool, Observer: c.opts.Observer, Context: ctx,
-		MaxDepth: c.opts.MaxDepth, MaxNumberDigits: c.opts.MaxNumberDigits,
-	}.JSON(args)
+	check := c.opts.CheckOptions
+	check.Context = ctx
+	out, rep, err := check.JSON(c.schema, args)
 	if err != nil {
 		return nil, err
 	}

@@ -45,18 +45,18 @@ func BenchmarkCheck(b *testing.B) {
 	}
 	b.Run("check_strict", func(b *testing.B) {
 		b.ReportAllocs()
-		opts := structconv.CheckOptions{Schema: schema}
+		opts := structconv.CheckOptions{}
 		for b.Loop() {
-			if _, _, err := opts.JSON(args); err != nil {
+			if _, _, err := opts.JSON(schema, args); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("check_lenient", func(b *testing.B) {
 		b.ReportAllocs()
-		opts := structconv.CheckOptions{Schema: schema, Policy: coerce.Lenient()}
+		opts := structconv.CheckOptions{Policy: coerce.Lenient()}
 		for b.Loop() {
-			if _, _, err := opts.JSON(args); err != nil {
+			if _, _, err := opts.JSON(schema, args); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -4,10 +4,10 @@
 //
 // The API is shaped like protojson: MarshalOptions{...}.Marshal and
 // MarshalAppend write JSON, UnmarshalOptions{...}.Unmarshal reads it;
-// GoOptions converts to and from map[string]any trees; FixOptions repairs
-// a Struct in place under a lenient policy; CheckOptions runs the
-// pre-dispatch check (repair, then full validation). Options are plain
-// structs used by value; a nil Schema is a plain, fast Struct codec.
+// GoOptions converts to and from map[string]any trees; CheckOptions runs
+// the pre-dispatch check (repair under a lenient policy, then full
+// validation) of JSON text, a Struct in place, or a Go tree. Options are
+// plain structs used by value; a nil Schema is a plain, fast Struct codec.
 //
 // With a schema, whole numbers where the schema admits integer are written
 // as integer literals with exact digits at any magnitude, never 5.0 or

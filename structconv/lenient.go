@@ -14,14 +14,13 @@ import (
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/lenient"
 	"github.com/structkit/structkit/internal/plan"
-	"github.com/structkit/structkit/internal/pragma"
 )
 
 // This file holds what the lenient coercion policy (coerce.Policy) needs
 // from the codec. Package internal/lenient decides, once, what the policy
 // does with a value at a location; each conversion path below only applies
 // that decision: the decoder (Unmarshal), the encoder (Marshal), the fixer
-// (FixOptions, in place) and the Go-value converter (GoOptions). Embedded
+// (CheckOptions.Struct, in place) and the Go-value converter (GoOptions). Embedded
 // JSON (coerce.RuleJSONString) is read by the codec's own strict decoder
 // on every path.
 
@@ -310,41 +309,26 @@ func dropEmpty(p coerce.Policy, n noter, reporting bool, parent *plan.Loc, key s
 	return v
 }
 
-// Fixer (FixOptions).
+// Fixer (CheckOptions.Struct).
 
-// FixOptions applies a lenient coercion policy in place on a Struct that
-// is already built, such as the arguments of an incoming gRPC request.
-type FixOptions struct {
-	pragma.NoUnkeyedLiterals
-
-	// Schema says what may stand where; without one nothing changes.
-	Schema *coerce.Schema
-	// Policy says which rules apply; the zero value changes nothing.
-	Policy coerce.Policy
-	// Report, if not nil, receives an entry for each change.
-	Report *coerce.Report
-}
-
-// Fix rewrites m, a *structpb.Struct, *structpb.Value or
-// *structpb.ListValue, in place: values the policy repairs are replaced,
-// optional empty members dropped. Numbers stay doubles (a Struct has no
-// other kind); integers a rule produces beyond ±2^53 are carried as
-// decimal strings. Any other message type is an *Error with CodeType,
-// with or without a schema.
-func (o FixOptions) Fix(m proto.Message) error {
-	f := fixer{policy: o.Policy, report: o.Report}
-	root := planOf(o.Schema).Root()
+// fix rewrites m, a *structpb.Struct, *structpb.Value or
+// *structpb.ListValue, in place under the policy (see CheckOptions.Struct),
+// reporting each change to report if not nil. Any other message type is
+// an *Error with CodeType, with or without a schema.
+func fix(schema *coerce.Schema, policy coerce.Policy, report *coerce.Report, m proto.Message) error {
+	f := fixer{policy: policy, report: report}
+	root := planOf(schema).Root()
 	switch v := m.(type) {
 	case *structpb.Struct:
-		if root != nil && o.Policy.Enabled() {
+		if root != nil && policy.Enabled() {
 			f.object(v, root)
 		}
 	case *structpb.ListValue:
-		if root != nil && o.Policy.Enabled() {
+		if root != nil && policy.Enabled() {
 			f.list(v, root)
 		}
 	case *structpb.Value:
-		if root != nil && o.Policy.Enabled() {
+		if root != nil && policy.Enabled() {
 			f.value(v, root)
 		}
 	default:

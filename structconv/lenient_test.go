@@ -628,7 +628,7 @@ func lenFullChanges(cs []coerce.Change, withFrom bool) []string {
 var lenPathName = map[string]string{
 	"a": "Unmarshal with the policy, Marshal without",
 	"b": "Unmarshal without schema, Marshal with the policy",
-	"c": "Unmarshal without schema, FixOptions.Fix, Marshal",
+	"c": "Unmarshal without schema, Fix, Marshal",
 	"d": "GoOptions.Apply on encoding/json values",
 }
 
@@ -737,11 +737,11 @@ func lenPathC(t *testing.T, schema *coerce.Schema, c lenCase) lenRun {
 	var err error
 	switch {
 	case v.GetStructValue() != nil:
-		err = structconv.FixOptions{Schema: schema, Policy: c.policy, Report: &r}.Fix(v.GetStructValue())
+		err = structconv.Fix(schema, c.policy, &r, v.GetStructValue())
 	case v.GetListValue() != nil:
-		err = structconv.FixOptions{Schema: schema, Policy: c.policy, Report: &r}.Fix(v.GetListValue())
+		err = structconv.Fix(schema, c.policy, &r, v.GetListValue())
 	default:
-		err = structconv.FixOptions{Schema: schema, Policy: c.policy, Report: &r}.Fix(v)
+		err = structconv.Fix(schema, c.policy, &r, v)
 	}
 	if err != nil {
 		t.Fatalf("path c: Fix: %v", err)
@@ -812,7 +812,7 @@ func TestReportOrderDeterministic(t *testing.T) {
 			},
 			"Fix": func() *coerce.Report {
 				var r coerce.Report
-				if err := (structconv.FixOptions{Schema: schema, Policy: lenL, Report: &r}).Fix(lenRead(t, string(doc))); err != nil {
+				if err := structconv.Fix(schema, lenL, &r, lenRead(t, string(doc))); err != nil {
 					t.Fatal(err)
 				}
 				return &r

@@ -31,6 +31,7 @@ import (
 	"github.com/structkit/structkit/internal/fixture/mcpserver"
 	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/mcpbridge"
+	"github.com/structkit/structkit/structconv"
 )
 
 // mcpFlags collects the repeatable --mcp NAME=COMMAND|URL flag.
@@ -273,8 +274,8 @@ func runBridge(e *env, args []string) error {
 		}
 		observers = append(observers, m.Observer())
 	}
-	srv, err := bridge.New(bridge.Options{Check: f.check, Policy: policy, Logger: logger, Observer: terms.JoinObservers(observers...), OnEvent: onEvent,
-		CallTimeout: f.callTimeout, MaxDepth: f.maxDepth}, ups...)
+	srv, err := bridge.New(bridge.Options{Check: f.check, Logger: logger, OnEvent: onEvent, CallTimeout: f.callTimeout,
+		CheckOptions: structconv.CheckOptions{Policy: policy, Observer: terms.JoinObservers(observers...), MaxDepth: f.maxDepth}}, ups...)
 	if err != nil {
 		return err
 	}

@@ -58,7 +58,7 @@ func runCheck(e *env, args []string) error {
 		return err
 	}
 
-	out, rep, err := structconv.CheckOptions{Schema: schema, Policy: policy, Tool: sf.tool}.JSON(data)
+	out, rep, err := structconv.CheckOptions{Policy: policy, Tool: sf.tool}.JSON(schema, data)
 	if err != nil {
 		var schemaErr *coerce.SchemaError
 		if errors.As(err, &schemaErr) {
