@@ -38,8 +38,8 @@ import (
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/rpcargs"
 	"github.com/structkit/structkit/mcpbridge"
-	"github.com/structkit/structkit/protoargs"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -527,7 +527,7 @@ func response(res *mcpbridge.CallResult) (*bridgev1.CallToolResponse, error) {
 	resp := &bridgev1.CallToolResponse{
 		StructuredContent: res.Structured,
 		IsError:           res.IsError,
-		Report:            protoargs.AppendReportProto(nil, "arguments", &res.Report),
+		Report:            rpcargs.AppendReport(nil, "arguments", &res.Report),
 		Exact:             res.Exact,
 		Unconverted:       res.Unconverted,
 		NotValidated:      res.NotValidated,

@@ -149,7 +149,7 @@ func TestClientUnary(t *testing.T) {
 	svc := &service{}
 	url := serve(t, svc, connectargs.Options{})
 	client := connect.NewClient[examplev1.SearchRequest, examplev1.SearchResponse](http.DefaultClient, url+searchPath,
-		connect.WithInterceptors(connectargs.NewInterceptor(connectargs.Options{Checker: newChecker(t, coerce.Policy{}), PassInvalid: true})))
+		connect.WithInterceptors(connectargs.NewInterceptor(connectargs.Options{Checker: newChecker(t, coerce.Policy{})})))
 	_, err := client.CallUnary(context.Background(), connect.NewRequest(&examplev1.SearchRequest{Arguments: args(t, map[string]any{"line": 1.5})}))
 	if connect.CodeOf(err) != connect.CodeInvalidArgument {
 		t.Fatalf("err = %v", err)
@@ -159,6 +159,22 @@ func TestClientUnary(t *testing.T) {
 	}
 	if _, err := client.CallUnary(context.Background(), connect.NewRequest(&examplev1.SearchRequest{Arguments: args(t, map[string]any{"line": 5.0})})); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestClientPassInvalid: PassInvalid means on a client what it means on a
+// handler (and in grpcargs): the invalid request goes on, here onto the
+// wire.
+func TestClientPassInvalid(t *testing.T) {
+	svc := &service{}
+	url := serve(t, svc, connectargs.Options{})
+	client := connect.NewClient[examplev1.SearchRequest, examplev1.SearchResponse](http.DefaultClient, url+searchPath,
+		connect.WithInterceptors(connectargs.NewInterceptor(connectargs.Options{Checker: newChecker(t, coerce.Policy{}), PassInvalid: true})))
+	if _, err := client.CallUnary(context.Background(), connect.NewRequest(&examplev1.SearchRequest{Arguments: args(t, map[string]any{"line": 1.5})})); err != nil {
+		t.Fatalf("err = %v, want the invalid request sent", err)
+	}
+	if svc.calls.Load() != 1 {
+		t.Errorf("the handler was called %d times, want 1", svc.calls.Load())
 	}
 }
 

@@ -3,15 +3,13 @@ package protoargs
 import (
 	"context"
 	"strconv"
-	"strings"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
-	"github.com/structkit/structkit/internal/pointer"
+	"github.com/structkit/structkit/internal/rpcargs"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/structconv"
 )
@@ -40,136 +38,17 @@ type Checker struct {
 	ToolName func(msg proto.Message, field protoreflect.FieldDescriptor) string
 }
 
-// FieldReport is the report of one checked field.
-type FieldReport struct {
-	// Field is the path of the field in the message, as in
-	// google.rpc.BadRequest: "arguments", "calls[2].arguments",
-	// "by_name[\"x\"]".
-	Field string
-	// Descriptor is the field's descriptor.
-	Descriptor protoreflect.FieldDescriptor
-	coerce.Report
-}
+// FieldReport is the report of one checked field: Field, the path of the
+// field in the message as google.rpc.BadRequest names it ("arguments",
+// "calls[2].arguments", "by_name[\"x\"]"); Descriptor, the field's
+// descriptor; and the embedded coerce.Report of its changes and problems.
+type FieldReport = rpcargs.FieldReport
 
-// Result is what Check did to a message.
-type Result struct {
-	Fields []FieldReport
-}
-
-// Valid reports whether no field has problems.
-func (r *Result) Valid() bool {
-	for _, f := range r.Fields {
-		if !f.Report.Valid() {
-			return false
-		}
-	}
-	return true
-}
-
-// Changed reports whether any field was changed.
-func (r *Result) Changed() bool {
-	for _, f := range r.Fields {
-		if len(f.Changes) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// Proto returns the result as a structkit.v1.Report message.
-func (r *Result) Proto() *structkitv1.Report {
-	out := &structkitv1.Report{}
-	for _, f := range r.Fields {
-		AppendReportProto(out, f.Field, &f.Report)
-	}
-	return out
-}
-
-// AppendReportProto appends the changes and problems of r to out, a
-// structkit.v1.Report message, each entry naming field (the protobuf field
-// path of the Struct they are about), and returns out. A nil out starts a
-// new message.
-func AppendReportProto(out *structkitv1.Report, field string, r *coerce.Report) *structkitv1.Report {
-	if out == nil {
-		out = &structkitv1.Report{}
-	}
-	if r == nil {
-		return out
-	}
-	for _, c := range r.Changes {
-		out.Changes = append(out.Changes, &structkitv1.Change{
-			Field: field, Path: c.Path, Rule: string(c.Rule), From: c.From, To: c.To, Schema: c.Schema,
-		})
-	}
-	for _, p := range r.Problems {
-		out.Problems = append(out.Problems, &structkitv1.Problem{
-			Field: field, Path: p.Path, Keyword: p.Keyword, Expected: p.Expected, Got: p.Got, Message: p.String(), Schema: p.Schema,
-		})
-	}
-	return out
-}
-
-// ReportFromProto reads a structkit.v1.Report message back into a
-// coerce.Report, as a client of a service that sends one (such as the
-// bridge or a grpcargs interceptor) prints or inspects it. The entries'
-// fields are not kept: pass the entries of one field for a faithful
-// round trip. A nil message gives a nil Report.
-func ReportFromProto(m *structkitv1.Report) *coerce.Report {
-	if m == nil {
-		return nil
-	}
-	out := &coerce.Report{}
-	for _, c := range m.GetChanges() {
-		out.Changes = append(out.Changes, coerce.Change{Path: c.GetPath(), Rule: coerce.Rule(c.GetRule()), From: c.GetFrom(), To: c.GetTo(), Schema: c.GetSchema()})
-	}
-	for _, p := range m.GetProblems() {
-		out.Problems = append(out.Problems, coerce.Problem{Path: p.GetPath(), Keyword: p.GetKeyword(), Expected: p.GetExpected(), Got: p.GetGot(),
-			Msg: messageTail(p.GetPath(), p.GetMessage()), Schema: p.GetSchema()})
-	}
-	return out
-}
-
-// messageTail is a problem's message without the path it starts with.
-func messageTail(path, msg string) string {
-	if path == "" {
-		path = "/"
-	}
-	return strings.TrimPrefix(msg, path+": ")
-}
-
-// FieldPath joins the path of a field and a JSON Pointer inside its Struct
-// into one field path as google.rpc.BadRequest uses them:
-// ("arguments", "/filters/0/value") → "arguments.filters[0].value".
-// Member names that are not identifiers are quoted: arguments["a.b"].
-func FieldPath(field, ptr string) string {
-	var b strings.Builder
-	b.WriteString(field)
-	tokens, _ := pointer.Split(ptr)
-	for _, tok := range tokens {
-		switch {
-		case pointer.IsIndex(tok):
-			b.WriteString("[" + tok + "]")
-		case isIdent(tok):
-			b.WriteString("." + tok)
-		default:
-			b.WriteString("[" + strconv.Quote(tok) + "]")
-		}
-	}
-	return b.String()
-}
-
-func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
+// Result is what Check did to a message: a FieldReport per checked field
+// (Fields). Its methods: Valid (no field has problems), Changed (some
+// field was changed) and Proto (the result as a structkit.v1.Report
+// message, as the RPC packages send it).
+type Result = rpcargs.Result
 
 // Check repairs and validates the fields of msg in place and returns what
 // it did. err is for a field whose schema cannot be had (a FieldError, or

@@ -3,7 +3,6 @@ package protoargs_test
 import (
 	"context"
 	"errors"
-	"github.com/google/go-cmp/cmp"
 	"strings"
 	"testing"
 
@@ -179,21 +178,6 @@ func TestRegistryAndResolver(t *testing.T) {
 	}
 }
 
-func TestFieldPath(t *testing.T) {
-	tests := []struct{ field, ptr, want, why string }{
-		{"arguments", "", "arguments", "the whole Struct"},
-		{"arguments", "/limit", "arguments.limit", "a member"},
-		{"arguments", "/filters/0/value", "arguments.filters[0].value", "an index"},
-		{"calls[2].arguments", "/a~1b", `calls[2].arguments["a/b"]`, "a name with a slash is quoted"},
-		{"arguments", "/a.b", `arguments["a.b"]`, "a name with a dot is quoted"},
-	}
-	for _, tt := range tests {
-		if got := protoargs.FieldPath(tt.field, tt.ptr); got != tt.want {
-			t.Errorf("FieldPath(%q, %q) = %q, want %q (%s)", tt.field, tt.ptr, got, tt.want, tt.why)
-		}
-	}
-}
-
 // TestMessageJSON: whole-message JSON is protojson's, with the
 // schema-bearing field written under its schema.
 func TestMessageJSON(t *testing.T) {
@@ -227,21 +211,3 @@ func TestMessageJSON(t *testing.T) {
 	}
 }
 
-func TestReportProtoRoundTrip(t *testing.T) {
-	rep := &coerce.Report{
-		Changes:  []coerce.Change{{Path: "/id", Rule: coerce.RuleBigIntCarried, From: "9007199254740993", To: `"9007199254740993"`, Schema: "/properties/id"}},
-		Problems: []coerce.Problem{{Path: "/n", Keyword: "type", Expected: "integer", Got: `string "x"`, Msg: `expected integer, got string "x"`, Schema: "/properties/n"}},
-	}
-	m := protoargs.AppendReportProto(nil, "arguments", rep)
-	for _, c := range m.GetChanges() {
-		if c.GetField() != "arguments" {
-			t.Errorf("change names field %q", c.GetField())
-		}
-	}
-	if diff := cmp.Diff(rep, protoargs.ReportFromProto(m)); diff != "" {
-		t.Errorf("round trip (-want +got):\n%s", diff)
-	}
-	if protoargs.ReportFromProto(nil) != nil || len(protoargs.AppendReportProto(nil, "x", nil).GetChanges()) != 0 {
-		t.Error("nil reports and messages must stay empty")
-	}
-}

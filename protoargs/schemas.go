@@ -22,6 +22,7 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
+	"github.com/structkit/structkit/internal/rpcargs"
 )
 
 // Resolver returns the schema of a Struct, Value or ListValue field of msg,
@@ -57,23 +58,9 @@ func (r *Registry) Lookup(name string) *coerce.Schema {
 
 // FieldError is the error for a field whose schema option cannot be used:
 // an inline schema that does not compile, or a name nothing registered.
-// Match it with errors.As.
-type FieldError struct {
-	// Field is the full name of the protobuf field.
-	Field protoreflect.FullName
-	Msg   string
-	Err   error
-}
-
-func (e *FieldError) Error() string {
-	s := "protoargs: field " + string(e.Field) + ": " + e.Msg
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return s
-}
-
-func (e *FieldError) Unwrap() error { return e.Err }
+// Match it with errors.As. Its fields: Field, the full name of the
+// protobuf field; Msg, what is wrong; Err, the underlying error, if any.
+type FieldError = rpcargs.FieldError
 
 // Schemas finds the schema of a field: from its structkit.v1.schema option
 // (an inline schema is compiled once per field descriptor, at first use,
