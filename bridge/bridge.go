@@ -75,7 +75,7 @@ type Options struct {
 	// CallTimeout bounds each CallTool: a call that runs over ends with
 	// DeadlineExceeded. Every call that ends early (its deadline, or the
 	// client cancelling) is cancelled upstream with MCP's
-	// notifications/cancelled. 0 means DefaultCallTimeout; negative means
+	// notifications/cancelled. 0 means one minute; negative means
 	// no bound but the client's own deadline.
 	CallTimeout time.Duration
 	// OnEvent, if not nil, is told when an upstream starts, fails to
@@ -84,9 +84,9 @@ type Options struct {
 	OnEvent func(Event)
 }
 
-// DefaultCallTimeout is the bound of a CallTool when Options.CallTimeout
+// defaultCallTimeout is the bound of a CallTool when Options.CallTimeout
 // is zero.
-const DefaultCallTimeout = 60 * time.Second
+const defaultCallTimeout = 60 * time.Second
 
 // maxNameInMessage bounds how much of a client-supplied name (a tool name)
 // errors and logs repeat.
@@ -341,7 +341,7 @@ func (s *Server) callContext(ctx context.Context) (context.Context, context.Canc
 	d := s.opts.CallTimeout
 	switch {
 	case d == 0:
-		d = DefaultCallTimeout
+		d = defaultCallTimeout
 	case d < 0:
 		return context.WithCancel(ctx)
 	}

@@ -40,15 +40,14 @@ const (
 // Like protojson's options, it is a plain struct used by value; write it
 // with field names.
 type CompileOptions struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Dialect applies when the document has no recognised "$schema".
 	// Zero means draft 2020-12 (or OpenAPI30 for a document in that form;
 	// see OpenAPI30).
 	Dialect Dialect
 	// Resources are further schema documents, by absolute URI, that $ref
-	// may point into. Values are JSON text ([]byte, string,
-	// json.RawMessage) or decoded values as CompileValue accepts them.
+	// may point into, in any form Compile takes.
 	Resources map[string]any
 	// NoNullable turns off the OpenAPI keyword `"nullable": true`, which
 	// otherwise adds null to the types a schema admits, for the plan and
@@ -74,24 +73,16 @@ type CompileOptions struct {
 	LazyValidator bool
 }
 
-// Compile compiles a JSON Schema document given as JSON text.
-func Compile(schema []byte) (*Schema, error) { return CompileOptions{}.Compile(schema) }
+// Compile compiles a JSON Schema document with the default options; see
+// CompileOptions.Compile.
+func Compile(schema any) (*Schema, error) { return CompileOptions{}.Compile(schema) }
 
-// CompileValue compiles a schema that arrived as a decoded value: a
-// map[string]any or bool as encoding/json produces them (float64 or
-// json.Number numbers), a *structpb.Struct or *structpb.Value (whose
-// integer keywords are doubles, e.g. "minItems": 1.0), or JSON text as
-// []byte, string or json.RawMessage.
-func CompileValue(schema any) (*Schema, error) { return CompileOptions{}.CompileValue(schema) }
-
-// Compile compiles a JSON Schema document given as JSON text.
-func (o CompileOptions) Compile(schema []byte) (*Schema, error) {
-	return o.CompileValue(schema)
-}
-
-// CompileValue compiles a schema given as a decoded value; see the
-// package-level CompileValue.
-func (o CompileOptions) CompileValue(schema any) (*Schema, error) {
+// Compile compiles a JSON Schema document given as JSON text ([]byte,
+// string or json.RawMessage) or as a decoded value: a map[string]any or
+// bool as encoding/json produces them (float64 or json.Number numbers), a
+// *structpb.Struct or *structpb.Value (whose integer keywords are doubles,
+// e.g. "minItems": 1.0). A schema it cannot plan is a *SchemaError.
+func (o CompileOptions) Compile(schema any) (*Schema, error) {
 	doc, err := plan.Normalize(schema)
 	if err != nil {
 		return nil, err

@@ -90,11 +90,11 @@ func TestOpenAPIFormErrors(t *testing.T) {
 	}
 	// The input is not modified.
 	doc := map[string]any{"type": "OBJECT", "properties": map[string]any{"n": map[string]any{"type": "INTEGER", "nullable": true}}}
-	if _, err := coerce.CompileValue(doc); err != nil {
+	if _, err := coerce.Compile(doc); err != nil {
 		t.Fatal(err)
 	}
 	if doc["type"] != "OBJECT" || doc["properties"].(map[string]any)["n"].(map[string]any)["nullable"] != true {
-		t.Errorf("CompileValue changed its input: %v", doc)
+		t.Errorf("Compile changed its input: %v", doc)
 	}
 }
 

@@ -3,34 +3,31 @@ package coerce
 import "github.com/structkit/structkit/internal/terms"
 
 // Rule names what happened at a location. Rules are stable strings: they
-// appear in reports, statistics and the command-line tool's output.
-// Rule.Warns reports whether the rule flags a possible loss or an invalid
-// value rather than a faithful conversion.
+// appear in reports, statistics and the command-line tool's output. The
+// codec's:
+//
+//	"integer"              a whole number at a location whose schema admits
+//	                       integer was written (or held) as an integer
+//	                       literal, with exact digits
+//	"fraction-at-integer"  a number with a fractional part stands where only
+//	                       integers are admitted; written unchanged, never
+//	                       truncated
+//	"precision-unsafe"     a whole double beyond ±2^53 at an integer
+//	                       location, written exactly as the double holds it
+//	                       (which may already have lost digits)
+//	"bigint-carried"       an integer literal beyond ±2^53 carried exactly as
+//	                       a string of its decimal digits
+//	"bigint-rounded"       an integer literal beyond ±2^53 rounded to the
+//	                       nearest double (where number but not integer is
+//	                       admitted, or as the options asked)
+//	"bigint-restored"      a carried decimal string written back as the bare
+//	                       integer literal it came from
+//
+// The lenient rules are named beside the switches of Policy; package adapt
+// names the rules of restoring an answer. Rule.Warns reports whether the
+// rule flags a possible loss or an invalid value ("fraction-at-integer",
+// "precision-unsafe", "bigint-rounded") rather than a faithful conversion.
 type Rule = terms.Rule
-
-// The codec's rules.
-const (
-	// RuleInteger: a whole number at a location whose schema admits integer
-	// was written (or held) as an integer literal, with exact digits.
-	RuleInteger = terms.RuleInteger
-	// RuleFraction: a number with a fractional part stands where only
-	// integers are admitted. It is written unchanged, never truncated.
-	RuleFraction = terms.RuleFraction
-	// RulePrecisionUnsafe: a whole double beyond ±2^53 at an integer
-	// location. It is written exactly as the double holds it, but the double
-	// may already have lost digits on its way here.
-	RulePrecisionUnsafe = terms.RulePrecisionUnsafe
-	// RuleBigIntCarried: an integer literal beyond ±2^53 was carried exactly
-	// as a string of its decimal digits, because a double cannot hold it.
-	RuleBigIntCarried = terms.RuleBigIntCarried
-	// RuleBigIntRounded: an integer literal beyond ±2^53 was rounded to the
-	// nearest double (at a location that admits number but not integer, or
-	// because the options asked for rounding).
-	RuleBigIntRounded = terms.RuleBigIntRounded
-	// RuleBigIntRestored: a carried decimal string was written back as the
-	// bare integer literal it came from.
-	RuleBigIntRestored = terms.RuleBigIntRestored
-)
 
 // Change is one entry of a Report: at Path (the JSON Pointer of the value
 // in the instance, "" for the root), Rule happened, turning From into To

@@ -17,6 +17,7 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/connectargs"
 	examplev1 "github.com/structkit/structkit/gen/structkit/example/v1"
+	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
 	"github.com/structkit/structkit/protoargs"
 	"github.com/structkit/structkit/structconv"
 )
@@ -31,7 +32,8 @@ const (
 func searchSchema(t testing.TB) *coerce.Schema {
 	t.Helper()
 	fd := (&examplev1.SearchRequest{}).ProtoReflect().Descriptor().Fields().ByName("arguments")
-	s, err := coerce.Compile([]byte(protoargs.SchemaOption(fd).GetJson()))
+	opt := proto.GetExtension(fd.Options(), structkitv1.E_Schema).(*structkitv1.SchemaOption)
+	s, err := coerce.Compile(opt.GetJson())
 	if err != nil {
 		t.Fatal(err)
 	}

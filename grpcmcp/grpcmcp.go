@@ -54,7 +54,9 @@ type Options struct {
 	// protoregistry.GlobalTypes (Reflect returns one for reflected
 	// services).
 	Resolver protoschema.Resolver
-	// ToolName names the tool of a method; nil means DefaultToolName.
+	// ToolName names the tool of a method; nil means "Service_Method",
+	// e.g. "OrderService_GetOrder": characters MCP tool names admit
+	// everywhere.
 	ToolName func(protoreflect.MethodDescriptor) string
 	// CallOptions are passed to every forwarded call.
 	CallOptions []grpc.CallOption
@@ -69,9 +71,8 @@ type Options struct {
 	Profile adapt.Profile
 }
 
-// DefaultToolName names a method's tool "Service_Method", e.g.
-// "OrderService_GetOrder": characters MCP tool names admit everywhere.
-func DefaultToolName(md protoreflect.MethodDescriptor) string {
+// defaultToolName names a method's tool "Service_Method".
+func defaultToolName(md protoreflect.MethodDescriptor) string {
 	return string(md.Parent().Name()) + "_" + string(md.Name())
 }
 
@@ -187,7 +188,7 @@ func newTool(t Tool, o Options) (*tool, error) {
 		if o.ToolName != nil {
 			name = o.ToolName(md)
 		} else {
-			name = DefaultToolName(md)
+			name = defaultToolName(md)
 		}
 	}
 	co := protoschema.CodecOptions{Schema: o.Schema, CheckOptions: o.CheckOptions, Resolver: o.Resolver}

@@ -32,7 +32,7 @@
 // Any other transport, such as the caller's own wrapper of one of these,
 // is used as it is: Client.ExactResults is false, Connect logs a warning,
 // and results fall back to the SDK's float64 values, exact up to 2^53,
-// each whole value beyond that flagged with coerce.RulePrecisionUnsafe.
+// each whole value beyond that flagged "precision-unsafe".
 // CallResult.Exact says, per call, whether the numbers are as the server
 // wrote them.
 //
@@ -72,10 +72,9 @@ import (
 	"github.com/structkit/structkit/structconv"
 )
 
-// StructuredPath prefixes the Path of report entries about the structured
-// result (CallResult.Structured): "/structuredContent/id" is the result's
-// member "id". Entries about the arguments have plain paths.
-const StructuredPath = "/structuredContent"
+// structuredPath prefixes the Path of report entries about the structured
+// result (see CallResult.Report).
+const structuredPath = "/structuredContent"
 
 // ClientOptions configure Connect.
 type ClientOptions struct {
@@ -145,9 +144,11 @@ type CallResult struct {
 	// Report lists the changes made to the arguments (lenient repairs,
 	// big integers restored, fractions at integer locations, ...), the
 	// problems found by the check, and the notes of converting the
-	// structured result (paths under StructuredPath: bigint-carried, ...).
-	// Changes of rule coerce.RuleInteger (a whole number written as an
-	// integer literal) are left out: every integer gets one.
+	// structured result (bigint-carried, ...), whose paths start with
+	// "/structuredContent": "/structuredContent/id" is the result's member
+	// "id" (entries about the arguments have plain paths). Changes of rule
+	// "integer" (a whole number written as an integer literal) are left
+	// out: every integer gets one.
 	Report coerce.Report
 	// Local is true when the call was answered locally (invalid
 	// arguments): the server was not called.
@@ -157,7 +158,7 @@ type CallResult struct {
 	// or it holds no number the SDK's decoding could have changed, or the
 	// call was answered locally. When false, Structured holds the SDK's
 	// float64 values, and Report flags the whole ones beyond ±2^53 with
-	// coerce.RulePrecisionUnsafe.
+	// "precision-unsafe".
 	Exact bool
 	// Unconverted, when not empty, says why the arguments went out
 	// unconverted (plain structconv.Marshal): the tool has no usable input
@@ -451,10 +452,10 @@ func (c *Client) lookup(ctx context.Context, name string) (*ToolInfo, error) {
 	return nil, &ToolError{Server: c.name, Tool: name, Msg: "unknown tool"}
 }
 
-// DefaultMaxDepth is the nesting ClientOptions.MaxDepth allows when zero:
+// defaultMaxDepth is the nesting ClientOptions.MaxDepth allows when zero:
 // well under the 1000 levels at which the go-sdk refuses a JSON-RPC
 // message (and a stdio server built on it ends the session).
-const DefaultMaxDepth = 512
+const defaultMaxDepth = 512
 
 // CallTool calls a tool with arguments held in a Struct (nil means none).
 // The arguments go out as the JSON the tool's input schema calls for; see
@@ -576,7 +577,7 @@ func (c *Client) CallToolJSON(ctx context.Context, name string, args []byte) (*C
 }
 
 // maxDepth is the nesting allowed in what is sent.
-func (c *Client) maxDepth() int { return cmp.Or(c.opts.MaxDepth, DefaultMaxDepth) }
+func (c *Client) maxDepth() int { return cmp.Or(c.opts.MaxDepth, defaultMaxDepth) }
 
 // check returns the pre-dispatch check of a tool's arguments. The Client
 // observes each call's whole report itself.
@@ -675,7 +676,7 @@ func uncheckedReason(ti *ToolInfo) string {
 // appendChanges appends changes, paths prefixed, leaving out RuleInteger.
 func appendChanges(rep *coerce.Report, changes []coerce.Change, prefix string) {
 	for _, ch := range changes {
-		if ch.Rule == coerce.RuleInteger {
+		if ch.Rule == terms.RuleInteger {
 			continue
 		}
 		ch.Path = prefix + ch.Path
@@ -732,7 +733,7 @@ func (c *Client) result(ti *ToolInfo, out *mcp.CallToolResult, res *CallResult) 
 	if !captured {
 		res.Exact = !hasNumber(out.StructuredContent) && !slices.ContainsFunc(res.Content, hasNumberLiteral)
 	}
-	appendChanges(&res.Report, urep.Changes, StructuredPath)
+	appendChanges(&res.Report, urep.Changes, structuredPath)
 	return nil
 }
 
@@ -791,7 +792,7 @@ func flagLostDigits(rep *coerce.Report, v any, ptr []byte) {
 	case float64:
 		if (jsonnum.Unsafe(t) || t == jsonnum.MaxSafe || t == -jsonnum.MaxSafe) && jsonnum.IsWhole(t) { // 2^53 itself may be a rounded 2^53+1
 			lit := string(jsonnum.AppendWhole(nil, t))
-			rep.Add(coerce.Change{Path: string(ptr), Rule: coerce.RulePrecisionUnsafe, From: lit, To: lit})
+			rep.Add(coerce.Change{Path: string(ptr), Rule: terms.RulePrecisionUnsafe, From: lit, To: lit})
 		}
 	}
 }

@@ -210,4 +210,3 @@ func TestMessageJSON(t *testing.T) {
 		t.Errorf("a field without a schema stays as protojson writes it:\n got %s\nwant %s", got, want)
 	}
 }
-

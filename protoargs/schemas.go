@@ -25,12 +25,6 @@ import (
 	"github.com/structkit/structkit/internal/rpcargs"
 )
 
-// Resolver returns the schema of a Struct, Value or ListValue field of msg,
-// for fields whose schema is not in their options (for example by the tool
-// name another field of the request holds). It returns nil for a field it
-// knows nothing of.
-type Resolver func(ctx context.Context, msg proto.Message, field protoreflect.FieldDescriptor) (*coerce.Schema, error)
-
 // Registry holds schemas by name, for fields whose option names one
 // ((structkit.v1.schema).name). It is safe for concurrent use; the zero
 // value is ready.
@@ -69,8 +63,11 @@ type FieldError = rpcargs.FieldError
 type Schemas struct {
 	// Registry resolves (structkit.v1.schema).name options.
 	Registry *Registry
-	// Resolver is asked for fields without the option.
-	Resolver Resolver
+	// Resolver is asked for fields without the option: it returns the
+	// schema of a Struct, Value or ListValue field of msg (for example by
+	// the tool name another field of the request holds), or nil for a
+	// field it knows nothing of.
+	Resolver func(ctx context.Context, msg proto.Message, field protoreflect.FieldDescriptor) (*coerce.Schema, error)
 
 	cache sync.Map // protoreflect.FieldDescriptor → *compiled
 }
@@ -113,7 +110,7 @@ func (s *Schemas) option(field protoreflect.FieldDescriptor) *compiled {
 	c := v.(*compiled)
 	c.once.Do(func() { // waits while another goroutine compiles
 
-		c.opt = SchemaOption(field)
+		c.opt = schemaOption(field)
 		if c.opt == nil || c.opt.GetJson() == "" {
 			return
 		}
@@ -125,11 +122,11 @@ func (s *Schemas) option(field protoreflect.FieldDescriptor) *compiled {
 	return c
 }
 
-// SchemaOption returns the structkit.v1.schema option of a field, or nil.
+// schemaOption returns the structkit.v1.schema option of a field, or nil.
 // It reads options of generated code and of dynamic descriptors
 // (protodesc, dynamicpb) alike, including options that arrived as bytes
 // the extension was not yet known for.
-func SchemaOption(field protoreflect.FieldDescriptor) *structkitv1.SchemaOption {
+func schemaOption(field protoreflect.FieldDescriptor) *structkitv1.SchemaOption {
 	opts, ok := field.Options().(*descriptorpb.FieldOptions)
 	if !ok || opts == nil {
 		return nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strconv"
@@ -20,6 +21,7 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -184,7 +186,7 @@ func (c *Codec) UnmarshalContext(ctx context.Context, args []byte, m proto.Messa
 // repaired reports whether a lenient rule changed the input.
 func repaired(rep *coerce.Report) bool {
 	for _, ch := range rep.Changes {
-		for _, r := range coerce.AllRules() {
+		for _, r := range terms.AllRules() {
 			if ch.Rule == r {
 				return true
 			}
@@ -253,7 +255,7 @@ func (c *Codec) value(m proto.Message) (*structpb.Value, error) {
 	// fields, Struct and Value numbers): read them as doubles. The digits
 	// of 64-bit integers come as strings and are carried exactly.
 	if err := (structconv.UnmarshalOptions{Schema: c.schema, Policy: integerRepair, BigIntegers: structconv.BigIntegersRound,
-		MaxDepth: structconv.MaxDepthLimit}).Unmarshal(raw, &v); err != nil {
+		MaxDepth: math.MaxInt}).Unmarshal(raw, &v); err != nil { // the codec's hard cap
 		return nil, err
 	}
 	return &v, nil

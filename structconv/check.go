@@ -157,7 +157,7 @@ func (o CheckOptions) finish(schema *coerce.Schema, v any, rep *coerce.Report) e
 		return err // a *coerce.SchemaError, or the context's error
 	}
 	for _, c := range rep.Changes {
-		if c.Rule == coerce.RuleFraction && !hasTypeProblemAt(problems, c.Path) {
+		if c.Rule == terms.RuleFraction && !hasTypeProblemAt(problems, c.Path) {
 			problems = append(problems, coerce.Problem{Path: c.Path, Keyword: "type", Expected: "integer",
 				Got: "number " + c.From, Msg: "expected integer, got number " + c.From, Schema: c.Schema})
 		}
@@ -187,7 +187,7 @@ func hasTypeProblemAt(problems []coerce.Problem, path string) bool {
 func onlyPolicyChanges(changes []coerce.Change) []coerce.Change {
 	out := changes[:0]
 	for _, c := range changes {
-		if c.Rule != coerce.RuleInteger {
+		if c.Rule != terms.RuleInteger {
 			out = append(out, c)
 		}
 	}

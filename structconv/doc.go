@@ -17,4 +17,11 @@
 // every digit. Fractions at integer locations are kept and reported, never
 // truncated. Errors are *Error values naming the location as a JSON
 // Pointer; a Report, when asked for, lists every rule that fired.
+//
+// Every input gets a bounded answer. JSON input nests at most 2000 levels
+// unless MaxDepth says otherwise, and never more than 100000, the hard cap
+// of every conversion (in-memory Structs and Go values too); a number
+// literal has at most 4300 digits unless MaxNumberDigits says otherwise.
+// Deeper input fails with CodeDepth, longer literals with CodeNumber, each
+// naming the location.
 package structconv

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -85,7 +86,7 @@ func TestCheckSchemaErrorsAlike(t *testing.T) {
 // TestNilReport: a nil *coerce.Report answers without panicking.
 func TestNilReport(t *testing.T) {
 	var r *coerce.Report
-	if !r.Valid() || r.Count(coerce.RuleInteger) != 0 || r.String() != "" {
+	if !r.Valid() || r.Count(terms.RuleInteger) != 0 || r.String() != "" {
 		t.Error("a nil Report must be valid, count nothing and print nothing")
 	}
 }

@@ -11,3 +11,10 @@ import (
 func Fix(schema *coerce.Schema, policy coerce.Policy, report *coerce.Report, m proto.Message) error {
 	return fix(schema, policy, report, m)
 }
+
+// The limits, for the tests that probe them.
+const (
+	DefaultMaxDepth        = defaultMaxDepth
+	MaxDepthLimit          = maxDepthLimit
+	DefaultMaxNumberDigits = defaultMaxNumberDigits
+)

@@ -21,7 +21,7 @@ import (
 // does with a value at a location; each conversion path below only applies
 // that decision: the decoder (Unmarshal), the encoder (Marshal), the fixer
 // (CheckOptions.Struct, in place) and the Go-value converter (GoOptions). Embedded
-// JSON (coerce.RuleJSONString) is read by the codec's own strict decoder
+// JSON ("json-string") is read by the codec's own strict decoder
 // on every path.
 
 // isCarried reports whether a string read from a Struct is the codec's
@@ -133,7 +133,7 @@ func parseStrict(text string, depth int) (*structpb.Value, bool) {
 
 // marshalAt writes v as Marshal does under the plan l, for reports.
 func marshalAt(v *structpb.Value, l *plan.Loc) string {
-	e := encoder{maxDepth: MaxDepthLimit}
+	e := encoder{maxDepth: maxDepthLimit}
 	_ = e.value(v, l)
 	return string(e.b)
 }
@@ -245,7 +245,7 @@ func (e *encoder) lenientValue(v *structpb.Value, l *plan.Loc) (done bool, err e
 	}
 	dec := lenient.Value(e.policy, l, sc)
 	if dec.Action == lenient.ParseJSON {
-		if parsed, ok := parseStrict(sc.Text, MaxDepthLimit-len(e.path)); ok {
+		if parsed, ok := parseStrict(sc.Text, maxDepthLimit-len(e.path)); ok {
 			start := len(e.b)
 			mark := reportMark(e.report)
 			if err := e.value(parsed, l); err != nil {
@@ -341,13 +341,13 @@ type fixer struct {
 	policy coerce.Policy
 	report *coerce.Report
 	path   []seg
-	err    error // the walk stopped: nesting beyond MaxDepthLimit
+	err    error // the walk stopped: nesting beyond maxDepthLimit
 }
 
 // enter bounds the nesting of the walk; once it fails, the walk stops.
 func (f *fixer) enter() bool {
-	if f.err == nil && len(f.path) >= MaxDepthLimit {
-		f.err = &Error{Code: CodeDepth, Path: pointerOf(f.path), Offset: -1, Msg: fmt.Sprintf("nesting deeper than %d levels", MaxDepthLimit)}
+	if f.err == nil && len(f.path) >= maxDepthLimit {
+		f.err = &Error{Code: CodeDepth, Path: pointerOf(f.path), Offset: -1, Msg: fmt.Sprintf("nesting deeper than %d levels", maxDepthLimit)}
 	}
 	return f.err == nil
 }
@@ -374,7 +374,7 @@ func (f *fixer) value(v *structpb.Value, l *plan.Loc) {
 	}
 	dec := lenient.Value(f.policy, l, sc)
 	if dec.Action == lenient.ParseJSON {
-		if parsed, ok := parseStrict(sc.Text, MaxDepthLimit-len(f.path)); ok {
+		if parsed, ok := parseStrict(sc.Text, maxDepthLimit-len(f.path)); ok {
 			mark := reportMark(f.report)
 			f.value(parsed, l)
 			v.Kind = parsed.Kind
@@ -514,7 +514,7 @@ func (g *goConv) lenientGo(v any, l *plan.Loc) (out any, done bool, err error) {
 	}
 	dec := lenient.Value(g.policy, l, sc)
 	if dec.Action == lenient.ParseJSON {
-		if parsed, ok := parseStrict(sc.Text, MaxDepthLimit-len(g.path)); ok {
+		if parsed, ok := parseStrict(sc.Text, maxDepthLimit-len(g.path)); ok {
 			mark := reportMark(g.report)
 			res, err := g.fromValue(parsed, l)
 			if err != nil {

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -118,15 +119,15 @@ var (
 )
 
 const (
-	rInt    = coerce.RuleStringToInteger
-	rNum    = coerce.RuleStringToNumber
-	rBool   = coerce.RuleStringToBoolean
-	rWords  = coerce.RuleBooleanWords
-	rNumStr = coerce.RuleNumberToString
-	rEnum   = coerce.RuleEnumCase
-	rDrop   = coerce.RuleDropEmpty
-	rJSON   = coerce.RuleJSONString
-	rWrap   = coerce.RuleWrapScalar
+	rInt    = terms.RuleStringToInteger
+	rNum    = terms.RuleStringToNumber
+	rBool   = terms.RuleStringToBoolean
+	rWords  = terms.RuleBooleanWords
+	rNumStr = terms.RuleNumberToString
+	rEnum   = terms.RuleEnumCase
+	rDrop   = terms.RuleDropEmpty
+	rJSON   = terms.RuleJSONString
+	rWrap   = terms.RuleWrapScalar
 )
 
 // same: the document is left as it is.
@@ -493,7 +494,7 @@ var lenCases = []lenCase{
 // lenPolicyRules is the set of rules the policy reports.
 var lenPolicyRules = func() map[coerce.Rule]bool {
 	m := map[coerce.Rule]bool{}
-	for _, r := range coerce.AllRules() {
+	for _, r := range terms.AllRules() {
 		m[r] = true
 	}
 	return m

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -64,7 +65,7 @@ func TestFractionIsAFraction(t *testing.T) {
 	if err := (structconv.UnmarshalOptions{Schema: schema, Report: &rep}).Unmarshal(args, &v); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Count(coerce.RuleFraction) != 1 || rep.Changes[0].Path != "/n" {
+	if rep.Count(terms.RuleFraction) != 1 || rep.Changes[0].Path != "/n" {
 		t.Errorf("Unmarshal report: %v, want one fraction-at-integer at /n", &rep)
 	}
 	_, crep, err := structconv.CheckOptions{}.JSON(schema, args)

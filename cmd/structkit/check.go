@@ -10,6 +10,7 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsonenc"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -32,14 +33,14 @@ func runCheck(e *env, args []string) error {
 	var sf schemaFlags
 	sf.register(fs)
 	lenient := fs.Bool("lenient", false, "repair the unambiguous typing slips models make (the safe preset: "+joinRules(coerce.Lenient().Rules())+")")
-	rules := fs.String("rules", "", "repair with these `RULES` only, comma-separated: "+joinRules(coerce.AllRules())+"; or lenient, all")
+	rules := fs.String("rules", "", "repair with these `RULES` only, comma-separated: "+joinRules(terms.AllRules())+"; or lenient, all")
 	format := newEnum("text", "text", "json")
 	fs.Var(format, "format", "`FORMAT` of the output: text (arguments on stdout, report on stderr) or json (one object on stdout)")
 	pos, err := parseFlags(e, fs, args, func(w io.Writer) { checkUsage(w, fs) })
 	if err != nil {
 		return err
 	}
-	policy, err := coerce.ParsePolicy(*rules)
+	policy, err := terms.ParsePolicy(*rules)
 	if err != nil {
 		return usagef("check: --rules: %v", err)
 	}

@@ -33,10 +33,10 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/structkit/structkit/bridge"
+	"github.com/structkit/structkit/cmd/structkit/internal/stats"
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/internal/pragma"
-	"github.com/structkit/structkit/stats"
 )
 
 // The label values standing for many.

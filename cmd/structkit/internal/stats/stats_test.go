@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/structkit/structkit/cmd/structkit/internal/stats"
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/stats"
 	"github.com/structkit/structkit/structconv"
 )
 
