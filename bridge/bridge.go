@@ -45,7 +45,7 @@ import (
 
 // Options configure a Server.
 type Options struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Check validates (and, under Policy, repairs) each call's arguments
 	// against the tool's input schema before the call; invalid arguments

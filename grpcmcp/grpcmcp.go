@@ -41,7 +41,7 @@ import (
 // Options configure how methods become tools. The zero value is ready:
 // default schemas, strict arguments, tools named Service_Method.
 type Options struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Schema says how the schemas are generated (see protoschema).
 	Schema protoschema.SchemaOptions
@@ -79,7 +79,7 @@ func defaultToolName(md protoreflect.MethodDescriptor) string {
 // Tool is one unary method as an MCP tool. Method is required; the other
 // fields have defaults.
 type Tool struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Method is the method's descriptor.
 	Method protoreflect.MethodDescriptor

@@ -41,7 +41,7 @@ type StructResult struct {
 
 // ServerOptions configure AddTool.
 type ServerOptions struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Check validates the arguments before the handler is called; invalid
 	// arguments are answered with an IsError result holding the

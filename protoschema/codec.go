@@ -36,7 +36,7 @@ type Resolver interface {
 // CodecOptions configures NewCodec. The zero value is strict and uses the
 // default schema.
 type CodecOptions struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Schema says how the schema is generated.
 	Schema SchemaOptions

@@ -71,7 +71,7 @@ const (
 // schema: 64-bit integers as integers, enums by name, both field names
 // accepted. Like protojson's options, it is a plain struct used by value.
 type SchemaOptions struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Int64Strings writes 64-bit integers (and Int64Value, UInt64Value)
 	// in protojson's output form, decimal strings, instead of integers

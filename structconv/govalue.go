@@ -26,7 +26,7 @@ import (
 // encoding/json and most SDKs (genai FunctionCall.Args, MCP arguments)
 // use.
 type GoOptions struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Schema guides the conversion; nil means no schema.
 	Schema *coerce.Schema

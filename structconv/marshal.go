@@ -24,7 +24,7 @@ import (
 // converts without a schema. Like protojson's options, it is a plain struct
 // used by value.
 type MarshalOptions struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Schema guides the conversion: at every location where an applicable
 	// schema admits integer, whole numbers are written as integer literals

@@ -41,7 +41,7 @@ const (
 // UnmarshalOptions configures JSON → Struct conversion. The zero value
 // converts without a schema, carrying big integers.
 type UnmarshalOptions struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Schema guides the conversion (see BigIntegers); nil means no schema.
 	Schema *coerce.Schema

@@ -62,7 +62,7 @@ var DefaultBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2
 
 // Options configure New.
 type Options struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// MaxLabelSets bounds the distinct label sets of the call metrics
 	// (tool × server) and of the change and problem metrics (tool ×
