@@ -219,7 +219,7 @@ func corpusTool1(t *testing.T, p Profile, tool corpusTool, st *stats) {
 			}
 			st.lost[key]++
 		}
-		cut = cut || c.Action == ActionText
+		cut = cut || c.Action == actionText
 	}
 	if cut {
 		st.textCut++

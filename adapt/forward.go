@@ -18,7 +18,7 @@ import (
 //
 // Arguments with members an adapted object no longer takes (an object the
 // original schema left open without saying additionalProperties) keep
-// them, and the adapted schema refuses them; see ActionClosed.
+// them, and the adapted schema refuses them; see actionClosed.
 func (s *Schema) Forward(args []byte) ([]byte, error) {
 	v, err := plan.Decode(args)
 	if err != nil {

@@ -245,8 +245,10 @@ func newTool(t Tool, o Options) (*tool, error) {
 		input := md.Input()
 		newReq = func() proto.Message { return dynamicpb.NewMessage(input) }
 	}
+	restore := adapt.RestoreOptions{Schema: adapted, CheckOptions: o.CheckOptions}
+	restore.Tool = name
 	return &tool{name: name, method: md, mcpTool: mt, in: in, out: out, newReq: newReq, invoke: t.Invoke,
-		adapted: adapted, restore: adapt.RestoreOptions{Schema: adapted, Policy: o.Policy, Tool: name, Observer: o.Observer}}, nil
+		adapted: adapted, restore: restore}, nil
 }
 
 func methodComment(md protoreflect.MethodDescriptor) string {

@@ -12,6 +12,7 @@ import (
 	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/structconv"
 )
 
 // profileFlag is --profile: a provider profile name.
@@ -273,7 +274,7 @@ func runRestore(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	out, rep, err := adapt.RestoreOptions{Schema: s, Policy: policy, Tool: sf.tool}.JSON(answer)
+	out, rep, err := adapt.RestoreOptions{Schema: s, CheckOptions: structconv.CheckOptions{Policy: policy, Tool: sf.tool}}.JSON(answer)
 	if err != nil {
 		if rep, err = inputReport(inName, answer, err); err != nil {
 			return err
