@@ -333,7 +333,7 @@ func TestBadUpstreams(t *testing.T) {
 		{"dotted", []bridge.Upstream{bridge.InProcess("a.b", mcpserver.NewServer)}, `"a.b"`},
 		{"duplicate", []bridge.Upstream{up, up}, "two upstreams"},
 		{"neither", []bridge.Upstream{{Name: "x"}}, "exactly one"},
-		{"missing command", []bridge.Upstream{bridge.Command("gone", filepath.Join(t.TempDir(), "no-such-server"))}, `"gone"`},
+		{"missing command", []bridge.Upstream{bridge.CommandFunc("gone", func() *exec.Cmd { return exec.Command(filepath.Join(t.TempDir(), "no-such-server")) })}, `"gone"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, err := bridge.New(bridge.Options{StartTimeout: 10 * time.Second}, tc.ups...)

@@ -13,16 +13,15 @@ import (
 // "openapi-3.0"), or "unknown".
 type Dialect = terms.Dialect
 
-// The dialects Compile recognises from "$schema". The zero value means
+// The dialects Compile recognises from "$schema". The zero Dialect means
 // "not given": draft 2020-12, unless the document's "$schema" says
 // otherwise.
 const (
-	DialectUnknown = terms.DialectUnknown
-	Draft4         = terms.Draft4
-	Draft6         = terms.Draft6
-	Draft7         = terms.Draft7
-	Draft2019      = terms.Draft2019
-	Draft2020      = terms.Draft2020
+	Draft4    = terms.Draft4
+	Draft6    = terms.Draft6
+	Draft7    = terms.Draft7
+	Draft2019 = terms.Draft2019
+	Draft2020 = terms.Draft2020
 	// OpenAPI30 is the OpenAPI 3.0 Schema Object, as Gemini and Vertex AI
 	// function declarations carry it (google.golang.org/genai's Schema):
 	// upper-case types ("STRING", "INTEGER"), "nullable", "format"
@@ -87,8 +86,8 @@ func (o CompileOptions) Compile(schema any) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	dialect, src := o.Dialect, DialectUnknown
-	if o.Dialect == OpenAPI30 || o.Dialect == DialectUnknown && openapi.Detect(doc) {
+	dialect, src := o.Dialect, terms.DialectUnknown
+	if o.Dialect == OpenAPI30 || o.Dialect == terms.DialectUnknown && openapi.Detect(doc) {
 		if doc, err = openapi.Normalize(doc); err != nil {
 			return nil, err
 		}

@@ -14,13 +14,13 @@ import "github.com/structkit/structkit/internal/plan"
 type Schema plan.Schema
 
 // Dialect returns the draft the schema was compiled as (OpenAPI30 for a
-// document read in that form).
+// document read in that form); the zero Dialect for a nil Schema.
 func (s *Schema) Dialect() Dialect {
 	p := s.plan()
 	if p == nil {
-		return DialectUnknown
+		return 0
 	}
-	if src := p.Options().Source; src != DialectUnknown {
+	if src := p.Options().Source; src != 0 {
 		return src
 	}
 	return p.Dialect()

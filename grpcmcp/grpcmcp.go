@@ -28,6 +28,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
@@ -53,7 +54,10 @@ type Options struct {
 	// Resolver resolves google.protobuf.Any types; nil means
 	// protoregistry.GlobalTypes (Reflect returns one for reflected
 	// services).
-	Resolver protoschema.Resolver
+	Resolver interface {
+		protoregistry.MessageTypeResolver
+		protoregistry.ExtensionTypeResolver
+	}
 	// ToolName names the tool of a method; nil means "Service_Method",
 	// e.g. "OrderService_GetOrder": characters MCP tool names admit
 	// everywhere.

@@ -25,10 +25,9 @@ import (
 	"github.com/structkit/structkit/structconv"
 )
 
-// Resolver finds the message types google.protobuf.Any names, and
-// extensions, for protojson. protoregistry.GlobalTypes is one;
-// dynamicpb.NewTypes(files) is one for descriptors from reflection.
-type Resolver interface {
+// resolver finds the message types google.protobuf.Any names, and
+// extensions, for protojson.
+type resolver = interface {
 	protoregistry.MessageTypeResolver
 	protoregistry.ExtensionTypeResolver
 }
@@ -45,9 +44,13 @@ type CodecOptions struct {
 	// Tool it names, the limits. UnmarshalContext's context takes the
 	// place of its Context.
 	structconv.CheckOptions
-	// Resolver resolves the types of google.protobuf.Any; nil means
-	// protoregistry.GlobalTypes.
-	Resolver Resolver
+	// Resolver resolves the types of google.protobuf.Any, and extensions,
+	// for protojson; nil means protoregistry.GlobalTypes.
+	// dynamicpb.NewTypes(files) is one for descriptors from reflection.
+	Resolver interface {
+		protoregistry.MessageTypeResolver
+		protoregistry.ExtensionTypeResolver
+	}
 }
 
 // Codec converts one message type to and from JSON under its generated
@@ -85,7 +88,7 @@ func (c *Codec) Schema() []byte { return c.raw }
 // Compiled returns the compiled schema, for structconv and coerce.
 func (c *Codec) Compiled() *coerce.Schema { return c.schema }
 
-func (c *Codec) resolver() Resolver {
+func (c *Codec) resolver() resolver {
 	if c.opts.Resolver != nil {
 		return c.opts.Resolver
 	}

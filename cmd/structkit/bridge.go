@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"sync"
@@ -69,7 +70,11 @@ func (f mcpFlags) upstreams() ([]bridge.Upstream, error) {
 		if err != nil {
 			return nil, usagef("bridge: --mcp %s: %v", s, err)
 		}
-		ups = append(ups, bridge.Command(name, argv...))
+		ups = append(ups, bridge.CommandFunc(name, func() *exec.Cmd {
+			cmd := exec.Command(argv[0], argv[1:]...)
+			cmd.Stderr = os.Stderr // the child's standard error is the bridge's
+			return cmd
+		}))
 	}
 	return ups, nil
 }

@@ -567,7 +567,7 @@ func TestPlanDialect(t *testing.T) {
 		}
 	}
 	var nilSchema *coerce.Schema
-	if rootOf(nilSchema) != nil || nilSchema.Dialect() != coerce.DialectUnknown {
+	if rootOf(nilSchema) != nil || nilSchema.Dialect() != 0 {
 		t.Error("a nil Schema must have a nil root and no dialect")
 	}
 }
