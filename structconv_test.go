@@ -23,6 +23,7 @@ import (
 	"github.com/structkit/structkit/coerce"
 	examplev1 "github.com/structkit/structkit/gen/structkit/example/v1"
 	"github.com/structkit/structkit/grpcargs"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/protoargs"
 	"github.com/structkit/structkit/structconv"
 )
@@ -64,7 +65,7 @@ func TestWireRoundTrip(t *testing.T) {
 	if string(out) != want {
 		t.Errorf("round trip through the wire:\n got %s\nwant %s", out, want)
 	}
-	if n := report.Count(coerce.RuleBigIntRestored); n != 2 {
+	if n := report.Count(terms.RuleBigIntRestored); n != 2 {
 		t.Errorf("restored %d big integers, want 2; report:\n%s", n, report.String())
 	}
 
@@ -193,7 +194,7 @@ func serve(t *testing.T, policy coerce.Policy) (examplev1.ToolServiceClient, *to
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := grpcargs.Options{Checker: &protoargs.Checker{Schemas: &protoargs.Schemas{Resolver: byTool}, Policy: policy}}
+	opts := grpcargs.Options{Checker: &protoargs.Checker{Schemas: &protoargs.Schemas{Resolver: byTool}, CheckOptions: structconv.CheckOptions{Policy: policy}}}
 	srv := grpc.NewServer(
 		grpc.UnaryInterceptor(grpcargs.UnaryServerInterceptor(opts)),
 		grpc.StreamInterceptor(grpcargs.StreamServerInterceptor(opts)),

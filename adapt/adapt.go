@@ -19,7 +19,7 @@ import (
 // Options configures adaptation. Like protojson's options it is a plain
 // struct used by value; write it with field names.
 type Options struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Profile is the provider to adapt to. Required.
 	Profile Profile
@@ -33,17 +33,15 @@ type Options struct {
 	Compile coerce.CompileOptions
 }
 
-// Adapt adapts a JSON Schema document (JSON text) to a profile.
-func Adapt(schema []byte, p Profile) (*Schema, error) { return Options{Profile: p}.Adapt(schema) }
+// Adapt adapts a JSON Schema document to a profile with the default
+// options; see Options.Adapt.
+func Adapt(schema any, p Profile) (*Schema, error) { return Options{Profile: p}.Adapt(schema) }
 
-// Adapt adapts a JSON Schema document given as JSON text.
-func (o Options) Adapt(schema []byte) (*Schema, error) { return o.AdaptValue(schema) }
-
-// AdaptValue adapts a schema given in any form coerce.CompileValue takes
-// (JSON text, a decoded map, a *structpb.Struct). Errors: a
-// *coerce.SchemaError for a schema that does not compile, an *Error for an
-// unknown profile or a schema no adaptation can express.
-func (o Options) AdaptValue(schema any) (*Schema, error) {
+// Adapt adapts a schema given in any form coerce.Compile takes (JSON
+// text, a decoded map, a *structpb.Struct). Errors: a *coerce.SchemaError
+// for a schema that does not compile, an *Error for an unknown profile or
+// a schema no adaptation can express.
+func (o Options) Adapt(schema any) (*Schema, error) {
 	lim := profiles[o.Profile]
 	if lim == nil {
 		_, err := ParseProfile(string(o.Profile))
@@ -51,7 +49,7 @@ func (o Options) AdaptValue(schema any) (*Schema, error) {
 	}
 	co := o.Compile
 	co.LazyValidator = true
-	orig, err := co.CompileValue(schema)
+	orig, err := co.Compile(schema)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +62,7 @@ func (o Options) AdaptValue(schema any) (*Schema, error) {
 		a.tbl = restore.NewTable()
 		return a, nil
 	}
-	p := plan.OfPublic(orig)
+	p := (*plan.Schema)(orig)
 	r := newRenderer(lim, p)
 	var doc map[string]any
 	for pass := 0; ; pass++ {
@@ -314,47 +312,50 @@ func (s *Schema) Original() *coerce.Schema { return s.orig }
 func (s *Schema) Report() *Report { return s.report }
 
 // Action is what the adaptation did at a location. Actions are stable
-// strings.
+// strings:
+//
+//	"described"          a keyword the profile does not take was written into
+//	                     the description (restore still checks it)
+//	"dropped"            an annotation the profile does not take (title,
+//	                     $comment, unknown keywords) was left out
+//	"json-text"          the location is a string holding JSON text of the
+//	                     value (restore parses it)
+//	"pairs"              a map is an array of {key, value} pairs (restore
+//	                     makes the object)
+//	"extra-member"       an object's undeclared members are held by one extra
+//	                     member (restore merges them)
+//	"closed"             an object that did not say additionalProperties is
+//	                     closed: undeclared members can no longer be sent
+//	"nullable"           an optional member is required and nullable; null
+//	                     stands for absent (restore removes it)
+//	"null-marker"        an optional member that admits null is required;
+//	                     null stands for absent and {"null": true} for null
+//	"integer-as-string"  64-bit integers are strings of decimal digits
+//	                     (restore reads them exactly)
+//	"enum-as-strings"    an enum of numbers is written as strings (restore
+//	                     maps them back)
+//	"merged"             alternatives (anyOf, oneOf) of objects are merged
+//	                     into one object; which members go together is
+//	                     checked on restore
+//	"wrapped"            the root is not an object alone, so the arguments
+//	                     are one member of the adapted root (restore takes
+//	                     them out)
 type Action string
 
-// The actions.
+// The actions (see Action).
 const (
-	// ActionDescribed: a keyword the profile does not take was written
-	// into the description (restore still checks it).
-	ActionDescribed Action = "described"
-	// ActionDropped: an annotation the profile does not take (title,
-	// $comment, unknown keywords) was left out.
-	ActionDropped Action = "dropped"
-	// ActionText: the location is a string holding JSON text of the value
-	// (restore parses it).
-	ActionText Action = "json-text"
-	// ActionPairs: a map is an array of {key, value} pairs (restore makes
-	// the object).
-	ActionPairs Action = "pairs"
-	// ActionExtra: an object's undeclared members are held by one extra
-	// member (restore merges them).
-	ActionExtra Action = "extra-member"
-	// ActionClosed: an object that did not say additionalProperties is
-	// closed: undeclared members can no longer be sent.
-	ActionClosed Action = "closed"
-	// ActionNullable: an optional member is required and nullable; null
-	// stands for absent (restore removes it).
-	ActionNullable Action = "nullable"
-	// ActionMarker: an optional member that admits null is required; null
-	// stands for absent and {"null": true} for null.
-	ActionMarker Action = "null-marker"
-	// ActionIntString: 64-bit integers are strings of decimal digits
-	// (restore reads them exactly).
-	ActionIntString Action = "integer-as-string"
-	// ActionEnumStrings: an enum of numbers is written as strings
-	// (restore maps them back).
-	ActionEnumStrings Action = "enum-as-strings"
-	// ActionMerged: alternatives (anyOf, oneOf) of objects are merged into
-	// one object; which members go together is checked on restore.
-	ActionMerged Action = "merged"
-	// ActionWrapped: the root is not an object alone, so the arguments are
-	// one member of the adapted root (restore takes them out).
-	ActionWrapped Action = "wrapped"
+	actionDescribed   Action = "described"
+	actionDropped     Action = "dropped"
+	actionText        Action = "json-text"
+	actionPairs       Action = "pairs"
+	actionExtra       Action = "extra-member"
+	actionClosed      Action = "closed"
+	actionNullable    Action = "nullable"
+	actionMarker      Action = "null-marker"
+	actionIntString   Action = "integer-as-string"
+	actionEnumStrings Action = "enum-as-strings"
+	actionMerged      Action = "merged"
+	actionWrapped     Action = "wrapped"
 )
 
 // Change is one thing the adaptation did, at a location of the original
@@ -370,7 +371,7 @@ type Change struct {
 	// Lost says what the adapted schema no longer tells the model; ""
 	// when nothing is lost. Restore validates against the original, so
 	// what is lost here is still checked, except where Action is
-	// ActionClosed (the adapted schema refuses what the original allowed).
+	// actionClosed (the adapted schema refuses what the original allowed).
 	Lost string `json:"lost,omitempty"`
 	// Note says more, for people.
 	Note string `json:"note,omitempty"`

@@ -219,7 +219,7 @@ func corpusTool1(t *testing.T, p Profile, tool corpusTool, st *stats) {
 			}
 			st.lost[key]++
 		}
-		cut = cut || c.Action == ActionText
+		cut = cut || c.Action == actionText
 	}
 	if cut {
 		st.textCut++
@@ -300,15 +300,15 @@ func answer(t *testing.T, name string, a *Schema, y []byte, st *stats) {
 		return
 	}
 	st.answerProblems++
-	doc := plan.OfPublic(a.Original())
+	doc := (*plan.Schema)(a.Original())
 	for _, p := range rep.Problems {
 		if p.Schema != "" {
 			if _, ok := doc.Lookup(p.Schema); !ok && !strings.Contains(p.Schema, "#") {
-				t.Errorf("%s: problem %q names schema location %q, which the original does not have", name, p.Message, p.Schema)
+				t.Errorf("%s: problem %q names schema location %q, which the original does not have", name, p.String(), p.Schema)
 			}
 		}
-		if !strings.HasPrefix(p.Message, strings.TrimSuffix(p.Path, "/")) && p.Path != "" {
-			t.Errorf("%s: problem %q does not start with its path %q", name, p.Message, p.Path)
+		if !strings.HasPrefix(p.String(), strings.TrimSuffix(p.Path, "/")) && p.Path != "" {
+			t.Errorf("%s: problem %q does not start with its path %q", name, p.String(), p.Path)
 		}
 	}
 }

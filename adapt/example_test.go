@@ -5,6 +5,7 @@ import (
 
 	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/structconv"
 )
 
 const toolSchema = `{
@@ -45,7 +46,7 @@ func ExampleRestoreOptions_JSON() {
 		panic(err)
 	}
 	answer := []byte(`{"repo_id":"9007199254740993","labels":[{"key":"bug","value":2}],"limit":500}`)
-	args, rep, err := adapt.RestoreOptions{Schema: s, Tool: "list_issues"}.JSON(answer)
+	args, rep, err := adapt.RestoreOptions{Schema: s, CheckOptions: structconv.CheckOptions{Tool: "list_issues"}}.JSON(answer)
 	if err != nil {
 		panic(err)
 	}

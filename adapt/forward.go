@@ -18,7 +18,7 @@ import (
 //
 // Arguments with members an adapted object no longer takes (an object the
 // original schema left open without saying additionalProperties) keep
-// them, and the adapted schema refuses them; see ActionClosed.
+// them, and the adapted schema refuses them; see actionClosed.
 func (s *Schema) Forward(args []byte) ([]byte, error) {
 	v, err := plan.Decode(args)
 	if err != nil {
@@ -27,7 +27,7 @@ func (s *Schema) Forward(args []byte) ([]byte, error) {
 	if profiles[s.profile].same {
 		return jsonenc.Marshal(v)
 	}
-	f := forwarder{s: s, root: plan.OfPublic(s.orig).Root()}
+	f := forwarder{s: s, root: (*plan.Schema)(s.orig).Root()}
 	out := f.value(v, f.root, 0)
 	if w := s.tbl.Wrap; w != "" {
 		if s.tbl.WrapText {

@@ -118,10 +118,10 @@ func (r *renderer) pass() map[string]any {
 			inner = r.render(root)
 		}
 		doc = r.objectNode(map[string]any{w: inner}, []string{w})
-		r.rep.add(root.Pointer(), "", ActionWrapped, "", fmt.Sprintf("the arguments are one member %q of the adapted root, which must be an object", w))
+		r.rep.add(root.Pointer(), "", actionWrapped, "", fmt.Sprintf("the arguments are one member %q of the adapted root, which must be an object", w))
 	} else if root.Admits()&jsontype.Null != 0 {
 		// An object root that also admits null: the adapted root cannot.
-		r.rep.add(root.Pointer(), "type", ActionDescribed, "null for the whole arguments", "")
+		r.rep.add(root.Pointer(), "type", actionDescribed, "null for the whole arguments", "")
 	}
 	if len(r.bodies) > 0 {
 		defs := map[string]any{}
@@ -190,7 +190,7 @@ func (r *renderer) cut(l *plan.Loc) map[string]any {
 	why := r.text[l]
 	n := r.textNode(l)
 	r.tbl.Set(l).Text = true
-	r.rep.add(l.Pointer(), "", ActionText, "the structure of the value (written as JSON text; checked on restore)", why)
+	r.rep.add(l.Pointer(), "", actionText, "the structure of the value (written as JSON text; checked on restore)", why)
 	r.memo[l] = n
 	r.origin[nodeID(n)] = l
 	return n
@@ -329,10 +329,10 @@ func (r *renderer) body(l *plan.Loc) map[string]any {
 		node["description"] = d
 	}
 	for _, c := range f.drop {
-		r.rep.add(c.ptr, c.kw, ActionDropped, "", "an annotation the profile does not take")
+		r.rep.add(c.ptr, c.kw, actionDropped, "", "an annotation the profile does not take")
 	}
 	if f.title != "" && f.title != f.desc {
-		r.rep.add(l.Pointer(), "title", ActionDropped, "", "the title (the description says it)")
+		r.rep.add(l.Pointer(), "title", actionDropped, "", "the title (the description says it)")
 	}
 	r.origin[nodeID(node)] = l
 	return node
@@ -414,7 +414,7 @@ func (n *notes) describe(c cons, loose bool) {
 		line = "In one of the alternatives: " + line
 	}
 	n.add(line)
-	n.r.rep.add(c.ptr, c.kw, ActionDescribed, "the keyword "+c.kw+" (written into the description; checked on restore)", "")
+	n.r.rep.add(c.ptr, c.kw, actionDescribed, "the keyword "+c.kw+" (written into the description; checked on restore)", "")
 }
 
 // anyType describes the constraints that apply to every type (not, if)
@@ -428,15 +428,15 @@ func (n *notes) anyType(f *facts) {
 	}
 	if f.oneOf {
 		n.add("Exactly one of the alternatives must match.")
-		n.r.rep.add(f.ptr, "oneOf", ActionDescribed, "exclusivity of oneOf (checked on restore)", "")
+		n.r.rep.add(f.ptr, "oneOf", actionDescribed, "exclusivity of oneOf (checked on restore)", "")
 	}
 	if f.hasDef {
 		n.add("Default: " + short(f.def) + ".")
-		n.r.rep.add(f.ptr, "default", ActionDescribed, "", "the default value is written into the description")
+		n.r.rep.add(f.ptr, "default", actionDescribed, "", "the default value is written into the description")
 	}
 	if f.hasEx {
 		n.add("Example: " + short(f.ex) + ".")
-		n.r.rep.add(f.ptr, "examples", ActionDescribed, "", "the example is written into the description")
+		n.r.rep.add(f.ptr, "examples", actionDescribed, "", "the example is written into the description")
 	}
 }
 
@@ -558,7 +558,7 @@ func (r *renderer) boolean(l *plan.Loc, f *facts, n *notes) map[string]any {
 			node["enum"] = slices.Clone(vs.list)
 		} else {
 			n.add("Must be " + joinValues(vs.list) + ".")
-			r.rep.add(l.Pointer(), "enum", ActionDescribed, "the boolean the value must be (checked on restore)", "")
+			r.rep.add(l.Pointer(), "enum", actionDescribed, "the boolean the value must be (checked on restore)", "")
 		}
 	}
 	return node
@@ -605,12 +605,12 @@ func (r *renderer) number(l *plan.Loc, f *facts, stringFree bool, n *notes) (map
 		}
 		n.add("A number, written as one of these strings.")
 		n.constraints(node, f, jsontype.Numeric, typ, false)
-		r.rep.add(l.Pointer(), "enum", ActionEnumStrings, "", "the "+typ+" enum is written as strings and read back as numbers")
+		r.rep.add(l.Pointer(), "enum", actionEnumStrings, "", "the "+typ+" enum is written as strings and read back as numbers")
 		return node, true
 	}
 	if vs != nil {
 		n.add("One of: " + joinValues(vs.list) + ".")
-		r.rep.add(l.Pointer(), "enum", ActionDescribed, "the enum (too large for the profile; checked on restore)", "")
+		r.rep.add(l.Pointer(), "enum", actionDescribed, "the enum (too large for the profile; checked on restore)", "")
 	}
 	if wide && r.lim.int64Strings && stringFree {
 		r.tbl.Set(l).IntText = true
@@ -620,7 +620,7 @@ func (r *renderer) number(l *plan.Loc, f *facts, stringFree bool, n *notes) (map
 		}
 		n.add("An integer, written as its decimal digits (\"-12\", \"9007199254740993\"): a 64-bit value that a double cannot hold.")
 		n.constraints(node, f, jsontype.Numeric, typ, false)
-		r.rep.add(l.Pointer(), "type", ActionIntString, "", "a 64-bit integer is written as a string of digits and read back exactly")
+		r.rep.add(l.Pointer(), "type", actionIntString, "", "a 64-bit integer is written as a string of digits and read back exactly")
 		return node, true
 	}
 	node := map[string]any{"type": r.typeName(typ)}
@@ -657,7 +657,7 @@ func (r *renderer) mixedEnum(l *plan.Loc, f *facts, n *notes) (map[string]any, b
 	}
 	n.add("The numbers among these are written as strings: " + joinValues(nums.list) + ".")
 	n.constraints(node, f, jsontype.String|jsontype.Numeric, "string", false)
-	r.rep.add(l.Pointer(), "enum", ActionEnumStrings, "", "the numbers of the enum are written as strings and read back as numbers")
+	r.rep.add(l.Pointer(), "enum", actionEnumStrings, "", "the numbers of the enum are written as strings and read back as numbers")
 	return node, true
 }
 
@@ -727,7 +727,7 @@ func (r *renderer) str(l *plan.Loc, f *facts, n *notes) map[string]any {
 	if vs := f.vals.of(jsontype.String); vs != nil {
 		if r.dropEnum[l] {
 			n.add("One of: " + joinValues(vs.list) + ".")
-			r.rep.add(l.Pointer(), "enum", ActionDescribed, "the enum (too large for the profile; checked on restore)", "")
+			r.rep.add(l.Pointer(), "enum", actionDescribed, "the enum (too large for the profile; checked on restore)", "")
 		} else {
 			node["enum"] = slices.Clone(vs.list)
 			if r.lim.form == openAPI {
@@ -790,7 +790,7 @@ func (r *renderer) object(l *plan.Loc, f *facts, arrayFree bool, n *notes) (map[
 				return nil, "an object that must be empty"
 			}
 			if other == nil {
-				r.rep.add(l.Pointer(), "additionalProperties", ActionClosed, "members the schema does not declare (it declares none and does not say additionalProperties)", "")
+				r.rep.add(l.Pointer(), "additionalProperties", actionClosed, "members the schema does not declare (it declares none and does not say additionalProperties)", "")
 			}
 			return r.objectNode(map[string]any{}, nil), ""
 		case r.lim.maps:
@@ -803,7 +803,7 @@ func (r *renderer) object(l *plan.Loc, f *facts, arrayFree bool, n *notes) (map[
 		r.tbl.Set(l).Pairs = true
 		n.add("A map, written as an array of {\"key\", \"value\"} pairs, each key once.")
 		n.constraints(nil, f, jsontype.Object, "object", false)
-		r.rep.add(l.Pointer(), "additionalProperties", ActionPairs, "", "a map is written as an array of {key, value} pairs and read back as an object")
+		r.rep.add(l.Pointer(), "additionalProperties", actionPairs, "", "a map is written as an array of {key, value} pairs and read back as an object")
 		return r.pairsNode(other), ""
 	}
 	props := map[string]any{}
@@ -827,10 +827,10 @@ func (r *renderer) object(l *plan.Loc, f *facts, arrayFree bool, n *notes) (map[
 				rec.Marker[name] = true
 				cs = map[string]any{"anyOf": []any{cs, r.markerNode()},
 					"description": "null leaves this member out; {\"" + r.tbl.Marker + "\": true} sends null."}
-				r.rep.add(memberPtr(l, name, child), "", ActionMarker, "", "optional and nullable: null stands for absent, {\""+r.tbl.Marker+"\": true} for null")
+				r.rep.add(memberPtr(l, name, child), "", actionMarker, "", "optional and nullable: null stands for absent, {\""+r.tbl.Marker+"\": true} for null")
 			} else {
 				cs = r.nullable(cs)
-				r.rep.add(memberPtr(l, name, child), "", ActionNullable, "", "optional: required and nullable, null stands for absent")
+				r.rep.add(memberPtr(l, name, child), "", actionNullable, "", "optional: required and nullable, null stands for absent")
 			}
 			required = append(required, name)
 		case r.lim.allRequired || must:
@@ -852,12 +852,12 @@ func (r *renderer) object(l *plan.Loc, f *facts, arrayFree bool, n *notes) (map[
 		if typed {
 			es = r.pairsNode(other)
 			es["description"] = "Further members, as an array of {\"key\", \"value\"} pairs, each key once."
-			r.rep.add(l.Pointer(), "additionalProperties", ActionExtra, "", fmt.Sprintf("undeclared members go in the member %q as {key, value} pairs", e))
+			r.rep.add(l.Pointer(), "additionalProperties", actionExtra, "", fmt.Sprintf("undeclared members go in the member %q as {key, value} pairs", e))
 		} else {
 			rec.ExtraText = true
 			es = map[string]any{"type": r.typeName("string"),
 				"description": "Further members not declared above, as JSON text of an object (\"{\\\"name\\\": value}\")."}
-			r.rep.add(l.Pointer(), "additionalProperties", ActionExtra, "", fmt.Sprintf("undeclared members go in the member %q as JSON text of an object", e))
+			r.rep.add(l.Pointer(), "additionalProperties", actionExtra, "", fmt.Sprintf("undeclared members go in the member %q as JSON text of an object", e))
 		}
 		if r.lim.allRequired {
 			es = r.nullable(es)
@@ -868,7 +868,7 @@ func (r *renderer) object(l *plan.Loc, f *facts, arrayFree bool, n *notes) (map[
 	default:
 		node = r.objectNode(props, required)
 		if other == nil {
-			r.rep.add(l.Pointer(), "additionalProperties", ActionClosed, "members the schema does not declare (it does not say additionalProperties)", "")
+			r.rep.add(l.Pointer(), "additionalProperties", actionClosed, "members the schema does not declare (it does not say additionalProperties)", "")
 		}
 	}
 	n.constraints(node, f, jsontype.Object, "object", !r.lim.allRequired && !typed && !open)
@@ -879,7 +879,7 @@ func (r *renderer) object(l *plan.Loc, f *facts, arrayFree bool, n *notes) (map[
 			sets = append(sets, "("+strings.Join(a.names, ", ")+")")
 		}
 		n.add("The members of one of these alternatives: " + strings.Join(sets, " | ") + ".")
-		r.rep.add(l.Pointer(), "anyOf", ActionMerged, "which members go together (checked on restore)", "the alternatives are merged into one object")
+		r.rep.add(l.Pointer(), "anyOf", actionMerged, "which members go together (checked on restore)", "the alternatives are merged into one object")
 	}
 	return node, ""
 }

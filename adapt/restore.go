@@ -1,61 +1,42 @@
 package adapt
 
 import (
-	"context"
 	"errors"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/restore"
 	"github.com/structkit/structkit/structconv"
 )
 
-// The rules restore reports (Change.Rule in the coerce.Report), beside
-// the codec's and the lenient policy's.
-const (
-	// RuleFromText: a string of JSON text became the value it encodes.
-	RuleFromText coerce.Rule = "from-json-text"
-	// RuleIntegerFromString: a string of digits became the exact integer.
-	RuleIntegerFromString coerce.Rule = "integer-from-string"
-	// RuleEnumFromString: a string became the (numeric) enum member it
-	// names.
-	RuleEnumFromString coerce.Rule = "enum-from-string"
-	// RuleMapFromPairs: an array of {key, value} pairs became an object.
-	RuleMapFromPairs coerce.Rule = "map-from-pairs"
-	// RuleMembersFromExtra: the extra member's members joined their
-	// object.
-	RuleMembersFromExtra coerce.Rule = "members-from-extra"
-	// RuleAbsentFromNull: null for an optional member became absence.
-	RuleAbsentFromNull coerce.Rule = "absent-from-null"
-	// RuleNullFromMarker: {"null": true} became null.
-	RuleNullFromMarker coerce.Rule = "null-from-marker"
-	// RuleUnwrapped: the arguments were taken out of the adapted root.
-	RuleUnwrapped coerce.Rule = "unwrapped"
-)
-
 // RestoreOptions configures restoring a model's answer, written under an
 // adapted schema, as arguments under the original schema. The zero value
 // but Schema is ready to use.
+//
+// Besides the codec's rules and the lenient policy's, restore reports
+// these (Change.Rule in the coerce.Report):
+//
+//	"from-json-text"       a string of JSON text became the value it encodes
+//	"integer-from-string"  a string of digits became the exact integer
+//	"enum-from-string"     a string became the (numeric) enum member it names
+//	"map-from-pairs"       an array of {key, value} pairs became an object
+//	"members-from-extra"   the extra member's members joined their object
+//	"absent-from-null"     null for an optional member became absence
+//	"null-from-marker"     {"null": true} became null
+//	"unwrapped"            the arguments were taken out of the adapted root
 type RestoreOptions struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Schema is the adapted schema the answer was written under. Required.
 	Schema *Schema
-	// Policy turns on lenient repairs (see coerce.Lenient), applied in the
-	// same pass.
-	Policy coerce.Policy
-	// Tool names the tool, for the Observer and coerce.FormatProblems.
-	Tool string
-	// Observer, if not nil, receives every change and problem.
-	Observer coerce.Observer
-	// Context, if not nil, bounds the work.
-	Context context.Context
-	// MaxDepth and MaxNumberDigits bound the answer as
-	// structconv.UnmarshalOptions' fields of the same names do; 0 means
-	// the defaults.
-	MaxDepth, MaxNumberDigits int
+	// CheckOptions configure the check of the restored arguments: the
+	// lenient policy's repairs (see coerce.Lenient), applied in the same
+	// pass; the Observer and the Tool it names; the Context that bounds
+	// the work; the limits of the answer.
+	structconv.CheckOptions
 }
 
 var errNoSchema = errors.New("adapt: RestoreOptions needs the adapted Schema")
@@ -78,7 +59,7 @@ func (o RestoreOptions) JSON(answer []byte) ([]byte, *coerce.Report, error) {
 		return nil, nil, errNoSchema
 	}
 	run := &restore.Run{T: o.Schema.tbl}
-	return restore.CheckJSON(restore.CheckParams{Schema: o.Schema.orig, Policy: o.Policy, Tool: o.Tool, Observer: o.Observer,
+	return restore.CheckJSON(restore.CheckParams{Schema: (*plan.Schema)(o.Schema.orig), Policy: o.Policy, Tool: o.Tool, Observer: o.Observer,
 		Context: o.Context, MaxDepth: o.MaxDepth, MaxNumberDigits: o.MaxNumberDigits}, run, answer)
 }
 

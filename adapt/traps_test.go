@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -211,11 +212,11 @@ func TestRestoreLenient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, rep, err := RestoreOptions{Schema: a, Policy: coerce.Lenient()}.JSON([]byte(`{"n":"20","mode":"Fast"}`))
+	out, rep, err := RestoreOptions{Schema: a, CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient()}}.JSON([]byte(`{"n":"20","mode":"Fast"}`))
 	if err != nil || !rep.Valid() || string(out) != `{"mode":"fast","n":20}` {
 		t.Errorf("%s %v %v", out, rep, err)
 	}
-	if rep.Count(coerce.RuleStringToInteger) != 1 || rep.Count(coerce.RuleEnumCase) != 1 {
+	if rep.Count(terms.RuleStringToInteger) != 1 || rep.Count(terms.RuleEnumCase) != 1 {
 		t.Errorf("report: %v", rep)
 	}
 }

@@ -38,24 +38,29 @@ import (
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/rpcargs"
 	"github.com/structkit/structkit/mcpbridge"
-	"github.com/structkit/structkit/protoargs"
 	"github.com/structkit/structkit/structconv"
 )
 
 // Options configure a Server.
 type Options struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Check validates (and, under Policy, repairs) each call's arguments
 	// against the tool's input schema before the call; invalid arguments
 	// are answered by the bridge with is_error and the problems in words a
 	// model can act on.
 	Check bool
-	// Policy says which lenient repairs apply; the zero value is strict.
-	Policy coerce.Policy
-	// Observer, if not nil, receives every change and problem.
-	Observer coerce.Observer
+	// CheckOptions configure what is done to each call's arguments: the
+	// lenient policy's repairs (the zero value is strict); the Observer,
+	// which receives every change and problem with the tool's name; the
+	// limits. Each call names its tool and is bounded by its context.
+	// MaxDepth bounds the nesting of the arguments sent to an MCP server;
+	// here 0 means 512, as for mcpbridge.ClientOptions. Deeper arguments
+	// are refused with InvalidArgument naming the path, before anything is
+	// sent: no request can end an upstream session.
+	structconv.CheckOptions
 	// Logger receives a line per call (tool, server, duration, changes,
 	// problems, is_error) and the upstreams' starts and ends; nil logs
 	// nothing.
@@ -70,23 +75,18 @@ type Options struct {
 	// CallTimeout bounds each CallTool: a call that runs over ends with
 	// DeadlineExceeded. Every call that ends early (its deadline, or the
 	// client cancelling) is cancelled upstream with MCP's
-	// notifications/cancelled. 0 means DefaultCallTimeout; negative means
+	// notifications/cancelled. 0 means one minute; negative means
 	// no bound but the client's own deadline.
 	CallTimeout time.Duration
-	// MaxDepth limits the nesting of the arguments sent to an MCP server;
-	// 0 means mcpbridge.DefaultMaxDepth (512). Deeper arguments are
-	// refused with InvalidArgument naming the path, before anything is
-	// sent: no request can end an upstream session.
-	MaxDepth int
 	// OnEvent, if not nil, is told when an upstream starts, fails to
 	// start, or ends its session (see Event), in order for each upstream.
 	// It must return promptly, and must not wait for the Server.
 	OnEvent func(Event)
 }
 
-// DefaultCallTimeout is the bound of a CallTool when Options.CallTimeout
+// defaultCallTimeout is the bound of a CallTool when Options.CallTimeout
 // is zero.
-const DefaultCallTimeout = 60 * time.Second
+const defaultCallTimeout = 60 * time.Second
 
 // maxNameInMessage bounds how much of a client-supplied name (a tool name)
 // errors and logs repeat.
@@ -190,7 +190,7 @@ func cmpOr(d, def time.Duration) time.Duration {
 }
 
 func (s *Server) clientOptions(name string) mcpbridge.ClientOptions {
-	return mcpbridge.ClientOptions{Name: name, Check: s.opts.Check, Policy: s.opts.Policy, Observer: s.opts.Observer, Logger: s.opts.Logger, MaxDepth: s.opts.MaxDepth}
+	return mcpbridge.ClientOptions{Name: name, Check: s.opts.Check, Logger: s.opts.Logger, CheckOptions: s.opts.CheckOptions}
 }
 
 // Close stops the upstreams the Server started and waits for them; calls
@@ -341,7 +341,7 @@ func (s *Server) callContext(ctx context.Context) (context.Context, context.Canc
 	d := s.opts.CallTimeout
 	switch {
 	case d == 0:
-		d = DefaultCallTimeout
+		d = defaultCallTimeout
 	case d < 0:
 		return context.WithCancel(ctx)
 	}
@@ -527,7 +527,7 @@ func response(res *mcpbridge.CallResult) (*bridgev1.CallToolResponse, error) {
 	resp := &bridgev1.CallToolResponse{
 		StructuredContent: res.Structured,
 		IsError:           res.IsError,
-		Report:            protoargs.AppendReportProto(nil, "arguments", &res.Report),
+		Report:            rpcargs.AppendReport(nil, "arguments", &res.Report),
 		Exact:             res.Exact,
 		Unconverted:       res.Unconverted,
 		NotValidated:      res.NotValidated,

@@ -31,6 +31,7 @@ import (
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/internal/fixture/mcpserver"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/structconv"
 )
@@ -227,7 +228,7 @@ func TestBigIntegerExact(t *testing.T) {
 	}
 	var restored bool
 	for _, ch := range resp.GetReport().GetChanges() {
-		if ch.GetField() == "arguments" && ch.GetPath() == "/repo_id" && ch.GetRule() == string(coerce.RuleBigIntRestored) {
+		if ch.GetField() == "arguments" && ch.GetPath() == "/repo_id" && ch.GetRule() == string(terms.RuleBigIntRestored) {
 			restored = true
 		}
 	}
@@ -255,12 +256,12 @@ func TestCheckInvalid(t *testing.T) {
 }
 
 func TestLenientRepairs(t *testing.T) {
-	c, _ := serve(t, bridge.Options{Check: true, Policy: coerce.Lenient()}, example1())
+	c, _ := serve(t, bridge.Options{Check: true, CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient()}}, example1())
 	resp := call(t, c, "search_issues", `{"query":"crash","since_ms":1730419200000,"repo_id":7,"limit":"20"}`)
 	wantSuccess(t, resp, `the lenient preset repairs "20"`)
 	var found bool
 	for _, ch := range resp.GetReport().GetChanges() {
-		if ch.GetPath() == "/limit" && ch.GetRule() == string(coerce.RuleStringToInteger) {
+		if ch.GetPath() == "/limit" && ch.GetRule() == string(terms.RuleStringToInteger) {
 			found = true
 			if ch.GetField() != "arguments" || ch.GetTo() != "20" {
 				t.Errorf("change %v: want field arguments, to 20", ch)
@@ -332,7 +333,7 @@ func TestBadUpstreams(t *testing.T) {
 		{"dotted", []bridge.Upstream{bridge.InProcess("a.b", mcpserver.NewServer)}, `"a.b"`},
 		{"duplicate", []bridge.Upstream{up, up}, "two upstreams"},
 		{"neither", []bridge.Upstream{{Name: "x"}}, "exactly one"},
-		{"missing command", []bridge.Upstream{bridge.Command("gone", filepath.Join(t.TempDir(), "no-such-server"))}, `"gone"`},
+		{"missing command", []bridge.Upstream{bridge.CommandFunc("gone", func() *exec.Cmd { return exec.Command(filepath.Join(t.TempDir(), "no-such-server")) })}, `"gone"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, err := bridge.New(bridge.Options{StartTimeout: 10 * time.Second}, tc.ups...)

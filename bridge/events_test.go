@@ -188,7 +188,7 @@ func (o *observed) ObserveProblem(tool string, p coerce.Problem) {
 // tool names as the bridge names them.
 func TestObserverNames(t *testing.T) {
 	var o observed
-	s, err := New(Options{Check: true, Policy: coerce.Lenient(), Observer: &o}, InProcess("a", mcpserver.NewServer), InProcess("b", mcpserver.NewServer))
+	s, err := New(Options{Check: true, CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient(), Observer: &o}}, InProcess("a", mcpserver.NewServer), InProcess("b", mcpserver.NewServer))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,7 +142,9 @@ func (s *Server) adaptedFor(p adapt.Profile, sess *session, name, tool string) (
 }
 
 func (s *Server) restoreOptions(ctx context.Context, a *adapt.Schema, name string) adapt.RestoreOptions {
-	return adapt.RestoreOptions{Schema: a, Policy: s.opts.Policy, Tool: name, Observer: s.opts.Observer, Context: ctx}
+	o := adapt.RestoreOptions{Schema: a, CheckOptions: s.opts.CheckOptions}
+	o.Tool, o.Context, o.MaxDepth = name, ctx, 0 // the bridge's MaxDepth bounds what is sent upstream
+	return o
 }
 
 // restoreError maps a failed restore: the context's own error, or

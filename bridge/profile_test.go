@@ -68,7 +68,7 @@ func TestCallToolProfile(t *testing.T) {
 	}
 	var absent int
 	for _, ch := range resp.GetReport().GetChanges() {
-		if ch.GetRule() == string(adapt.RuleAbsentFromNull) {
+		if ch.GetRule() == "absent-from-null" {
 			absent++
 		}
 	}
@@ -114,7 +114,7 @@ func TestCallToolProfileJSON(t *testing.T) {
 	}
 	var absent int
 	for _, ch := range resp.GetReport().GetChanges() {
-		if ch.GetRule() == string(adapt.RuleAbsentFromNull) {
+		if ch.GetRule() == "absent-from-null" {
 			absent++
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -37,18 +36,8 @@ type Upstream struct {
 	Client *mcpbridge.Client
 }
 
-// Command is an upstream that runs argv as a stdio MCP server and starts it
-// again after it exits. The child's standard error is the bridge's.
-func Command(name string, argv ...string) Upstream {
-	return CommandFunc(name, func() *exec.Cmd {
-		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Stderr = os.Stderr
-		return cmd
-	})
-}
-
 // CommandFunc is an upstream that runs the command newCmd returns as a
-// stdio MCP server. newCmd is called for each start and must return a new,
+// stdio MCP server, and starts it again after it exits. newCmd is called for each start and must return a new,
 // unstarted *exec.Cmd with Stdin and Stdout unset; it may keep it (to
 // watch the process, or signal it).
 func CommandFunc(name string, newCmd func() *exec.Cmd) Upstream {

@@ -1,36 +1,27 @@
 package coerce
 
 import (
-	"errors"
-
 	"github.com/structkit/structkit/internal/openapi"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/internal/validate"
 )
 
-// DefaultBaseURI is the base URI of a schema document that declares no $id.
-// Relative $id and $ref values resolve against it.
-const DefaultBaseURI = "https://structkit.invalid/schema.json"
+// Dialect is a JSON Schema draft, or the OpenAPI 3.0 Schema Object.
+// String names it as its specification does ("2020-12", "draft-07",
+// "openapi-3.0"), or "unknown".
+type Dialect = terms.Dialect
 
-// MaxSchemaDepth bounds how deep schemas nest, counted in JSON Pointer
-// tokens ("properties/a" is two). Real tool schemas stay under fifty;
-// deeper ones are rejected rather than planned at quadratic cost.
-const MaxSchemaDepth = 1000
-
-// Dialect is a JSON Schema draft.
-type Dialect int
-
-// The dialects Compile recognises from "$schema". The zero value means
+// The dialects Compile recognises from "$schema". The zero Dialect means
 // "not given": draft 2020-12, unless the document's "$schema" says
 // otherwise.
 const (
-	DialectUnknown Dialect = iota
-	Draft4
-	Draft6
-	Draft7
-	Draft2019
-	Draft2020
+	Draft4    = terms.Draft4
+	Draft6    = terms.Draft6
+	Draft7    = terms.Draft7
+	Draft2019 = terms.Draft2019
+	Draft2020 = terms.Draft2020
 	// OpenAPI30 is the OpenAPI 3.0 Schema Object, as Gemini and Vertex AI
 	// function declarations carry it (google.golang.org/genai's Schema):
 	// upper-case types ("STRING", "INTEGER"), "nullable", "format"
@@ -41,31 +32,21 @@ const (
 	// those of the document given. Without a Dialect, a document with no
 	// "$schema" that names an upper-case type is read in this form (no
 	// JSON Schema draft accepts those names).
-	OpenAPI30
+	OpenAPI30 = terms.OpenAPI30
 )
-
-// String names the draft as its specification does ("2020-12",
-// "draft-07", "openapi-3.0"), or "unknown".
-func (d Dialect) String() string {
-	if d == OpenAPI30 {
-		return "openapi-3.0"
-	}
-	return plan.Dialect(d).String()
-}
 
 // CompileOptions configures compilation. The zero value is ready to use.
 // Like protojson's options, it is a plain struct used by value; write it
 // with field names.
 type CompileOptions struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Dialect applies when the document has no recognised "$schema".
 	// Zero means draft 2020-12 (or OpenAPI30 for a document in that form;
 	// see OpenAPI30).
 	Dialect Dialect
 	// Resources are further schema documents, by absolute URI, that $ref
-	// may point into. Values are JSON text ([]byte, string,
-	// json.RawMessage) or decoded values as CompileValue accepts them.
+	// may point into, in any form Compile takes.
 	Resources map[string]any
 	// NoNullable turns off the OpenAPI keyword `"nullable": true`, which
 	// otherwise adds null to the types a schema admits, for the plan and
@@ -91,38 +72,30 @@ type CompileOptions struct {
 	LazyValidator bool
 }
 
-// Compile compiles a JSON Schema document given as JSON text.
-func Compile(schema []byte) (*Schema, error) { return CompileOptions{}.Compile(schema) }
+// Compile compiles a JSON Schema document with the default options; see
+// CompileOptions.Compile.
+func Compile(schema any) (*Schema, error) { return CompileOptions{}.Compile(schema) }
 
-// CompileValue compiles a schema that arrived as a decoded value: a
-// map[string]any or bool as encoding/json produces them (float64 or
-// json.Number numbers), a *structpb.Struct or *structpb.Value (whose
-// integer keywords are doubles, e.g. "minItems": 1.0), or JSON text as
-// []byte, string or json.RawMessage.
-func CompileValue(schema any) (*Schema, error) { return CompileOptions{}.CompileValue(schema) }
-
-// Compile compiles a JSON Schema document given as JSON text.
-func (o CompileOptions) Compile(schema []byte) (*Schema, error) {
-	return o.CompileValue(schema)
-}
-
-// CompileValue compiles a schema given as a decoded value; see the
-// package-level CompileValue.
-func (o CompileOptions) CompileValue(schema any) (*Schema, error) {
+// Compile compiles a JSON Schema document given as JSON text ([]byte,
+// string or json.RawMessage) or as a decoded value: a map[string]any or
+// bool as encoding/json produces them (float64 or json.Number numbers), a
+// *structpb.Struct or *structpb.Value (whose integer keywords are doubles,
+// e.g. "minItems": 1.0). A schema it cannot plan is a *SchemaError.
+func (o CompileOptions) Compile(schema any) (*Schema, error) {
 	doc, err := plan.Normalize(schema)
 	if err != nil {
-		return nil, schemaError(err)
+		return nil, err
 	}
-	dialect := plan.Dialect(o.Dialect)
-	src := DialectUnknown
-	if o.Dialect == OpenAPI30 || o.Dialect == DialectUnknown && openapi.Detect(doc) {
+	dialect, src := o.Dialect, terms.DialectUnknown
+	if o.Dialect == OpenAPI30 || o.Dialect == terms.DialectUnknown && openapi.Detect(doc) {
 		if doc, err = openapi.Normalize(doc); err != nil {
-			return nil, schemaError(err)
+			return nil, err
 		}
-		dialect, src = plan.Draft2020, OpenAPI30
+		dialect, src = Draft2020, OpenAPI30
 	}
 	po := plan.Options{
 		Dialect:      dialect,
+		Source:       src,
 		Resources:    o.Resources,
 		NoNullable:   o.NoNullable,
 		AssertFormat: o.AssertFormat,
@@ -133,17 +106,7 @@ func (o CompileOptions) CompileValue(schema any) (*Schema, error) {
 	}
 	p, err := plan.Compile(doc, po)
 	if err != nil {
-		return nil, schemaError(err)
+		return nil, err
 	}
-	return &Schema{p: p, src: src}, nil
-}
-
-// schemaError presents an error of the plan as a *SchemaError.
-func schemaError(err error) error {
-	var pe *plan.Error
-	if errors.As(err, &pe) {
-		se := SchemaError(*pe)
-		return &se
-	}
-	return err
+	return (*Schema)(p), nil
 }

@@ -3,8 +3,8 @@
 // holds what a conversion or a check reports: the lenient Policy, the
 // Report with its Changes and Problems, and the errors.
 //
-// Compile (or CompileValue, for a schema that arrived as a decoded Go
-// value or a *structpb.Struct) returns a *Schema, safe for concurrent use.
+// Compile, given JSON text or a schema that arrived as a decoded Go value
+// or a *structpb.Struct, returns a *Schema, safe for concurrent use.
 // Pass it to the codec in package structconv, which asks the plan at every
 // node of an instance and writes the right literal in the same pass; call
 // Schema.Validate to check a decoded value against the whole schema, with

@@ -36,10 +36,10 @@ func TestOpenAPIForm(t *testing.T) {
 		{"int64 format kept", `{"type":"OBJECT","properties":{"id":{"type":"INTEGER","format":"int64"}}}`, `{"id":9007199254740993}`, `{"id":1.5}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, d := range []coerce.Dialect{coerce.OpenAPI30, coerce.DialectUnknown} {
+			for _, d := range []coerce.Dialect{coerce.OpenAPI30, 0} {
 				s, err := coerce.CompileOptions{Dialect: d}.Compile([]byte(tc.schema))
 				if err != nil {
-					if d == coerce.DialectUnknown && !strings.Contains(tc.schema, `"OBJECT"`) {
+					if d == 0 && !strings.Contains(tc.schema, `"OBJECT"`) {
 						continue // detection needs an upper-case type
 					}
 					t.Fatalf("dialect %v: %v", d, err)
@@ -90,11 +90,11 @@ func TestOpenAPIFormErrors(t *testing.T) {
 	}
 	// The input is not modified.
 	doc := map[string]any{"type": "OBJECT", "properties": map[string]any{"n": map[string]any{"type": "INTEGER", "nullable": true}}}
-	if _, err := coerce.CompileValue(doc); err != nil {
+	if _, err := coerce.Compile(doc); err != nil {
 		t.Fatal(err)
 	}
 	if doc["type"] != "OBJECT" || doc["properties"].(map[string]any)["n"].(map[string]any)["nullable"] != true {
-		t.Errorf("CompileValue changed its input: %v", doc)
+		t.Errorf("Compile changed its input: %v", doc)
 	}
 }
 
@@ -122,7 +122,7 @@ func TestOpenAPIFunctionCallArgs(t *testing.T) {
 	if want := `{"issue":4242,"labels":["bug"],"page":2,"weight":2}`; string(out) != want {
 		t.Errorf("got %s, want %s", out, want)
 	}
-	_, rep, err := structconv.CheckOptions{Schema: schema}.JSON([]byte(`{"issue":1.5,"page":null}`))
+	_, rep, err := structconv.CheckOptions{}.JSON(schema, []byte(`{"issue":1.5,"page":null}`))
 	if err != nil {
 		t.Fatal(err)
 	}

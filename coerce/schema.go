@@ -8,27 +8,23 @@ import "github.com/structkit/structkit/internal/plan"
 //
 // Pass it to the conversions of package structconv, which ask its plan at
 // every node of an instance.
-type Schema struct {
-	p   *plan.Schema
-	src Dialect // OpenAPI30 when the document was read in that form
-}
+//
+// A Schema is the engine's compiled plan under the public name: the
+// codec and the adapter convert a *Schema to a *plan.Schema to read it.
+type Schema plan.Schema
 
-// Dialect returns the draft the schema was compiled as.
+// Dialect returns the draft the schema was compiled as (OpenAPI30 for a
+// document read in that form); the zero Dialect for a nil Schema.
 func (s *Schema) Dialect() Dialect {
-	if s != nil && s.src != DialectUnknown {
-		return s.src
+	p := s.plan()
+	if p == nil {
+		return 0
 	}
-	return Dialect(s.plan().Dialect())
+	if src := p.Options().Source; src != 0 {
+		return src
+	}
+	return p.Dialect()
 }
 
 // plan returns the compiled plan: nil for a nil Schema.
-func (s *Schema) plan() *plan.Schema {
-	if s == nil {
-		return nil
-	}
-	return s.p
-}
-
-func init() {
-	plan.OfPublic = func(public any) *plan.Schema { return public.(*Schema).plan() }
-}
+func (s *Schema) plan() *plan.Schema { return (*plan.Schema)(s) }

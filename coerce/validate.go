@@ -5,32 +5,24 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/internal/validate"
 )
 
-// Problem is one reason a value fails its schema, in words a model can act
-// on: which location, what was expected, what was received.
-type Problem struct {
-	// Path is the JSON Pointer of the value in the instance ("" is the
-	// root).
-	Path string `json:"path"`
-	// Keyword is the schema keyword that failed ("type", "required",
-	// "enum", "anyOf", ...).
-	Keyword string `json:"keyword"`
-	// Expected says what would have been accepted ("integer", `one of
-	// "fast", "slow"`).
-	Expected string `json:"expected"`
-	// Got says what was received: its JSON type and a short literal
-	// (`string "20"`).
-	Got string `json:"got"`
-	// Message is the whole problem on one line, starting with the path:
-	// `/limit: expected integer, got string "20"`.
-	Message string `json:"message"`
-	// Schema is the JSON Pointer of the failing keyword's schema.
-	Schema string `json:"schema,omitempty"`
-}
-
-func (p Problem) String() string { return p.Message }
+// Problem is one reason a value fails its schema, in words a model can
+// act on: Path, the JSON Pointer of the value in the instance ("" is the
+// root); Keyword, the schema keyword that failed ("type", "required",
+// "enum", "anyOf", ...); Expected, what would have been accepted
+// ("integer", `one of "fast", "slow"`); Got, what was received, its JSON
+// type and a short literal (`string "20"`); Msg, what is wrong without the
+// location (`expected integer, got string "20"`); Schema, the JSON Pointer
+// of the failing keyword's schema.
+//
+// String renders it on one line, starting with the path:
+// `/limit: expected integer, got string "20"`. Its JSON form holds the
+// parts and that line: {"path", "keyword", "expected", "got", "message",
+// "schema"}.
+type Problem = terms.Problem
 
 // Validate checks v, a decoded JSON value (map[string]any, []any, string,
 // bool, nil, and numbers as json.Number, float64 or Go integers), against
@@ -62,17 +54,10 @@ func (s *Schema) ValidateContext(ctx context.Context, v any) ([]Problem, error) 
 		return nil, nil
 	}
 	found, err := val.Validate(ctx, v)
-	if err != nil {
-		return nil, schemaError(err)
+	if err != nil || len(found) == 0 {
+		return nil, err
 	}
-	if len(found) == 0 {
-		return nil, nil
-	}
-	out := make([]Problem, len(found))
-	for i, p := range found {
-		out[i] = Problem(p)
-	}
-	return out, nil
+	return found, nil
 }
 
 // FormatProblems renders problems as the text of an MCP CallToolResult
@@ -87,7 +72,7 @@ func FormatProblems(tool string, problems []Problem) string {
 	}
 	for _, p := range problems {
 		b.WriteString("- ")
-		b.WriteString(p.Message)
+		b.WriteString(p.String())
 		b.WriteByte('\n')
 	}
 	b.WriteString("Correct these arguments and call the tool again.")

@@ -108,17 +108,17 @@ func TestProblemWording(t *testing.T) {
 			}
 			var got []string
 			for _, p := range problems {
-				got = append(got, p.Message)
+				got = append(got, p.String())
 				path := p.Path
 				if path == "" {
 					path = "/"
 				}
-				if p.Keyword == "" || !strings.HasPrefix(p.Message, path+": ") {
+				if p.Keyword == "" || !strings.HasPrefix(p.String(), path+": ") {
 					t.Errorf("problem %+v lacks a keyword or a path prefix", p)
 				}
 				for _, noise := range []string{"validation failed", "jsonschema", "http", "#/"} {
-					if strings.Contains(p.Message, noise) {
-						t.Errorf("message %q carries schema-internal noise %q", p.Message, noise)
+					if strings.Contains(p.String(), noise) {
+						t.Errorf("message %q carries schema-internal noise %q", p.String(), noise)
 					}
 				}
 			}
@@ -139,7 +139,7 @@ func TestProblemFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []coerce.Problem{{Path: "/limit", Keyword: "type", Expected: "integer", Got: `string "20"`,
-		Message: `/limit: expected integer, got string "20"`, Schema: "/properties/limit"}}
+		Msg: `expected integer, got string "20"`, Schema: "/properties/limit"}}
 	if diff := cmp.Diff(want, problems); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -147,8 +147,8 @@ func TestProblemFields(t *testing.T) {
 
 func TestFormatProblems(t *testing.T) {
 	got := coerce.FormatProblems("query_inventory", []coerce.Problem{
-		{Message: `/limit: expected integer, got string "20"`},
-		{Message: `/: missing required property "sku"`},
+		{Path: "/limit", Msg: `expected integer, got string "20"`},
+		{Msg: `missing required property "sku"`},
 	})
 	want := `Invalid arguments for tool "query_inventory":
 - /limit: expected integer, got string "20"

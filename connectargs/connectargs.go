@@ -17,20 +17,20 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
-	"github.com/structkit/structkit/internal/badrequest"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/rpcargs"
 	"github.com/structkit/structkit/protoargs"
 )
 
 // Options configure the interceptor.
 type Options struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Checker checks the requests; required.
 	Checker *protoargs.Checker
-	// PassInvalid hands invalid requests to the handler (which can read
-	// the problems with FromContext) instead of rejecting them. Clients
-	// ignore it.
+	// PassInvalid lets invalid requests through, with what the check
+	// repaired, instead of failing them: a handler is called (and can read
+	// the problems with FromContext), a client sends them.
 	PassInvalid bool
 }
 
@@ -44,12 +44,25 @@ func NewInterceptor(o Options) connect.Interceptor { return &interceptor{o: o} }
 // a one-line summary, a google.rpc.BadRequest and the structkit.v1.Report.
 // It returns nil for a valid result.
 func Error(res *protoargs.Result) *connect.Error {
-	msg, br, report, ok := badrequest.Build(res)
-	if !ok {
+	f := rpcargs.Invalid(res)
+	if f == nil {
 		return nil
 	}
-	err := connect.NewError(connect.CodeInvalidArgument, errors.New(msg))
-	for _, d := range []proto.Message{br, report} {
+	return failureError(f)
+}
+
+// failureError is the error of a failed check: CodeInternal when the check
+// itself failed, CodeInvalidArgument with the details for an invalid
+// request.
+func failureError(f *rpcargs.Failure) *connect.Error {
+	switch {
+	case f.Internal && f.Err != nil:
+		return connect.NewError(connect.CodeInternal, f.Err)
+	case f.Internal:
+		return connect.NewError(connect.CodeInternal, errors.New(f.Msg))
+	}
+	err := connect.NewError(connect.CodeInvalidArgument, errors.New(f.Msg))
+	for _, d := range []proto.Message{f.BadRequest, f.Report} {
 		if detail, e := connect.NewErrorDetail(d); e == nil {
 			err.AddDetail(detail)
 		}
@@ -64,57 +77,34 @@ func Problems(err error) (report *structkitv1.Report, badRequest *errdetails.Bad
 	if !errors.As(err, &ce) {
 		return nil, nil, false
 	}
+	var details []any
 	for _, d := range ce.Details() {
-		v, e := d.Value()
-		if e != nil {
-			continue
-		}
-		switch m := v.(type) {
-		case *structkitv1.Report:
-			report = m
-		case *errdetails.BadRequest:
-			badRequest = m
+		if v, e := d.Value(); e == nil {
+			details = append(details, v)
 		}
 	}
-	return report, badRequest, report != nil || badRequest != nil
+	return rpcargs.Details(details)
 }
-
-type ctxKey struct{}
-
-// holder carries results through a context; a stream updates it per
-// message.
-type holder struct{ res *protoargs.Result }
 
 // FromContext returns what the interceptor did to the request a handler is
 // serving (for a stream: to the last message received). ok is false
 // outside an intercepted call.
 func FromContext(ctx context.Context) (res *protoargs.Result, ok bool) {
-	h, ok := ctx.Value(ctxKey{}).(*holder)
-	if !ok || h.res == nil {
-		return nil, false
-	}
-	return h.res, true
+	return rpcargs.FromContext(ctx)
 }
 
 type interceptor struct{ o Options }
 
-// check checks one message; client says whether invalid ones are always
-// refused.
-func (i *interceptor) check(ctx context.Context, msg any, client bool) (*protoargs.Result, error) {
-	m, ok := msg.(proto.Message)
-	if !ok || i.o.Checker == nil {
-		return nil, nil
+// check checks one message, as grpcargs does; err is the error to fail the
+// call with.
+func (i *interceptor) check(ctx context.Context, msg any) (*protoargs.Result, error) {
+	var check rpcargs.Check
+	if i.o.Checker != nil {
+		check = i.o.Checker.Check
 	}
-	res, err := i.o.Checker.Check(ctx, m)
-	if err != nil {
-		var fe *protoargs.FieldError
-		if errors.As(err, &fe) {
-			return nil, connect.NewError(connect.CodeInternal, err)
-		}
-		return nil, connect.NewError(connect.CodeInternal, errors.New("checking arguments: "+err.Error()))
-	}
-	if !res.Valid() && (client || !i.o.PassInvalid) {
-		return res, Error(res)
+	res, f := rpcargs.Run(ctx, check, msg, i.o.PassInvalid)
+	if f != nil {
+		return res, failureError(f)
 	}
 	return res, nil
 }
@@ -123,13 +113,12 @@ func (i *interceptor) check(ctx context.Context, msg any, client bool) (*protoar
 // is sent, in a handler before the handler runs.
 func (i *interceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
-		client := req.Spec().IsClient
-		res, err := i.check(ctx, req.Any(), client)
+		res, err := i.check(ctx, req.Any())
 		if err != nil {
 			return nil, err
 		}
-		if !client {
-			ctx = context.WithValue(ctx, ctxKey{}, &holder{res: res})
+		if !req.Spec().IsClient {
+			ctx, _ = rpcargs.WithHolder(ctx, res)
 		}
 		return next(ctx, req)
 	}
@@ -145,8 +134,7 @@ func (i *interceptor) WrapStreamingClient(next connect.StreamingClientFunc) conn
 // WrapStreamingHandler checks each message a handler stream receives.
 func (i *interceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
 	return func(ctx context.Context, conn connect.StreamingHandlerConn) error {
-		h := &holder{}
-		ctx = context.WithValue(ctx, ctxKey{}, h)
+		ctx, h := rpcargs.WithHolder(ctx, nil)
 		return next(ctx, &handlerConn{StreamingHandlerConn: conn, i: i, h: h, ctx: ctx})
 	}
 }
@@ -157,9 +145,10 @@ type clientConn struct {
 	ctx context.Context
 }
 
-// Send checks msg, then sends it; an invalid one is not sent.
+// Send checks msg, then sends it; an invalid one is not sent (unless
+// PassInvalid).
 func (c *clientConn) Send(msg any) error {
-	if _, err := c.i.check(c.ctx, msg, true); err != nil {
+	if _, err := c.i.check(c.ctx, msg); err != nil {
 		return err
 	}
 	return c.StreamingClientConn.Send(msg)
@@ -168,7 +157,7 @@ func (c *clientConn) Send(msg any) error {
 type handlerConn struct {
 	connect.StreamingHandlerConn
 	i   *interceptor
-	h   *holder
+	h   *rpcargs.Holder
 	ctx context.Context
 }
 
@@ -178,7 +167,7 @@ func (c *handlerConn) Receive(msg any) error {
 	if err := c.StreamingHandlerConn.Receive(msg); err != nil {
 		return err
 	}
-	res, err := c.i.check(c.ctx, msg, false)
-	c.h.res = res
+	res, err := c.i.check(c.ctx, msg)
+	c.h.Res = res
 	return err
 }

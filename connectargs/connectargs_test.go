@@ -17,7 +17,9 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/connectargs"
 	examplev1 "github.com/structkit/structkit/gen/structkit/example/v1"
+	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
 	"github.com/structkit/structkit/protoargs"
+	"github.com/structkit/structkit/structconv"
 )
 
 const (
@@ -30,7 +32,8 @@ const (
 func searchSchema(t testing.TB) *coerce.Schema {
 	t.Helper()
 	fd := (&examplev1.SearchRequest{}).ProtoReflect().Descriptor().Fields().ByName("arguments")
-	s, err := coerce.Compile([]byte(protoargs.SchemaOption(fd).GetJson()))
+	opt := proto.GetExtension(fd.Options(), structkitv1.E_Schema).(*structkitv1.SchemaOption)
+	s, err := coerce.Compile(opt.GetJson())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +69,7 @@ func (s *service) callTools(ctx context.Context, st *connect.ClientStream[exampl
 
 func newChecker(t testing.TB, policy coerce.Policy) *protoargs.Checker {
 	search := searchSchema(t)
-	return &protoargs.Checker{Policy: policy, Schemas: &protoargs.Schemas{
+	return &protoargs.Checker{CheckOptions: structconv.CheckOptions{Policy: policy}, Schemas: &protoargs.Schemas{
 		Resolver: func(ctx context.Context, msg proto.Message, fd protoreflect.FieldDescriptor) (*coerce.Schema, error) {
 			return search, nil
 		},
@@ -148,7 +151,7 @@ func TestClientUnary(t *testing.T) {
 	svc := &service{}
 	url := serve(t, svc, connectargs.Options{})
 	client := connect.NewClient[examplev1.SearchRequest, examplev1.SearchResponse](http.DefaultClient, url+searchPath,
-		connect.WithInterceptors(connectargs.NewInterceptor(connectargs.Options{Checker: newChecker(t, coerce.Policy{}), PassInvalid: true})))
+		connect.WithInterceptors(connectargs.NewInterceptor(connectargs.Options{Checker: newChecker(t, coerce.Policy{})})))
 	_, err := client.CallUnary(context.Background(), connect.NewRequest(&examplev1.SearchRequest{Arguments: args(t, map[string]any{"line": 1.5})}))
 	if connect.CodeOf(err) != connect.CodeInvalidArgument {
 		t.Fatalf("err = %v", err)
@@ -158,6 +161,22 @@ func TestClientUnary(t *testing.T) {
 	}
 	if _, err := client.CallUnary(context.Background(), connect.NewRequest(&examplev1.SearchRequest{Arguments: args(t, map[string]any{"line": 5.0})})); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestClientPassInvalid: PassInvalid means on a client what it means on a
+// handler (and in grpcargs): the invalid request goes on, here onto the
+// wire.
+func TestClientPassInvalid(t *testing.T) {
+	svc := &service{}
+	url := serve(t, svc, connectargs.Options{})
+	client := connect.NewClient[examplev1.SearchRequest, examplev1.SearchResponse](http.DefaultClient, url+searchPath,
+		connect.WithInterceptors(connectargs.NewInterceptor(connectargs.Options{Checker: newChecker(t, coerce.Policy{}), PassInvalid: true})))
+	if _, err := client.CallUnary(context.Background(), connect.NewRequest(&examplev1.SearchRequest{Arguments: args(t, map[string]any{"line": 1.5})})); err != nil {
+		t.Fatalf("err = %v, want the invalid request sent", err)
+	}
+	if svc.calls.Load() != 1 {
+		t.Errorf("the handler was called %d times, want 1", svc.calls.Load())
 	}
 }
 

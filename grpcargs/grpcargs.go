@@ -13,17 +13,15 @@ package grpcargs
 
 import (
 	"context"
-	"errors"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/proto"
 
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
-	"github.com/structkit/structkit/internal/badrequest"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/rpcargs"
 	"github.com/structkit/structkit/protoargs"
 )
 
@@ -31,12 +29,21 @@ import (
 // a one-line summary, a google.rpc.BadRequest with one field violation per
 // problem, and the structkit.v1.Report. It returns nil for a valid result.
 func Status(res *protoargs.Result) *status.Status {
-	msg, br, report, ok := badrequest.Build(res)
-	if !ok {
+	f := rpcargs.Invalid(res)
+	if f == nil {
 		return nil
 	}
-	st := status.New(codes.InvalidArgument, msg)
-	if withDetails, err := st.WithDetails(br, report); err == nil {
+	return failureStatus(f)
+}
+
+// failureStatus is the status of a failed check: Internal when the check
+// itself failed, InvalidArgument with the details for an invalid request.
+func failureStatus(f *rpcargs.Failure) *status.Status {
+	if f.Internal {
+		return status.New(codes.Internal, f.Msg)
+	}
+	st := status.New(codes.InvalidArgument, f.Msg)
+	if withDetails, err := st.WithDetails(f.BadRequest, f.Report); err == nil {
 		return withDetails
 	}
 	return st
@@ -49,60 +56,38 @@ func Problems(err error) (report *structkitv1.Report, badRequest *errdetails.Bad
 	if !isStatus || st == nil {
 		return nil, nil, false
 	}
-	for _, d := range st.Details() {
-		switch v := d.(type) {
-		case *structkitv1.Report:
-			report = v
-		case *errdetails.BadRequest:
-			badRequest = v
-		}
-	}
-	return report, badRequest, report != nil || badRequest != nil
+	return rpcargs.Details(st.Details())
 }
-
-type ctxKey struct{}
-
-// holder carries results through a context; a stream updates it per
-// message.
-type holder struct{ res *protoargs.Result }
 
 // FromContext returns what the interceptor did to the request a handler
 // is serving (for a stream: to the last message received). ok is false
 // outside an intercepted call.
 func FromContext(ctx context.Context) (res *protoargs.Result, ok bool) {
-	h, ok := ctx.Value(ctxKey{}).(*holder)
-	if !ok || h.res == nil {
-		return nil, false
-	}
-	return h.res, true
+	return rpcargs.FromContext(ctx)
 }
 
 // Options configure the interceptors.
 type Options struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Checker checks the requests; required.
 	Checker *protoargs.Checker
-	// PassInvalid hands invalid requests to the handler (which can read
-	// the problems with FromContext) instead of rejecting them.
+	// PassInvalid lets invalid requests through, with what the check
+	// repaired, instead of failing them: a server hands them to the
+	// handler (which can read the problems with FromContext), a client
+	// sends them.
 	PassInvalid bool
 }
 
-func (o Options) check(ctx context.Context, req any) (*protoargs.Result, error) {
-	m, ok := req.(proto.Message)
-	if !ok || o.Checker == nil {
-		return nil, nil
+// check checks one message; err is the status to fail the call with.
+func (o Options) check(ctx context.Context, msg any) (*protoargs.Result, error) {
+	var check rpcargs.Check
+	if o.Checker != nil {
+		check = o.Checker.Check
 	}
-	res, err := o.Checker.Check(ctx, m)
-	if err != nil {
-		var fe *protoargs.FieldError
-		if errors.As(err, &fe) {
-			return nil, status.Error(codes.Internal, err.Error())
-		}
-		return nil, status.Error(codes.Internal, "checking arguments: "+err.Error())
-	}
-	if !res.Valid() && !o.PassInvalid {
-		return res, Status(res).Err()
+	res, f := rpcargs.Run(ctx, check, msg, o.PassInvalid)
+	if f != nil {
+		return res, failureStatus(f).Err()
 	}
 	return res, nil
 }
@@ -114,23 +99,25 @@ func UnaryServerInterceptor(o Options) grpc.UnaryServerInterceptor {
 		if err != nil {
 			return nil, err
 		}
-		return handler(context.WithValue(ctx, ctxKey{}, &holder{res: res}), req)
+		ctx, _ = rpcargs.WithHolder(ctx, res)
+		return handler(ctx, req)
 	}
 }
 
 // StreamServerInterceptor checks every message a handler receives: an
-// invalid one makes RecvMsg return the InvalidArgument status.
+// invalid one makes RecvMsg return the InvalidArgument status (unless
+// PassInvalid).
 func StreamServerInterceptor(o Options) grpc.StreamServerInterceptor {
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-		h := &holder{}
-		return handler(srv, &serverStream{ServerStream: ss, o: o, h: h, ctx: context.WithValue(ss.Context(), ctxKey{}, h)})
+		ctx, h := rpcargs.WithHolder(ss.Context(), nil)
+		return handler(srv, &serverStream{ServerStream: ss, o: o, h: h, ctx: ctx})
 	}
 }
 
 type serverStream struct {
 	grpc.ServerStream
 	o   Options
-	h   *holder
+	h   *rpcargs.Holder
 	ctx context.Context
 }
 
@@ -141,12 +128,13 @@ func (s *serverStream) RecvMsg(m any) error {
 		return err
 	}
 	res, err := s.o.check(s.ctx, m)
-	s.h.res = res
+	s.h.Res = res
 	return err
 }
 
 // UnaryClientInterceptor checks a request before it leaves: an invalid
-// one fails with the InvalidArgument status and is not sent.
+// one fails with the InvalidArgument status and is not sent (unless
+// PassInvalid).
 func UnaryClientInterceptor(o Options) grpc.UnaryClientInterceptor {
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 		if _, err := o.check(ctx, req); err != nil {

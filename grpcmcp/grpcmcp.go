@@ -28,6 +28,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
@@ -41,22 +42,25 @@ import (
 // Options configure how methods become tools. The zero value is ready:
 // default schemas, strict arguments, tools named Service_Method.
 type Options struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Schema says how the schemas are generated (see protoschema).
 	Schema protoschema.SchemaOptions
-	// Policy turns on lenient repairs of arguments ("20" for an integer,
-	// "Fast" for "FAST"); the zero value is strict. Repairs are reported
-	// to the Observer.
-	Policy coerce.Policy
-	// Observer, if not nil, receives every change and problem of the
-	// arguments, with the tool's name.
-	Observer coerce.Observer
+	// CheckOptions check the arguments of every call: the lenient policy
+	// ("20" for an integer, "Fast" for "FAST"; the zero value is strict),
+	// the Observer, which receives every change and problem with the
+	// tool's name, and the limits. Each call's context bounds its check.
+	structconv.CheckOptions
 	// Resolver resolves google.protobuf.Any types; nil means
 	// protoregistry.GlobalTypes (Reflect returns one for reflected
 	// services).
-	Resolver protoschema.Resolver
-	// ToolName names the tool of a method; nil means DefaultToolName.
+	Resolver interface {
+		protoregistry.MessageTypeResolver
+		protoregistry.ExtensionTypeResolver
+	}
+	// ToolName names the tool of a method; nil means "Service_Method",
+	// e.g. "OrderService_GetOrder": characters MCP tool names admit
+	// everywhere.
 	ToolName func(protoreflect.MethodDescriptor) string
 	// CallOptions are passed to every forwarded call.
 	CallOptions []grpc.CallOption
@@ -71,16 +75,15 @@ type Options struct {
 	Profile adapt.Profile
 }
 
-// DefaultToolName names a method's tool "Service_Method", e.g.
-// "OrderService_GetOrder": characters MCP tool names admit everywhere.
-func DefaultToolName(md protoreflect.MethodDescriptor) string {
+// defaultToolName names a method's tool "Service_Method".
+func defaultToolName(md protoreflect.MethodDescriptor) string {
 	return string(md.Parent().Name()) + "_" + string(md.Name())
 }
 
 // Tool is one unary method as an MCP tool. Method is required; the other
 // fields have defaults.
 type Tool struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Method is the method's descriptor.
 	Method protoreflect.MethodDescriptor
@@ -189,10 +192,11 @@ func newTool(t Tool, o Options) (*tool, error) {
 		if o.ToolName != nil {
 			name = o.ToolName(md)
 		} else {
-			name = DefaultToolName(md)
+			name = defaultToolName(md)
 		}
 	}
-	co := protoschema.CodecOptions{Schema: o.Schema, Policy: o.Policy, Tool: name, Observer: o.Observer, Resolver: o.Resolver}
+	co := protoschema.CodecOptions{Schema: o.Schema, CheckOptions: o.CheckOptions, Resolver: o.Resolver}
+	co.Tool = name
 	in, err := protoschema.NewCodec(md.Input(), co)
 	if err != nil {
 		return nil, fmt.Errorf("grpcmcp: %s: input: %w", md.FullName(), err)
@@ -245,8 +249,10 @@ func newTool(t Tool, o Options) (*tool, error) {
 		input := md.Input()
 		newReq = func() proto.Message { return dynamicpb.NewMessage(input) }
 	}
+	restore := adapt.RestoreOptions{Schema: adapted, CheckOptions: o.CheckOptions}
+	restore.Tool = name
 	return &tool{name: name, method: md, mcpTool: mt, in: in, out: out, newReq: newReq, invoke: t.Invoke,
-		adapted: adapted, restore: adapt.RestoreOptions{Schema: adapted, Policy: o.Policy, Tool: name, Observer: o.Observer}}, nil
+		adapted: adapted, restore: restore}, nil
 }
 
 func methodComment(md protoreflect.MethodDescriptor) string {
@@ -314,11 +320,7 @@ func argumentsText(tool string, err error) string {
 	}
 	var se *structconv.Error
 	if errors.As(err, &se) {
-		p := se.Path
-		if p == "" {
-			p = "/"
-		}
-		return coerce.FormatProblems(tool, []coerce.Problem{{Path: se.Path, Keyword: "json", Message: p + ": " + se.Msg}})
+		return coerce.FormatProblems(tool, []coerce.Problem{{Path: se.Path, Keyword: "json", Msg: se.Msg}})
 	}
 	return fmt.Sprintf("Invalid arguments for tool %q: %v", tool, err)
 }

@@ -24,15 +24,15 @@ import (
 // The default bounds of Reflect: what a server's reflection service may
 // send before Reflect gives up with a *ReflectError.
 const (
-	DefaultMaxFiles    = 1000
-	DefaultMaxBytes    = 32 << 20
-	DefaultMaxServices = 1000
+	defaultMaxFiles    = 1000
+	defaultMaxBytes    = 32 << 20
+	defaultMaxServices = 1000
 )
 
 // ReflectOptions configure Reflect. The zero value asks for every service
 // with the default bounds.
 type ReflectOptions struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Services are the full names of the services to resolve; empty means
 	// every service the server lists (but the reflection and health
@@ -41,13 +41,12 @@ type ReflectOptions struct {
 	// Symbols are further full names (messages, enums) whose files to
 	// fetch into Files, beside the services'.
 	Symbols []string
-	// MaxFiles bounds the file descriptors received; 0 means
-	// DefaultMaxFiles.
+	// MaxFiles bounds the file descriptors received; 0 means 1000.
 	MaxFiles int
 	// MaxBytes bounds the bytes of all descriptors received, and of one
-	// response; 0 means DefaultMaxBytes.
+	// response; 0 means 32 MiB.
 	MaxBytes int
-	// MaxServices bounds the services listed; 0 means DefaultMaxServices.
+	// MaxServices bounds the services listed; 0 means 1000.
 	MaxServices int
 }
 
@@ -105,13 +104,13 @@ const (
 // (protoregistry.GlobalFiles), such as the well-known types.
 func Reflect(ctx context.Context, conn grpc.ClientConnInterface, o ReflectOptions) (*Reflected, error) {
 	if o.MaxFiles <= 0 {
-		o.MaxFiles = DefaultMaxFiles
+		o.MaxFiles = defaultMaxFiles
 	}
 	if o.MaxBytes <= 0 {
-		o.MaxBytes = DefaultMaxBytes
+		o.MaxBytes = defaultMaxBytes
 	}
 	if o.MaxServices <= 0 {
-		o.MaxServices = DefaultMaxServices
+		o.MaxServices = defaultMaxServices
 	}
 	r, err := reflectWith(ctx, conn, methodV1, o)
 	version := "v1"

@@ -32,7 +32,7 @@
 // Any other transport, such as the caller's own wrapper of one of these,
 // is used as it is: Client.ExactResults is false, Connect logs a warning,
 // and results fall back to the SDK's float64 values, exact up to 2^53,
-// each whole value beyond that flagged with coerce.RulePrecisionUnsafe.
+// each whole value beyond that flagged "precision-unsafe".
 // CallResult.Exact says, per call, whether the numbers are as the server
 // wrote them.
 //
@@ -66,20 +66,19 @@ import (
 	"github.com/structkit/structkit/internal/jsonenc"
 	"github.com/structkit/structkit/internal/jsonnum"
 	"github.com/structkit/structkit/internal/mcpcapture"
-	"github.com/structkit/structkit/internal/observe"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
-// StructuredPath prefixes the Path of report entries about the structured
-// result (CallResult.Structured): "/structuredContent/id" is the result's
-// member "id". Entries about the arguments have plain paths.
-const StructuredPath = "/structuredContent"
+// structuredPath prefixes the Path of report entries about the structured
+// result (see CallResult.Report).
+const structuredPath = "/structuredContent"
 
 // ClientOptions configure Connect.
 type ClientOptions struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Name is the server's name, used in errors and logs.
 	Name string
@@ -87,12 +86,17 @@ type ClientOptions struct {
 	// answered locally (an IsError result with the coerce.FormatProblems
 	// text, Local set) and the server is not called.
 	Check bool
-	// Policy turns on lenient repairs of the arguments (applied before
-	// the check).
-	Policy coerce.Policy
-	// Observer, if not nil, receives every change and problem of every
-	// call's Report, with the tool's name.
-	Observer coerce.Observer
+	// CheckOptions configure what is done to the arguments: the lenient
+	// policy's repairs (applied before the check, or alone without it);
+	// the Observer, which receives every change and problem of every
+	// call's Report, with the tool's name; the limits. Each call names its
+	// tool and is bounded by its context. MaxDepth bounds the nesting of
+	// the arguments sent; here 0 means 512, well under the 1000 levels at
+	// which the go-sdk refuses a JSON-RPC message (and a stdio server built
+	// on it ends the session). Deeper arguments fail at StageArguments
+	// with a *structconv.Error (CodeDepth) naming the path, before
+	// anything is sent: no arguments can put the session at risk.
+	structconv.CheckOptions
 	// Logger, if not nil, receives the SDK client's log, failures of
 	// background refreshes, and a warning when Connect's transport is one
 	// whose results the Client cannot capture (see ExactResults).
@@ -100,11 +104,6 @@ type ClientOptions struct {
 	// Implementation is what the client tells the server it is; nil means
 	// {Name: "structkit-mcpbridge", Version: "v1"}.
 	Implementation *mcp.Implementation
-	// MaxDepth limits the nesting of the arguments sent; 0 means
-	// DefaultMaxDepth. Deeper arguments fail at StageArguments with a
-	// *structconv.Error (CodeDepth) naming the path, before anything is
-	// sent: no arguments can put the session at risk.
-	MaxDepth int
 }
 
 // ToolInfo is one tool of the server, with its compiled schemas.
@@ -145,9 +144,11 @@ type CallResult struct {
 	// Report lists the changes made to the arguments (lenient repairs,
 	// big integers restored, fractions at integer locations, ...), the
 	// problems found by the check, and the notes of converting the
-	// structured result (paths under StructuredPath: bigint-carried, ...).
-	// Changes of rule coerce.RuleInteger (a whole number written as an
-	// integer literal) are left out: every integer gets one.
+	// structured result (bigint-carried, ...), whose paths start with
+	// "/structuredContent": "/structuredContent/id" is the result's member
+	// "id" (entries about the arguments have plain paths). Changes of rule
+	// "integer" (a whole number written as an integer literal) are left
+	// out: every integer gets one.
 	Report coerce.Report
 	// Local is true when the call was answered locally (invalid
 	// arguments): the server was not called.
@@ -157,7 +158,7 @@ type CallResult struct {
 	// or it holds no number the SDK's decoding could have changed, or the
 	// call was answered locally. When false, Structured holds the SDK's
 	// float64 values, and Report flags the whole ones beyond ±2^53 with
-	// coerce.RulePrecisionUnsafe.
+	// "precision-unsafe".
 	Exact bool
 	// Unconverted, when not empty, says why the arguments went out
 	// unconverted (plain structconv.Marshal): the tool has no usable input
@@ -451,10 +452,10 @@ func (c *Client) lookup(ctx context.Context, name string) (*ToolInfo, error) {
 	return nil, &ToolError{Server: c.name, Tool: name, Msg: "unknown tool"}
 }
 
-// DefaultMaxDepth is the nesting ClientOptions.MaxDepth allows when zero:
+// defaultMaxDepth is the nesting ClientOptions.MaxDepth allows when zero:
 // well under the 1000 levels at which the go-sdk refuses a JSON-RPC
 // message (and a stdio server built on it ends the session).
-const DefaultMaxDepth = 512
+const defaultMaxDepth = 512
 
 // CallTool calls a tool with arguments held in a Struct (nil means none).
 // The arguments go out as the JSON the tool's input schema calls for; see
@@ -488,7 +489,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args *structpb.Struc
 	case c.opts.Check:
 		fixed := proto.Clone(args).(*structpb.Struct)
 		var crep *coerce.Report
-		crep, err = c.check(ctx, name, ti).Struct(fixed)
+		crep, err = c.check(ctx, name).Struct(ti.Input, fixed)
 		if why, ok := notValidated(err); ok {
 			// The validator cannot compile the schema (an ECMAScript-only
 			// pattern, say): convert without validating, and say so.
@@ -546,7 +547,7 @@ func (c *Client) CallToolJSON(ctx context.Context, name string, args []byte) (*C
 	}
 	rep := &res.Report
 	if c.opts.Check {
-		checked, crep, err := c.check(ctx, name, ti).Go(tree)
+		checked, crep, err := c.check(ctx, name).Go(ti.Input, tree)
 		if why, ok := notValidated(err); ok {
 			res.NotValidated = why
 		} else if err != nil {
@@ -576,11 +577,14 @@ func (c *Client) CallToolJSON(ctx context.Context, name string, args []byte) (*C
 }
 
 // maxDepth is the nesting allowed in what is sent.
-func (c *Client) maxDepth() int { return cmp.Or(c.opts.MaxDepth, DefaultMaxDepth) }
+func (c *Client) maxDepth() int { return cmp.Or(c.opts.MaxDepth, defaultMaxDepth) }
 
-// check returns the pre-dispatch check of a tool's arguments.
-func (c *Client) check(ctx context.Context, name string, ti *ToolInfo) structconv.CheckOptions {
-	return structconv.CheckOptions{Schema: ti.Input, Policy: c.opts.Policy, Tool: name, Context: ctx, MaxDepth: c.maxDepth()}
+// check returns the pre-dispatch check of a tool's arguments. The Client
+// observes each call's whole report itself.
+func (c *Client) check(ctx context.Context, name string) structconv.CheckOptions {
+	o := c.opts.CheckOptions
+	o.Tool, o.Context, o.MaxDepth, o.Observer = name, ctx, c.maxDepth(), nil
+	return o
 }
 
 // notValidated tells a schema the validator cannot compile (the arguments
@@ -672,7 +676,7 @@ func uncheckedReason(ti *ToolInfo) string {
 // appendChanges appends changes, paths prefixed, leaving out RuleInteger.
 func appendChanges(rep *coerce.Report, changes []coerce.Change, prefix string) {
 	for _, ch := range changes {
-		if ch.Rule == coerce.RuleInteger {
+		if ch.Rule == terms.RuleInteger {
 			continue
 		}
 		ch.Path = prefix + ch.Path
@@ -729,7 +733,7 @@ func (c *Client) result(ti *ToolInfo, out *mcp.CallToolResult, res *CallResult) 
 	if !captured {
 		res.Exact = !hasNumber(out.StructuredContent) && !slices.ContainsFunc(res.Content, hasNumberLiteral)
 	}
-	appendChanges(&res.Report, urep.Changes, StructuredPath)
+	appendChanges(&res.Report, urep.Changes, structuredPath)
 	return nil
 }
 
@@ -788,12 +792,12 @@ func flagLostDigits(rep *coerce.Report, v any, ptr []byte) {
 	case float64:
 		if (jsonnum.Unsafe(t) || t == jsonnum.MaxSafe || t == -jsonnum.MaxSafe) && jsonnum.IsWhole(t) { // 2^53 itself may be a rounded 2^53+1
 			lit := string(jsonnum.AppendWhole(nil, t))
-			rep.Add(coerce.Change{Path: string(ptr), Rule: coerce.RulePrecisionUnsafe, From: lit, To: lit})
+			rep.Add(coerce.Change{Path: string(ptr), Rule: terms.RulePrecisionUnsafe, From: lit, To: lit})
 		}
 	}
 }
 
-func (c *Client) observe(tool string, rep *coerce.Report) { observe.Report(c.opts.Observer, tool, rep) }
+func (c *Client) observe(tool string, rep *coerce.Report) { terms.Observe(c.opts.Observer, tool, rep) }
 
 // Close ends the session. It is safe to call more than once.
 func (c *Client) Close() error {

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/structconv"
 )
@@ -96,7 +97,7 @@ func TestExactIntegers(t *testing.T) {
 	if !proto.Equal(args, before) {
 		t.Error("CallTool modified its arguments")
 	}
-	if !hasRule(res.Report, "/repo_id", coerce.RuleBigIntRestored) {
+	if !hasRule(res.Report, "/repo_id", terms.RuleBigIntRestored) {
 		t.Errorf("report lacks /repo_id bigint-restored: %v", rules(res.Report))
 	}
 	if !res.Report.Valid() {
@@ -114,7 +115,7 @@ func TestExactIntegers(t *testing.T) {
 	if n := len(sc["issues"].GetListValue().GetValues()); n != 3 || sc["count"].GetNumberValue() != 3 {
 		t.Errorf("structured issues: %d, count %v", n, sc["count"])
 	}
-	if !hasRule(res.Report, "/structuredContent/repo_id", coerce.RuleBigIntCarried) {
+	if !hasRule(res.Report, "/structuredContent/repo_id", terms.RuleBigIntCarried) {
 		t.Errorf("report lacks /structuredContent/repo_id bigint-carried: %v", rules(res.Report))
 	}
 	// Written back with the output schema, the result is the server's JSON.
@@ -273,7 +274,7 @@ func TestSDKTypedToolsRound(t *testing.T) {
 func TestCheckLocal(t *testing.T) {
 	s := newServer()
 	obs := &recorder{}
-	c := connect(t, s.Server, mcpbridge.ClientOptions{Check: true, Observer: obs})
+	c := connect(t, s.Server, mcpbridge.ClientOptions{Check: true, CheckOptions: structconv.CheckOptions{Observer: obs}})
 	ctx := context.Background()
 	args := mustStruct(t, map[string]any{"path": "main.go", "line": "5", "column": 2.5})
 	res, err := c.CallTool(ctx, "code_nav", args)
@@ -312,7 +313,7 @@ func TestCheckLocal(t *testing.T) {
 	if n := s.calls.Load(); n != 1 {
 		t.Errorf("server called %d times, want 1", n)
 	}
-	if !hasRule(res.Report, "/repo_id", coerce.RuleBigIntRestored) {
+	if !hasRule(res.Report, "/repo_id", terms.RuleBigIntRestored) {
 		t.Errorf("checked call report: %v", rules(res.Report))
 	}
 }
@@ -326,7 +327,7 @@ func TestLenient(t *testing.T) {
 	want := `repo_id=9007199254740993 query="q" since_ms=0 limit=20 filter[priority]=7 include_closed`
 	for _, check := range []bool{true, false} {
 		obs := &recorder{}
-		c := connect(t, s.Server, mcpbridge.ClientOptions{Check: check, Policy: coerce.Lenient(), Observer: obs})
+		c := connect(t, s.Server, mcpbridge.ClientOptions{Check: check, CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient(), Observer: obs}})
 		res, err := c.CallTool(context.Background(), "search_issues", args)
 		if err != nil {
 			t.Fatal(err)
@@ -337,7 +338,7 @@ func TestLenient(t *testing.T) {
 		for _, r := range []struct {
 			path string
 			rule coerce.Rule
-		}{{"/limit", coerce.RuleStringToInteger}, {"/include_closed", coerce.RuleStringToBoolean}, {"/filters/0/value", coerce.RuleStringToInteger}, {"/repo_id", coerce.RuleBigIntRestored}} {
+		}{{"/limit", terms.RuleStringToInteger}, {"/include_closed", terms.RuleStringToBoolean}, {"/filters/0/value", terms.RuleStringToInteger}, {"/repo_id", terms.RuleBigIntRestored}} {
 			if !hasRule(res.Report, r.path, r.rule) {
 				t.Errorf("check=%v: report lacks %s %s: %v", check, r.path, r.rule, rules(res.Report))
 			}
@@ -390,7 +391,7 @@ func TestUnchecked(t *testing.T) {
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
 		})
-	c := connect(t, s.Server, mcpbridge.ClientOptions{Check: true, Policy: coerce.Lenient()})
+	c := connect(t, s.Server, mcpbridge.ClientOptions{Check: true, CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient()}})
 	args := mustStruct(t, map[string]any{"b": 1.0, "a": "x<y", "n": "9007199254740993", "f": 2.5, "big": 1e21})
 	wantJSON, err := structconv.Marshal(args)
 	if err != nil {
@@ -623,7 +624,7 @@ func TestNotValidated(t *testing.T) {
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
 		})
-	c := connect(t, s.Server, mcpbridge.ClientOptions{Check: true, Policy: coerce.Lenient()})
+	c := connect(t, s.Server, mcpbridge.ClientOptions{Check: true, CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient()}})
 	res, err := c.CallTool(context.Background(), "zod", mustStruct(t, map[string]any{"email": "a@x", "n": "5"}))
 	if err != nil {
 		t.Fatal(err)
@@ -634,7 +635,7 @@ func TestNotValidated(t *testing.T) {
 	if !strings.Contains(res.NotValidated, "/properties/email (pattern)") || !strings.Contains(res.NotValidated, "does not compile") {
 		t.Errorf("not validated: %q", res.NotValidated)
 	}
-	if len(res.Report.Changes) != 1 || !hasRule(res.Report, "/n", coerce.RuleStringToInteger) || !res.Report.Valid() {
+	if len(res.Report.Changes) != 1 || !hasRule(res.Report, "/n", terms.RuleStringToInteger) || !res.Report.Valid() {
 		t.Errorf("report: %s", res.Report.String())
 	}
 }

@@ -162,7 +162,7 @@ func (r *recorder) ObserveChange(tool string, c coerce.Change) {
 func (r *recorder) ObserveProblem(tool string, p coerce.Problem) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.problems = append(r.problems, tool+" "+p.Message)
+	r.problems = append(r.problems, tool+" "+p.String())
 }
 
 // eventually polls cond until it holds or the deadline passes.

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/structconv"
 )
@@ -109,7 +110,7 @@ func TestMaxDepth(t *testing.T) {
 		t.Fatalf("after the refusal: %v", err)
 	}
 	// Exactly at the limit is fine.
-	limited := connect(t, newServer().Server, mcpbridge.ClientOptions{MaxDepth: 3})
+	limited := connect(t, newServer().Server, mcpbridge.ClientOptions{CheckOptions: structconv.CheckOptions{MaxDepth: 3}})
 	if _, err := limited.CallToolJSON(ctx, "echo_raw", []byte(`{"a":[[1]]}`)); err != nil {
 		t.Errorf("three levels under MaxDepth 3: %v", err)
 	}
@@ -122,13 +123,13 @@ func TestMaxDepth(t *testing.T) {
 // to a Struct; invalid arguments are answered locally.
 func TestCallToolJSONCheck(t *testing.T) {
 	s := newServer()
-	c := connect(t, s.Server, mcpbridge.ClientOptions{Check: true, Policy: coerce.Lenient()})
+	c := connect(t, s.Server, mcpbridge.ClientOptions{Check: true, CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient()}})
 	ctx := context.Background()
 	res, err := c.CallToolJSON(ctx, "code_nav", []byte(`{"path":"main.go","line":"5","column":12}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.IsError || text(t, res) != "main.go:5:12" || !hasRule(res.Report, "/line", coerce.RuleStringToInteger) {
+	if res.IsError || text(t, res) != "main.go:5:12" || !hasRule(res.Report, "/line", terms.RuleStringToInteger) {
 		t.Errorf("repaired call: error %v %s report %v", res.IsError, text(t, res), rules(res.Report))
 	}
 	res, err = c.CallToolJSON(ctx, "code_nav", []byte(`{"path":"main.go","line":0,"column":1.5}`))

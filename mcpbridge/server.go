@@ -13,8 +13,8 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/observe"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -41,17 +41,18 @@ type StructResult struct {
 
 // ServerOptions configure AddTool.
 type ServerOptions struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Check validates the arguments before the handler is called; invalid
 	// arguments are answered with an IsError result holding the
 	// coerce.FormatProblems text, and the handler is not called.
 	Check bool
-	// Policy turns on lenient repairs of the arguments (before the check).
-	Policy coerce.Policy
-	// Observer, if not nil, receives every change and problem with the
-	// tool's name.
-	Observer coerce.Observer
+	// CheckOptions configure what is done to the arguments: the lenient
+	// policy's repairs (before the check, or alone without it); the
+	// Observer, which receives every change and problem with the tool's
+	// name; the limits. Each call names its tool and is bounded by its
+	// context.
+	structconv.CheckOptions
 	// Logger, if not nil, receives a warning from AddTool when Check is on
 	// but the validator cannot compile the tool's input schema (an
 	// ECMAScript-only regular expression in a "pattern", say): the tool's
@@ -141,7 +142,7 @@ func (st *structTool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mc
 		raw = json.RawMessage("{}")
 	}
 	var rep coerce.Report
-	uo := structconv.UnmarshalOptions{Schema: st.in, Report: &rep}
+	uo := structconv.UnmarshalOptions{Schema: st.in, Report: &rep, MaxDepth: st.opts.MaxDepth, MaxNumberDigits: st.opts.MaxNumberDigits}
 	if !st.opts.Check {
 		uo.Policy = st.opts.Policy
 	}
@@ -152,7 +153,9 @@ func (st *structTool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	var all coerce.Report
 	appendChanges(&all, rep.Changes, "")
 	if st.opts.Check {
-		crep, err := structconv.CheckOptions{Schema: st.in, Policy: st.opts.Policy, Tool: st.name}.Struct(args)
+		check := st.opts.CheckOptions
+		check.Tool, check.Context, check.Observer = st.name, ctx, nil // observed with the whole report
+		crep, err := check.Struct(st.in, args)
 		var serr *coerce.SchemaError
 		if errors.As(err, &serr) {
 			// The validator cannot compile the schema (an ECMAScript-only
@@ -201,4 +204,4 @@ func (st *structTool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	return res, nil
 }
 
-func (st *structTool) observe(rep *coerce.Report) { observe.Report(st.opts.Observer, st.name, rep) }
+func (st *structTool) observe(rep *coerce.Report) { terms.Observe(st.opts.Observer, st.name, rep) }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/mcpbridge"
+	"github.com/structkit/structkit/structconv"
 )
 
 const idsInput = `{
@@ -90,7 +91,7 @@ func jsonCall(t *testing.T, cs *mcp.ClientSession, args string) *mcp.CallToolRes
 
 func TestAddToolExactIntegers(t *testing.T) {
 	obs := &recorder{}
-	ss, cs, c := newStructServer(t, mcpbridge.ServerOptions{Check: true, Observer: obs})
+	ss, cs, c := newStructServer(t, mcpbridge.ServerOptions{Check: true, CheckOptions: structconv.CheckOptions{Observer: obs}})
 	res := jsonCall(t, cs, `{"id":9007199254740993,"n":5,"tags":[1,18446744073709551616],"opt":null}`)
 	if res.IsError {
 		t.Fatalf("error: %s", sdkText(res))
@@ -155,7 +156,7 @@ func TestAddToolCheck(t *testing.T) {
 func TestAddToolLenient(t *testing.T) {
 	for _, check := range []bool{true, false} {
 		obs := &recorder{}
-		ss, cs, _ := newStructServer(t, mcpbridge.ServerOptions{Check: check, Policy: coerce.Lenient(), Observer: obs})
+		ss, cs, _ := newStructServer(t, mcpbridge.ServerOptions{Check: check, CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient(), Observer: obs}})
 		res := jsonCall(t, cs, `{"id":"7","tags":"[1,2]"}`)
 		if res.IsError {
 			t.Fatalf("check=%v: %s", check, sdkText(res))
@@ -204,7 +205,7 @@ func TestAddToolNotValidated(t *testing.T) {
 		func(_ context.Context, args *structpb.Struct) (*mcpbridge.StructResult, error) {
 			got = args
 			return nil, nil
-		}, mcpbridge.ServerOptions{Check: true, Observer: obs, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		}, mcpbridge.ServerOptions{Check: true, Logger: slog.New(slog.NewTextHandler(&logs, nil)), CheckOptions: structconv.CheckOptions{Observer: obs}})
 	if err != nil {
 		t.Fatal(err)
 	}

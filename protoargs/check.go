@@ -3,24 +3,22 @@ package protoargs
 import (
 	"context"
 	"strconv"
-	"strings"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
-	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/rpcargs"
 	"github.com/structkit/structkit/structconv"
 )
 
-// Checker repairs (under Policy) and validates the Struct, Value and
+// Checker repairs (under its policy) and validates the Struct, Value and
 // ListValue fields of messages, in place. Its fields are read-only once it
 // is in use; it is safe for concurrent use.
 type Checker struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Fields are the full names of the fields to check, e.g.
 	// "structkit.example.v1.SearchRequest.arguments", wherever they occur
@@ -30,136 +28,27 @@ type Checker struct {
 	Fields []protoreflect.FullName
 	// Schemas finds the schemas; nil reads field options only.
 	Schemas *Schemas
-	// Policy says which lenient repairs apply; the zero value is strict.
-	Policy coerce.Policy
-	// Observer, if not nil, receives every change and problem, with the
-	// name Tool gives (or the field's full name).
-	Observer coerce.Observer
-	// Tool names the tool a field's arguments are for, for the Observer.
-	Tool func(msg proto.Message, field protoreflect.FieldDescriptor) string
+	// CheckOptions check each field: the lenient policy (the zero value is
+	// strict), the Observer, which receives every change and problem with
+	// the tool's name, and the limits. Check's context bounds each check.
+	structconv.CheckOptions
+	// ToolName names the tool a field's arguments are for, for the
+	// Observer; nil means CheckOptions.Tool, or else the field's full
+	// name.
+	ToolName func(msg proto.Message, field protoreflect.FieldDescriptor) string
 }
 
-// FieldReport is the report of one checked field.
-type FieldReport struct {
-	// Field is the path of the field in the message, as in
-	// google.rpc.BadRequest: "arguments", "calls[2].arguments",
-	// "by_name[\"x\"]".
-	Field string
-	// Descriptor is the field's descriptor.
-	Descriptor protoreflect.FieldDescriptor
-	coerce.Report
-}
+// FieldReport is the report of one checked field: Field, the path of the
+// field in the message as google.rpc.BadRequest names it ("arguments",
+// "calls[2].arguments", "by_name[\"x\"]"); Descriptor, the field's
+// descriptor; and the embedded coerce.Report of its changes and problems.
+type FieldReport = rpcargs.FieldReport
 
-// Result is what Check did to a message.
-type Result struct {
-	Fields []FieldReport
-}
-
-// Valid reports whether no field has problems.
-func (r *Result) Valid() bool {
-	for _, f := range r.Fields {
-		if !f.Report.Valid() {
-			return false
-		}
-	}
-	return true
-}
-
-// Changed reports whether any field was changed.
-func (r *Result) Changed() bool {
-	for _, f := range r.Fields {
-		if len(f.Changes) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// Proto returns the result as a structkit.v1.Report message.
-func (r *Result) Proto() *structkitv1.Report {
-	out := &structkitv1.Report{}
-	for _, f := range r.Fields {
-		AppendReportProto(out, f.Field, &f.Report)
-	}
-	return out
-}
-
-// AppendReportProto appends the changes and problems of r to out, a
-// structkit.v1.Report message, each entry naming field (the protobuf field
-// path of the Struct they are about), and returns out. A nil out starts a
-// new message.
-func AppendReportProto(out *structkitv1.Report, field string, r *coerce.Report) *structkitv1.Report {
-	if out == nil {
-		out = &structkitv1.Report{}
-	}
-	if r == nil {
-		return out
-	}
-	for _, c := range r.Changes {
-		out.Changes = append(out.Changes, &structkitv1.Change{
-			Field: field, Path: c.Path, Rule: string(c.Rule), From: c.From, To: c.To, Schema: c.Schema,
-		})
-	}
-	for _, p := range r.Problems {
-		out.Problems = append(out.Problems, &structkitv1.Problem{
-			Field: field, Path: p.Path, Keyword: p.Keyword, Expected: p.Expected, Got: p.Got, Message: p.Message, Schema: p.Schema,
-		})
-	}
-	return out
-}
-
-// ReportFromProto reads a structkit.v1.Report message back into a
-// coerce.Report, as a client of a service that sends one (such as the
-// bridge or a grpcargs interceptor) prints or inspects it. The entries'
-// fields are not kept: pass the entries of one field for a faithful
-// round trip. A nil message gives a nil Report.
-func ReportFromProto(m *structkitv1.Report) *coerce.Report {
-	if m == nil {
-		return nil
-	}
-	out := &coerce.Report{}
-	for _, c := range m.GetChanges() {
-		out.Changes = append(out.Changes, coerce.Change{Path: c.GetPath(), Rule: coerce.Rule(c.GetRule()), From: c.GetFrom(), To: c.GetTo(), Schema: c.GetSchema()})
-	}
-	for _, p := range m.GetProblems() {
-		out.Problems = append(out.Problems, coerce.Problem{Path: p.GetPath(), Keyword: p.GetKeyword(), Expected: p.GetExpected(), Got: p.GetGot(), Message: p.GetMessage(), Schema: p.GetSchema()})
-	}
-	return out
-}
-
-// FieldPath joins the path of a field and a JSON Pointer inside its Struct
-// into one field path as google.rpc.BadRequest uses them:
-// ("arguments", "/filters/0/value") → "arguments.filters[0].value".
-// Member names that are not identifiers are quoted: arguments["a.b"].
-func FieldPath(field, ptr string) string {
-	var b strings.Builder
-	b.WriteString(field)
-	tokens, _ := pointer.Split(ptr)
-	for _, tok := range tokens {
-		switch {
-		case pointer.IsIndex(tok):
-			b.WriteString("[" + tok + "]")
-		case isIdent(tok):
-			b.WriteString("." + tok)
-		default:
-			b.WriteString("[" + strconv.Quote(tok) + "]")
-		}
-	}
-	return b.String()
-}
-
-func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
+// Result is what Check did to a message: a FieldReport per checked field
+// (Fields). Its methods: Valid (no field has problems), Changed (some
+// field was changed) and Proto (the result as a structkit.v1.Report
+// message, as the RPC packages send it).
+type Result = rpcargs.Result
 
 // Check repairs and validates the fields of msg in place and returns what
 // it did. err is for a field whose schema cannot be had (a FieldError, or
@@ -214,7 +103,7 @@ func (c *Checker) walk(ctx context.Context, root proto.Message, m protoreflect.M
 				return err == nil
 			}
 			err = c.eachValue(fd, v, path, func(p string, sm protoreflect.Message) error {
-				return c.checkStruct(root, fd, schema, p, sm, res)
+				return c.checkStruct(ctx, root, fd, schema, p, sm, res)
 			})
 		case fd.Message() != nil:
 			err = c.eachValue(fd, v, path, func(p string, sm protoreflect.Message) error {
@@ -259,7 +148,7 @@ func (c *Checker) eachValue(fd protoreflect.FieldDescriptor, v protoreflect.Valu
 
 // checkStruct checks one Struct, Value or ListValue in place. A dynamic
 // message (dynamicpb) is converted through its wire form and written back.
-func (c *Checker) checkStruct(root proto.Message, fd protoreflect.FieldDescriptor, schema *coerce.Schema, path string, m protoreflect.Message, res *Result) error {
+func (c *Checker) checkStruct(ctx context.Context, root proto.Message, fd protoreflect.FieldDescriptor, schema *coerce.Schema, path string, m protoreflect.Message, res *Result) error {
 	target := m.Interface()
 	dynamic := false
 	switch target.(type) {
@@ -284,11 +173,15 @@ func (c *Checker) checkStruct(root proto.Message, fd protoreflect.FieldDescripto
 		}
 		target = concrete
 	}
-	tool := string(fd.FullName())
-	if c.Tool != nil {
-		tool = c.Tool(root, fd)
+	check := c.CheckOptions
+	check.Context = ctx
+	switch {
+	case c.ToolName != nil:
+		check.Tool = c.ToolName(root, fd)
+	case check.Tool == "":
+		check.Tool = string(fd.FullName())
 	}
-	rep, err := structconv.CheckOptions{Schema: schema, Policy: c.Policy, Tool: tool, Observer: c.Observer}.Struct(target)
+	rep, err := check.Struct(schema, target)
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@ import (
 // follow the schema. Messages inside google.protobuf.Any are rendered by
 // protojson as they are.
 type JSONOptions struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Schemas finds the schemas of fields; nil reads field options only.
 	Schemas *Schemas

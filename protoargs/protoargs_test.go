@@ -3,7 +3,6 @@ package protoargs_test
 import (
 	"context"
 	"errors"
-	"github.com/google/go-cmp/cmp"
 	"strings"
 	"testing"
 
@@ -98,7 +97,7 @@ func TestOptionFromDynamicDescriptor(t *testing.T) {
 	}
 	msg.Set(field, protoreflect.ValueOfMessage(args))
 
-	c := &protoargs.Checker{Policy: coerce.Lenient()}
+	c := &protoargs.Checker{CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient()}}
 	res, err := c.Check(context.Background(), msg)
 	if err != nil {
 		t.Fatal(err)
@@ -163,7 +162,7 @@ func TestRegistryAndResolver(t *testing.T) {
 		}
 		return nil, nil
 	}
-	c := &protoargs.Checker{Schemas: &protoargs.Schemas{Resolver: resolver}, Policy: coerce.Lenient()}
+	c := &protoargs.Checker{Schemas: &protoargs.Schemas{Resolver: resolver}, CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient()}}
 	req := &examplev1.CallToolRequest{Tool: "search", Arguments: mustStruct(t, `{"limit":"7"}`)}
 	res, err := c.Check(context.Background(), req)
 	if err != nil || !res.Valid() || !res.Changed() {
@@ -176,21 +175,6 @@ func TestRegistryAndResolver(t *testing.T) {
 	res, err = c.Check(context.Background(), other)
 	if err != nil || len(res.Fields) != 0 {
 		t.Errorf("a field without a schema is not checked: %+v, %v", res, err)
-	}
-}
-
-func TestFieldPath(t *testing.T) {
-	tests := []struct{ field, ptr, want, why string }{
-		{"arguments", "", "arguments", "the whole Struct"},
-		{"arguments", "/limit", "arguments.limit", "a member"},
-		{"arguments", "/filters/0/value", "arguments.filters[0].value", "an index"},
-		{"calls[2].arguments", "/a~1b", `calls[2].arguments["a/b"]`, "a name with a slash is quoted"},
-		{"arguments", "/a.b", `arguments["a.b"]`, "a name with a dot is quoted"},
-	}
-	for _, tt := range tests {
-		if got := protoargs.FieldPath(tt.field, tt.ptr); got != tt.want {
-			t.Errorf("FieldPath(%q, %q) = %q, want %q (%s)", tt.field, tt.ptr, got, tt.want, tt.why)
-		}
 	}
 }
 
@@ -224,24 +208,5 @@ func TestMessageJSON(t *testing.T) {
 	want = `{"arguments":{"id":"9007199254740993","line":5},"report":{"changes":[{"field":"arguments","path":"/id","rule":"bigint-carried"}]}}`
 	if string(got) != want {
 		t.Errorf("a field without a schema stays as protojson writes it:\n got %s\nwant %s", got, want)
-	}
-}
-
-func TestReportProtoRoundTrip(t *testing.T) {
-	rep := &coerce.Report{
-		Changes:  []coerce.Change{{Path: "/id", Rule: coerce.RuleBigIntCarried, From: "9007199254740993", To: `"9007199254740993"`, Schema: "/properties/id"}},
-		Problems: []coerce.Problem{{Path: "/n", Keyword: "type", Expected: "integer", Got: `string "x"`, Message: `/n: expected integer, got string "x"`, Schema: "/properties/n"}},
-	}
-	m := protoargs.AppendReportProto(nil, "arguments", rep)
-	for _, c := range m.GetChanges() {
-		if c.GetField() != "arguments" {
-			t.Errorf("change names field %q", c.GetField())
-		}
-	}
-	if diff := cmp.Diff(rep, protoargs.ReportFromProto(m)); diff != "" {
-		t.Errorf("round trip (-want +got):\n%s", diff)
-	}
-	if protoargs.ReportFromProto(nil) != nil || len(protoargs.AppendReportProto(nil, "x", nil).GetChanges()) != 0 {
-		t.Error("nil reports and messages must stay empty")
 	}
 }

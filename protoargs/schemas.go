@@ -22,13 +22,8 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
+	"github.com/structkit/structkit/internal/rpcargs"
 )
-
-// Resolver returns the schema of a Struct, Value or ListValue field of msg,
-// for fields whose schema is not in their options (for example by the tool
-// name another field of the request holds). It returns nil for a field it
-// knows nothing of.
-type Resolver func(ctx context.Context, msg proto.Message, field protoreflect.FieldDescriptor) (*coerce.Schema, error)
 
 // Registry holds schemas by name, for fields whose option names one
 // ((structkit.v1.schema).name). It is safe for concurrent use; the zero
@@ -57,23 +52,9 @@ func (r *Registry) Lookup(name string) *coerce.Schema {
 
 // FieldError is the error for a field whose schema option cannot be used:
 // an inline schema that does not compile, or a name nothing registered.
-// Match it with errors.As.
-type FieldError struct {
-	// Field is the full name of the protobuf field.
-	Field protoreflect.FullName
-	Msg   string
-	Err   error
-}
-
-func (e *FieldError) Error() string {
-	s := "protoargs: field " + string(e.Field) + ": " + e.Msg
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return s
-}
-
-func (e *FieldError) Unwrap() error { return e.Err }
+// Match it with errors.As. Its fields: Field, the full name of the
+// protobuf field; Msg, what is wrong; Err, the underlying error, if any.
+type FieldError = rpcargs.FieldError
 
 // Schemas finds the schema of a field: from its structkit.v1.schema option
 // (an inline schema is compiled once per field descriptor, at first use,
@@ -82,8 +63,11 @@ func (e *FieldError) Unwrap() error { return e.Err }
 type Schemas struct {
 	// Registry resolves (structkit.v1.schema).name options.
 	Registry *Registry
-	// Resolver is asked for fields without the option.
-	Resolver Resolver
+	// Resolver is asked for fields without the option: it returns the
+	// schema of a Struct, Value or ListValue field of msg (for example by
+	// the tool name another field of the request holds), or nil for a
+	// field it knows nothing of.
+	Resolver func(ctx context.Context, msg proto.Message, field protoreflect.FieldDescriptor) (*coerce.Schema, error)
 
 	cache sync.Map // protoreflect.FieldDescriptor → *compiled
 }
@@ -126,7 +110,7 @@ func (s *Schemas) option(field protoreflect.FieldDescriptor) *compiled {
 	c := v.(*compiled)
 	c.once.Do(func() { // waits while another goroutine compiles
 
-		c.opt = SchemaOption(field)
+		c.opt = schemaOption(field)
 		if c.opt == nil || c.opt.GetJson() == "" {
 			return
 		}
@@ -138,11 +122,11 @@ func (s *Schemas) option(field protoreflect.FieldDescriptor) *compiled {
 	return c
 }
 
-// SchemaOption returns the structkit.v1.schema option of a field, or nil.
+// schemaOption returns the structkit.v1.schema option of a field, or nil.
 // It reads options of generated code and of dynamic descriptors
 // (protodesc, dynamicpb) alike, including options that arrived as bytes
 // the extension was not yet known for.
-func SchemaOption(field protoreflect.FieldDescriptor) *structkitv1.SchemaOption {
+func schemaOption(field protoreflect.FieldDescriptor) *structkitv1.SchemaOption {
 	opts, ok := field.Options().(*descriptorpb.FieldOptions)
 	if !ok || opts == nil {
 		return nil

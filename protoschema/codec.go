@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strconv"
@@ -20,13 +21,13 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
-// Resolver finds the message types google.protobuf.Any names, and
-// extensions, for protojson. protoregistry.GlobalTypes is one;
-// dynamicpb.NewTypes(files) is one for descriptors from reflection.
-type Resolver interface {
+// resolver finds the message types google.protobuf.Any names, and
+// extensions, for protojson.
+type resolver = interface {
 	protoregistry.MessageTypeResolver
 	protoregistry.ExtensionTypeResolver
 }
@@ -34,24 +35,22 @@ type Resolver interface {
 // CodecOptions configures NewCodec. The zero value is strict and uses the
 // default schema.
 type CodecOptions struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Schema says how the schema is generated.
 	Schema SchemaOptions
-	// Policy turns on lenient repairs of input (see coerce.Lenient); the
-	// zero value is strict. Every repair is reported.
-	Policy coerce.Policy
-	// Tool names the tool for the Observer.
-	Tool string
-	// Observer, if not nil, receives every change and problem of input.
-	Observer coerce.Observer
-	// Resolver resolves the types of google.protobuf.Any; nil means
-	// protoregistry.GlobalTypes.
-	Resolver Resolver
-	// MaxDepth and MaxNumberDigits bound input as structconv's options of
-	// the same names do; 0 means structconv's defaults.
-	MaxDepth        int
-	MaxNumberDigits int
+	// CheckOptions check input (Unmarshal): the lenient policy (the zero
+	// value is strict; every repair is reported), the Observer and the
+	// Tool it names, the limits. UnmarshalContext's context takes the
+	// place of its Context.
+	structconv.CheckOptions
+	// Resolver resolves the types of google.protobuf.Any, and extensions,
+	// for protojson; nil means protoregistry.GlobalTypes.
+	// dynamicpb.NewTypes(files) is one for descriptors from reflection.
+	Resolver interface {
+		protoregistry.MessageTypeResolver
+		protoregistry.ExtensionTypeResolver
+	}
 }
 
 // Codec converts one message type to and from JSON under its generated
@@ -89,7 +88,7 @@ func (c *Codec) Schema() []byte { return c.raw }
 // Compiled returns the compiled schema, for structconv and coerce.
 func (c *Codec) Compiled() *coerce.Schema { return c.schema }
 
-func (c *Codec) resolver() Resolver {
+func (c *Codec) resolver() resolver {
 	if c.opts.Resolver != nil {
 		return c.opts.Resolver
 	}
@@ -124,7 +123,7 @@ func (e *ProblemsError) Error() string {
 			fmt.Fprintf(&b, "and %d more", len(e.Problems)-i)
 			break
 		}
-		b.WriteString(p.Message)
+		b.WriteString(p.String())
 	}
 	return b.String()
 }
@@ -147,10 +146,15 @@ func (c *Codec) check(m proto.Message) error {
 // *ProblemsError, JSON that does not parse a *structconv.Error, both
 // naming the location.
 func (c *Codec) Unmarshal(args []byte, m proto.Message) (*coerce.Report, error) {
-	return c.UnmarshalContext(context.Background(), args, m)
+	ctx := c.opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return c.UnmarshalContext(ctx, args, m)
 }
 
-// UnmarshalContext is Unmarshal bounded by ctx.
+// UnmarshalContext is Unmarshal bounded by ctx, in place of the options'
+// Context.
 func (c *Codec) UnmarshalContext(ctx context.Context, args []byte, m proto.Message) (*coerce.Report, error) {
 	if err := c.check(m); err != nil {
 		return nil, err
@@ -158,10 +162,9 @@ func (c *Codec) UnmarshalContext(ctx context.Context, args []byte, m proto.Messa
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = []byte("{}")
 	}
-	out, rep, err := structconv.CheckOptions{
-		Schema: c.schema, Policy: c.opts.Policy, Tool: c.opts.Tool, Observer: c.opts.Observer, Context: ctx,
-		MaxDepth: c.opts.MaxDepth, MaxNumberDigits: c.opts.MaxNumberDigits,
-	}.JSON(args)
+	check := c.opts.CheckOptions
+	check.Context = ctx
+	out, rep, err := check.JSON(c.schema, args)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +189,7 @@ func (c *Codec) UnmarshalContext(ctx context.Context, args []byte, m proto.Messa
 // repaired reports whether a lenient rule changed the input.
 func repaired(rep *coerce.Report) bool {
 	for _, ch := range rep.Changes {
-		for _, r := range coerce.AllRules() {
+		for _, r := range terms.AllRules() {
 			if ch.Rule == r {
 				return true
 			}
@@ -255,7 +258,7 @@ func (c *Codec) value(m proto.Message) (*structpb.Value, error) {
 	// fields, Struct and Value numbers): read them as doubles. The digits
 	// of 64-bit integers come as strings and are carried exactly.
 	if err := (structconv.UnmarshalOptions{Schema: c.schema, Policy: integerRepair, BigIntegers: structconv.BigIntegersRound,
-		MaxDepth: structconv.MaxDepthLimit}).Unmarshal(raw, &v); err != nil {
+		MaxDepth: math.MaxInt}).Unmarshal(raw, &v); err != nil { // the codec's hard cap
 		return nil, err
 	}
 	return &v, nil
@@ -282,10 +285,6 @@ func (c *Codec) explain(doc []byte, problems []coerce.Problem) []coerce.Problem 
 			continue
 		}
 		obj, _ := valueAtPath(inst, p.Path).(map[string]any)
-		path := p.Path
-		if path == "" {
-			path = "/"
-		}
 		found := false
 		for _, g := range groups {
 			present := false
@@ -303,7 +302,7 @@ func (c *Codec) explain(doc []byte, problems []coerce.Problem) []coerce.Problem 
 				msg += " (accepted names: " + quoteList(g.names) + ")"
 			}
 			out = append(out, coerce.Problem{Path: p.Path, Keyword: "required", Expected: g.what, Got: "nothing",
-				Message: path + ": " + msg, Schema: p.Schema})
+				Msg: msg, Schema: p.Schema})
 		}
 		for _, pr := range pairs {
 			a, b := pr[0], pr[1]
@@ -315,8 +314,8 @@ func (c *Codec) explain(doc []byte, problems []coerce.Problem) []coerce.Problem 
 			found = true
 			bp := string(pointer.AppendToken([]byte(p.Path), b))
 			out = append(out, coerce.Problem{Path: bp, Keyword: "oneof", Expected: fmt.Sprintf("no %q beside %q", b, a),
-				Got:     fmt.Sprintf("both %q and %q", a, b),
-				Message: fmt.Sprintf("%s: %q cannot be set together with %q: %s; keep one", bp, b, a, c.gen.why[at][pr]), Schema: p.Schema})
+				Got: fmt.Sprintf("both %q and %q", a, b),
+				Msg: fmt.Sprintf("%q cannot be set together with %q: %s; keep one", b, a, c.gen.why[at][pr]), Schema: p.Schema})
 		}
 		if !found {
 			out = append(out, p)
@@ -361,12 +360,8 @@ func locate(doc []byte, err error) coerce.Problem {
 		msg = strings.TrimPrefix(msg, "syntax error ")
 		msg = strings.TrimSpace(strings.TrimPrefix(msg, ":"))
 	}
-	p := path
-	if p == "" {
-		p = "/"
-	}
 	return coerce.Problem{Path: path, Keyword: "protobuf", Expected: "a value the message type accepts", Got: clip(msg),
-		Message: p + ": " + clip(msg)}
+		Msg: clip(msg)}
 }
 
 func clip(s string) string {

@@ -16,7 +16,9 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/protoschema"
+	"github.com/structkit/structkit/structconv"
 )
 
 func newDynamic(md protoreflect.MessageDescriptor) proto.Message { return dynamicpb.NewMessage(md) }
@@ -145,7 +147,7 @@ func TestCodecProblems(t *testing.T) {
 		{`{"order":{"createdAt":"0000-01-01T00:00:00Z","items":[{}]}}`, coerce.Policy{}, []string{`/order/createdAt: `}},
 		{`{"order":{"holdFor":"999999999999s","items":[{}]}}`, coerce.Policy{}, []string{`/order/holdFor: `}},
 	} {
-		c, err := protoschema.NewCodec(md, protoschema.CodecOptions{Policy: tc.policy})
+		c, err := protoschema.NewCodec(md, protoschema.CodecOptions{CheckOptions: structconv.CheckOptions{Policy: tc.policy}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +165,7 @@ func TestCodecProblems(t *testing.T) {
 		}
 	}
 	// Lenient repairs, reported; the digits of big integers kept.
-	c, err := protoschema.NewCodec(md, protoschema.CodecOptions{Policy: coerce.Lenient()})
+	c, err := protoschema.NewCodec(md, protoschema.CodecOptions{CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +174,7 @@ func TestCodecProblems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Count(coerce.RuleStringToInteger) != 2 || rep.Count(coerce.RuleEnumCase) != 1 {
+	if rep.Count(terms.RuleStringToInteger) != 2 || rep.Count(terms.RuleEnumCase) != 1 {
 		t.Errorf("report %v", rep)
 	}
 	out, _ := c.Marshal(m)

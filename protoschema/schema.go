@@ -16,8 +16,9 @@ import (
 	"github.com/structkit/structkit/internal/pragma"
 )
 
-// Dialect is the "$schema" every generated document declares.
-const Dialect = "https://json-schema.org/draft/2020-12/schema"
+// dialect is the "$schema" every generated document declares: draft
+// 2020-12.
+const dialect = "https://json-schema.org/draft/2020-12/schema"
 
 // The default limits of SchemaOptions. A descriptor is input like any
 // other: one from the reflection service of a server nobody vetted may
@@ -25,9 +26,9 @@ const Dialect = "https://json-schema.org/draft/2020-12/schema"
 // limit, Generate answers with an *Error (or, for enums, a plain string
 // schema and a Note), never with an unbounded document.
 const (
-	DefaultMaxMessages    = 5000
-	DefaultMaxEnumValues  = 2000
-	DefaultMaxSchemaBytes = 8 << 20
+	defaultMaxMessages    = 5000
+	defaultMaxEnumValues  = 2000
+	defaultMaxSchemaBytes = 8 << 20
 	// maxDescription bounds one description, in bytes.
 	maxDescription = 4000
 )
@@ -70,7 +71,7 @@ const (
 // schema: 64-bit integers as integers, enums by name, both field names
 // accepted. Like protojson's options, it is a plain struct used by value.
 type SchemaOptions struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Int64Strings writes 64-bit integers (and Int64Value, UInt64Value)
 	// in protojson's output form, decimal strings, instead of integers
@@ -91,13 +92,12 @@ type SchemaOptions struct {
 	Notes *[]Note
 
 	// MaxMessages bounds the message types one schema may define;
-	// 0 means DefaultMaxMessages.
+	// 0 means 5000.
 	MaxMessages int
 	// MaxEnumValues bounds the names one enum schema lists; a larger enum
-	// becomes a plain string with a Note. 0 means DefaultMaxEnumValues.
+	// becomes a plain string with a Note. 0 means 2000.
 	MaxEnumValues int
-	// MaxSchemaBytes bounds the size of the document; 0 means
-	// DefaultMaxSchemaBytes.
+	// MaxSchemaBytes bounds the size of the document; 0 means 8 MiB.
 	MaxSchemaBytes int
 }
 
@@ -180,21 +180,21 @@ func (o SchemaOptions) maxMessages() int {
 	if o.MaxMessages > 0 {
 		return o.MaxMessages
 	}
-	return DefaultMaxMessages
+	return defaultMaxMessages
 }
 
 func (o SchemaOptions) maxEnumValues() int {
 	if o.MaxEnumValues > 0 {
 		return o.MaxEnumValues
 	}
-	return DefaultMaxEnumValues
+	return defaultMaxEnumValues
 }
 
 func (o SchemaOptions) maxSchemaBytes() int {
 	if o.MaxSchemaBytes > 0 {
 		return o.MaxSchemaBytes
 	}
-	return DefaultMaxSchemaBytes
+	return defaultMaxSchemaBytes
 }
 
 func (o SchemaOptions) generate(md protoreflect.MessageDescriptor) (out *generated, err error) {
@@ -226,7 +226,7 @@ func (o SchemaOptions) generate(md protoreflect.MessageDescriptor) (out *generat
 	if g.err != nil {
 		return nil, g.err
 	}
-	root["$schema"] = Dialect
+	root["$schema"] = dialect
 	if len(g.defs) > 0 {
 		root["$defs"] = g.defs
 	}

@@ -9,34 +9,39 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/observe"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/restore"
+	"github.com/structkit/structkit/internal/terms"
 )
 
 // CheckOptions configures the pre-dispatch check of a tool call's
 // arguments: coercion under the policy, then full validation against the
-// schema. The zero Policy is strict: only the integer-literal rules of the
+// schema. The zero value is strict: only the integer-literal rules of the
 // codec apply, and a model's "20" for an integer is a problem, not a
 // change.
+//
+// It is the one check configuration of structkit: the packages that check
+// arguments (mcpbridge, bridge, grpcmcp, protoargs, protoschema, adapt)
+// embed it in their options. Where one configuration serves many tools
+// and calls, each check names its tool and is bounded by its call's
+// context, in place of Tool and Context.
 type CheckOptions struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
-	// Schema is the tool's input schema. Required.
-	Schema *coerce.Schema
 	// Policy turns on lenient repairs; see coerce.Lenient.
 	Policy coerce.Policy
-	// Tool names the tool, for the Observer and FormatProblems.
-	Tool string
-	// Observer, if not nil, receives every change and problem.
+	// Observer, if not nil, receives every change and problem, with the
+	// tool's name.
 	Observer coerce.Observer
+	// Tool names the tool, for the Observer.
+	Tool string
 	// Context, if not nil, bounds the check: once it is done, the check
 	// stops and returns its error (context.Canceled or
 	// context.DeadlineExceeded, matchable with errors.Is).
 	Context context.Context
 	// MaxDepth and MaxNumberDigits bound the arguments as
-	// UnmarshalOptions' fields of the same names do (see limits.go); 0
-	// means the defaults.
+	// UnmarshalOptions' fields of the same names do; 0 means the defaults
+	// (2000 levels of nesting, 4300 digits).
 	MaxDepth        int
 	MaxNumberDigits int
 
@@ -59,8 +64,8 @@ func (o CheckOptions) ctx() context.Context {
 // input that is not JSON or cannot be converted at all (an *Error), or for
 // a schema the validator cannot compile (a *coerce.SchemaError, the same
 // on every method of CheckOptions).
-func (o CheckOptions) JSON(args []byte) ([]byte, *coerce.Report, error) {
-	if o.Schema == nil {
+func (o CheckOptions) JSON(schema *coerce.Schema, args []byte) ([]byte, *coerce.Report, error) {
+	if schema == nil {
 		return nil, nil, errNoSchema
 	}
 	rep := &coerce.Report{}
@@ -68,13 +73,13 @@ func (o CheckOptions) JSON(args []byte) ([]byte, *coerce.Report, error) {
 	if err := o.ctx().Err(); err != nil {
 		return nil, nil, err
 	}
-	if err := (UnmarshalOptions{Schema: o.Schema, Policy: o.Policy, Report: rep, MaxDepth: o.MaxDepth, MaxNumberDigits: o.MaxNumberDigits, restore: o.restore}).Unmarshal(args, &s); err != nil {
+	if err := (UnmarshalOptions{Schema: schema, Policy: o.Policy, Report: rep, MaxDepth: o.MaxDepth, MaxNumberDigits: o.MaxNumberDigits, restore: o.restore}).Unmarshal(args, &s); err != nil {
 		return nil, nil, err
 	}
-	if err := o.validate(&s, rep); err != nil {
+	if err := o.validate(schema, &s, rep); err != nil {
 		return nil, nil, err
 	}
-	out, err := MarshalOptions{Schema: o.Schema}.Marshal(&s)
+	out, err := MarshalOptions{Schema: schema}.Marshal(&s)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -82,19 +87,22 @@ func (o CheckOptions) JSON(args []byte) ([]byte, *coerce.Report, error) {
 }
 
 // Struct checks arguments held in a *structpb.Struct (or Value or
-// ListValue), repairing them in place under the policy.
-func (o CheckOptions) Struct(args proto.Message) (*coerce.Report, error) {
-	if o.Schema == nil {
+// ListValue), repairing them in place under the policy: values the policy
+// repairs are replaced, optional empty members dropped. Numbers stay
+// doubles (a Struct has no other kind); integers a rule produces beyond
+// ±2^53 are carried as decimal strings.
+func (o CheckOptions) Struct(schema *coerce.Schema, args proto.Message) (*coerce.Report, error) {
+	if schema == nil {
 		return nil, errNoSchema
 	}
 	if err := o.ctx().Err(); err != nil {
 		return nil, err
 	}
 	rep := &coerce.Report{}
-	if err := (FixOptions{Schema: o.Schema, Policy: o.Policy, Report: rep}).Fix(args); err != nil {
+	if err := fix(schema, o.Policy, rep, args); err != nil {
 		return nil, err
 	}
-	if err := o.validate(args, rep); err != nil {
+	if err := o.validate(schema, args, rep); err != nil {
 		return nil, err
 	}
 	return rep, nil
@@ -104,19 +112,19 @@ func (o CheckOptions) Struct(args proto.Message) (*coerce.Report, error) {
 // float64 or json.Number), repairing them in place under the policy;
 // integers at integer locations become int64 (see GoOptions.Apply). It
 // returns the tree, which is args itself unless args is a scalar.
-func (o CheckOptions) Go(args any) (any, *coerce.Report, error) {
-	if o.Schema == nil {
+func (o CheckOptions) Go(schema *coerce.Schema, args any) (any, *coerce.Report, error) {
+	if schema == nil {
 		return nil, nil, errNoSchema
 	}
 	if err := o.ctx().Err(); err != nil {
 		return nil, nil, err
 	}
 	rep := &coerce.Report{}
-	v, err := GoOptions{Schema: o.Schema, Policy: o.Policy, Report: rep, MaxNumberDigits: o.MaxNumberDigits}.Apply(args)
+	v, err := GoOptions{Schema: schema, Policy: o.Policy, Report: rep, MaxNumberDigits: o.MaxNumberDigits}.Apply(args)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := o.finish(v, rep); err != nil {
+	if err := o.finish(schema, v, rep); err != nil {
 		return nil, nil, err
 	}
 	return v, rep, nil
@@ -126,12 +134,12 @@ var errNoSchema = &Error{Code: CodeType, Offset: -1, Msg: "a check needs a schem
 
 // validate converts a Struct into exact Go values (integers as int64,
 // uint64 or json.Number where the schema admits integer) and validates.
-func (o CheckOptions) validate(m proto.Message, rep *coerce.Report) error {
-	v, err := GoOptions{Schema: o.Schema}.ToGo(m)
+func (o CheckOptions) validate(schema *coerce.Schema, m proto.Message, rep *coerce.Report) error {
+	v, err := GoOptions{Schema: schema}.ToGo(m)
 	if err != nil {
 		return err
 	}
-	return o.finish(v, rep)
+	return o.finish(schema, v, rep)
 }
 
 // finish validates the converted value v and completes the report: the
@@ -139,23 +147,19 @@ func (o CheckOptions) validate(m proto.Message, rep *coerce.Report) error {
 // conversion saw in the text where only integers stand but the value
 // lost (1.0000000000000001 is a double 1, yet it was not written as an
 // integer).
-func (o CheckOptions) finish(v any, rep *coerce.Report) error {
+func (o CheckOptions) finish(schema *coerce.Schema, v any, rep *coerce.Report) error {
 	ctx := o.ctx()
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	problems, err := o.Schema.ValidateContext(ctx, v)
+	problems, err := schema.ValidateContext(ctx, v)
 	if err != nil {
 		return err // a *coerce.SchemaError, or the context's error
 	}
 	for _, c := range rep.Changes {
-		if c.Rule == coerce.RuleFraction && !hasTypeProblemAt(problems, c.Path) {
-			p := c.Path
-			if p == "" {
-				p = "/"
-			}
+		if c.Rule == terms.RuleFraction && !hasTypeProblemAt(problems, c.Path) {
 			problems = append(problems, coerce.Problem{Path: c.Path, Keyword: "type", Expected: "integer",
-				Got: "number " + c.From, Message: p + ": expected integer, got number " + c.From, Schema: c.Schema})
+				Got: "number " + c.From, Msg: "expected integer, got number " + c.From, Schema: c.Schema})
 		}
 	}
 	if o.restore != nil {
@@ -183,11 +187,11 @@ func hasTypeProblemAt(problems []coerce.Problem, path string) bool {
 func onlyPolicyChanges(changes []coerce.Change) []coerce.Change {
 	out := changes[:0]
 	for _, c := range changes {
-		if c.Rule != coerce.RuleInteger {
+		if c.Rule != terms.RuleInteger {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
-func (o CheckOptions) observe(rep *coerce.Report) { observe.Report(o.Observer, o.Tool, rep) }
+func (o CheckOptions) observe(rep *coerce.Report) { terms.Observe(o.Observer, o.Tool, rep) }

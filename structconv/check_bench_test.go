@@ -9,6 +9,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -44,18 +45,18 @@ func BenchmarkCheck(b *testing.B) {
 	}
 	b.Run("check_strict", func(b *testing.B) {
 		b.ReportAllocs()
-		opts := structconv.CheckOptions{Schema: schema}
+		opts := structconv.CheckOptions{}
 		for b.Loop() {
-			if _, _, err := opts.JSON(args); err != nil {
+			if _, _, err := opts.JSON(schema, args); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("check_lenient", func(b *testing.B) {
 		b.ReportAllocs()
-		opts := structconv.CheckOptions{Schema: schema, Policy: coerce.Lenient()}
+		opts := structconv.CheckOptions{Policy: coerce.Lenient()}
 		for b.Loop() {
-			if _, _, err := opts.JSON(args); err != nil {
+			if _, _, err := opts.JSON(schema, args); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -76,10 +77,10 @@ func BenchmarkCheck(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := lib.AddResource(coerce.DefaultBaseURI, doc); err != nil {
+		if err := lib.AddResource(plan.DefaultBaseURI, doc); err != nil {
 			b.Fatal(err)
 		}
-		sch, err := lib.Compile(coerce.DefaultBaseURI)
+		sch, err := lib.Compile(plan.DefaultBaseURI)
 		if err != nil {
 			b.Fatal(err)
 		}

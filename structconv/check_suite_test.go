@@ -46,7 +46,7 @@ func TestCheckAgreesWithSuite(t *testing.T) {
 				for _, tc := range g.Tests {
 					instances++
 					tkey := key + "/" + tc.Description
-					_, rep, err := structconv.CheckOptions{Schema: schema}.JSON(tc.Data)
+					_, rep, err := structconv.CheckOptions{}.JSON(schema, tc.Data)
 					if err != nil {
 						t.Errorf("%s: check: %v", tkey, err)
 						continue

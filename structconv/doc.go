@@ -4,10 +4,10 @@
 //
 // The API is shaped like protojson: MarshalOptions{...}.Marshal and
 // MarshalAppend write JSON, UnmarshalOptions{...}.Unmarshal reads it;
-// GoOptions converts to and from map[string]any trees; FixOptions repairs
-// a Struct in place under a lenient policy; CheckOptions runs the
-// pre-dispatch check (repair, then full validation). Options are plain
-// structs used by value; a nil Schema is a plain, fast Struct codec.
+// GoOptions converts to and from map[string]any trees; CheckOptions runs
+// the pre-dispatch check (repair under a lenient policy, then full
+// validation) of JSON text, a Struct in place, or a Go tree. Options are
+// plain structs used by value; a nil Schema is a plain, fast Struct codec.
 //
 // With a schema, whole numbers where the schema admits integer are written
 // as integer literals with exact digits at any magnitude, never 5.0 or
@@ -17,4 +17,11 @@
 // every digit. Fractions at integer locations are kept and reported, never
 // truncated. Errors are *Error values naming the location as a JSON
 // Pointer; a Report, when asked for, lists every rule that fired.
+//
+// Every input gets a bounded answer. JSON input nests at most 2000 levels
+// unless MaxDepth says otherwise, and never more than 100000, the hard cap
+// of every conversion (in-memory Structs and Go values too); a number
+// literal has at most 4300 digits unless MaxNumberDigits says otherwise.
+// Deeper input fails with CodeDepth, longer literals with CodeNumber, each
+// naming the location.
 package structconv

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -43,12 +44,18 @@ func TestFixRefusesOtherMessages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range []structconv.FixOptions{{}, {Schema: schema}, {Schema: schema, Policy: coerce.Lenient()}} {
-		err := o.Fix(wrapperspb.String("x"))
+	for _, o := range []struct {
+		schema *coerce.Schema
+		policy coerce.Policy
+	}{{}, {schema: schema}, {schema: schema, policy: coerce.Lenient()}} {
+		err := structconv.Fix(o.schema, o.policy, nil, wrapperspb.String("x"))
 		var se *structconv.Error
 		if !errors.As(err, &se) || se.Code != structconv.CodeType {
 			t.Errorf("Fix(StringValue) with %+v: err = %v, want CodeType", o, err)
 		}
+	}
+	if _, err := (structconv.CheckOptions{}).Struct(schema, wrapperspb.String("x")); err == nil {
+		t.Error("CheckOptions.Struct(StringValue) = nil error")
 	}
 }
 
@@ -60,10 +67,10 @@ func TestCheckSchemaErrorsAlike(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Compile: %v (the plan does not read patterns; the validator does)", err)
 	}
-	o := structconv.CheckOptions{Schema: schema}
-	_, _, errJSON := o.JSON([]byte(`{"s":"x"}`))
-	_, errStruct := o.Struct(&structpb.Struct{Fields: map[string]*structpb.Value{"s": structpb.NewStringValue("x")}})
-	_, _, errGo := o.Go(map[string]any{"s": "x"})
+	o := structconv.CheckOptions{}
+	_, _, errJSON := o.JSON(schema, []byte(`{"s":"x"}`))
+	_, errStruct := o.Struct(schema, &structpb.Struct{Fields: map[string]*structpb.Value{"s": structpb.NewStringValue("x")}})
+	_, _, errGo := o.Go(schema, map[string]any{"s": "x"})
 	for name, err := range map[string]error{"JSON": errJSON, "Struct": errStruct, "Go": errGo} {
 		var se *coerce.SchemaError
 		if !errors.As(err, &se) {
@@ -79,7 +86,7 @@ func TestCheckSchemaErrorsAlike(t *testing.T) {
 // TestNilReport: a nil *coerce.Report answers without panicking.
 func TestNilReport(t *testing.T) {
 	var r *coerce.Report
-	if !r.Valid() || r.Count(coerce.RuleInteger) != 0 || r.String() != "" {
+	if !r.Valid() || r.Count(terms.RuleInteger) != 0 || r.String() != "" {
 		t.Error("a nil Report must be valid, count nothing and print nothing")
 	}
 }
@@ -97,7 +104,7 @@ func TestOpenNumberLocationRestoresCarried(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := `{"target":{"arguments":{"limit":9223372036854775807},"name":"find"}}`
-	out, rep, err := structconv.CheckOptions{Schema: schema}.JSON([]byte(in))
+	out, rep, err := structconv.CheckOptions{}.JSON(schema, []byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -111,10 +111,6 @@ func pointerOf(path []seg) string {
 	return string(b)
 }
 
-// planOf returns the plan of a compiled schema: nil for no schema.
-func planOf(s *coerce.Schema) *plan.Schema {
-	if s == nil {
-		return nil
-	}
-	return plan.OfPublic(s)
-}
+// planOf returns the plan of a compiled schema: nil for no schema. A
+// coerce.Schema is the plan under its public name.
+func planOf(s *coerce.Schema) *plan.Schema { return (*plan.Schema)(s) }

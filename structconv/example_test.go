@@ -100,3 +100,32 @@ func ExampleGoOptions_Apply() {
 	fmt.Printf("%s line is %T\n", b, args["line"])
 	// Output: {"line":12,"score":3} line is int64
 }
+
+// The pre-dispatch check of a model's arguments: repairs the policy allows
+// (reported), integers as integer literals, then full validation.
+func ExampleCheckOptions_JSON() {
+	schema, err := coerce.Compile(`{
+		"type": "object",
+		"required": ["sku"],
+		"properties": {"sku": {"type": "string"}, "limit": {"type": "integer", "minimum": 1}}
+	}`)
+	if err != nil {
+		panic(err)
+	}
+	check := structconv.CheckOptions{Policy: coerce.Lenient(), Tool: "query_inventory"}
+	out, report, err := check.JSON(schema, []byte(`{"sku": "A-1", "limit": "20"}`))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(string(out))
+	fmt.Println(report)
+	_, report, _ = check.JSON(schema, []byte(`{"limit": 0}`))
+	fmt.Println(coerce.FormatProblems("query_inventory", report.Problems))
+	// Output:
+	// {"limit":20,"sku":"A-1"}
+	// /limit: string-to-integer "20" -> 20
+	// Invalid arguments for tool "query_inventory":
+	// - /: missing required property "sku"
+	// - /limit: expected at least 1, got integer 0
+	// Correct these arguments and call the tool again.
+}

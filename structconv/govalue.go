@@ -18,6 +18,7 @@ import (
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/terms"
 )
 
 // GoOptions configures conversion between Struct messages and Go value
@@ -25,7 +26,7 @@ import (
 // encoding/json and most SDKs (genai FunctionCall.Args, MCP arguments)
 // use.
 type GoOptions struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Schema guides the conversion; nil means no schema.
 	Schema *coerce.Schema
@@ -35,8 +36,8 @@ type GoOptions struct {
 	// and Apply; the zero value is strict. Rules need a Schema.
 	Policy coerce.Policy
 	// MaxNumberDigits limits the digits of a json.Number that Apply and
-	// FromGo read; 0 means DefaultMaxNumberDigits. Longer fails with
-	// CodeNumber. Nesting is bounded by MaxDepthLimit (CodeDepth).
+	// FromGo read; 0 means 4300. Longer fails with CodeNumber. Nesting is
+	// bounded by the hard cap of 100000 levels (CodeDepth).
 	MaxNumberDigits int
 }
 
@@ -131,8 +132,8 @@ type goConv struct {
 
 // enter bounds the nesting of a walk over values built in memory.
 func (g *goConv) enter() error {
-	if len(g.path) >= MaxDepthLimit {
-		return g.fail(CodeDepth, "nesting deeper than %d levels", MaxDepthLimit)
+	if len(g.path) >= maxDepthLimit {
+		return g.fail(CodeDepth, "nesting deeper than %d levels", maxDepthLimit)
 	}
 	return nil
 }
@@ -197,16 +198,16 @@ func (g *goConv) number(f float64, l *plan.Loc) any {
 	if !jsonnum.IsWhole(f) {
 		if g.report != nil && l.Admits()&jsontype.Number == 0 {
 			lit := string(jsonnum.AppendFloat(nil, f))
-			g.note(coerce.RuleFraction, lit, lit, l)
+			g.note(terms.RuleFraction, lit, lit, l)
 		}
 		return f
 	}
 	n := wholeInt(f)
 	if g.report != nil {
 		lit := string(jsonnum.AppendWhole(nil, f))
-		g.note(coerce.RuleInteger, string(jsonnum.AppendFloat(nil, f)), lit, l)
+		g.note(terms.RuleInteger, string(jsonnum.AppendFloat(nil, f)), lit, l)
 		if jsonnum.Unsafe(f) {
-			g.note(coerce.RulePrecisionUnsafe, lit, lit, l)
+			g.note(terms.RulePrecisionUnsafe, lit, lit, l)
 		}
 	}
 	return n
@@ -216,7 +217,7 @@ func (g *goConv) number(f float64, l *plan.Loc) any {
 func (g *goConv) str(s string, l *plan.Loc) any {
 	if l.RestoresCarried() && jsonnum.Carried(s) {
 		if g.report != nil {
-			g.note(coerce.RuleBigIntRestored, strconv.Quote(s), s, l)
+			g.note(terms.RuleBigIntRestored, strconv.Quote(s), s, l)
 		}
 		return digitsInt(s)
 	}
@@ -390,13 +391,13 @@ func (g *goConv) apply(v any, l *plan.Loc) (any, error) {
 			// A fraction as written, whatever its double: kept exact for
 			// validation, never rounded to an integer.
 			if g.report != nil && l.Admits()&jsontype.Number == 0 {
-				g.note(coerce.RuleFraction, lit, lit, l)
+				g.note(terms.RuleFraction, lit, lit, l)
 			}
 			return x, nil
 		}
 		if canon, ok := jsonnum.IntegerDigits(lit); ok && isNumberLiteral(lit) {
 			if g.report != nil && canon != lit {
-				g.note(coerce.RuleInteger, lit, canon, l)
+				g.note(terms.RuleInteger, lit, canon, l)
 			}
 			return digitsInt(canon), nil
 		}
@@ -604,12 +605,12 @@ func (g *goConv) integer(canon string, l *plan.Loc) (*structpb.Value, error) {
 	}
 	if l.RoundsBigIntegers() {
 		if g.report != nil && string(jsonnum.AppendWhole(nil, f)) != canon {
-			g.note(coerce.RuleBigIntRounded, canon, string(jsonnum.AppendFloat(nil, f)), l)
+			g.note(terms.RuleBigIntRounded, canon, string(jsonnum.AppendFloat(nil, f)), l)
 		}
 		return structpb.NewNumberValue(f), nil
 	}
 	if g.report != nil {
-		g.note(coerce.RuleBigIntCarried, canon, strconv.Quote(canon), l)
+		g.note(terms.RuleBigIntCarried, canon, strconv.Quote(canon), l)
 	}
 	return structpb.NewStringValue(canon), nil
 }

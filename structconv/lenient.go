@@ -14,15 +14,14 @@ import (
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/lenient"
 	"github.com/structkit/structkit/internal/plan"
-	"github.com/structkit/structkit/internal/pragma"
 )
 
 // This file holds what the lenient coercion policy (coerce.Policy) needs
 // from the codec. Package internal/lenient decides, once, what the policy
 // does with a value at a location; each conversion path below only applies
 // that decision: the decoder (Unmarshal), the encoder (Marshal), the fixer
-// (FixOptions, in place) and the Go-value converter (GoOptions). Embedded
-// JSON (coerce.RuleJSONString) is read by the codec's own strict decoder
+// (CheckOptions.Struct, in place) and the Go-value converter (GoOptions). Embedded
+// JSON ("json-string") is read by the codec's own strict decoder
 // on every path.
 
 // isCarried reports whether a string read from a Struct is the codec's
@@ -134,7 +133,7 @@ func parseStrict(text string, depth int) (*structpb.Value, bool) {
 
 // marshalAt writes v as Marshal does under the plan l, for reports.
 func marshalAt(v *structpb.Value, l *plan.Loc) string {
-	e := encoder{maxDepth: MaxDepthLimit}
+	e := encoder{maxDepth: maxDepthLimit}
 	_ = e.value(v, l)
 	return string(e.b)
 }
@@ -246,7 +245,7 @@ func (e *encoder) lenientValue(v *structpb.Value, l *plan.Loc) (done bool, err e
 	}
 	dec := lenient.Value(e.policy, l, sc)
 	if dec.Action == lenient.ParseJSON {
-		if parsed, ok := parseStrict(sc.Text, MaxDepthLimit-len(e.path)); ok {
+		if parsed, ok := parseStrict(sc.Text, maxDepthLimit-len(e.path)); ok {
 			start := len(e.b)
 			mark := reportMark(e.report)
 			if err := e.value(parsed, l); err != nil {
@@ -310,41 +309,26 @@ func dropEmpty(p coerce.Policy, n noter, reporting bool, parent *plan.Loc, key s
 	return v
 }
 
-// Fixer (FixOptions).
+// Fixer (CheckOptions.Struct).
 
-// FixOptions applies a lenient coercion policy in place on a Struct that
-// is already built, such as the arguments of an incoming gRPC request.
-type FixOptions struct {
-	pragma.NoUnkeyedLiterals
-
-	// Schema says what may stand where; without one nothing changes.
-	Schema *coerce.Schema
-	// Policy says which rules apply; the zero value changes nothing.
-	Policy coerce.Policy
-	// Report, if not nil, receives an entry for each change.
-	Report *coerce.Report
-}
-
-// Fix rewrites m, a *structpb.Struct, *structpb.Value or
-// *structpb.ListValue, in place: values the policy repairs are replaced,
-// optional empty members dropped. Numbers stay doubles (a Struct has no
-// other kind); integers a rule produces beyond ±2^53 are carried as
-// decimal strings. Any other message type is an *Error with CodeType,
-// with or without a schema.
-func (o FixOptions) Fix(m proto.Message) error {
-	f := fixer{policy: o.Policy, report: o.Report}
-	root := planOf(o.Schema).Root()
+// fix rewrites m, a *structpb.Struct, *structpb.Value or
+// *structpb.ListValue, in place under the policy (see CheckOptions.Struct),
+// reporting each change to report if not nil. Any other message type is
+// an *Error with CodeType, with or without a schema.
+func fix(schema *coerce.Schema, policy coerce.Policy, report *coerce.Report, m proto.Message) error {
+	f := fixer{policy: policy, report: report}
+	root := planOf(schema).Root()
 	switch v := m.(type) {
 	case *structpb.Struct:
-		if root != nil && o.Policy.Enabled() {
+		if root != nil && policy.Enabled() {
 			f.object(v, root)
 		}
 	case *structpb.ListValue:
-		if root != nil && o.Policy.Enabled() {
+		if root != nil && policy.Enabled() {
 			f.list(v, root)
 		}
 	case *structpb.Value:
-		if root != nil && o.Policy.Enabled() {
+		if root != nil && policy.Enabled() {
 			f.value(v, root)
 		}
 	default:
@@ -357,13 +341,13 @@ type fixer struct {
 	policy coerce.Policy
 	report *coerce.Report
 	path   []seg
-	err    error // the walk stopped: nesting beyond MaxDepthLimit
+	err    error // the walk stopped: nesting beyond maxDepthLimit
 }
 
 // enter bounds the nesting of the walk; once it fails, the walk stops.
 func (f *fixer) enter() bool {
-	if f.err == nil && len(f.path) >= MaxDepthLimit {
-		f.err = &Error{Code: CodeDepth, Path: pointerOf(f.path), Offset: -1, Msg: fmt.Sprintf("nesting deeper than %d levels", MaxDepthLimit)}
+	if f.err == nil && len(f.path) >= maxDepthLimit {
+		f.err = &Error{Code: CodeDepth, Path: pointerOf(f.path), Offset: -1, Msg: fmt.Sprintf("nesting deeper than %d levels", maxDepthLimit)}
 	}
 	return f.err == nil
 }
@@ -390,7 +374,7 @@ func (f *fixer) value(v *structpb.Value, l *plan.Loc) {
 	}
 	dec := lenient.Value(f.policy, l, sc)
 	if dec.Action == lenient.ParseJSON {
-		if parsed, ok := parseStrict(sc.Text, MaxDepthLimit-len(f.path)); ok {
+		if parsed, ok := parseStrict(sc.Text, maxDepthLimit-len(f.path)); ok {
 			mark := reportMark(f.report)
 			f.value(parsed, l)
 			v.Kind = parsed.Kind
@@ -530,7 +514,7 @@ func (g *goConv) lenientGo(v any, l *plan.Loc) (out any, done bool, err error) {
 	}
 	dec := lenient.Value(g.policy, l, sc)
 	if dec.Action == lenient.ParseJSON {
-		if parsed, ok := parseStrict(sc.Text, MaxDepthLimit-len(g.path)); ok {
+		if parsed, ok := parseStrict(sc.Text, maxDepthLimit-len(g.path)); ok {
 			mark := reportMark(g.report)
 			res, err := g.fromValue(parsed, l)
 			if err != nil {

@@ -20,6 +20,8 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -35,7 +37,7 @@ var propExcluded = map[string]string{}
 // every rule on, then Marshal, unchanged, and the report holds no policy
 // change.
 func TestLenientSuiteValidUnchanged(t *testing.T) {
-	all, err := coerce.ParsePolicy("all")
+	all, err := terms.ParsePolicy("all")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -672,10 +674,10 @@ func propValidator(t *testing.T, tool mcpTool) *jsonschema.Schema {
 		t.Fatal(err)
 	}
 	propNullable(doc)
-	if err := c.AddResource(coerce.DefaultBaseURI, doc); err != nil {
+	if err := c.AddResource(plan.DefaultBaseURI, doc); err != nil {
 		t.Fatal(err)
 	}
-	v, err := c.Compile(coerce.DefaultBaseURI)
+	v, err := c.Compile(plan.DefaultBaseURI)
 	if err != nil {
 		t.Fatalf("the validator cannot compile the schema: %v", err)
 	}
@@ -729,7 +731,7 @@ const propSeeds = 25
 // locations of one reading turned into strings), Lenient() restores the
 // document on all four paths, reporting exactly one change per leaf.
 func TestLenientMCPProperty(t *testing.T) {
-	all, err := coerce.ParsePolicy("all")
+	all, err := terms.ParsePolicy("all")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -745,7 +747,7 @@ func TestLenientMCPProperty(t *testing.T) {
 	var docs, invalid, stringified, leaves int
 	for _, tool := range tools {
 		t.Run(tool.name, func(t *testing.T) {
-			schema, err := coerce.CompileValue(tool.schema)
+			schema, err := coerce.Compile(tool.schema)
 			if err != nil {
 				t.Fatalf("CompileValue: %v", err)
 			}
@@ -777,7 +779,7 @@ func TestLenientMCPProperty(t *testing.T) {
 					}
 					for _, c := range run.changes {
 						carried := (p == "b" || p == "c") && slices.Contains(g.bigs, c.Path) &&
-							(c.Rule == coerce.RuleStringToInteger || c.Rule == coerce.RuleStringToNumber)
+							(c.Rule == terms.RuleStringToInteger || c.Rule == terms.RuleStringToNumber)
 						if !carried {
 							t.Errorf("seed %d: path %s (%s): policy change on a valid document: %v\n in %s", seed, p, lenPathName[p], c, in)
 						}
@@ -808,7 +810,7 @@ func TestLenientMCPProperty(t *testing.T) {
 					var got []string
 					for _, c := range run.changes {
 						switch c.Rule {
-						case coerce.RuleStringToInteger, coerce.RuleStringToNumber, coerce.RuleStringToBoolean:
+						case terms.RuleStringToInteger, terms.RuleStringToNumber, terms.RuleStringToBoolean:
 						default:
 							t.Errorf("seed %d: path %s: unexpected change %v", seed, p, c)
 						}

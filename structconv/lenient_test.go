@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -118,15 +119,15 @@ var (
 )
 
 const (
-	rInt    = coerce.RuleStringToInteger
-	rNum    = coerce.RuleStringToNumber
-	rBool   = coerce.RuleStringToBoolean
-	rWords  = coerce.RuleBooleanWords
-	rNumStr = coerce.RuleNumberToString
-	rEnum   = coerce.RuleEnumCase
-	rDrop   = coerce.RuleDropEmpty
-	rJSON   = coerce.RuleJSONString
-	rWrap   = coerce.RuleWrapScalar
+	rInt    = terms.RuleStringToInteger
+	rNum    = terms.RuleStringToNumber
+	rBool   = terms.RuleStringToBoolean
+	rWords  = terms.RuleBooleanWords
+	rNumStr = terms.RuleNumberToString
+	rEnum   = terms.RuleEnumCase
+	rDrop   = terms.RuleDropEmpty
+	rJSON   = terms.RuleJSONString
+	rWrap   = terms.RuleWrapScalar
 )
 
 // same: the document is left as it is.
@@ -493,7 +494,7 @@ var lenCases = []lenCase{
 // lenPolicyRules is the set of rules the policy reports.
 var lenPolicyRules = func() map[coerce.Rule]bool {
 	m := map[coerce.Rule]bool{}
-	for _, r := range coerce.AllRules() {
+	for _, r := range terms.AllRules() {
 		m[r] = true
 	}
 	return m
@@ -628,7 +629,7 @@ func lenFullChanges(cs []coerce.Change, withFrom bool) []string {
 var lenPathName = map[string]string{
 	"a": "Unmarshal with the policy, Marshal without",
 	"b": "Unmarshal without schema, Marshal with the policy",
-	"c": "Unmarshal without schema, FixOptions.Fix, Marshal",
+	"c": "Unmarshal without schema, Fix, Marshal",
 	"d": "GoOptions.Apply on encoding/json values",
 }
 
@@ -737,11 +738,11 @@ func lenPathC(t *testing.T, schema *coerce.Schema, c lenCase) lenRun {
 	var err error
 	switch {
 	case v.GetStructValue() != nil:
-		err = structconv.FixOptions{Schema: schema, Policy: c.policy, Report: &r}.Fix(v.GetStructValue())
+		err = structconv.Fix(schema, c.policy, &r, v.GetStructValue())
 	case v.GetListValue() != nil:
-		err = structconv.FixOptions{Schema: schema, Policy: c.policy, Report: &r}.Fix(v.GetListValue())
+		err = structconv.Fix(schema, c.policy, &r, v.GetListValue())
 	default:
-		err = structconv.FixOptions{Schema: schema, Policy: c.policy, Report: &r}.Fix(v)
+		err = structconv.Fix(schema, c.policy, &r, v)
 	}
 	if err != nil {
 		t.Fatalf("path c: Fix: %v", err)
@@ -812,7 +813,7 @@ func TestReportOrderDeterministic(t *testing.T) {
 			},
 			"Fix": func() *coerce.Report {
 				var r coerce.Report
-				if err := (structconv.FixOptions{Schema: schema, Policy: lenL, Report: &r}).Fix(lenRead(t, string(doc))); err != nil {
+				if err := structconv.Fix(schema, lenL, &r, lenRead(t, string(doc))); err != nil {
 					t.Fatal(err)
 				}
 				return &r

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -38,7 +39,7 @@ func TestNumberDigitsLimit(t *testing.T) {
 	err = structconv.GoOptions{}.FromGo(map[string]any{"n": json.Number(lit(5000))}, &v)
 	wantCode(t, "FromGo", err, structconv.CodeNumber, "/n")
 	schema := compile(t, `{"type":"object","properties":{"n":{"type":"integer","minimum":1}}}`)
-	_, _, err = structconv.CheckOptions{Schema: schema}.JSON([]byte(`{"n":` + lit(1_000_000) + `}`))
+	_, _, err = structconv.CheckOptions{}.JSON(schema, []byte(`{"n":`+lit(1_000_000)+`}`))
 	wantCode(t, "a check of a million digits", err, structconv.CodeNumber, "/n")
 }
 
@@ -64,21 +65,21 @@ func TestFractionIsAFraction(t *testing.T) {
 	if err := (structconv.UnmarshalOptions{Schema: schema, Report: &rep}).Unmarshal(args, &v); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Count(coerce.RuleFraction) != 1 || rep.Changes[0].Path != "/n" {
+	if rep.Count(terms.RuleFraction) != 1 || rep.Changes[0].Path != "/n" {
 		t.Errorf("Unmarshal report: %v, want one fraction-at-integer at /n", &rep)
 	}
-	_, crep, err := structconv.CheckOptions{Schema: schema}.JSON(args)
+	_, crep, err := structconv.CheckOptions{}.JSON(schema, args)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if crep.Valid() || len(crep.Problems) != 1 || crep.Problems[0].Path != "/n" {
 		t.Fatalf("check: %v, want one problem at /n", crep)
 	}
-	if want := "/n: expected integer, got number 1.0000000000000001"; crep.Problems[0].Message != want {
-		t.Errorf("problem %q, want %q", crep.Problems[0].Message, want)
+	if want := "/n: expected integer, got number 1.0000000000000001"; crep.Problems[0].String() != want {
+		t.Errorf("problem %q, want %q", crep.Problems[0].String(), want)
 	}
 	// The same through Go values, where the literal is a json.Number.
-	_, grep, err := structconv.CheckOptions{Schema: schema}.Go(map[string]any{"n": json.Number("1.0000000000000001")})
+	_, grep, err := structconv.CheckOptions{}.Go(schema, map[string]any{"n": json.Number("1.0000000000000001")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestFractionIsAFraction(t *testing.T) {
 		t.Errorf("Go check took 1.0000000000000001 for an integer")
 	}
 	// Whole values written with a fraction of zeros stay integers.
-	if _, r, _ := (structconv.CheckOptions{Schema: schema}).JSON([]byte(`{"n":1.000,"x":2}`)); !r.Valid() {
+	if _, r, _ := (structconv.CheckOptions{}).JSON(schema, []byte(`{"n":1.000,"x":2}`)); !r.Valid() {
 		t.Errorf("1.000 is an integer: %v", r)
 	}
 }
@@ -110,9 +111,9 @@ func TestInMemoryDepth(t *testing.T) {
 	wantDepth(t, "ToGo", err)
 	_, err = structconv.GoOptions{Schema: recursive}.ToGo(deep)
 	wantDepth(t, "ToGo with a schema", err)
-	err = structconv.FixOptions{Schema: recursive, Policy: coerce.Lenient()}.Fix(deep)
+	err = structconv.Fix(recursive, coerce.Lenient(), nil, deep)
 	wantDepth(t, "Fix", err)
-	_, err = structconv.CheckOptions{Schema: recursive}.Struct(deep)
+	_, err = structconv.CheckOptions{}.Struct(recursive, deep)
 	wantDepth(t, "CheckOptions.Struct", err)
 	var g any = nil
 	for range structconv.MaxDepthLimit + 5 {
@@ -140,10 +141,10 @@ func TestCheckContext(t *testing.T) {
 	schema := compile(t, `{"type":"object"}`)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	o := structconv.CheckOptions{Schema: schema, Context: ctx}
-	_, _, errJSON := o.JSON([]byte(`{}`))
-	_, errStruct := o.Struct(&structpb.Struct{})
-	_, _, errGo := o.Go(map[string]any{})
+	o := structconv.CheckOptions{Context: ctx}
+	_, _, errJSON := o.JSON(schema, []byte(`{}`))
+	_, errStruct := o.Struct(schema, &structpb.Struct{})
+	_, _, errGo := o.Go(schema, map[string]any{})
 	for name, err := range map[string]error{"JSON": errJSON, "Struct": errStruct, "Go": errGo} {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: err = %v, want context.Canceled", name, err)

@@ -17,13 +17,14 @@ import (
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/terms"
 )
 
 // MarshalOptions configures Struct → JSON conversion. The zero value
 // converts without a schema. Like protojson's options, it is a plain struct
 // used by value.
 type MarshalOptions struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Schema guides the conversion: at every location where an applicable
 	// schema admits integer, whole numbers are written as integer literals
@@ -39,7 +40,7 @@ type MarshalOptions struct {
 	// MaxDepth limits the nesting of what is written, as
 	// UnmarshalOptions.MaxDepth limits what is read: deeper fails with
 	// CodeDepth naming the path, before anything deeper is written. 0 (and
-	// anything above MaxDepthLimit) means MaxDepthLimit. A sender sets it
+	// anything above 100000, the hard cap) means the hard cap. A sender sets it
 	// to what its peer accepts.
 	MaxDepth int
 }
@@ -89,8 +90,8 @@ func (o MarshalOptions) MarshalAppend(b []byte, m proto.Message) ([]byte, error)
 func (o MarshalOptions) encode(e *encoder, m proto.Message) error {
 	e.report = o.Report
 	e.policy, e.lenient = o.Policy, o.Policy.Enabled() && o.Schema != nil
-	e.maxDepth = MaxDepthLimit
-	if o.MaxDepth > 0 && o.MaxDepth < MaxDepthLimit {
+	e.maxDepth = maxDepthLimit
+	if o.MaxDepth > 0 && o.MaxDepth < maxDepthLimit {
 		e.maxDepth = o.MaxDepth
 	}
 	root := planOf(o.Schema).Root()
@@ -185,16 +186,16 @@ func (e *encoder) number(f float64, l *plan.Loc) error {
 			e.b = jsonnum.AppendWhole(e.b, f)
 			if e.report != nil {
 				lit := string(e.b[start:])
-				e.note(coerce.RuleInteger, string(jsonnum.AppendFloat(nil, f)), lit, l)
+				e.note(terms.RuleInteger, string(jsonnum.AppendFloat(nil, f)), lit, l)
 				if jsonnum.Unsafe(f) {
-					e.note(coerce.RulePrecisionUnsafe, lit, lit, l)
+					e.note(terms.RulePrecisionUnsafe, lit, lit, l)
 				}
 			}
 			return nil
 		}
 		if e.report != nil && l.Admits()&jsontype.Number == 0 {
 			lit := string(jsonnum.AppendFloat(nil, f))
-			e.note(coerce.RuleFraction, lit, lit, l)
+			e.note(terms.RuleFraction, lit, lit, l)
 		}
 	}
 	e.b = jsonnum.AppendFloat(e.b, f)
@@ -205,7 +206,7 @@ func (e *encoder) str(s string, l *plan.Loc) error {
 	if l.RestoresCarried() && jsonnum.Carried(s) {
 		e.b = append(e.b, s...)
 		if e.report != nil {
-			e.note(coerce.RuleBigIntRestored, `"`+s+`"`, s, l)
+			e.note(terms.RuleBigIntRestored, `"`+s+`"`, s, l)
 		}
 		return nil
 	}

@@ -118,25 +118,25 @@ func mcpCompile(t *testing.T, tool mcpTool) (fromMap, fromStruct *coerce.Schema)
 	if err := json.Unmarshal(tool.raw, &plain); err != nil {
 		t.Fatal(err)
 	}
-	fromMap, err := coerce.CompileValue(plain)
+	fromMap, err := coerce.Compile(plain)
 	if err != nil {
-		t.Fatalf("CompileValue(map with float64 numbers): %v", err)
+		t.Fatalf("Compile(map with float64 numbers): %v", err)
 	}
-	if _, err := coerce.CompileValue(tool.schema); err != nil {
-		t.Fatalf("CompileValue(map with json.Number numbers): %v", err)
+	if _, err := coerce.Compile(tool.schema); err != nil {
+		t.Fatalf("Compile(map with json.Number numbers): %v", err)
 	}
 	st, err := structpb.NewStruct(plain)
 	if err != nil {
 		t.Fatalf("structpb.NewStruct: %v", err)
 	}
-	fromStruct, err = coerce.CompileValue(st)
+	fromStruct, err = coerce.Compile(st)
 	if err != nil {
-		t.Fatalf("CompileValue(*structpb.Struct): %v", err)
+		t.Fatalf("Compile(*structpb.Struct): %v", err)
 	}
 	// And once more from the Struct's own map (what a server that kept the
 	// schema as a Struct hands over after AsMap).
-	if _, err := coerce.CompileValue(st.AsMap()); err != nil {
-		t.Fatalf("CompileValue(Struct.AsMap()): %v", err)
+	if _, err := coerce.Compile(st.AsMap()); err != nil {
+		t.Fatalf("Compile(Struct.AsMap()): %v", err)
 	}
 	return fromMap, fromStruct
 }

@@ -24,8 +24,8 @@ import (
 
 func init() {
 	restore.CheckJSON = func(p restore.CheckParams, run *restore.Run, args []byte) ([]byte, *coerce.Report, error) {
-		return CheckOptions{Schema: p.Schema, Policy: p.Policy, Tool: p.Tool, Observer: p.Observer, Context: p.Context,
-			MaxDepth: p.MaxDepth, MaxNumberDigits: p.MaxNumberDigits, restore: run}.JSON(args)
+		return CheckOptions{Policy: p.Policy, Tool: p.Tool, Observer: p.Observer, Context: p.Context,
+			MaxDepth: p.MaxDepth, MaxNumberDigits: p.MaxNumberDigits, restore: run}.JSON((*coerce.Schema)(p.Schema), args)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -347,10 +348,10 @@ func (h *suiteHarness) validator(t *testing.T, dr suiteDraft, schema []byte) *js
 			t.Fatal(err)
 		}
 	}
-	if err := lib.AddResource(coerce.DefaultBaseURI, suiteDecode(t, schema)); err != nil {
+	if err := lib.AddResource(plan.DefaultBaseURI, suiteDecode(t, schema)); err != nil {
 		t.Fatal(err)
 	}
-	v, err := lib.Compile(coerce.DefaultBaseURI)
+	v, err := lib.Compile(plan.DefaultBaseURI)
 	if err != nil {
 		t.Fatalf("the validator cannot compile the schema: %v", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/restore"
+	"github.com/structkit/structkit/internal/terms"
 )
 
 // BigIntegers says what Unmarshal does with an integer literal beyond
@@ -40,7 +41,7 @@ const (
 // UnmarshalOptions configures JSON → Struct conversion. The zero value
 // converts without a schema, carrying big integers.
 type UnmarshalOptions struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Schema guides the conversion (see BigIntegers); nil means no schema.
 	Schema *coerce.Schema
@@ -51,12 +52,12 @@ type UnmarshalOptions struct {
 	Policy coerce.Policy
 	// BigIntegers chooses what happens to integer literals beyond ±2^53.
 	BigIntegers BigIntegers
-	// MaxDepth limits the nesting of arrays and objects; 0 means
-	// DefaultMaxDepth, and values above MaxDepthLimit mean MaxDepthLimit.
+	// MaxDepth limits the nesting of arrays and objects; 0 means 2000
+	// levels, and values above 100000 (the hard cap) mean 100000.
 	// Deeper input fails with CodeDepth; no input can exhaust the stack.
 	MaxDepth int
 	// MaxNumberDigits limits the digits of one number literal; 0 means
-	// DefaultMaxNumberDigits. A longer literal fails with CodeNumber. See
+	// 4300. A longer literal fails with CodeNumber. See
 	// limits.go.
 	MaxNumberDigits int
 
@@ -591,7 +592,7 @@ func (d *decoder) number(l *plan.Loc) (*structpb.Value, error) {
 	// A fraction written in the text is a fraction, whatever the double
 	// rounds it to (1.0000000000000001 reads as 1).
 	if d.report != nil && l.Integer() && l.Admits()&jsontype.Number == 0 && (!jsonnum.IsWhole(f) || jsonnum.HasFraction(lit)) {
-		d.note(coerce.RuleFraction, lit, lit, l)
+		d.note(terms.RuleFraction, lit, lit, l)
 	}
 	return d.numberValue(f), nil
 }
@@ -608,12 +609,12 @@ func (d *decoder) bigInteger(lit, canon string, plain bool, f float64, l *plan.L
 		return nil, d.fail(CodeBigInteger, "integer %s is beyond ±2^53 and cannot be held exactly in a double", clip(lit))
 	case d.bigInts == BigIntegersRound || l.RoundsBigIntegers() || !plain && !l.Integer():
 		if d.report != nil && string(jsonnum.AppendWhole(nil, f)) != canon {
-			d.note(coerce.RuleBigIntRounded, lit, string(jsonnum.AppendFloat(nil, f)), l)
+			d.note(terms.RuleBigIntRounded, lit, string(jsonnum.AppendFloat(nil, f)), l)
 		}
 		return d.numberValue(f), nil
 	}
 	if d.report != nil {
-		d.note(coerce.RuleBigIntCarried, lit, strconv.Quote(canon), l)
+		d.note(terms.RuleBigIntCarried, lit, strconv.Quote(canon), l)
 	}
 	return d.stringValue(canon), nil
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/structconv"
 )
 
 // profileFlag is --profile: a provider profile name.
@@ -243,7 +245,7 @@ func runRestore(e *env, args []string) error {
 	var pf profileFlag
 	fs.Var(&pf, "profile", "the provider `NAME` the answer was written for: "+profileNames())
 	lenient := fs.Bool("lenient", false, "also repair the unambiguous typing slips models make (the safe preset: "+joinRules(coerce.Lenient().Rules())+")")
-	rules := fs.String("rules", "", "repair with these `RULES` only, comma-separated: "+joinRules(coerce.AllRules())+"; or lenient, all")
+	rules := fs.String("rules", "", "repair with these `RULES` only, comma-separated: "+joinRules(terms.AllRules())+"; or lenient, all")
 	format := newEnum("text", "text", "json")
 	fs.Var(format, "format", "`FORMAT` of the output: text (arguments on stdout, report on stderr) or json (one object on stdout)")
 	pos, err := parseFlags(e, fs, args, func(w io.Writer) { restoreUsage(w, fs) })
@@ -253,7 +255,7 @@ func runRestore(e *env, args []string) error {
 	if pf.p == "" {
 		return usagef("restore needs --profile NAME (%s)", profileNames())
 	}
-	policy, err := coerce.ParsePolicy(*rules)
+	policy, err := terms.ParsePolicy(*rules)
 	if err != nil {
 		return usagef("restore: --rules: %v", err)
 	}
@@ -272,7 +274,7 @@ func runRestore(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	out, rep, err := adapt.RestoreOptions{Schema: s, Policy: policy, Tool: sf.tool}.JSON(answer)
+	out, rep, err := adapt.RestoreOptions{Schema: s, CheckOptions: structconv.CheckOptions{Policy: policy, Tool: sf.tool}}.JSON(answer)
 	if err != nil {
 		if rep, err = inputReport(inName, answer, err); err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"sync"
@@ -29,8 +30,8 @@ import (
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/internal/fixture/mcpserver"
-	"github.com/structkit/structkit/internal/observe"
-	"github.com/structkit/structkit/mcpbridge"
+	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/structconv"
 )
 
 // mcpFlags collects the repeatable --mcp NAME=COMMAND|URL flag.
@@ -69,7 +70,11 @@ func (f mcpFlags) upstreams() ([]bridge.Upstream, error) {
 		if err != nil {
 			return nil, usagef("bridge: --mcp %s: %v", s, err)
 		}
-		ups = append(ups, bridge.Command(name, argv...))
+		ups = append(ups, bridge.CommandFunc(name, func() *exec.Cmd {
+			cmd := exec.Command(argv[0], argv[1:]...)
+			cmd.Stderr = os.Stderr // the child's standard error is the bridge's
+			return cmd
+		}))
 	}
 	return ups, nil
 }
@@ -162,7 +167,7 @@ func (f *bridgeFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.mcps, "mcp", "front the MCP server `NAME=COMMAND` (a stdio command line, restarted when it exits) or NAME=URL (streamable HTTP); repeatable")
 	fs.BoolVar(&f.check, "check", false, "check each call's arguments against the tool's input schema first; invalid ones are answered with is_error and the problems")
 	fs.BoolVar(&f.lenient, "lenient", false, "repair the unambiguous typing slips models make (the safe preset: "+joinRules(coerce.Lenient().Rules())+")")
-	fs.StringVar(&f.rules, "rules", "", "repair with these `RULES` only, comma-separated: "+joinRules(coerce.AllRules())+"; or lenient, all")
+	fs.StringVar(&f.rules, "rules", "", "repair with these `RULES` only, comma-separated: "+joinRules(terms.AllRules())+"; or lenient, all")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve TLS (1.2 or newer) with the PEM certificate chain in `FILE` (needs --tls-key)")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key of --tls-cert, in `FILE`")
 	fs.StringVar(&f.clientCA, "client-ca", "", "mutual TLS: require client certificates signed by the PEM authorities in `FILE` (needs --tls-cert)")
@@ -173,8 +178,8 @@ func (f *bridgeFlags) register(fs *flag.FlagSet) {
 	f.logFormat = newEnum("text", "text", "json")
 	fs.Var(f.logFormat, "log-format", "`FORMAT` of the log on standard error: text, or json (one object per line)")
 	fs.StringVar(&f.metricsListen, "metrics-listen", "", "serve Prometheus metrics over HTTP at http://`ADDR`/metrics")
-	fs.DurationVar(&f.callTimeout, "call-timeout", bridge.DefaultCallTimeout, "end a call that runs longer than `DURATION` with DeadlineExceeded, cancelling it upstream")
-	fs.IntVar(&f.maxDepth, "max-depth", mcpbridge.DefaultMaxDepth, "refuse arguments nested deeper than `N` levels before sending them to an MCP server")
+	fs.DurationVar(&f.callTimeout, "call-timeout", 0, "end a call that runs longer than `DURATION` with DeadlineExceeded, cancelling it upstream; 0 means 1m")
+	fs.IntVar(&f.maxDepth, "max-depth", 0, "refuse arguments nested deeper than `N` levels before sending them to an MCP server; 0 means 512")
 }
 
 // defaultMaxMessageBytes is gRPC's own default receive limit.
@@ -193,7 +198,7 @@ func runBridge(e *env, args []string) error {
 	if len(pos) > 0 {
 		return usagef("bridge takes no arguments, got %s; the MCP servers are given with --mcp NAME=COMMAND", strings.Join(pos, " "))
 	}
-	policy, err := coerce.ParsePolicy(f.rules)
+	policy, err := terms.ParsePolicy(f.rules)
 	if err != nil {
 		return usagef("bridge: --rules: %v", err)
 	}
@@ -203,11 +208,11 @@ func runBridge(e *env, args []string) error {
 	if f.maxMessageBytes <= 0 {
 		return usagef("bridge: --max-message-bytes %d: want a positive number of bytes", f.maxMessageBytes)
 	}
-	if f.callTimeout <= 0 {
-		return usagef("bridge: --call-timeout %v: want a positive duration", f.callTimeout)
+	if f.callTimeout < 0 {
+		return usagef("bridge: --call-timeout %v: want a positive duration (or 0 for the default)", f.callTimeout)
 	}
-	if f.maxDepth <= 0 {
-		return usagef("bridge: --max-depth %d: want a positive number of levels", f.maxDepth)
+	if f.maxDepth < 0 {
+		return usagef("bridge: --max-depth %d: want a positive number of levels (or 0 for the default)", f.maxDepth)
 	}
 	ups, err := f.mcps.upstreams()
 	if err != nil {
@@ -273,8 +278,8 @@ func runBridge(e *env, args []string) error {
 		}
 		observers = append(observers, m.Observer())
 	}
-	srv, err := bridge.New(bridge.Options{Check: f.check, Policy: policy, Logger: logger, Observer: observe.Join(observers...), OnEvent: onEvent,
-		CallTimeout: f.callTimeout, MaxDepth: f.maxDepth}, ups...)
+	srv, err := bridge.New(bridge.Options{Check: f.check, Logger: logger, OnEvent: onEvent, CallTimeout: f.callTimeout,
+		CheckOptions: structconv.CheckOptions{Policy: policy, Observer: terms.JoinObservers(observers...), MaxDepth: f.maxDepth}}, ups...)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,6 @@ import (
 	"github.com/structkit/structkit/cmd/structkit/internal/expose"
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
-	"github.com/structkit/structkit/protoargs"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -111,7 +110,7 @@ func runCall(e *env, args []string) error {
 		if err := writeResult(e, resp, out); err != nil {
 			return err
 		}
-		writeReport(e.stderr, protoargs.ReportFromProto(resp.GetReport()))
+		writeProtoReport(e.stderr, resp.GetReport())
 		if why := resp.GetUnconverted(); why != "" {
 			fmt.Fprintf(e.stderr, "note: arguments sent unconverted: %s\n", why)
 		}

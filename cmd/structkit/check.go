@@ -10,6 +10,7 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsonenc"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -32,14 +33,14 @@ func runCheck(e *env, args []string) error {
 	var sf schemaFlags
 	sf.register(fs)
 	lenient := fs.Bool("lenient", false, "repair the unambiguous typing slips models make (the safe preset: "+joinRules(coerce.Lenient().Rules())+")")
-	rules := fs.String("rules", "", "repair with these `RULES` only, comma-separated: "+joinRules(coerce.AllRules())+"; or lenient, all")
+	rules := fs.String("rules", "", "repair with these `RULES` only, comma-separated: "+joinRules(terms.AllRules())+"; or lenient, all")
 	format := newEnum("text", "text", "json")
 	fs.Var(format, "format", "`FORMAT` of the output: text (arguments on stdout, report on stderr) or json (one object on stdout)")
 	pos, err := parseFlags(e, fs, args, func(w io.Writer) { checkUsage(w, fs) })
 	if err != nil {
 		return err
 	}
-	policy, err := coerce.ParsePolicy(*rules)
+	policy, err := terms.ParsePolicy(*rules)
 	if err != nil {
 		return usagef("check: --rules: %v", err)
 	}
@@ -58,7 +59,7 @@ func runCheck(e *env, args []string) error {
 		return err
 	}
 
-	out, rep, err := structconv.CheckOptions{Schema: schema, Policy: policy, Tool: sf.tool}.JSON(data)
+	out, rep, err := structconv.CheckOptions{Policy: policy, Tool: sf.tool}.JSON(schema, data)
 	if err != nil {
 		var schemaErr *coerce.SchemaError
 		if errors.As(err, &schemaErr) {
@@ -82,9 +83,13 @@ func inputReport(name string, data []byte, err error) (*coerce.Report, error) {
 	if !errors.As(err, &se) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	msg := name + ": " + se.Msg
+	if se.Offset >= 0 && data != nil {
+		line, col := lineCol(data, se.Offset)
+		msg = fmt.Sprintf("%s:%d:%d: %s (byte %d)", name, line, col, se.Msg, se.Offset)
+	}
 	return &coerce.Report{Problems: []coerce.Problem{{
-		Path: se.Path, Keyword: "json", Expected: "a JSON document", Got: se.Msg,
-		Message: inputError(name, data, err).Error(),
+		Path: se.Path, Keyword: "json", Expected: "a JSON document", Got: se.Msg, Msg: msg,
 	}}}, nil
 }
 

@@ -10,7 +10,7 @@ import (
 )
 
 // DefaultMaxDigits bounds the digits of one number literal by default (see
-// structconv.DefaultMaxNumberDigits): exact big-number work grows faster
+// the MaxNumberDigits options of structconv): exact big-number work grows faster
 // than linearly with them.
 const DefaultMaxDigits = 4300
 

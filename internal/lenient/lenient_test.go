@@ -10,6 +10,7 @@ import (
 	"github.com/structkit/structkit/internal/jsonnum"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/internal/terms"
 )
 
 // policyAll has every switch on.
@@ -21,7 +22,7 @@ var policyAll = coerce.Policy{
 // dropOf reads Member's decision as (drop, set to null).
 func dropOf(p coerce.Policy, parent *plan.Loc, name string, child *plan.Loc, v Scalar) (drop, toNull bool) {
 	d := Member(p, parent, name, child, v)
-	if d.Action != Keep && d.Rule != coerce.RuleDropEmpty {
+	if d.Action != Keep && d.Rule != terms.RuleDropEmpty {
 		panic("Member decided a rule other than drop-empty")
 	}
 	return d.Action == Drop, d.Action == Replace && d.Out.Type == jsontype.Null
@@ -34,7 +35,7 @@ func policyLoc(t *testing.T, schema string) *plan.Loc {
 	if err != nil {
 		t.Fatalf("Compile(%s): %v", schema, err)
 	}
-	l := plan.OfPublic(s).Root().Property("v", nil)
+	l := (*plan.Schema)(s).Root().Property("v", nil)
 	if l == nil {
 		t.Fatalf("no plan for %s", schema)
 	}
@@ -101,7 +102,7 @@ func toInt(text string, f float64) Scalar {
 func TestPolicyFixIntegerText(t *testing.T) {
 	l := policyLoc(t, `{"type":"integer"}`)
 	yes := func(in, canon string, f float64) fixCase {
-		return fixCase{in: str(in), ok: true, rule: coerce.RuleStringToInteger, want: toInt(canon, f)}
+		return fixCase{in: str(in), ok: true, rule: terms.RuleStringToInteger, want: toInt(canon, f)}
 	}
 	no := func(in string) fixCase { return fixCase{in: str(in)} }
 	cases := []fixCase{
@@ -172,12 +173,12 @@ func TestPolicyFixIntegerText(t *testing.T) {
 func TestPolicyFixDecimalText(t *testing.T) {
 	l := policyLoc(t, `{"type":"number"}`)
 	num := func(in string, f float64) fixCase {
-		return fixCase{in: str(in), ok: true, rule: coerce.RuleStringToNumber, want: Scalar{Type: jsontype.Number, Num: f}}
+		return fixCase{in: str(in), ok: true, rule: terms.RuleStringToNumber, want: Scalar{Type: jsontype.Number, Num: f}}
 	}
 	// A string holding an integer becomes an integer (exact digits), under
 	// string-to-number: the location names number, not integer.
 	whole := func(in, canon string, f float64) fixCase {
-		return fixCase{in: str(in), ok: true, rule: coerce.RuleStringToNumber, want: toInt(canon, f)}
+		return fixCase{in: str(in), ok: true, rule: terms.RuleStringToNumber, want: toInt(canon, f)}
 	}
 	no := func(in string) fixCase { return fixCase{in: str(in)} }
 	cases := []fixCase{
@@ -242,12 +243,12 @@ func TestPolicyFixBoolean(t *testing.T) {
 	}
 	no := func(in string) fixCase { return fixCase{in: str(in)} }
 	strict := []fixCase{
-		b("true", true, coerce.RuleStringToBoolean),
-		b("false", false, coerce.RuleStringToBoolean),
-		b("FALSE", false, coerce.RuleStringToBoolean),
-		b("False", false, coerce.RuleStringToBoolean),
-		b("TRUE", true, coerce.RuleStringToBoolean),
-		b(" true ", true, coerce.RuleStringToBoolean),
+		b("true", true, terms.RuleStringToBoolean),
+		b("false", false, terms.RuleStringToBoolean),
+		b("FALSE", false, terms.RuleStringToBoolean),
+		b("False", false, terms.RuleStringToBoolean),
+		b("TRUE", true, terms.RuleStringToBoolean),
+		b(" true ", true, terms.RuleStringToBoolean),
 	}
 	words := []string{"1", "0", "yes", "no", "on", "off", "YES", "Off"}
 	never := []string{"", " ", "t", "f", "y", "n", "2", "-1", "1.0", "truee", "nope", "null", "enabled"}
@@ -261,7 +262,7 @@ func TestPolicyFixBoolean(t *testing.T) {
 	cases = slices.Clone(strict)
 	for _, w := range words {
 		v := strings.EqualFold(w, "1") || strings.EqualFold(w, "yes") || strings.EqualFold(w, "on")
-		cases = append(cases, b(w, v, coerce.RuleBooleanWords))
+		cases = append(cases, b(w, v, terms.RuleBooleanWords))
 	}
 	for _, w := range never {
 		cases = append(cases, no(w))
@@ -269,7 +270,7 @@ func TestPolicyFixBoolean(t *testing.T) {
 	runFix(t, "boolean, all", l, policyAll, cases)
 	// boolean-words alone leaves true/false to string-to-boolean.
 	runFix(t, "boolean, boolean-words only", l, coerce.Policy{BooleanWords: true}, []fixCase{
-		no("true"), no("false"), b("yes", true, coerce.RuleBooleanWords), b("0", false, coerce.RuleBooleanWords),
+		no("true"), no("false"), b("yes", true, terms.RuleBooleanWords), b("0", false, terms.RuleBooleanWords),
 	})
 }
 
@@ -284,7 +285,7 @@ func TestPolicyFixNumberToString(t *testing.T) {
 		return Scalar{Type: t, Num: f, Text: lit}
 	}
 	yes := func(in Scalar, text string) fixCase {
-		return fixCase{in: in, ok: true, rule: coerce.RuleNumberToString, want: s(text)}
+		return fixCase{in: in, ok: true, rule: terms.RuleNumberToString, want: s(text)}
 	}
 	l := policyLoc(t, `{"type":"string"}`)
 	runFix(t, "string", l, p, []fixCase{
@@ -332,7 +333,7 @@ func TestPolicyFixNumberToString(t *testing.T) {
 func TestPolicyFixEnumCase(t *testing.T) {
 	p := coerce.Policy{EnumCase: true}
 	yes := func(in, to string) fixCase {
-		return fixCase{in: str(in), ok: true, rule: coerce.RuleEnumCase, want: str(to)}
+		return fixCase{in: str(in), ok: true, rule: terms.RuleEnumCase, want: str(to)}
 	}
 	no := func(in string) fixCase { return fixCase{in: str(in)} }
 	runFix(t, "enum", policyLoc(t, `{"enum":["fast","slow"]}`), p, []fixCase{
@@ -372,7 +373,7 @@ func TestPolicyFixAmbiguous(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := plan.OfPublic(s).Root().Property("v", nil)
+		l := (*plan.Schema)(s).Root().Property("v", nil)
 		if out, rule, ok := fix(policyAll, l, c.in); ok {
 			t.Errorf("%s: %s became %s by %s; want it left alone", c.schema, c.in.JSON(), out.JSON(), rule)
 		}
@@ -380,7 +381,7 @@ func TestPolicyFixAmbiguous(t *testing.T) {
 	// oneOf [integer, number]: a fraction takes only the number branch.
 	l := policyLoc(t, `{"oneOf":[{"type":"integer"},{"type":"number"}]}`)
 	runFix(t, "oneOf integer|number", l, coerce.Lenient(), []fixCase{
-		{in: str("5.5"), ok: true, rule: coerce.RuleStringToNumber, want: Scalar{Type: jsontype.Number, Num: 5.5}},
+		{in: str("5.5"), ok: true, rule: terms.RuleStringToNumber, want: Scalar{Type: jsontype.Number, Num: 5.5}},
 		{in: str("5")},
 	})
 	// No plan, or the zero Policy: nothing.
@@ -400,7 +401,7 @@ func TestPolicyDropParseWrap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := plan.OfPublic(s).Root()
+	root := (*plan.Schema)(s).Root()
 	p := coerce.Policy{DropEmpty: true, JSONString: true, WrapScalar: true}
 	null := Scalar{Type: jsontype.Null}
 	for _, c := range []struct {
@@ -480,7 +481,7 @@ func TestDecisionOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := plan.OfPublic(s).Root()
+	root := (*plan.Schema)(s).Root()
 	all := policyAll
 	for _, c := range []struct {
 		why    string
@@ -492,19 +493,19 @@ func TestDecisionOrder(t *testing.T) {
 		unparsed Decision
 	}{
 		{why: "a JSON array in a string where only arrays stand", member: "ids", v: str("[1,2]"), p: all,
-			want: Decision{Action: ParseJSON, Rule: coerce.RuleJSONString}},
+			want: Decision{Action: ParseJSON, Rule: terms.RuleJSONString}},
 		{why: "text that looks like an array but is none falls back to wrapping, when the item takes strings", member: "tags", v: str("[oops"), p: all,
-			want: Decision{Action: ParseJSON, Rule: coerce.RuleJSONString}, unparsed: Decision{Action: Wrap, Rule: coerce.RuleWrapScalar}},
+			want: Decision{Action: ParseJSON, Rule: terms.RuleJSONString}, unparsed: Decision{Action: Wrap, Rule: terms.RuleWrapScalar}},
 		{why: "without json-string the same text is wrapped at once", member: "tags", v: str("[oops"), p: coerce.Policy{WrapScalar: true},
-			want: Decision{Action: Wrap, Rule: coerce.RuleWrapScalar}, unparsed: Decision{Action: Wrap, Rule: coerce.RuleWrapScalar}},
+			want: Decision{Action: Wrap, Rule: terms.RuleWrapScalar}, unparsed: Decision{Action: Wrap, Rule: terms.RuleWrapScalar}},
 		{why: "a scalar where an array of its kind stands is wrapped before any scalar rule", member: "ids", v: Scalar{Type: jsontype.Integer, Num: 5, Text: "5"}, p: all,
-			want: Decision{Action: Wrap, Rule: coerce.RuleWrapScalar}, unparsed: Decision{Action: Wrap, Rule: coerce.RuleWrapScalar}},
+			want: Decision{Action: Wrap, Rule: terms.RuleWrapScalar}, unparsed: Decision{Action: Wrap, Rule: terms.RuleWrapScalar}},
 		{why: "a quoted integer is replaced", member: "n", v: str("7"), p: all,
-			want:     Decision{Action: Replace, Rule: coerce.RuleStringToInteger, Out: Scalar{Type: jsontype.Integer, Num: 7, Text: "7"}},
-			unparsed: Decision{Action: Replace, Rule: coerce.RuleStringToInteger, Out: Scalar{Type: jsontype.Integer, Num: 7, Text: "7"}}},
+			want:     Decision{Action: Replace, Rule: terms.RuleStringToInteger, Out: Scalar{Type: jsontype.Integer, Num: 7, Text: "7"}},
+			unparsed: Decision{Action: Replace, Rule: terms.RuleStringToInteger, Out: Scalar{Type: jsontype.Integer, Num: 7, Text: "7"}}},
 		{why: "enum case is a replacement", member: "speed", v: str("FAST"), p: all,
-			want:     Decision{Action: Replace, Rule: coerce.RuleEnumCase, Out: str("fast")},
-			unparsed: Decision{Action: Replace, Rule: coerce.RuleEnumCase, Out: str("fast")}},
+			want:     Decision{Action: Replace, Rule: terms.RuleEnumCase, Out: str("fast")},
+			unparsed: Decision{Action: Replace, Rule: terms.RuleEnumCase, Out: str("fast")}},
 		{why: "an admitted value is kept", member: "n", v: Scalar{Type: jsontype.Integer, Num: 7}, p: all},
 		{why: "the zero policy keeps everything", member: "n", v: str("7")},
 	} {
@@ -516,7 +517,7 @@ func TestDecisionOrder(t *testing.T) {
 			t.Errorf("%s: Unparsed = %+v, want %+v", c.why, got, c.unparsed)
 		}
 	}
-	if d := Member(all, root, "n", root.Property("n", nil), str("")); d.Action != Drop || d.Rule != coerce.RuleDropEmpty {
+	if d := Member(all, root, "n", root.Property("n", nil), str("")); d.Action != Drop || d.Rule != terms.RuleDropEmpty {
 		t.Errorf("an optional empty member: %+v, want a drop", d)
 	}
 }

@@ -1,25 +1,28 @@
 package plan
 
-import "strings"
+import (
+	"strings"
 
-// Dialect is a JSON Schema draft.
-type Dialect int
+	"github.com/structkit/structkit/internal/terms"
+)
+
+// Dialect is a JSON Schema draft: the shared terms' type, which names them.
+type Dialect = terms.Dialect
 
 // The dialects recognised from "$schema". The zero value means "not
 // given": draft 2020-12, unless the document's "$schema" says otherwise.
 const (
-	DialectUnknown Dialect = iota
-	Draft4
-	Draft6
-	Draft7
-	Draft2019
-	Draft2020
+	DialectUnknown = terms.DialectUnknown
+	Draft4         = terms.Draft4
+	Draft6         = terms.Draft6
+	Draft7         = terms.Draft7
+	Draft2019      = terms.Draft2019
+	Draft2020      = terms.Draft2020
 )
 
 // draft holds everything the compiler does differently per dialect. Every
 // draft check of the compiler reads this table; no code compares dialects.
 type draft struct {
-	name string
 	// uriMark is what a "$schema" URI holds for this draft.
 	uriMark string
 	// idKeyword names the keyword declaring a resource's URI.
@@ -40,31 +43,24 @@ type draft struct {
 }
 
 var drafts = map[Dialect]*draft{
-	Draft4: {name: "draft-04", uriMark: "draft-04", idKeyword: "id", fragmentIDs: true, refOverrides: true,
+	Draft4: {uriMark: "draft-04", idKeyword: "id", fragmentIDs: true, refOverrides: true,
 		dependentKeyword: "dependencies"},
-	Draft6: {name: "draft-06", uriMark: "draft-06", idKeyword: "$id", fragmentIDs: true, refOverrides: true,
+	Draft6: {uriMark: "draft-06", idKeyword: "$id", fragmentIDs: true, refOverrides: true,
 		dependentKeyword: "dependencies"},
-	Draft7: {name: "draft-07", uriMark: "draft-07", idKeyword: "$id", fragmentIDs: true, refOverrides: true,
+	Draft7: {uriMark: "draft-07", idKeyword: "$id", fragmentIDs: true, refOverrides: true,
 		dependentKeyword: "dependencies"},
-	Draft2019: {name: "2019-09", uriMark: "draft/2019-09", idKeyword: "$id",
+	Draft2019: {uriMark: "draft/2019-09", idKeyword: "$id",
 		anchorKeywords: []string{"$anchor", "$dynamicAnchor"}, dependentKeyword: "dependentSchemas"},
-	Draft2020: {name: "2020-12", uriMark: "draft/2020-12", idKeyword: "$id",
+	Draft2020: {uriMark: "draft/2020-12", idKeyword: "$id",
 		anchorKeywords: []string{"$anchor", "$dynamicAnchor"}, dependentKeyword: "dependentSchemas", prefixItems: true},
 }
 
 // recognised lists the dialects in the order "$schema" URIs are matched.
 var recognised = []Dialect{Draft2020, Draft2019, Draft7, Draft6, Draft4}
 
-func (d Dialect) String() string {
-	if dr, ok := drafts[d]; ok {
-		return dr.name
-	}
-	return "unknown"
-}
-
-// rules returns the table entry of d; an unknown dialect compiles as
+// draftOf returns the table entry of d; an unknown dialect compiles as
 // 2020-12.
-func (d Dialect) rules() *draft {
+func draftOf(d Dialect) *draft {
 	if dr, ok := drafts[d]; ok {
 		return dr
 	}

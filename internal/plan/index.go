@@ -50,7 +50,7 @@ func (c *compiler) addDocument(uri string, doc any, d Dialect) (*document, error
 	dd := &document{url: u.String(), root: doc, dialect: d, bases: map[string]string{}}
 	c.docs[dd.url] = dd
 	c.ids[dd.url] = target{dd, ""}
-	if err := c.index(dd, doc, "", u, d.rules()); err != nil {
+	if err := c.index(dd, doc, "", u, draftOf(d)); err != nil {
 		return nil, err
 	}
 	return dd, nil

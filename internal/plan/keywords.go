@@ -35,7 +35,7 @@ func (c *compiler) node(doc *document, ptr string) (*Loc, error) {
 		n.boolean = true
 		return n, nil
 	case map[string]any:
-		kc := keywordCompiler{c: c, n: n, doc: doc, ptr: ptr, m: s, d: doc.dialect.rules()}
+		kc := keywordCompiler{c: c, n: n, doc: doc, ptr: ptr, m: s, d: draftOf(doc.dialect)}
 		return n, kc.compile()
 	}
 	return nil, &Error{Pointer: n.ptr, Msg: fmt.Sprintf("a schema must be an object or a boolean, not %s", jsonKind(v))}

@@ -18,7 +18,7 @@ import (
 )
 
 // rootOf returns the plan of a schema compiled by coerce.
-func rootOf(s *coerce.Schema) *plan.Loc { return plan.OfPublic(s).Root() }
+func rootOf(s *coerce.Schema) *plan.Loc { return (*plan.Schema)(s).Root() }
 
 // planInstance is a plan.Instance over a decoded JSON tree (json.Number
 // numbers), for the conditional keywords.
@@ -567,7 +567,7 @@ func TestPlanDialect(t *testing.T) {
 		}
 	}
 	var nilSchema *coerce.Schema
-	if rootOf(nilSchema) != nil || nilSchema.Dialect() != coerce.DialectUnknown {
+	if rootOf(nilSchema) != nil || nilSchema.Dialect() != 0 {
 		t.Error("a nil Schema must have a nil root and no dialect")
 	}
 }
@@ -763,7 +763,7 @@ func TestPlanNotASchema(t *testing.T) {
 		}
 	}
 	for _, bad := range []any{nil, 5, []any{}, (*structpb.Struct)(nil), (*structpb.Value)(nil), "{", []byte(`{} {}`)} {
-		_, err := coerce.CompileValue(bad)
+		_, err := coerce.Compile(bad)
 		planSchemaErr(t, err)
 	}
 }
@@ -818,10 +818,10 @@ func TestPlanDeepNesting(t *testing.T) {
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
-				t.Fatalf("CompileValue panicked: %v", r)
+				t.Fatalf("Compile panicked: %v", r)
 			}
 		}()
-		s, err := coerce.CompileValue(doc)
+		s, err := coerce.Compile(doc)
 		check("decoded map", s, err)
 	}()
 }
@@ -852,16 +852,16 @@ func TestPlanStructSchema(t *testing.T) {
 			}
 		}
 	}
-	s, err := coerce.CompileValue(st)
+	s, err := coerce.Compile(st)
 	check("*structpb.Struct", s, err)
-	s, err = coerce.CompileValue(structpb.NewStructValue(st))
+	s, err = coerce.Compile(structpb.NewStructValue(st))
 	check("*structpb.Value", s, err)
-	s, err = coerce.CompileValue(st.AsMap())
+	s, err = coerce.Compile(st.AsMap())
 	check("Struct.AsMap()", s, err)
 	js, err := protojson.Marshal(st)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err = coerce.CompileValue(json.RawMessage(js))
+	s, err = coerce.Compile(json.RawMessage(js))
 	check("protojson text", s, err)
 }

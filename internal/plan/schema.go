@@ -10,6 +10,10 @@ import (
 type Options struct {
 	// Dialect applies when the document has no recognised "$schema".
 	Dialect Dialect
+	// Source, when set, is the dialect the document was written in before
+	// it was rewritten into the Dialect planned (OpenAPI30); package coerce
+	// reports it.
+	Source Dialect
 	// Resources are further schema documents by absolute URI, in any form
 	// Normalize accepts.
 	Resources map[string]any
@@ -181,11 +185,6 @@ func (s *Schema) Anchors(fn func(base, name, docURL, ptr string)) {
 		fn(base, name, t.doc.url, t.ptr)
 	}
 }
-
-// OfPublic returns the plan inside a *coerce.Schema, given as any: nil for
-// a nil one. Package coerce installs it when it initialises; it keeps the
-// plan unexported, and this package cannot import coerce.
-var OfPublic func(public any) *Schema
 
 // compiler holds the state of one compilation.
 type compiler struct {

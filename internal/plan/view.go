@@ -51,7 +51,7 @@ func (s *Schema) Own(l *Loc) (keywords map[string]any, refOnly, ok bool) {
 		}
 	}
 	_, hasRef := m["$ref"]
-	return m, hasRef && d.rules().refOverrides, true
+	return m, hasRef && draftOf(d).refOverrides, true
 }
 
 // Parts is what applies at a location, as the plan combined it.

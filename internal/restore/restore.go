@@ -23,32 +23,32 @@ import (
 
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsonnum"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/lenient"
 	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/internal/terms"
 )
 
 // The rules reported for what restore did (package adapt exports them).
 const (
 	// RuleText: a string holding JSON text became the value it encodes.
-	RuleText coerce.Rule = "from-json-text"
+	RuleText terms.Rule = "from-json-text"
 	// RuleInteger: a string of decimal digits became the exact integer.
-	RuleInteger coerce.Rule = "integer-from-string"
+	RuleInteger terms.Rule = "integer-from-string"
 	// RuleEnum: a string became the enum member it names.
-	RuleEnum coerce.Rule = "enum-from-string"
+	RuleEnum terms.Rule = "enum-from-string"
 	// RuleMap: an array of {key, value} pairs became an object.
-	RuleMap coerce.Rule = "map-from-pairs"
+	RuleMap terms.Rule = "map-from-pairs"
 	// RuleExtra: the member holding further members was merged into its
 	// object.
-	RuleExtra coerce.Rule = "members-from-extra"
+	RuleExtra terms.Rule = "members-from-extra"
 	// RuleAbsent: null for a member made nullable became absence.
-	RuleAbsent coerce.Rule = "absent-from-null"
+	RuleAbsent terms.Rule = "absent-from-null"
 	// RuleNull: the marker object became null.
-	RuleNull coerce.Rule = "null-from-marker"
+	RuleNull terms.Rule = "null-from-marker"
 	// RuleUnwrap: the value was taken out of the adapted root's wrapper.
-	RuleUnwrap coerce.Rule = "unwrapped"
+	RuleUnwrap terms.Rule = "unwrapped"
 )
 
 // Pair member names of a map written as an array of pairs.
@@ -134,7 +134,7 @@ const (
 // Decision is what restore makes of a value, and the rule to report.
 type Decision struct {
 	Action Action
-	Rule   coerce.Rule
+	Rule   terms.Rule
 	Out    lenient.Scalar
 }
 
@@ -240,26 +240,22 @@ func Pair(v *structpb.Value) (key string, value *structpb.Value, ok bool) {
 // the way that validation would not name as well (a key given twice).
 type Run struct {
 	T        *Table
-	Problems []coerce.Problem
+	Problems []terms.Problem
 }
 
 // Problem records a problem at the instance path, at schema location l.
 func (r *Run) Problem(path, keyword, expected, got, msg string, l *plan.Loc) {
-	p := path
-	if p == "" {
-		p = "/"
-	}
-	r.Problems = append(r.Problems, coerce.Problem{Path: path, Keyword: keyword, Expected: expected, Got: got,
-		Message: p + ": " + msg, Schema: l.Pointer()})
+	r.Problems = append(r.Problems, terms.Problem{Path: path, Keyword: keyword, Expected: expected, Got: got,
+		Msg: msg, Schema: l.Pointer()})
 }
 
 // CheckParams are the check's options, as structconv.CheckOptions has
 // them.
 type CheckParams struct {
-	Schema                    *coerce.Schema
-	Policy                    coerce.Policy
+	Schema                    *plan.Schema
+	Policy                    terms.Policy
 	Tool                      string
-	Observer                  coerce.Observer
+	Observer                  terms.Observer
 	Context                   context.Context
 	MaxDepth, MaxNumberDigits int
 }
@@ -268,4 +264,4 @@ type CheckParams struct {
 // decisions applied while the arguments are read. Package structconv
 // installs it when it initialises (it imports this package, which cannot
 // import it).
-var CheckJSON func(p CheckParams, run *Run, args []byte) ([]byte, *coerce.Report, error)
+var CheckJSON func(p CheckParams, run *Run, args []byte) ([]byte, *terms.Report, error)

@@ -7,25 +7,12 @@ import (
 	"strings"
 
 	"github.com/structkit/structkit/internal/pointer"
+	"github.com/structkit/structkit/internal/terms"
 )
 
-// Problem is one reason a value fails its schema, in words a model can act
-// on. It has exactly the fields of coerce.Problem, which converts from it.
-type Problem struct {
-	// Path is the JSON Pointer of the value in the instance ("" is the
-	// root).
-	Path string `json:"path"`
-	// Keyword is the schema keyword that failed.
-	Keyword string `json:"keyword"`
-	// Expected says what would have been accepted.
-	Expected string `json:"expected"`
-	// Got says what was received.
-	Got string `json:"got"`
-	// Message is the whole problem on one line, starting with the path.
-	Message string `json:"message"`
-	// Schema is the JSON Pointer of the failing keyword's schema.
-	Schema string `json:"schema,omitempty"`
-}
+// Problem is one reason a value fails its schema: the shared terms' type, which
+// package coerce re-exports.
+type Problem = terms.Problem
 
 // verrKind is what failed.
 type verrKind uint8
@@ -119,11 +106,7 @@ func (c *collector) collect(e *verr) {
 	val := in.vals[e.loc].v
 	loc, schemaPtr := e.n.loc, e.n.ptr
 	add := func(keyword, expected, got, msg string) {
-		p := path
-		if p == "" {
-			p = "/"
-		}
-		c.emit(Problem{Path: path, Keyword: keyword, Expected: expected, Got: got, Message: p + ": " + msg, Schema: schemaPtr})
+		c.emit(Problem{Path: path, Keyword: keyword, Expected: expected, Got: got, Msg: msg, Schema: schemaPtr})
 	}
 	expectGot := func(keyword, expected string) {
 		got := describeValue(val)
@@ -208,8 +191,7 @@ func (c *collector) collect(e *verr) {
 				got = in.vals[m].v
 			}
 			c.emit(Problem{Path: pp, Keyword: "additionalProperties", Expected: "no property " + strconv.Quote(p),
-				Got:     describeValue(got),
-				Message: fmt.Sprintf("%s: property %q is not allowed%s", pp, p, allowed), Schema: schemaPtr})
+				Got: describeValue(got), Msg: fmt.Sprintf("property %q is not allowed%s", p, allowed), Schema: schemaPtr})
 		}
 	case kUnevaluatedProp:
 		name := in.vals[in.vals[e.loc].parent].keys[in.vals[e.loc].index]

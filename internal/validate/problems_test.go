@@ -34,7 +34,7 @@ func validateText(t *testing.T, schema string, o plan.Options, data any) []Probl
 func messages(problems []Problem) []string {
 	var out []string
 	for _, p := range problems {
-		out = append(out, p.Message)
+		out = append(out, p.String())
 	}
 	return out
 }

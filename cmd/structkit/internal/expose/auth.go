@@ -49,7 +49,7 @@ func ReadToken(file string) (string, error) {
 
 // AuthOptions configure NewAuth.
 type AuthOptions struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Token is the bearer token clients must send, as the metadata
 	// "authorization: Bearer <Token>".

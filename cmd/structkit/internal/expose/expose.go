@@ -20,7 +20,7 @@ import (
 
 // Protection says how a server is protected.
 type Protection struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// TLS: the server speaks TLS.
 	TLS bool

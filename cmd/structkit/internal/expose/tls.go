@@ -12,7 +12,7 @@ import (
 
 // ServerTLS names the files of a server's TLS configuration.
 type ServerTLS struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// CertFile and KeyFile hold the server's certificate chain and its
 	// private key, PEM encoded. Both or neither.
@@ -51,7 +51,7 @@ func (o ServerTLS) Config() (*tls.Config, error) {
 
 // ClientTLS names the files of a client's TLS configuration.
 type ClientTLS struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// CAFile holds the PEM certificates of the authorities that may sign
 	// the server's certificate; empty means the system's roots.

@@ -30,7 +30,7 @@ const DefaultRetry = 5 * time.Second
 
 // Options configure New.
 type Options struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Overall names the services that stand for the bridge as a whole,
 	// e.g. "" and the ToolBridgeService's name.

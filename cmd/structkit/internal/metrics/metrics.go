@@ -33,10 +33,10 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/structkit/structkit/bridge"
+	"github.com/structkit/structkit/cmd/structkit/internal/stats"
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/internal/pragma"
-	"github.com/structkit/structkit/stats"
 )
 
 // The label values standing for many.
@@ -62,7 +62,7 @@ var DefaultBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2
 
 // Options configure New.
 type Options struct {
-	pragma.NoUnkeyedLiterals
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// MaxLabelSets bounds the distinct label sets of the call metrics
 	// (tool × server) and of the change and problem metrics (tool ×

@@ -1,8 +1,8 @@
 // Package stats aggregates what pre-dispatch checks saw: which repairs and
 // which problems, per tool and location, and how often a tool call had to
 // be retried. It keeps counts in memory and hands out snapshots; wiring
-// them to a metrics system (Prometheus, OpenTelemetry) takes a few lines
-// and no dependency here (see the README).
+// them to Prometheus is the job of package metrics; it is the command-line
+// tool's own.
 package stats
 
 import (

@@ -1,0 +1,211 @@
+package terms
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Change is one entry of a Report.
+type Change struct {
+	// Path is the JSON Pointer of the value in the instance ("" is the root).
+	Path string `json:"path"`
+	// Rule is what happened.
+	Rule Rule `json:"rule"`
+	// From and To are the value before and after, as JSON text. They are
+	// equal when the rule only flags the value; To is empty when the
+	// member was removed.
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Schema is the JSON Pointer of the schema location that decided.
+	Schema string `json:"schema,omitempty"`
+}
+
+// String renders the change on one line, e.g.
+// `/id: bigint-carried 9007199254740993 -> "9007199254740993"`.
+func (c Change) String() string {
+	var b strings.Builder
+	b.WriteString(displayPath(c.Path))
+	b.WriteString(": ")
+	b.WriteString(string(c.Rule))
+	b.WriteByte(' ')
+	b.WriteString(c.From)
+	switch {
+	case c.To == "":
+		b.WriteString(" -> (removed)")
+	case c.To != c.From:
+		b.WriteString(" -> ")
+		b.WriteString(c.To)
+	}
+	return b.String()
+}
+
+// Problem is one reason a value fails its schema, in words a model can act
+// on: which location, what was expected, what was received. String renders
+// it on one line; that is the one place a problem is put into words with
+// its location.
+type Problem struct {
+	// Path is the JSON Pointer of the value in the instance ("" is the
+	// root).
+	Path string
+	// Keyword is the schema keyword that failed ("type", "required",
+	// "enum", "anyOf", ...).
+	Keyword string
+	// Expected says what would have been accepted ("integer", `one of
+	// "fast", "slow"`).
+	Expected string
+	// Got says what was received: its JSON type and a short literal
+	// (`string "20"`).
+	Got string
+	// Msg says what is wrong, without the location:
+	// `expected integer, got string "20"`.
+	Msg string
+	// Schema is the JSON Pointer of the failing keyword's schema.
+	Schema string
+}
+
+// String renders the problem on one line, starting with its path ("/" for
+// the root): `/limit: expected integer, got string "20"`.
+func (p Problem) String() string { return displayPath(p.Path) + ": " + p.Msg }
+
+// MarshalJSON writes the problem's parts and, as "message", its rendered
+// line: {"path", "keyword", "expected", "got", "message", "schema"}. It is
+// called by encoding/json, which users marshal reports with, and writes
+// through it.
+func (p Problem) MarshalJSON() ([]byte, error) {
+	return json.Marshal(problemJSON{Path: p.Path, Keyword: p.Keyword, Expected: p.Expected, Got: p.Got,
+		Message: p.String(), Schema: p.Schema})
+}
+
+// problemJSON is the JSON form of a Problem.
+type problemJSON struct {
+	Path     string `json:"path"`
+	Keyword  string `json:"keyword"`
+	Expected string `json:"expected"`
+	Got      string `json:"got"`
+	Message  string `json:"message"`
+	Schema   string `json:"schema,omitempty"`
+}
+
+// displayPath is a JSON Pointer as reports show it: "/" for the root.
+func displayPath(ptr string) string {
+	if ptr == "" {
+		return "/"
+	}
+	return ptr
+}
+
+// Report collects what a conversion did. Pass a pointer to one in the
+// options of a conversion to have it filled; leave the field nil and the
+// conversion records nothing and spends nothing on it. A Report is not safe
+// for concurrent use: give each conversion its own.
+type Report struct {
+	Changes []Change `json:"changes"`
+	// Problems are what validation found (see Schema.Validate); a
+	// conversion alone adds none.
+	Problems []Problem `json:"problems"`
+}
+
+// Valid reports whether no problem was found. A nil Report is valid: it
+// holds no problem.
+func (r *Report) Valid() bool { return r == nil || len(r.Problems) == 0 }
+
+// Add appends a change.
+func (r *Report) Add(c Change) { r.Changes = append(r.Changes, c) }
+
+// Reset empties the report, keeping its storage.
+func (r *Report) Reset() {
+	r.Changes = r.Changes[:0]
+	r.Problems = r.Problems[:0]
+}
+
+// Count returns how many changes carry the rule.
+func (r *Report) Count(rule Rule) int {
+	if r == nil {
+		return 0
+	}
+	n := 0
+	for _, c := range r.Changes {
+		if c.Rule == rule {
+			n++
+		}
+	}
+	return n
+}
+
+// String renders one change per line, then one problem per line.
+func (r *Report) String() string {
+	if r == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range r.Changes {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(c.String())
+	}
+	for _, p := range r.Problems {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(p.String())
+	}
+	return b.String()
+}
+
+// Observer receives every change and problem of a check, with the name of
+// the tool whose arguments were checked. Implementations must be safe for
+// concurrent use. A nil Observer costs nothing.
+type Observer interface {
+	ObserveChange(tool string, c Change)
+	ObserveProblem(tool string, p Problem)
+}
+
+// Observe passes every change, then every problem, of r to o, naming
+// tool: the one fan-out every check of structkit uses. A nil Observer or
+// Report does nothing.
+func Observe(o Observer, tool string, r *Report) {
+	if o == nil || r == nil {
+		return
+	}
+	for _, c := range r.Changes {
+		o.ObserveChange(tool, c)
+	}
+	for _, p := range r.Problems {
+		o.ObserveProblem(tool, p)
+	}
+}
+
+// JoinObservers returns an Observer passing everything to each non-nil
+// observer of obs in turn; nil when none is left, the observer itself when
+// one is.
+func JoinObservers(obs ...Observer) Observer {
+	var list observers
+	for _, o := range obs {
+		if o != nil {
+			list = append(list, o)
+		}
+	}
+	switch len(list) {
+	case 0:
+		return nil
+	case 1:
+		return list[0]
+	}
+	return list
+}
+
+// observers is the Observer of JoinObservers.
+type observers []Observer
+
+func (m observers) ObserveChange(tool string, c Change) {
+	for _, o := range m {
+		o.ObserveChange(tool, c)
+	}
+}
+
+func (m observers) ObserveProblem(tool string, p Problem) {
+	for _, o := range m {
+		o.ObserveProblem(tool, p)
+	}
+}
