@@ -10,7 +10,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/jsonnum"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/lenient"
 	"github.com/structkit/structkit/internal/plan"
@@ -32,7 +32,7 @@ import (
 // convention. (Read from JSON text, the same string is a model's slip and
 // is reported.)
 func isCarried(sc lenient.Scalar, l *plan.Loc) bool {
-	return sc.Type == jsontype.String && l.RestoresCarried() && jsonnum.Carried(sc.Text)
+	return sc.Type == jsontype.String && l.RestoresCarried() && jsontext.Carried(sc.Text)
 }
 
 // scalarOf reads a Struct value as a policy scalar. ok is false for
@@ -53,7 +53,7 @@ func scalarOf(v *structpb.Value) (lenient.Scalar, bool) {
 
 func numberScalar(f float64, lit string) lenient.Scalar {
 	t := jsontype.Number
-	if jsonnum.IsWhole(f) {
+	if jsontext.IsWhole(f) {
 		t = jsontype.Integer
 	}
 	return lenient.Scalar{Type: t, Num: f, Text: lit}
@@ -67,14 +67,14 @@ func appendScalar(b []byte, s lenient.Scalar) []byte {
 	case jsontype.Boolean:
 		return strconv.AppendBool(b, s.Bool)
 	case jsontype.Integer:
-		if s.Text != "" && jsonnum.IsCanonicalInt(s.Text) {
+		if s.Text != "" && jsontext.IsCanonicalInt(s.Text) {
 			return append(b, s.Text...) // exact digits at any magnitude
 		}
-		return jsonnum.AppendWhole(b, s.Num)
+		return jsontext.AppendWhole(b, s.Num)
 	case jsontype.Number:
-		return jsonnum.AppendFloat(b, s.Num)
+		return jsontext.AppendFloat(b, s.Num)
 	}
-	b, _ = appendString(b, s.Text)
+	b, _ = jsontext.AppendString(b, s.Text)
 	return b
 }
 
@@ -87,7 +87,7 @@ func scalarValue(s lenient.Scalar) *structpb.Value {
 	case jsontype.Boolean:
 		return structpb.NewBoolValue(s.Bool)
 	case jsontype.Integer:
-		if s.Text != "" && jsonnum.Carried(s.Text) {
+		if s.Text != "" && jsontext.Carried(s.Text) {
 			return structpb.NewStringValue(s.Text)
 		}
 		return structpb.NewNumberValue(s.Num)
@@ -106,7 +106,7 @@ func scalarGo(s lenient.Scalar) any {
 	case jsontype.Boolean:
 		return s.Bool
 	case jsontype.Integer:
-		if s.Text != "" && jsonnum.IsCanonicalInt(s.Text) {
+		if s.Text != "" && jsontext.IsCanonicalInt(s.Text) {
 			return digitsInt(s.Text)
 		}
 		return wholeInt(s.Num)
@@ -505,11 +505,11 @@ func goScalar(v any) (lenient.Scalar, bool) {
 		return numberScalar(float64(x), ""), true
 	case json.Number:
 		f, err := x.Float64()
-		if err != nil || !isNumberLiteral(string(x)) {
+		if err != nil || !jsontext.IsNumber(string(x)) {
 			return lenient.Scalar{}, false
 		}
 		sc := numberScalar(f, string(x))
-		if _, ok := jsonnum.IntegerDigits(string(x)); ok {
+		if _, ok := jsontext.IntegerDigits(string(x)); ok {
 			sc.Type = jsontype.Integer
 		}
 		return sc, true

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/restore"
@@ -445,7 +446,7 @@ func pairsJSON(list *structpb.Value, other *plan.Loc) string {
 		}
 		k, v, _ := restore.Pair(e)
 		b = append(b, `{"key":`...)
-		b, _ = appendString(b, k)
+		b, _ = jsontext.AppendString(b, k)
 		b = append(b, `,"value":`...)
 		b = append(b, marshalAt(v, other)...)
 		b = append(b, '}')

@@ -10,7 +10,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/jsonnum"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/lenient"
 	"github.com/structkit/structkit/internal/plan"
@@ -555,7 +555,7 @@ func (d *decoder) number(l *plan.Loc) (*structpb.Value, error) {
 	}
 	lit := s[start:i]
 	if len(lit) > d.digits {
-		if n := jsonnum.CountDigits(lit); n > d.digits {
+		if n := jsontext.CountDigits(lit); n > d.digits {
 			return nil, d.fail(CodeNumber, "number literal has %d digits, more than the limit of %d", n, d.digits)
 		}
 	}
@@ -572,25 +572,25 @@ func (d *decoder) number(l *plan.Loc) (*structpb.Value, error) {
 		}
 		return d.numberValue(f), nil
 	}
-	f, err := jsonnum.ParseFloat(lit)
+	f, err := jsontext.ParseFloat(lit)
 	if err != nil {
 		// A plain integer literal too long for any double is still an exact
 		// integer: carried where integers are carried (any length).
 		if plain && d.bigInts == BigIntegersCarry && !l.RoundsBigIntegers() {
-			canon, _ := jsonnum.IntegerDigits(lit)
+			canon, _ := jsontext.IntegerDigits(lit)
 			return d.bigInteger(lit, canon, plain, f, l, start)
 		}
 		d.i = start
 		return nil, d.fail(CodeNumber, "number %s is out of range of a double", clip(lit))
 	}
-	if jsonnum.Unsafe(f) || f == jsonnum.MaxSafe || f == -jsonnum.MaxSafe {
-		if canon, ok := jsonnum.IntegerDigits(lit); ok && jsonnum.BeyondSafe(canon) {
+	if jsontext.Unsafe(f) || f == jsontext.MaxSafe || f == -jsontext.MaxSafe {
+		if canon, ok := jsontext.IntegerDigits(lit); ok && jsontext.BeyondSafe(canon) {
 			return d.bigInteger(lit, canon, plain, f, l, start)
 		}
 	}
 	// A fraction written in the text is a fraction, whatever the double
 	// rounds it to (1.0000000000000001 reads as 1).
-	if d.report != nil && l.Integer() && l.Admits()&jsontype.Number == 0 && (!jsonnum.IsWhole(f) || jsonnum.HasFraction(lit)) {
+	if d.report != nil && l.Integer() && l.Admits()&jsontype.Number == 0 && (!jsontext.IsWhole(f) || jsontext.HasFraction(lit)) {
 		d.note(coerce.RuleFraction, lit, lit, l)
 	}
 	return d.numberValue(f), nil
@@ -607,8 +607,8 @@ func (d *decoder) bigInteger(lit, canon string, plain bool, f float64, l *plan.L
 		d.i = start
 		return nil, d.fail(CodeBigInteger, "integer %s is beyond ±2^53 and cannot be held exactly in a double", clip(lit))
 	case d.bigInts == BigIntegersRound || l.RoundsBigIntegers() || !plain && !l.Integer():
-		if d.report != nil && string(jsonnum.AppendWhole(nil, f)) != canon {
-			d.note(coerce.RuleBigIntRounded, lit, string(jsonnum.AppendFloat(nil, f)), l)
+		if d.report != nil && string(jsontext.AppendWhole(nil, f)) != canon {
+			d.note(coerce.RuleBigIntRounded, lit, string(jsontext.AppendFloat(nil, f)), l)
 		}
 		return d.numberValue(f), nil
 	}

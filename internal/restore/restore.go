@@ -24,7 +24,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/jsonnum"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/lenient"
 	"github.com/structkit/structkit/internal/plan"
@@ -149,7 +149,7 @@ func (t *Table) String(l *plan.Loc, s string) Decision {
 		return Decision{Action: ParseText, Rule: RuleText}
 	case r.IntText:
 		if canon, ok := Digits(s); ok {
-			f, _ := jsonnum.ParseFloat(canon)
+			f, _ := jsontext.ParseFloat(canon)
 			return Decision{Action: Replace, Rule: RuleInteger, Out: lenient.Scalar{Type: jsontype.Integer, Num: f, Text: canon}}
 		}
 	case r.Enum != nil:

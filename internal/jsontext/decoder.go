@@ -1,0 +1,424 @@
+package jsontext
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// The nesting limits.
+const (
+	// DefaultMaxDepth is the nesting limit when Options.MaxDepth is zero
+	// (the codec's structconv.DefaultMaxDepth).
+	DefaultMaxDepth = 2000
+	// MaxDepthLimit caps Options.MaxDepth, so that the callers' recursion
+	// over a document stays far from Go's stack limit.
+	MaxDepthLimit = 100000
+)
+
+// Options configures a Decoder. The zero value applies the default limits
+// and refuses repeated member names.
+type Options struct {
+	// MaxDepth limits the nesting of arrays and objects: a document of
+	// MaxDepth levels is read, one more fails with ErrDepth. 0 or less
+	// means DefaultMaxDepth; more than MaxDepthLimit means MaxDepthLimit.
+	MaxDepth int
+	// MaxDigits limits the digits (mantissa and exponent, as CountDigits
+	// counts them) of one number literal; a longer one fails with
+	// ErrDigits. 0 or less means DefaultMaxDigits.
+	MaxDigits int
+	// AllowDuplicateNames turns the check for repeated member names off,
+	// for a caller that detects them itself more cheaply (one that builds
+	// a map of each object anyway: the map's size tells).
+	AllowDuplicateNames bool
+}
+
+// Kind is the kind of a Token.
+type Kind uint8
+
+// The token kinds.
+const (
+	Invalid Kind = iota
+	EOF          // the end of the document
+	Null
+	Bool
+	Number
+	String
+	Name // a member name, its ':' read with it
+	ObjectOpen
+	ObjectClose
+	ArrayOpen
+	ArrayClose
+)
+
+// String describes the kind as messages name what they found: "an
+// object", "a number", "end of input".
+func (k Kind) String() string {
+	switch k {
+	case EOF:
+		return "end of input"
+	case Null:
+		return "null"
+	case Bool:
+		return "a boolean"
+	case Number:
+		return "a number"
+	case String:
+		return "a string"
+	case Name:
+		return "a member name"
+	case ObjectOpen:
+		return "an object"
+	case ObjectClose:
+		return "'}'"
+	case ArrayOpen:
+		return "an array"
+	case ArrayClose:
+		return "']'"
+	}
+	return "invalid"
+}
+
+// Token is one token of a document.
+type Token struct {
+	kind  Kind
+	plain bool
+	off   int
+	end   int
+	text  string
+}
+
+// Kind returns the token's kind.
+func (t Token) Kind() Kind { return t.kind }
+
+// Offset returns the byte offset of the token's first byte in the input.
+func (t Token) Offset() int { return t.off }
+
+// End returns the byte offset just past the token as written (past the
+// closing quote of a string, past the ':' of a name).
+func (t Token) End() int { return t.end }
+
+// Text returns the token's value as text: the unescaped value of a String
+// or Name, the exact literal of a Number, "true", "false" or "null", the
+// bracket of an open or close token; "" for EOF.
+func (t Token) Text() string { return t.text }
+
+// Bool returns the value of a Bool token (false for any other).
+func (t Token) Bool() bool { return t.kind == Bool && t.text == "true" }
+
+// Plain reports whether a Number token is written with digits only: no
+// fraction, no exponent.
+func (t Token) Plain() bool { return t.plain }
+
+// what may come next
+const (
+	stValue     uint8 = iota // a value (the document's first, or after a name)
+	stFirstName              // after '{': a name or '}'
+	stFirstElem              // after '[': a value or ']'
+	stAfter                  // after a value: ',' or the close, or the end
+	stEnd                    // after the document
+)
+
+// Decoder reads one JSON document as tokens. The zero value is not ready:
+// use NewDecoder or Reset. A Decoder can be reused with Reset, keeping its
+// buffers.
+type Decoder struct {
+	s        string
+	i        int
+	state    uint8
+	maxDepth int
+	digits   int
+	dups     bool
+	stack    []bool // the open containers, true for an object
+	names    Names
+	scratch  []byte
+	err      *SyntaxError
+}
+
+// NewDecoder returns a Decoder reading the document s.
+func NewDecoder(s string, o Options) *Decoder {
+	d := &Decoder{}
+	d.Reset(s, o)
+	return d
+}
+
+// Reset makes d read the document s from the start.
+func (d *Decoder) Reset(s string, o Options) {
+	d.s, d.i, d.state, d.err = s, 0, stValue, nil
+	d.maxDepth = o.MaxDepth
+	if d.maxDepth <= 0 {
+		d.maxDepth = DefaultMaxDepth
+	}
+	d.maxDepth = min(d.maxDepth, MaxDepthLimit)
+	d.digits = o.MaxDigits
+	if d.digits <= 0 {
+		d.digits = DefaultMaxDigits
+	}
+	d.dups = !o.AllowDuplicateNames
+	d.stack = d.stack[:0]
+	d.names.Reset()
+}
+
+// Source returns the document being read.
+func (d *Decoder) Source() string { return d.s }
+
+// Offset returns the offset just past the last token read (past white
+// space after it, once Peek has looked beyond).
+func (d *Decoder) Offset() int { return d.i }
+
+// Depth returns how many arrays and objects are open.
+func (d *Decoder) Depth() int { return len(d.stack) }
+
+// Peek skips white space and returns the kind of the token that starts at
+// the next byte, judging by that byte alone (a '"' is a String, a digit or
+// '-' a Number); Invalid for a byte no token starts with (',' and ':'
+// included), EOF at the end of the input. It reads nothing.
+func (d *Decoder) Peek() Kind {
+	d.skipSpace()
+	if d.i >= len(d.s) {
+		return EOF
+	}
+	return kindOf(d.s[d.i])
+}
+
+func kindOf(c byte) Kind {
+	switch {
+	case c == '{':
+		return ObjectOpen
+	case c == '}':
+		return ObjectClose
+	case c == '[':
+		return ArrayOpen
+	case c == ']':
+		return ArrayClose
+	case c == '"':
+		return String
+	case c == 't' || c == 'f':
+		return Bool
+	case c == 'n':
+		return Null
+	case c == '-' || c >= '0' && c <= '9':
+		return Number
+	}
+	return Invalid
+}
+
+func (d *Decoder) skipSpace() {
+	for d.i < len(d.s) {
+		switch d.s[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+// Read returns the next token: after the document's last token, a token
+// of kind EOF, once the rest of the input is found to be white space. On
+// an error, it returns a *SyntaxError, and the same error from every later
+// call.
+func (d *Decoder) Read() (Token, error) {
+	if d.err != nil {
+		return Token{}, d.err
+	}
+	d.skipSpace()
+	switch d.state {
+	case stValue:
+		return d.value()
+	case stAfter:
+		if len(d.stack) == 0 {
+			if d.i < len(d.s) {
+				return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+" after the document")
+			}
+			d.state = stEnd
+			return Token{kind: EOF, off: d.i, end: d.i}, nil
+		}
+		obj := d.stack[len(d.stack)-1]
+		if d.i < len(d.s) {
+			switch c := d.s[d.i]; {
+			case c == ',':
+				d.i++
+				d.skipSpace()
+				if obj {
+					return d.name()
+				}
+				return d.value()
+			case c == '}' && obj, c == ']' && !obj:
+				return d.close(c)
+			}
+		}
+		if obj {
+			return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+" in object, want ',' or '}'")
+		}
+		return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+" in array, want ',' or ']'")
+	case stFirstName:
+		if d.i < len(d.s) && d.s[d.i] == '}' {
+			return d.close('}')
+		}
+		return d.name()
+	case stFirstElem:
+		if d.i < len(d.s) && d.s[d.i] == ']' {
+			return d.close(']')
+		}
+		return d.value()
+	}
+	return Token{kind: EOF, off: d.i, end: d.i}, nil
+}
+
+func (d *Decoder) fail(kind ErrorKind, off int, msg string) (Token, error) {
+	d.err = &SyntaxError{Kind: kind, Offset: off, Msg: msg, src: d.s}
+	return Token{}, d.err
+}
+
+func (d *Decoder) failWith(e *SyntaxError) (Token, error) {
+	e.src = d.s
+	d.err = e
+	return Token{}, e
+}
+
+func (d *Decoder) close(c byte) (Token, error) {
+	at := d.i
+	d.i++
+	if d.stack[len(d.stack)-1] && d.dups {
+		d.names.Pop()
+	}
+	d.stack = d.stack[:len(d.stack)-1]
+	d.state = stAfter
+	if c == '}' {
+		return Token{kind: ObjectClose, off: at, end: d.i, text: "}"}, nil
+	}
+	return Token{kind: ArrayClose, off: at, end: d.i, text: "]"}, nil
+}
+
+// name reads a member name and its ':'.
+func (d *Decoder) name() (Token, error) {
+	if d.i >= len(d.s) || d.s[d.i] != '"' {
+		return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+", want a member name")
+	}
+	at := d.i
+	name, end, err := readString(d.s, d.i, &d.scratch)
+	if err != nil {
+		d.i = err.Offset
+		return d.failWith(err)
+	}
+	d.i = end
+	if d.dups && d.names.Add(name) {
+		return d.fail(ErrDuplicate, at, "member "+strconv.Quote(name)+" appears more than once")
+	}
+	d.skipSpace()
+	if d.i >= len(d.s) || d.s[d.i] != ':' {
+		return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+" after member name, want ':'")
+	}
+	d.i++
+	d.state = stValue
+	return Token{kind: Name, off: at, end: d.i, text: name}, nil
+}
+
+func (d *Decoder) value() (Token, error) {
+	if d.i >= len(d.s) {
+		return d.fail(ErrSyntax, d.i, "unexpected end of input, want a value")
+	}
+	at := d.i
+	switch c := d.s[d.i]; {
+	case c == '{' || c == '[':
+		if len(d.stack) >= d.maxDepth {
+			return d.fail(ErrDepth, at, "nesting deeper than "+strconv.Itoa(d.maxDepth)+" levels")
+		}
+		d.i++
+		obj := c == '{'
+		d.stack = append(d.stack, obj)
+		if obj {
+			if d.dups {
+				d.names.Push()
+			}
+			d.state = stFirstName
+			return Token{kind: ObjectOpen, off: at, end: d.i, text: "{"}, nil
+		}
+		d.state = stFirstElem
+		return Token{kind: ArrayOpen, off: at, end: d.i, text: "["}, nil
+	case c == '"':
+		s, end, err := readString(d.s, d.i, &d.scratch)
+		if err != nil {
+			d.i = err.Offset
+			return d.failWith(err)
+		}
+		d.i = end
+		d.state = stAfter
+		return Token{kind: String, off: at, end: end, text: s}, nil
+	case c == '-' || c >= '0' && c <= '9':
+		return d.number()
+	case c == 't':
+		return d.literal("true", Bool)
+	case c == 'f':
+		return d.literal("false", Bool)
+	case c == 'n':
+		return d.literal("null", Null)
+	}
+	return d.fail(ErrSyntax, at, "unexpected "+d.describe()+", want a value")
+}
+
+func (d *Decoder) literal(word string, k Kind) (Token, error) {
+	at := d.i
+	if len(d.s)-at < len(word) || d.s[at:at+len(word)] != word {
+		return d.fail(ErrSyntax, at, "unexpected "+d.describe()+", want a value")
+	}
+	d.i += len(word)
+	if d.i < len(d.s) && isWordByte(d.s[d.i]) {
+		return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+" after "+word)
+	}
+	d.state = stAfter
+	return Token{kind: k, off: at, end: d.i, text: word}, nil
+}
+
+// isWordByte: a byte that cannot follow a literal or number directly.
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '+' || c == '-'
+}
+
+func (d *Decoder) number() (Token, error) {
+	at := d.i
+	end, plain, bad := scanNumber(d.s, at)
+	if bad >= 0 {
+		d.i = bad
+		return d.fail(ErrSyntax, bad, numberProblem(d.s, at, bad))
+	}
+	if end < len(d.s) && isWordByte(d.s[end]) {
+		d.i = end
+		if c := d.s[end]; c >= '0' && c <= '9' {
+			return d.fail(ErrSyntax, end, "malformed number, a leading zero")
+		}
+		return d.fail(ErrSyntax, end, "unexpected "+d.describe()+" in number")
+	}
+	lit := d.s[at:end]
+	if len(lit) > d.digits {
+		if n := CountDigits(lit); n > d.digits {
+			return d.fail(ErrDigits, at, "number literal has "+strconv.Itoa(n)+" digits, more than the limit of "+strconv.Itoa(d.digits))
+		}
+	}
+	d.i = end
+	d.state = stAfter
+	return Token{kind: Number, plain: plain, off: at, end: end, text: lit}, nil
+}
+
+// describe names what stands at the current offset, for messages.
+func (d *Decoder) describe() string {
+	if d.i >= len(d.s) {
+		return "end of input"
+	}
+	if k := kindOf(d.s[d.i]); k != Invalid && k != ObjectClose && k != ArrayClose {
+		return k.String()
+	}
+	return describeByte(d.s, d.i)
+}
+
+// describeByte quotes the character at s[i].
+func describeByte(s string, i int) string {
+	if i >= len(s) {
+		return "end of input"
+	}
+	r, size := utf8.DecodeRuneInString(s[i:])
+	if r == utf8.RuneError && size == 1 {
+		return "byte 0x" + string([]byte{hexDigits[s[i]>>4], hexDigits[s[i]&0xF]})
+	}
+	return strconv.QuoteRune(r)
+}
