@@ -77,9 +77,11 @@ func (o RestoreOptions) JSON(answer []byte) ([]byte, *coerce.Report, error) {
 	if o.Schema == nil {
 		return nil, nil, errNoSchema
 	}
-	run := &restore.Run{T: o.Schema.tbl}
-	return restore.CheckJSON(restore.CheckParams{Schema: o.Schema.orig, Policy: o.Policy, Tool: o.Tool, Observer: o.Observer,
-		Context: o.Context, MaxDepth: o.MaxDepth, MaxNumberDigits: o.MaxNumberDigits}, run, answer)
+	// The check applies the restore while it reads the answer: the hook
+	// travels in the context of this one call (see restore.WithHook).
+	ctx := restore.WithHook(o.Context, &restore.Run{T: o.Schema.tbl})
+	return structconv.CheckOptions{Schema: o.Schema.orig, Policy: o.Policy, Tool: o.Tool, Observer: o.Observer,
+		Context: ctx, MaxDepth: o.MaxDepth, MaxNumberDigits: o.MaxNumberDigits}.JSON(answer)
 }
 
 // Struct restores an answer held in a Struct, such as Vertex AI's

@@ -150,17 +150,17 @@ type noter interface {
 // decoder reads everything: under the plan at l, the policy applying
 // inside. ok is false when the text is not one JSON document.
 func (d *decoder) parseEmbedded(text string, l *plan.Loc) (*structpb.Value, bool) {
-	return d.readEmbedded(text, l, true)
+	return d.readEmbedded(text, l, true, jsontext.Invalid)
 }
 
 // readEmbedded reads JSON text held in a string at the current location
 // with a decoder of the same options, limits and path (never restoring:
 // inside the text, values are the original schema's); lenient says
-// whether the policy applies inside. Changes it made are dropped when the
-// text is not one JSON document (ok false).
-func (d *decoder) readEmbedded(text string, l *plan.Loc, lenient bool) (*structpb.Value, bool) {
+// whether the policy applies inside, and want, unless Invalid, which
+// token the text must begin with. Changes it made are dropped when the
+// text is not one such JSON document (ok false).
+func (d *decoder) readEmbedded(text string, l *plan.Loc, lenient bool, want jsontext.Kind) (*structpb.Value, bool) {
 	e := decoder{
-		s:        text,
 		report:   d.report,
 		policy:   d.policy,
 		lenient:  lenient,
@@ -170,11 +170,15 @@ func (d *decoder) readEmbedded(text string, l *plan.Loc, lenient bool) (*structp
 		path:     slices.Clone(d.path),
 		slabSize: 8,
 	}
+	room := d.maxDepth - len(d.path) // levels left for the text
+	e.reset(text, max(room, 1))
+	if k := e.r.Peek(); want != jsontext.Invalid && k != want || room < 1 && (k == jsontext.ObjectOpen || k == jsontext.ArrayOpen) {
+		return nil, false
+	}
 	mark := reportMark(d.report)
 	v, err := e.value(l)
 	if err == nil {
-		e.skipSpace()
-		if e.i == len(e.s) {
+		if _, err = e.read(); err == nil { // the end, or trailing data
 			return v, true
 		}
 	}

@@ -43,7 +43,7 @@ const (
 	Bool
 	Number
 	String
-	Name // a member name, its ':' read with it
+	Name // a member name (the ':' after it is read with the value)
 	ObjectOpen
 	ObjectClose
 	ArrayOpen
@@ -94,7 +94,7 @@ func (t Token) Kind() Kind { return t.kind }
 func (t Token) Offset() int { return t.off }
 
 // End returns the byte offset just past the token as written (past the
-// closing quote of a string, past the ':' of a name).
+// closing quote of a string or name).
 func (t Token) End() int { return t.end }
 
 // Text returns the token's value as text: the unescaped value of a String
@@ -111,7 +111,8 @@ func (t Token) Plain() bool { return t.plain }
 
 // what may come next
 const (
-	stValue     uint8 = iota // a value (the document's first, or after a name)
+	stValue     uint8 = iota // a value: the document's
+	stColon                  // after a name: ':' and a value
 	stFirstName              // after '{': a name or '}'
 	stFirstElem              // after '[': a value or ']'
 	stAfter                  // after a value: ',' or the close, or the end
@@ -128,7 +129,9 @@ type Decoder struct {
 	maxDepth int
 	digits   int
 	dups     bool
-	stack    []bool // the open containers, true for an object
+	depth    int      // how many containers are open
+	kinds    uint64   // bit i set: level i (below 64) is an object
+	deeper   []uint64 // the same for the levels from 64 on
 	names    Names
 	scratch  []byte
 	err      *SyntaxError
@@ -154,7 +157,8 @@ func (d *Decoder) Reset(s string, o Options) {
 		d.digits = DefaultMaxDigits
 	}
 	d.dups = !o.AllowDuplicateNames
-	d.stack = d.stack[:0]
+	d.depth, d.kinds = 0, 0
+	d.deeper = d.deeper[:0]
 	d.names.Reset()
 }
 
@@ -166,7 +170,39 @@ func (d *Decoder) Source() string { return d.s }
 func (d *Decoder) Offset() int { return d.i }
 
 // Depth returns how many arrays and objects are open.
-func (d *Decoder) Depth() int { return len(d.stack) }
+func (d *Decoder) Depth() int { return d.depth }
+
+// inObject reports whether the innermost open container is an object.
+func (d *Decoder) inObject() bool {
+	lv := d.depth - 1
+	if lv < 64 {
+		return d.kinds&(1<<lv) != 0
+	}
+	return d.deeper[(lv-64)/64]&(1<<((lv-64)%64)) != 0
+}
+
+// push opens a container.
+func (d *Decoder) push(obj bool) {
+	lv := d.depth
+	d.depth++
+	if lv < 64 {
+		if obj {
+			d.kinds |= 1 << lv
+		} else {
+			d.kinds &^= 1 << lv
+		}
+		return
+	}
+	w, bit := (lv-64)/64, uint64(1)<<((lv-64)%64)
+	if w == len(d.deeper) {
+		d.deeper = append(d.deeper, 0)
+	}
+	if obj {
+		d.deeper[w] |= bit
+	} else {
+		d.deeper[w] &^= bit
+	}
+}
 
 // Peek skips white space and returns the kind of the token that starts at
 // the next byte, judging by that byte alone (a '"' is a String, a digit or
@@ -225,15 +261,22 @@ func (d *Decoder) Read() (Token, error) {
 	switch d.state {
 	case stValue:
 		return d.value()
+	case stColon:
+		if d.i >= len(d.s) || d.s[d.i] != ':' {
+			return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+" after member name, want ':'")
+		}
+		d.i++
+		d.skipSpace()
+		return d.value()
 	case stAfter:
-		if len(d.stack) == 0 {
+		if d.depth == 0 {
 			if d.i < len(d.s) {
 				return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+" after the document")
 			}
 			d.state = stEnd
 			return Token{kind: EOF, off: d.i, end: d.i}, nil
 		}
-		obj := d.stack[len(d.stack)-1]
+		obj := d.inObject()
 		if d.i < len(d.s) {
 			switch c := d.s[d.i]; {
 			case c == ',':
@@ -279,10 +322,10 @@ func (d *Decoder) failWith(e *SyntaxError) (Token, error) {
 func (d *Decoder) close(c byte) (Token, error) {
 	at := d.i
 	d.i++
-	if d.stack[len(d.stack)-1] && d.dups {
+	if d.dups && d.inObject() {
 		d.names.Pop()
 	}
-	d.stack = d.stack[:len(d.stack)-1]
+	d.depth--
 	d.state = stAfter
 	if c == '}' {
 		return Token{kind: ObjectClose, off: at, end: d.i, text: "}"}, nil
@@ -305,13 +348,8 @@ func (d *Decoder) name() (Token, error) {
 	if d.dups && d.names.Add(name) {
 		return d.fail(ErrDuplicate, at, "member "+strconv.Quote(name)+" appears more than once")
 	}
-	d.skipSpace()
-	if d.i >= len(d.s) || d.s[d.i] != ':' {
-		return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+" after member name, want ':'")
-	}
-	d.i++
-	d.state = stValue
-	return Token{kind: Name, off: at, end: d.i, text: name}, nil
+	d.state = stColon
+	return Token{kind: Name, off: at, end: end, text: name}, nil
 }
 
 func (d *Decoder) value() (Token, error) {
@@ -321,12 +359,12 @@ func (d *Decoder) value() (Token, error) {
 	at := d.i
 	switch c := d.s[d.i]; {
 	case c == '{' || c == '[':
-		if len(d.stack) >= d.maxDepth {
+		if d.depth >= d.maxDepth {
 			return d.fail(ErrDepth, at, "nesting deeper than "+strconv.Itoa(d.maxDepth)+" levels")
 		}
 		d.i++
 		obj := c == '{'
-		d.stack = append(d.stack, obj)
+		d.push(obj)
 		if obj {
 			if d.dups {
 				d.names.Push()

@@ -352,3 +352,32 @@ func TestReuse(t *testing.T) {
 		}
 	}
 }
+
+// TestDeepKinds: the kind of each open container is kept past 64 and 128
+// levels (where it moves from a word to a slice).
+func TestDeepKinds(t *testing.T) {
+	var open, close strings.Builder
+	for i := range 300 {
+		if i%3 == 0 {
+			open.WriteString(`{"k":`)
+		} else {
+			open.WriteString("[")
+		}
+	}
+	for i := 299; i >= 0; i-- {
+		if i%3 == 0 {
+			close.WriteString("}")
+		} else {
+			close.WriteString("]")
+		}
+	}
+	in := open.String() + "1" + close.String()
+	if _, err := tokens(in, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	// a wrong close at every depth is found
+	bad := open.String() + "1" + strings.Replace(close.String(), "]", "}", 1)
+	if _, err := tokens(bad, Options{}); err == nil {
+		t.Error("a '}' closing an array accepted")
+	}
+}
