@@ -610,4 +610,3 @@ func clip(s string) string {
 	}
 	return s
 }
-
