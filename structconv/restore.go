@@ -82,13 +82,13 @@ func (d *decoder) restoreMember(l *plan.Loc, key string, child *plan.Loc) (*stru
 		return nil, err
 	}
 	var v *structpb.Value
-	if t.Kind() == jsontext.String && d.rt.ChildText(child) {
-		v = d.childText(t.Text(), child)
+	if t == jsontext.String && d.rt.ChildText(child) {
+		v = d.childText(d.r.Text(), child)
 	} else if v, err = d.valueOf(t, child); err != nil {
 		return nil, err
 	}
 	// null and the marker count as written, not as JSON text
-	if l == nil || t.Kind() != jsontext.Null && t.Kind() != jsontext.ObjectOpen {
+	if l == nil || t != jsontext.Null && t != jsontext.ObjectOpen {
 		return v, nil
 	}
 	switch dec := d.rt.Member(l, key, v); dec.Action {
@@ -119,7 +119,7 @@ func (d *decoder) extraMember(l *plan.Loc, text bool) (*structpb.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch k := t.Kind(); {
+	switch k := t; {
 	case k == jsontext.Null:
 		return nil, nil
 	case k == jsontext.ArrayOpen && !text:
@@ -131,7 +131,7 @@ func (d *decoder) extraMember(l *plan.Loc, text bool) (*structpb.Value, error) {
 		d.xtra = append(d.xtra, m...)
 		d.noteExtra(pairsJSON(list, other), m, to, l, mark)
 	case k == jsontext.String && text:
-		s := t.Text()
+		s := d.r.Text()
 		v, ok := d.readEmbedded(s, l, d.lenient, jsontext.ObjectOpen)
 		if !ok {
 			return d.stringValue(s), nil
@@ -242,11 +242,11 @@ func (d *decoder) pairList(other *plan.Loc, to string) (list *structpb.Value, m 
 }
 
 // pairElement reads an element of a pairs array that starts with the
-// token t: an object read with the decoder's object iterator, whose
+// current token, of kind t: an object read with the decoder's object iterator, whose
 // "value" is read under pr.other. pr.good tells whether it is a pair.
-func (d *decoder) pairElement(t jsontext.Token, pr *pairsRead) (*structpb.Value, error) {
+func (d *decoder) pairElement(t jsontext.Kind, pr *pairsRead) (*structpb.Value, error) {
 	pr.good = false
-	if t.Kind() != jsontext.ObjectOpen {
+	if t != jsontext.ObjectOpen {
 		return d.valueOf(t, nil)
 	}
 	mark := reportMark(d.report)

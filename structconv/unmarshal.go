@@ -236,10 +236,10 @@ func (d *decoder) failAt(off int, code ErrorCode, format string, args ...any) er
 	return &Error{Code: code, Path: pointerOf(d.path), Offset: off, Msg: fmt.Sprintf(format, args...)}
 }
 
-// read returns the next token, a token layer error as an *Error at the
-// current path.
-func (d *decoder) read() (jsontext.Token, error) {
-	t, err := d.r.Read()
+// read reads the next token (then d.r's current one) and returns its
+// kind; a token layer error as an *Error at the current path.
+func (d *decoder) read() (jsontext.Kind, error) {
+	t, err := d.r.Next()
 	if err != nil {
 		return t, d.syntax(err)
 	}
@@ -313,9 +313,10 @@ func (d *decoder) value(l *plan.Loc) (*structpb.Value, error) {
 	return d.valueOf(t, l)
 }
 
-// valueOf reads the value that starts with the token t (read), at l.
-func (d *decoder) valueOf(t jsontext.Token, l *plan.Loc) (*structpb.Value, error) {
-	switch t.Kind() {
+// valueOf reads the value that starts with the current token, of kind
+// t, at l.
+func (d *decoder) valueOf(t jsontext.Kind, l *plan.Loc) (*structpb.Value, error) {
+	switch t {
 	case jsontext.ObjectOpen:
 		if d.rt != nil && len(d.path) == 0 {
 			if w, _ := d.rt.Wrap(); w != "" {
@@ -341,7 +342,7 @@ func (d *decoder) valueOf(t jsontext.Token, l *plan.Loc) (*structpb.Value, error
 		v.Kind = d.listKind(values)
 		return v, nil
 	case jsontext.String:
-		s := t.Text()
+		s := d.r.Text()
 		if d.rt != nil && l != nil {
 			if v, ok := d.restoreString(s, l); ok {
 				return v, nil
@@ -352,14 +353,15 @@ func (d *decoder) valueOf(t jsontext.Token, l *plan.Loc) (*structpb.Value, error
 		}
 		return d.stringValue(s), nil
 	case jsontext.Number:
-		v, err := d.number(t, l)
+		lit := d.r.Text()
+		v, err := d.number(lit, l)
 		if err == nil && d.lenient && l != nil {
-			return d.lenientScalar(v, t.Text(), l), nil
+			return d.lenientScalar(v, lit, l), nil
 		}
 		return v, err
 	case jsontext.Bool:
 		v := d.newValue()
-		v.Kind = d.boolKind(t.Bool())
+		v.Kind = d.boolKind(d.r.Bool())
 		return d.lenientLiteral(v, l), nil
 	}
 	v := d.newValue() // null: the token layer hands out nothing else here
@@ -407,16 +409,16 @@ func (d *decoder) object(l *plan.Loc, mode objMode) (map[string]*structpb.Value,
 		if err != nil {
 			return nil, err
 		}
-		if t.Kind() == jsontext.ObjectClose {
+		if t == jsontext.ObjectClose {
 			break
 		}
-		key := t.Text()
+		key, at := d.r.Text(), d.r.Start()
 		d.path[depth].key = key
 		v, err := d.member(l, mode, key)
 		if err != nil {
 			return nil, err
 		}
-		d.members = append(d.members, pair{key: key, val: v, at: t.Offset()})
+		d.members = append(d.members, pair{key: key, val: v, at: at})
 	}
 	members := d.members[base:]
 	m := make(map[string]*structpb.Value, len(members))
@@ -485,7 +487,7 @@ func (d *decoder) array(l *plan.Loc, pr *pairsRead) ([]*structpb.Value, bool, er
 	for n := 0; ; n++ {
 		after := d.r.Offset()
 		d.path[depth].index = n
-		t, err := d.r.Read()
+		t, err := d.r.Next()
 		if err != nil {
 			var se *jsontext.SyntaxError
 			if n > 0 && errors.As(err, &se) && se.Offset >= after && !strings.Contains(d.r.Source()[after:se.Offset], ",") {
@@ -493,7 +495,7 @@ func (d *decoder) array(l *plan.Loc, pr *pairsRead) ([]*structpb.Value, bool, er
 			}
 			return nil, false, d.syntax(err)
 		}
-		if t.Kind() == jsontext.ArrayClose {
+		if t == jsontext.ArrayClose {
 			break
 		}
 		var v *structpb.Value
@@ -516,10 +518,11 @@ func (d *decoder) array(l *plan.Loc, pr *pairsRead) ([]*structpb.Value, bool, er
 	return values, good, nil
 }
 
-// element reads an element that starts with the token t, at item.
-func (d *decoder) element(t jsontext.Token, item *plan.Loc) (*structpb.Value, error) {
-	if d.rt != nil && t.Kind() == jsontext.String && d.rt.ChildText(item) {
-		return d.childText(t.Text(), item), nil
+// element reads an element that starts with the current token, of kind
+// t, at item.
+func (d *decoder) element(t jsontext.Kind, item *plan.Loc) (*structpb.Value, error) {
+	if d.rt != nil && t == jsontext.String && d.rt.ChildText(item) {
+		return d.childText(d.r.Text(), item), nil
 	}
 	return d.valueOf(t, item)
 }
@@ -531,16 +534,16 @@ func (d *decoder) valueOrText(l *plan.Loc, text bool) (*structpb.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if text && t.Kind() == jsontext.String {
-		return d.childText(t.Text(), l), nil
+	if text && t == jsontext.String {
+		return d.childText(d.r.Text(), l), nil
 	}
 	return d.valueOf(t, l)
 }
 
-// number applies the integer rules to the number token t, at l.
-func (d *decoder) number(t jsontext.Token, l *plan.Loc) (*structpb.Value, error) {
-	lit := t.Text()
-	plain := t.Plain()
+// number applies the integer rules to the number literal lit, the
+// current token, at l.
+func (d *decoder) number(lit string, l *plan.Loc) (*structpb.Value, error) {
+	plain := d.r.Plain()
 	// Fast path: up to 15 digits, no fraction or exponent: exact.
 	if plain && len(lit) <= 16 {
 		digits := lit
@@ -559,7 +562,7 @@ func (d *decoder) number(t jsontext.Token, l *plan.Loc) (*structpb.Value, error)
 			return d.numberValue(f), nil
 		}
 	}
-	start := t.Offset()
+	start := d.r.Start()
 	f, err := jsontext.ParseFloat(lit)
 	if err != nil {
 		// A plain integer literal too long for any double is still an exact

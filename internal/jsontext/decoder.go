@@ -82,6 +82,7 @@ func (k Kind) String() string {
 type Token struct {
 	kind  Kind
 	plain bool
+	esc   bool // the decoder's current token: text holds the unescaped string
 	off   int
 	end   int
 	text  string
@@ -135,6 +136,7 @@ type Decoder struct {
 	names    Names
 	scratch  []byte
 	err      *SyntaxError
+	tok      Token // the current token
 }
 
 // NewDecoder returns a Decoder reading the document s.
@@ -146,7 +148,7 @@ func NewDecoder(s string, o Options) *Decoder {
 
 // Reset makes d read the document s from the start.
 func (d *Decoder) Reset(s string, o Options) {
-	d.s, d.i, d.state, d.err = s, 0, stValue, nil
+	d.s, d.i, d.state, d.err, d.tok = s, 0, stValue, nil, Token{}
 	d.maxDepth = o.MaxDepth
 	if d.maxDepth <= 0 {
 		d.maxDepth = DefaultMaxDepth
@@ -254,8 +256,18 @@ func (d *Decoder) skipSpace() {
 // an error, it returns a *SyntaxError, and the same error from every later
 // call.
 func (d *Decoder) Read() (Token, error) {
+	_, err := d.Next()
+	t := d.tok
+	t.text = d.Text()
+	return t, err
+}
+
+// Next reads the next token as Read does, and returns its kind; the
+// token is then Current, and Text, Start, Plain and Bool read it without
+// copying it out (the codec's way through a document).
+func (d *Decoder) Next() (Kind, error) {
 	if d.err != nil {
-		return Token{}, d.err
+		return Invalid, d.err
 	}
 	d.skipSpace()
 	switch d.state {
@@ -274,7 +286,7 @@ func (d *Decoder) Read() (Token, error) {
 				return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+" after the document")
 			}
 			d.state = stEnd
-			return Token{kind: EOF, off: d.i, end: d.i}, nil
+			return d.set(EOF, d.i, d.i, false)
 		}
 		obj := d.inObject()
 		if d.i < len(d.s) {
@@ -305,21 +317,44 @@ func (d *Decoder) Read() (Token, error) {
 		}
 		return d.value()
 	}
-	return Token{kind: EOF, off: d.i, end: d.i}, nil
+	return d.set(EOF, d.i, d.i, false)
 }
 
-func (d *Decoder) fail(kind ErrorKind, off int, msg string) (Token, error) {
+func (d *Decoder) fail(kind ErrorKind, off int, msg string) (Kind, error) {
 	d.err = &SyntaxError{Kind: kind, Offset: off, Msg: msg, src: d.s}
-	return Token{}, d.err
+	d.tok = Token{}
+	return Invalid, d.err
 }
 
-func (d *Decoder) failWith(e *SyntaxError) (Token, error) {
+func (d *Decoder) failWith(e *SyntaxError) (Kind, error) {
 	e.src = d.s
 	d.err = e
-	return Token{}, e
+	d.tok = Token{}
+	return Invalid, e
 }
 
-func (d *Decoder) close(c byte) (Token, error) {
+// set makes the input from off to end the current token. Its text is
+// cut from the input when asked for: the token holds no pointer, so
+// making it current writes none (no write barrier per token).
+func (d *Decoder) set(k Kind, off, end int, plain bool) (Kind, error) {
+	d.tok.kind, d.tok.off, d.tok.end, d.tok.plain = k, off, end, plain
+	return k, nil
+}
+
+// setString makes the string or name val, read from off to end, the
+// current token; only a value unescaped into a new string is kept (a
+// string without escapes is the input between the quotes).
+func (d *Decoder) setString(k Kind, off, end int, val string) (Kind, error) {
+	d.tok.kind, d.tok.off, d.tok.end, d.tok.plain = k, off, end, false
+	if len(val) != end-off-2 { // escapes always shorten
+		d.tok.text, d.tok.esc = val, true
+	} else if d.tok.esc {
+		d.tok.text, d.tok.esc = "", false
+	}
+	return k, nil
+}
+
+func (d *Decoder) close(c byte) (Kind, error) {
 	at := d.i
 	d.i++
 	if d.dups && d.inObject() {
@@ -328,13 +363,13 @@ func (d *Decoder) close(c byte) (Token, error) {
 	d.depth--
 	d.state = stAfter
 	if c == '}' {
-		return Token{kind: ObjectClose, off: at, end: d.i, text: "}"}, nil
+		return d.set(ObjectClose, at, d.i, false)
 	}
-	return Token{kind: ArrayClose, off: at, end: d.i, text: "]"}, nil
+	return d.set(ArrayClose, at, d.i, false)
 }
 
 // name reads a member name and its ':'.
-func (d *Decoder) name() (Token, error) {
+func (d *Decoder) name() (Kind, error) {
 	if d.i >= len(d.s) || d.s[d.i] != '"' {
 		return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+", want a member name")
 	}
@@ -349,10 +384,10 @@ func (d *Decoder) name() (Token, error) {
 		return d.fail(ErrDuplicate, at, "member "+strconv.Quote(name)+" appears more than once")
 	}
 	d.state = stColon
-	return Token{kind: Name, off: at, end: end, text: name}, nil
+	return d.setString(Name, at, end, name)
 }
 
-func (d *Decoder) value() (Token, error) {
+func (d *Decoder) value() (Kind, error) {
 	if d.i >= len(d.s) {
 		return d.fail(ErrSyntax, d.i, "unexpected end of input, want a value")
 	}
@@ -370,10 +405,10 @@ func (d *Decoder) value() (Token, error) {
 				d.names.Push()
 			}
 			d.state = stFirstName
-			return Token{kind: ObjectOpen, off: at, end: d.i, text: "{"}, nil
+			return d.set(ObjectOpen, at, d.i, false)
 		}
 		d.state = stFirstElem
-		return Token{kind: ArrayOpen, off: at, end: d.i, text: "["}, nil
+		return d.set(ArrayOpen, at, d.i, false)
 	case c == '"':
 		s, end, err := readString(d.s, d.i, &d.scratch)
 		if err != nil {
@@ -382,7 +417,7 @@ func (d *Decoder) value() (Token, error) {
 		}
 		d.i = end
 		d.state = stAfter
-		return Token{kind: String, off: at, end: end, text: s}, nil
+		return d.setString(String, at, end, s)
 	case c == '-' || c >= '0' && c <= '9':
 		return d.number()
 	case c == 't':
@@ -395,7 +430,7 @@ func (d *Decoder) value() (Token, error) {
 	return d.fail(ErrSyntax, at, "unexpected "+d.describe()+", want a value")
 }
 
-func (d *Decoder) literal(word string, k Kind) (Token, error) {
+func (d *Decoder) literal(word string, k Kind) (Kind, error) {
 	at := d.i
 	if len(d.s)-at < len(word) || d.s[at:at+len(word)] != word {
 		return d.fail(ErrSyntax, at, "unexpected "+d.describe()+", want a value")
@@ -405,7 +440,7 @@ func (d *Decoder) literal(word string, k Kind) (Token, error) {
 		return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+" after "+word)
 	}
 	d.state = stAfter
-	return Token{kind: k, off: at, end: d.i, text: word}, nil
+	return d.set(k, at, d.i, false)
 }
 
 // isWordByte: a byte that cannot follow a literal or number directly.
@@ -413,7 +448,7 @@ func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '+' || c == '-'
 }
 
-func (d *Decoder) number() (Token, error) {
+func (d *Decoder) number() (Kind, error) {
 	at := d.i
 	end, plain, bad := scanNumber(d.s, at)
 	if bad >= 0 {
@@ -435,7 +470,7 @@ func (d *Decoder) number() (Token, error) {
 	}
 	d.i = end
 	d.state = stAfter
-	return Token{kind: Number, plain: plain, off: at, end: end, text: lit}, nil
+	return d.set(Number, at, end, plain)
 }
 
 // describe names what stands at the current offset, for messages.
@@ -460,3 +495,33 @@ func describeByte(s string, i int) string {
 	}
 	return strconv.QuoteRune(r)
 }
+
+// Current returns the token the last Next or Read read.
+func (d *Decoder) Current() Token {
+	t := d.tok
+	t.text = d.Text()
+	return t
+}
+
+// Text returns the current token's Text.
+func (d *Decoder) Text() string {
+	switch t := &d.tok; t.kind {
+	case String, Name:
+		if t.esc {
+			return t.text
+		}
+		return d.s[t.off+1 : t.end-1]
+	case EOF, Invalid:
+		return ""
+	}
+	return d.s[d.tok.off:d.tok.end]
+}
+
+// Start returns the current token's Offset.
+func (d *Decoder) Start() int { return d.tok.off }
+
+// Plain returns the current token's Plain.
+func (d *Decoder) Plain() bool { return d.tok.plain }
+
+// Bool returns the current token's Bool.
+func (d *Decoder) Bool() bool { return d.tok.kind == Bool && d.s[d.tok.off] == 't' }

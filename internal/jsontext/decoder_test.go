@@ -381,3 +381,24 @@ func TestDeepKinds(t *testing.T) {
 		t.Error("a '}' closing an array accepted")
 	}
 }
+
+// TestNextAndCurrent: Next with the accessors of the current token reads
+// what Read hands out.
+func TestNextAndCurrent(t *testing.T) {
+	in := `{"a\u00e9":[true,false,null,-1.5e3,"x","y\n"],"b":{}}`
+	r1, r2 := NewDecoder(in, Options{}), NewDecoder(in, Options{})
+	for {
+		tok, err := r1.Read()
+		k, err2 := r2.Next()
+		if (err == nil) != (err2 == nil) || tok.Kind() != k {
+			t.Fatalf("Read %v %v, Next %v %v", tok.Kind(), err, k, err2)
+		}
+		cur := r2.Current()
+		if cur != tok || r2.Text() != tok.Text() || r2.Start() != tok.Offset() || r2.Plain() != tok.Plain() || r2.Bool() != tok.Bool() {
+			t.Fatalf("current %+v, Read %+v", cur, tok)
+		}
+		if k == EOF || err != nil {
+			break
+		}
+	}
+}
