@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/jsonenc"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/pragma"
@@ -119,7 +119,7 @@ func (o Options) Adapt(schema any) (*Schema, error) {
 			return nil, &Error{Profile: o.Profile, Msg: "the adapted schema breaks the profile's rules: " + vs[0].Error(), Violations: vs}
 		}
 	}
-	a.json, err = jsonenc.Marshal(doc)
+	a.json, err = jsontext.Marshal(doc)
 	if err != nil {
 		return nil, err
 	}
@@ -283,7 +283,7 @@ func sameJSON(schema any) ([]byte, error) {
 	if err != nil {
 		return nil, &coerce.SchemaError{Msg: err.Error()}
 	}
-	return jsonenc.Marshal(doc)
+	return jsontext.Marshal(doc)
 }
 
 // Schema is a schema adapted to a profile: the adapted schema, the report

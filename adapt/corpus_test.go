@@ -13,7 +13,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/jsonenc"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/openapi"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/structconv"
@@ -236,7 +236,7 @@ func corpusTool1(t *testing.T, p Profile, tool corpusTool, st *stats) {
 		// x valid under the original: forward, check, restore.
 		x, ok := newGen(origDoc, seed).value(origDoc, 0)
 		if ok {
-			xb, _ := jsonenc.Marshal(x)
+			xb, _ := jsontext.Marshal(x)
 			if ps, err := orig.Validate(decode(t, xb)); err == nil && len(ps) == 0 {
 				roundTrip(t, tool.name, a, adapted, xb, st)
 			}
@@ -244,7 +244,7 @@ func corpusTool1(t *testing.T, p Profile, tool corpusTool, st *stats) {
 		// y valid under the adapted schema: restore.
 		y, ok := newGen(sdoc, seed+1000).value(sdoc, 0)
 		if ok {
-			yb, _ := jsonenc.Marshal(y)
+			yb, _ := jsontext.Marshal(y)
 			if ps, err := adapted.Validate(decode(t, yb)); err == nil && len(ps) == 0 {
 				answer(t, tool.name, a, yb, st)
 			}

@@ -4,8 +4,7 @@ import (
 	"encoding/json"
 	"sort"
 
-	"github.com/structkit/structkit/internal/jsonenc"
-	"github.com/structkit/structkit/internal/jsonnum"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/restore"
 )
@@ -25,7 +24,7 @@ func (s *Schema) Forward(args []byte) ([]byte, error) {
 		return nil, &Error{Profile: s.profile, Msg: "the arguments are not one JSON document: " + err.Error()}
 	}
 	if profiles[s.profile].same {
-		return jsonenc.Marshal(v)
+		return jsontext.Marshal(v)
 	}
 	f := forwarder{s: s, root: (*plan.Schema)(s.orig).Root()}
 	out := f.value(v, f.root, 0)
@@ -35,7 +34,7 @@ func (s *Schema) Forward(args []byte) ([]byte, error) {
 		}
 		out = map[string]any{w: out}
 	}
-	return jsonenc.Marshal(out)
+	return jsontext.Marshal(out)
 }
 
 type forwarder struct {
@@ -45,7 +44,7 @@ type forwarder struct {
 
 // text writes a value as the JSON text that stands for it.
 func (f *forwarder) text(v any) string {
-	b, err := jsonenc.Marshal(v)
+	b, err := jsontext.Marshal(v)
 	if err != nil {
 		return ""
 	}
@@ -87,7 +86,7 @@ func (f *forwarder) value(v any, l *plan.Loc, depth int) any {
 			}
 		}
 		if rec != nil && rec.IntText {
-			if canon, ok := jsonnum.IntegerDigits(string(x)); ok {
+			if canon, ok := jsontext.IntegerDigits(string(x)); ok {
 				return canon
 			}
 		}

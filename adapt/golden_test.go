@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/structkit/structkit/internal/jsonenc"
+	"github.com/structkit/structkit/internal/jsontext"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden/*.golden")
@@ -77,7 +77,7 @@ func goldenCases(t *testing.T) []goldenCase {
 			if !ok {
 				continue
 			}
-			xb, _ := jsonenc.Marshal(x)
+			xb, _ := jsontext.Marshal(x)
 			if ps, err := a.Original().Validate(decode(t, xb)); err == nil && len(ps) == 0 {
 				gc.examples = append(gc.examples, xb)
 			}

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/structkit/structkit/internal/jsonnum"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/lenient"
 	"github.com/structkit/structkit/internal/plan"
@@ -691,31 +691,31 @@ func (r *renderer) wide(f *facts, vs *valueSet) bool {
 
 func beyondSafe(v any) bool {
 	f, ok := plan.NumberValue(v)
-	return ok && (f > jsonnum.MaxSafe || f < -jsonnum.MaxSafe)
+	return ok && (f > jsontext.MaxSafe || f < -jsontext.MaxSafe)
 }
 
 // numberText writes an enum's number as its stand-in string: integers as
 // their digits, others as written.
 func numberText(v any) string {
 	if n, ok := v.(json.Number); ok {
-		if canon, ok := jsonnum.IntegerDigits(string(n)); ok {
+		if canon, ok := jsontext.IntegerDigits(string(n)); ok {
 			return canon
 		}
 		return string(n)
 	}
 	if f, ok := v.(float64); ok {
-		if jsonnum.IsWhole(f) {
-			return string(jsonnum.AppendWhole(nil, f))
+		if jsontext.IsWhole(f) {
+			return string(jsontext.AppendWhole(nil, f))
 		}
-		return string(jsonnum.AppendFloat(nil, f))
+		return string(jsontext.AppendFloat(nil, f))
 	}
 	return fmt.Sprint(v)
 }
 
 func numberScalar(s string) lenient.Scalar {
-	f, _ := jsonnum.ParseFloat(s)
+	f, _ := jsontext.ParseFloat(s)
 	t := jsontype.Number
-	if _, ok := jsonnum.IntegerDigits(s); ok {
+	if _, ok := jsontext.IntegerDigits(s); ok {
 		t = jsontype.Integer
 	}
 	return lenient.Scalar{Type: t, Num: f, Text: s}

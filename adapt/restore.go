@@ -6,7 +6,6 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/restore"
 	"github.com/structkit/structkit/structconv"
@@ -58,9 +57,11 @@ func (o RestoreOptions) JSON(answer []byte) ([]byte, *coerce.Report, error) {
 	if o.Schema == nil {
 		return nil, nil, errNoSchema
 	}
-	run := &restore.Run{T: o.Schema.tbl}
-	return restore.CheckJSON(restore.CheckParams{Schema: (*plan.Schema)(o.Schema.orig), Policy: o.Policy, Tool: o.Tool, Observer: o.Observer,
-		Context: o.Context, MaxDepth: o.MaxDepth, MaxNumberDigits: o.MaxNumberDigits}, run, answer)
+	// The check applies the restore while it reads the answer: the hook
+	// travels in the context of this one call (see restore.WithHook).
+	c := o.CheckOptions
+	c.Context = restore.WithHook(c.Context, &restore.Run{T: o.Schema.tbl})
+	return c.JSON(o.Schema.orig, answer)
 }
 
 // Struct restores an answer held in a Struct, such as Vertex AI's

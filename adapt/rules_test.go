@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/structkit/structkit/internal/jsonenc"
+	"github.com/structkit/structkit/internal/jsontext"
 )
 
 // ruleCase is the table test of one rule: bad breaks it (the checker must
@@ -180,7 +180,7 @@ func TestRules(t *testing.T) {
 }
 
 func mustCompact(t *testing.T, s string) []byte {
-	b, err := jsonenc.Marshal(decode(t, []byte(s)))
+	b, err := jsontext.Marshal(decode(t, []byte(s)))
 	if err != nil {
 		t.Fatal(err)
 	}

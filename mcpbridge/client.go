@@ -63,8 +63,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/jsonenc"
-	"github.com/structkit/structkit/internal/jsonnum"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/mcpcapture"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/pragma"
@@ -391,7 +390,7 @@ func schemaJSON(s any) (json.RawMessage, error) {
 		}
 		return b.Bytes(), nil
 	}
-	b, err := jsonenc.Marshal(s)
+	b, err := jsontext.Marshal(s)
 	if err != nil {
 		return nil, err
 	}
@@ -556,7 +555,7 @@ func (c *Client) CallToolJSON(ctx context.Context, name string, args []byte) (*C
 			if c.answerLocally(name, crep, res) {
 				return res, nil
 			}
-			out, err := jsonenc.Marshal(checked)
+			out, err := jsontext.Marshal(checked)
 			if err != nil {
 				return nil, c.argumentsError(ctx, name, err)
 			}
@@ -569,7 +568,7 @@ func (c *Client) CallToolJSON(ctx context.Context, name string, args []byte) (*C
 		return nil, c.argumentsError(ctx, name, err)
 	}
 	appendChanges(rep, arep.Changes, "")
-	out, err := jsonenc.Marshal(applied)
+	out, err := jsontext.Marshal(applied)
 	if err != nil {
 		return nil, c.argumentsError(ctx, name, err)
 	}
@@ -704,7 +703,7 @@ func (c *Client) result(ti *ToolInfo, out *mcp.CallToolResult, res *CallResult) 
 		// capture.
 		res.Content = make([]json.RawMessage, len(out.Content))
 		for i, ct := range out.Content {
-			b, err := jsonenc.Marshal(ct)
+			b, err := jsontext.Marshal(ct)
 			if err != nil {
 				return err
 			}
@@ -790,8 +789,8 @@ func flagLostDigits(rep *coerce.Report, v any, ptr []byte) {
 			flagLostDigits(rep, e, pointer.AppendIndex(ptr, i))
 		}
 	case float64:
-		if (jsonnum.Unsafe(t) || t == jsonnum.MaxSafe || t == -jsonnum.MaxSafe) && jsonnum.IsWhole(t) { // 2^53 itself may be a rounded 2^53+1
-			lit := string(jsonnum.AppendWhole(nil, t))
+		if (jsontext.Unsafe(t) || t == jsontext.MaxSafe || t == -jsontext.MaxSafe) && jsontext.IsWhole(t) { // 2^53 itself may be a rounded 2^53+1
+			lit := string(jsontext.AppendWhole(nil, t))
 			rep.Add(coerce.Change{Path: string(ptr), Rule: terms.RulePrecisionUnsafe, From: lit, To: lit})
 		}
 	}

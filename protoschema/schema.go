@@ -11,7 +11,7 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/structkit/structkit/internal/jsonenc"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/pragma"
 )
@@ -230,7 +230,7 @@ func (o SchemaOptions) generate(md protoreflect.MessageDescriptor) (out *generat
 	if len(g.defs) > 0 {
 		root["$defs"] = g.defs
 	}
-	doc, err := jsonenc.Marshal(root)
+	doc, err := jsontext.Marshal(root)
 	if err != nil {
 		return nil, &Error{Element: md.FullName(), Msg: "writing the schema: " + err.Error()}
 	}

@@ -44,10 +44,6 @@ type CheckOptions struct {
 	// (2000 levels of nesting, 4300 digits).
 	MaxDepth        int
 	MaxNumberDigits int
-
-	// restore, when set, restores arguments written under an adapted
-	// schema while they are read (JSON only; see restore.go).
-	restore *restore.Run
 }
 
 func (o CheckOptions) ctx() context.Context {
@@ -73,7 +69,10 @@ func (o CheckOptions) JSON(schema *coerce.Schema, args []byte) ([]byte, *coerce.
 	if err := o.ctx().Err(); err != nil {
 		return nil, nil, err
 	}
-	if err := (UnmarshalOptions{Schema: schema, Policy: o.Policy, Report: rep, MaxDepth: o.MaxDepth, MaxNumberDigits: o.MaxNumberDigits, restore: o.restore}).Unmarshal(args, &s); err != nil {
+	// A context from package adapt carries a restore (restore.WithHook):
+	// the answer is restored to the original schema while it is read.
+	hook := restore.HookOf(o.Context)
+	if err := (UnmarshalOptions{Schema: schema, Policy: o.Policy, Report: rep, MaxDepth: o.MaxDepth, MaxNumberDigits: o.MaxNumberDigits, restore: hook}).Unmarshal(args, &s); err != nil {
 		return nil, nil, err
 	}
 	if err := o.validate(schema, &s, rep); err != nil {
@@ -162,8 +161,8 @@ func (o CheckOptions) finish(schema *coerce.Schema, v any, rep *coerce.Report) e
 				Got: "number " + c.From, Msg: "expected integer, got number " + c.From, Schema: c.Schema})
 		}
 	}
-	if o.restore != nil {
-		problems = append(problems, o.restore.Problems...)
+	if h := restore.HookOf(o.Context); h != nil {
+		problems = append(problems, h.Problems()...)
 	}
 	slices.SortStableFunc(problems, func(a, b coerce.Problem) int { return strings.Compare(a.Path, b.Path) })
 	rep.Changes = onlyPolicyChanges(rep.Changes)

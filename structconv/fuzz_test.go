@@ -12,7 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/jsonnum"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -151,7 +151,7 @@ func compareJSON(a, b any, path string) string {
 		}
 		return ""
 	}
-	if s, ok := a.(string); ok && jsonnum.Carried(s) {
+	if s, ok := a.(string); ok && jsontext.Carried(s) {
 		// A canonical big integer in a string where strings are not
 		// admitted is read as a carried integer: the Struct cannot tell.
 		if y, ok := b.(json.Number); ok && string(y) == s {

@@ -14,7 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/jsonnum"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pragma"
@@ -141,7 +141,7 @@ func (g *goConv) enter() error {
 // checkDigits bounds the digits of a json.Number.
 func (g *goConv) checkDigits(lit string) error {
 	if len(lit) > g.digits {
-		if n := jsonnum.CountDigits(lit); n > g.digits {
+		if n := jsontext.CountDigits(lit); n > g.digits {
 			return g.fail(CodeNumber, "number literal has %d digits, more than the limit of %d", n, g.digits)
 		}
 	}
@@ -175,7 +175,7 @@ func wholeInt(f float64) any {
 	case f >= 0 && f < 1<<64:
 		return uint64(f)
 	}
-	return json.Number(jsonnum.AppendWhole(nil, f))
+	return json.Number(jsontext.AppendWhole(nil, f))
 }
 
 // digitsInt converts canonical integer digits to the narrowest exact Go
@@ -195,18 +195,18 @@ func (g *goConv) number(f float64, l *plan.Loc) any {
 	if !l.Integer() || math.IsNaN(f) || math.IsInf(f, 0) {
 		return f
 	}
-	if !jsonnum.IsWhole(f) {
+	if !jsontext.IsWhole(f) {
 		if g.report != nil && l.Admits()&jsontype.Number == 0 {
-			lit := string(jsonnum.AppendFloat(nil, f))
+			lit := string(jsontext.AppendFloat(nil, f))
 			g.note(terms.RuleFraction, lit, lit, l)
 		}
 		return f
 	}
 	n := wholeInt(f)
 	if g.report != nil {
-		lit := string(jsonnum.AppendWhole(nil, f))
-		g.note(terms.RuleInteger, string(jsonnum.AppendFloat(nil, f)), lit, l)
-		if jsonnum.Unsafe(f) {
+		lit := string(jsontext.AppendWhole(nil, f))
+		g.note(terms.RuleInteger, string(jsontext.AppendFloat(nil, f)), lit, l)
+		if jsontext.Unsafe(f) {
 			g.note(terms.RulePrecisionUnsafe, lit, lit, l)
 		}
 	}
@@ -215,7 +215,7 @@ func (g *goConv) number(f float64, l *plan.Loc) any {
 
 // str applies the carried-integer rule to a string at l.
 func (g *goConv) str(s string, l *plan.Loc) any {
-	if l.RestoresCarried() && jsonnum.Carried(s) {
+	if l.RestoresCarried() && jsontext.Carried(s) {
 		if g.report != nil {
 			g.note(terms.RuleBigIntRestored, strconv.Quote(s), s, l)
 		}
@@ -387,7 +387,7 @@ func (g *goConv) apply(v any, l *plan.Loc) (any, error) {
 		if !l.Integer() {
 			return x, nil
 		}
-		if isNumberLiteral(lit) && jsonnum.HasFraction(lit) {
+		if jsontext.IsNumber(lit) && jsontext.HasFraction(lit) {
 			// A fraction as written, whatever its double: kept exact for
 			// validation, never rounded to an integer.
 			if g.report != nil && l.Admits()&jsontype.Number == 0 {
@@ -395,7 +395,7 @@ func (g *goConv) apply(v any, l *plan.Loc) (any, error) {
 			}
 			return x, nil
 		}
-		if canon, ok := jsonnum.IntegerDigits(lit); ok && isNumberLiteral(lit) {
+		if canon, ok := jsontext.IntegerDigits(lit); ok && jsontext.IsNumber(lit) {
 			if g.report != nil && canon != lit {
 				g.note(terms.RuleInteger, lit, canon, l)
 			}
@@ -447,44 +447,6 @@ func (g *goConv) bounded(v any) error {
 	return nil
 }
 
-// isNumberLiteral reports whether s is a JSON number literal (json.Number
-// may hold anything).
-func isNumberLiteral(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	digits := func() int {
-		n := 0
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-			n++
-		}
-		return n
-	}
-	if i < len(s) && s[i] == '0' {
-		i++
-	} else if digits() == 0 {
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return i == len(s)
-}
-
 // toValue builds a Struct value from a Go value.
 func (g *goConv) toValue(v any, l *plan.Loc) (*structpb.Value, error) {
 	switch x := v.(type) {
@@ -523,16 +485,16 @@ func (g *goConv) toValue(v any, l *plan.Loc) (*structpb.Value, error) {
 		return g.integer(strconv.FormatUint(x, 10), l)
 	case json.Number:
 		lit := string(x)
-		if !isNumberLiteral(lit) {
+		if !jsontext.IsNumber(lit) {
 			return nil, g.fail(CodeNumber, "json.Number %q is not a number", clip(lit))
 		}
 		if err := g.checkDigits(lit); err != nil {
 			return nil, err
 		}
-		if canon, ok := jsonnum.IntegerDigits(lit); ok {
+		if canon, ok := jsontext.IntegerDigits(lit); ok {
 			return g.integer(canon, l)
 		}
-		f, err := jsonnum.ParseFloat(lit)
+		f, err := jsontext.ParseFloat(lit)
 		if err != nil {
 			return nil, g.fail(CodeNumber, "number %s is out of range of a double", clip(lit))
 		}
@@ -600,12 +562,12 @@ func (g *goConv) integer(canon string, l *plan.Loc) (*structpb.Value, error) {
 	if err != nil {
 		return nil, g.fail(CodeNumber, "number %s is out of range of a double", clip(canon))
 	}
-	if !jsonnum.BeyondSafe(canon) {
+	if !jsontext.BeyondSafe(canon) {
 		return structpb.NewNumberValue(f), nil
 	}
 	if l.RoundsBigIntegers() {
-		if g.report != nil && string(jsonnum.AppendWhole(nil, f)) != canon {
-			g.note(terms.RuleBigIntRounded, canon, string(jsonnum.AppendFloat(nil, f)), l)
+		if g.report != nil && string(jsontext.AppendWhole(nil, f)) != canon {
+			g.note(terms.RuleBigIntRounded, canon, string(jsontext.AppendFloat(nil, f)), l)
 		}
 		return structpb.NewNumberValue(f), nil
 	}

@@ -10,7 +10,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/jsonnum"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/lenient"
 	"github.com/structkit/structkit/internal/plan"
@@ -31,7 +31,7 @@ import (
 // convention. (Read from JSON text, the same string is a model's slip and
 // is reported.)
 func isCarried(sc lenient.Scalar, l *plan.Loc) bool {
-	return sc.Type == jsontype.String && l.RestoresCarried() && jsonnum.Carried(sc.Text)
+	return sc.Type == jsontype.String && l.RestoresCarried() && jsontext.Carried(sc.Text)
 }
 
 // scalarOf reads a Struct value as a policy scalar. ok is false for
@@ -52,7 +52,7 @@ func scalarOf(v *structpb.Value) (lenient.Scalar, bool) {
 
 func numberScalar(f float64, lit string) lenient.Scalar {
 	t := jsontype.Number
-	if jsonnum.IsWhole(f) {
+	if jsontext.IsWhole(f) {
 		t = jsontype.Integer
 	}
 	return lenient.Scalar{Type: t, Num: f, Text: lit}
@@ -66,14 +66,14 @@ func appendScalar(b []byte, s lenient.Scalar) []byte {
 	case jsontype.Boolean:
 		return strconv.AppendBool(b, s.Bool)
 	case jsontype.Integer:
-		if s.Text != "" && jsonnum.IsCanonicalInt(s.Text) {
+		if s.Text != "" && jsontext.IsCanonicalInt(s.Text) {
 			return append(b, s.Text...) // exact digits at any magnitude
 		}
-		return jsonnum.AppendWhole(b, s.Num)
+		return jsontext.AppendWhole(b, s.Num)
 	case jsontype.Number:
-		return jsonnum.AppendFloat(b, s.Num)
+		return jsontext.AppendFloat(b, s.Num)
 	}
-	b, _ = appendString(b, s.Text)
+	b, _ = jsontext.AppendString(b, s.Text)
 	return b
 }
 
@@ -86,7 +86,7 @@ func scalarValue(s lenient.Scalar) *structpb.Value {
 	case jsontype.Boolean:
 		return structpb.NewBoolValue(s.Bool)
 	case jsontype.Integer:
-		if s.Text != "" && jsonnum.Carried(s.Text) {
+		if s.Text != "" && jsontext.Carried(s.Text) {
 			return structpb.NewStringValue(s.Text)
 		}
 		return structpb.NewNumberValue(s.Num)
@@ -105,7 +105,7 @@ func scalarGo(s lenient.Scalar) any {
 	case jsontype.Boolean:
 		return s.Bool
 	case jsontype.Integer:
-		if s.Text != "" && jsonnum.IsCanonicalInt(s.Text) {
+		if s.Text != "" && jsontext.IsCanonicalInt(s.Text) {
 			return digitsInt(s.Text)
 		}
 		return wholeInt(s.Num)
@@ -149,17 +149,17 @@ type noter interface {
 // decoder reads everything: under the plan at l, the policy applying
 // inside. ok is false when the text is not one JSON document.
 func (d *decoder) parseEmbedded(text string, l *plan.Loc) (*structpb.Value, bool) {
-	return d.readEmbedded(text, l, true)
+	return d.readEmbedded(text, l, true, jsontext.Invalid)
 }
 
 // readEmbedded reads JSON text held in a string at the current location
 // with a decoder of the same options, limits and path (never restoring:
 // inside the text, values are the original schema's); lenient says
-// whether the policy applies inside. Changes it made are dropped when the
-// text is not one JSON document (ok false).
-func (d *decoder) readEmbedded(text string, l *plan.Loc, lenient bool) (*structpb.Value, bool) {
+// whether the policy applies inside, and want, unless Invalid, which
+// token the text must begin with. Changes it made are dropped when the
+// text is not one such JSON document (ok false).
+func (d *decoder) readEmbedded(text string, l *plan.Loc, lenient bool, want jsontext.Kind) (*structpb.Value, bool) {
 	e := decoder{
-		s:        text,
 		report:   d.report,
 		policy:   d.policy,
 		lenient:  lenient,
@@ -169,11 +169,15 @@ func (d *decoder) readEmbedded(text string, l *plan.Loc, lenient bool) (*structp
 		path:     slices.Clone(d.path),
 		slabSize: 8,
 	}
+	room := d.maxDepth - len(d.path) // levels left for the text
+	e.reset(text, max(room, 1))
+	if k := e.r.Peek(); want != jsontext.Invalid && k != want || room < 1 && (k == jsontext.ObjectOpen || k == jsontext.ArrayOpen) {
+		return nil, false
+	}
 	mark := reportMark(d.report)
 	v, err := e.value(l)
 	if err == nil {
-		e.skipSpace()
-		if e.i == len(e.s) {
+		if _, err = e.read(); err == nil { // the end, or trailing data
 			return v, true
 		}
 	}
@@ -489,11 +493,11 @@ func goScalar(v any) (lenient.Scalar, bool) {
 		return numberScalar(float64(x), ""), true
 	case json.Number:
 		f, err := x.Float64()
-		if err != nil || !isNumberLiteral(string(x)) {
+		if err != nil || !jsontext.IsNumber(string(x)) {
 			return lenient.Scalar{}, false
 		}
 		sc := numberScalar(f, string(x))
-		if _, ok := jsonnum.IntegerDigits(string(x)); ok {
+		if _, ok := jsontext.IntegerDigits(string(x)); ok {
 			sc.Type = jsontype.Integer
 		}
 		return sc, true

@@ -1,6 +1,6 @@
 package structconv
 
-import "github.com/structkit/structkit/internal/jsonnum"
+import "github.com/structkit/structkit/internal/jsontext"
 
 // The limits of the codec, in one place. Every input gets a bounded answer:
 // nothing a model or a peer writes can exhaust the stack, or make
@@ -30,7 +30,7 @@ const (
 	// CVE-2020-10735: exact big-integer validation grows faster than
 	// linearly with the digits. Below it, every literal reads as the
 	// correctly rounded double, at any length.
-	defaultMaxNumberDigits = jsonnum.DefaultMaxDigits
+	defaultMaxNumberDigits = jsontext.DefaultMaxDigits
 )
 
 func effectiveDepth(n int) int {

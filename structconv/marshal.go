@@ -7,13 +7,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/jsonnum"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pragma"
@@ -181,29 +180,29 @@ func (e *encoder) number(f float64, l *plan.Loc) error {
 		return e.fail(CodeNumber, "%v cannot be written as a JSON number", f)
 	}
 	if l.Integer() {
-		if jsonnum.IsWhole(f) {
+		if jsontext.IsWhole(f) {
 			start := len(e.b)
-			e.b = jsonnum.AppendWhole(e.b, f)
+			e.b = jsontext.AppendWhole(e.b, f)
 			if e.report != nil {
 				lit := string(e.b[start:])
-				e.note(terms.RuleInteger, string(jsonnum.AppendFloat(nil, f)), lit, l)
-				if jsonnum.Unsafe(f) {
+				e.note(terms.RuleInteger, string(jsontext.AppendFloat(nil, f)), lit, l)
+				if jsontext.Unsafe(f) {
 					e.note(terms.RulePrecisionUnsafe, lit, lit, l)
 				}
 			}
 			return nil
 		}
 		if e.report != nil && l.Admits()&jsontype.Number == 0 {
-			lit := string(jsonnum.AppendFloat(nil, f))
+			lit := string(jsontext.AppendFloat(nil, f))
 			e.note(terms.RuleFraction, lit, lit, l)
 		}
 	}
-	e.b = jsonnum.AppendFloat(e.b, f)
+	e.b = jsontext.AppendFloat(e.b, f)
 	return nil
 }
 
 func (e *encoder) str(s string, l *plan.Loc) error {
-	if l.RestoresCarried() && jsonnum.Carried(s) {
+	if l.RestoresCarried() && jsontext.Carried(s) {
 		e.b = append(e.b, s...)
 		if e.report != nil {
 			e.note(terms.RuleBigIntRestored, `"`+s+`"`, s, l)
@@ -211,7 +210,7 @@ func (e *encoder) str(s string, l *plan.Loc) error {
 		return nil
 	}
 	var ok bool
-	if e.b, ok = appendString(e.b, s); !ok {
+	if e.b, ok = jsontext.AppendString(e.b, s); !ok {
 		return e.fail(CodeInvalidUTF8, "string is not valid UTF-8")
 	}
 	return nil
@@ -256,7 +255,7 @@ func (e *encoder) object(s *structpb.Struct, l *plan.Loc) error {
 		}
 		wrote++
 		var ok bool
-		if e.b, ok = appendString(e.b, p.key); !ok {
+		if e.b, ok = jsontext.AppendString(e.b, p.key); !ok {
 			return e.fail(CodeInvalidUTF8, "member name is not valid UTF-8")
 		}
 		e.b = append(e.b, ':')
@@ -322,58 +321,4 @@ func less(a, b string) bool {
 		return a[0] < b[0]
 	}
 	return a < b
-}
-
-const hexDigits = "0123456789abcdef"
-
-// safeASCII marks the bytes a JSON string holds as they are.
-var safeASCII = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// appendString appends s as a JSON string: '"' and '\\' escaped, control
-// characters as \b \f \n \r \t or \u00XX, everything else as is (no HTML
-// escaping). ok is false if s is not valid UTF-8.
-func appendString(b []byte, s string) ([]byte, bool) {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if safeASCII[c] {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			return b, false
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"'), true
 }

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/restore"
@@ -19,20 +20,16 @@ import (
 // plan. The decoder reads the answer once; the values it builds are those
 // of the original schema, at the original schema's locations, with the
 // integer rules and the lenient policy applied as usual. Changes are
-// reported at the restored value's paths. Only the check reaches this
-// (restore.CheckJSON); no public option turns it on.
-
-func init() {
-	restore.CheckJSON = func(p restore.CheckParams, run *restore.Run, args []byte) ([]byte, *coerce.Report, error) {
-		return CheckOptions{Policy: p.Policy, Tool: p.Tool, Observer: p.Observer, Context: p.Context,
-			MaxDepth: p.MaxDepth, MaxNumberDigits: p.MaxNumberDigits, restore: run}.JSON((*coerce.Schema)(p.Schema), args)
-	}
-}
+// reported at the restored value's paths. Only the check reaches this,
+// with a hook from package adapt (restore.WithHook); no public option
+// turns it on. The JSON is read by the decoder's one object iterator and
+// one array iterator (unmarshal.go); this file only says what the
+// stand-ins' values become.
 
 // restoreString decides a string just read at l; ok is false when it
 // means itself.
 func (d *decoder) restoreString(s string, l *plan.Loc) (*structpb.Value, bool) {
-	dec := d.rt.T.String(l, s)
+	dec := d.rt.String(l, s)
 	switch dec.Action {
 	case restore.ParseText:
 		return d.parseText(s, l)
@@ -52,7 +49,7 @@ func (d *decoder) restoreString(s string, l *plan.Loc) (*structpb.Value, bool) {
 // the string then stays a string.
 func (d *decoder) parseText(text string, l *plan.Loc) (*structpb.Value, bool) {
 	mark := reportMark(d.report)
-	v, ok := d.readEmbedded(text, l, d.lenient)
+	v, ok := d.readEmbedded(text, l, d.lenient, jsontext.Invalid)
 	if ok && d.report != nil {
 		d.note(restore.RuleText, strconv.Quote(text), marshalAt(v, l), l)
 		moveLast(d.report, mark)
@@ -60,17 +57,14 @@ func (d *decoder) parseText(text string, l *plan.Loc) (*structpb.Value, bool) {
 	return v, ok
 }
 
-// childText reads a string standing for a value with no plan (any JSON
-// value) as the JSON text it holds; d.s[d.i] is '"'.
-func (d *decoder) childText(child *plan.Loc) (*structpb.Value, error) {
-	s, err := d.str()
-	if err != nil {
-		return nil, err
-	}
+// childText reads a string s standing for a value with no plan (any
+// JSON value) as the JSON text it holds; a string that is not one JSON
+// document stays a string.
+func (d *decoder) childText(s string, child *plan.Loc) *structpb.Value {
 	if v, ok := d.parseText(s, child); ok {
-		return v, nil
+		return v
 	}
-	return d.stringValue(s), nil
+	return d.stringValue(s)
 }
 
 // restoreMember reads the value of member key of an object at l, whose
@@ -79,22 +73,25 @@ func (d *decoder) childText(child *plan.Loc) (*structpb.Value, error) {
 // members go to d.xtra).
 func (d *decoder) restoreMember(l *plan.Loc, key string, child *plan.Loc) (*structpb.Value, error) {
 	if l != nil {
-		if name, text := d.rt.T.Extra(l); name != "" && name == key {
+		if name, text := d.rt.Extra(l); name != "" && name == key {
 			return d.extraMember(l, text)
 		}
 	}
+	t, err := d.read()
+	if err != nil {
+		return nil, err
+	}
 	var v *structpb.Value
-	var err error
-	literal := d.peek() // null and the marker count as written, not as JSON text
-	if d.rt.T.ChildText(child) && literal == '"' {
-		v, err = d.childText(child)
-	} else {
-		v, err = d.value(child)
+	if t == jsontext.String && d.rt.ChildText(child) {
+		v = d.childText(d.r.Text(), child)
+	} else if v, err = d.valueOf(t, child); err != nil {
+		return nil, err
 	}
-	if err != nil || l == nil || literal != 'n' && literal != '{' {
-		return v, err
+	// null and the marker count as written, not as JSON text
+	if l == nil || t != jsontext.Null && t != jsontext.ObjectOpen {
+		return v, nil
 	}
-	switch dec := d.rt.T.Member(l, key, v); dec.Action {
+	switch dec := d.rt.Member(l, key, v); dec.Action {
 	case restore.Drop:
 		if d.report != nil {
 			d.note(dec.Rule, "null", "", child)
@@ -118,14 +115,14 @@ func (d *decoder) extraMember(l *plan.Loc, text bool) (*structpb.Value, error) {
 	mark := reportMark(d.report)
 	from := pointerOf(d.path)
 	to := pointerOf(d.path[:len(d.path)-1])
-	switch c := d.peek(); {
-	case c == 'n':
-		v, err := d.value(nil)
-		if err != nil || v.GetNullValue() != 0 {
-			return v, err
-		}
+	t, err := d.read()
+	if err != nil {
+		return nil, err
+	}
+	switch k := t; {
+	case k == jsontext.Null:
 		return nil, nil
-	case c == '[' && !text:
+	case k == jsontext.ArrayOpen && !text:
 		other, _ := l.Other()
 		list, m, err := d.pairList(other, to)
 		if err != nil || m == nil {
@@ -133,16 +130,14 @@ func (d *decoder) extraMember(l *plan.Loc, text bool) (*structpb.Value, error) {
 		}
 		d.xtra = append(d.xtra, m...)
 		d.noteExtra(pairsJSON(list, other), m, to, l, mark)
-	case c == '"' && text:
-		s, err := d.str()
-		if err != nil {
-			return nil, err
-		}
-		e := d.parseTextObject(s, l)
-		if e == nil {
+	case k == jsontext.String && text:
+		s := d.r.Text()
+		v, ok := d.readEmbedded(s, l, d.lenient, jsontext.ObjectOpen)
+		if !ok {
 			return d.stringValue(s), nil
 		}
 		rewritePaths(d.report, mark, from, to)
+		e := v.GetStructValue().GetFields()
 		var m []pair
 		for _, k := range sortedKeys(e) {
 			m = append(m, pair{key: k, val: e[k]})
@@ -150,7 +145,7 @@ func (d *decoder) extraMember(l *plan.Loc, text bool) (*structpb.Value, error) {
 		d.xtra = append(d.xtra, m...)
 		d.noteExtra(strconv.Quote(s), m, to, l, mark)
 	default:
-		return d.value(nil)
+		return d.valueOf(t, nil)
 	}
 	return nil, nil
 }
@@ -168,23 +163,6 @@ func (d *decoder) noteExtra(was string, m []pair, path string, l *plan.Loc, mark
 	d.report.Add(coerce.Change{Path: path, Rule: restore.RuleExtra, From: was,
 		To: marshalAt(structpb.NewStructValue(&structpb.Struct{Fields: fields}), l), Schema: l.Pointer()})
 	moveLast(d.report, mark)
-}
-
-// parseTextObject reads JSON text of an object whose members belong to
-// the object at l; nil when the text is not one JSON object.
-func (d *decoder) parseTextObject(text string, l *plan.Loc) map[string]*structpb.Value {
-	t := strings.TrimLeft(text, " \t\r\n")
-	if t == "" || t[0] != '{' {
-		return nil
-	}
-	v, ok := d.parseText(text, l)
-	if !ok {
-		return nil
-	}
-	if d.report != nil {
-		d.report.Changes = d.report.Changes[:len(d.report.Changes)-1] // reported as the extra member
-	}
-	return v.GetStructValue().GetFields()
 }
 
 // mergeExtra merges the undeclared members read from the extra member of
@@ -205,7 +183,8 @@ func (d *decoder) mergeExtra(l *plan.Loc, m map[string]*structpb.Value, base int
 }
 
 // pairs reads an array of {key, value} pairs standing for an object at l;
-// d.s[d.i] is '['. An array not of that form is kept as the array it is.
+// its '[' was just read. An array not of that form is kept as the array
+// it is.
 func (d *decoder) pairs(l *plan.Loc) (*structpb.Value, error) {
 	other, _ := l.Other()
 	mark := reportMark(d.report)
@@ -232,195 +211,71 @@ func (d *decoder) pairs(l *plan.Loc) (*structpb.Value, error) {
 	return v, nil
 }
 
-// pairList reads an array of pairs, each value under the plan other (the
-// plan of undeclared members), changes inside reported at to/KEY. m is
-// nil when the array is not of that form; list is then the array as read.
-func (d *decoder) pairList(other *plan.Loc, to string) (list *structpb.Value, m []pair, err error) {
-	if err := d.enter(); err != nil {
-		return nil, nil, err
-	}
-	d.i++
-	depth := len(d.path)
-	d.path = append(d.path, seg{})
-	var values []*structpb.Value
-	ok := true
-	d.skipSpace()
-	if d.peek() == ']' {
-		d.i++
-	} else {
-		for n := 0; ; n++ {
-			d.path[depth].index = n
-			mark := reportMark(d.report)
-			elem, key, good, err := d.pairElem(other)
-			if err != nil {
-				return nil, nil, err
-			}
-			values = append(values, elem)
-			if good {
-				_, val, _ := restore.Pair(elem)
-				m = append(m, pair{key: key, val: val})
-				rewritePaths(d.report, mark, pointerOf(d.path)+"/"+restore.PairValue, string(pointer.AppendToken([]byte(to), key)))
-			} else {
-				ok = false
-			}
-			d.skipSpace()
-			if c := d.peek(); c == ',' {
-				d.i++
-				continue
-			} else if c == ']' {
-				d.i++
-				break
-			}
-			return nil, nil, d.fail(CodeSyntax, "unexpected %s in array, want ',' or ']'", d.describe())
-		}
-	}
-	d.path = d.path[:depth]
-	list = d.newValue()
-	list.Kind = d.listKind(values)
-	if !ok {
-		return list, nil, nil
-	}
-	if m == nil {
-		m = []pair{}
-	}
-	return list, m, nil
+// pairsRead is the state of reading an array of pairs: each value under
+// the plan other (the plan of undeclared members), changes inside
+// reported at to/KEY.
+type pairsRead struct {
+	other *plan.Loc
+	to    string
+	m     []pair
+	good  bool // the element just read is a pair
 }
 
-// pairElem reads one element of a pairs array: an object whose "value"
-// is read under other. good tells whether it is a well-formed pair.
-func (d *decoder) pairElem(other *plan.Loc) (elem *structpb.Value, key string, good bool, err error) {
-	d.skipSpace()
-	if d.peek() != '{' {
-		v, err := d.value(nil)
-		return v, "", false, err
+// pairList reads an array of pairs whose '[' was just read, with the
+// decoder's array iterator. m is nil when the array is not of that form;
+// list is then the array as read.
+func (d *decoder) pairList(other *plan.Loc, to string) (list *structpb.Value, m []pair, err error) {
+	pr := pairsRead{other: other, to: to}
+	values, good, err := d.array(nil, &pr)
+	if err != nil {
+		return nil, nil, err
 	}
-	if err := d.enter(); err != nil {
-		return nil, "", false, err
+	list = d.newValue()
+	list.Kind = d.listKind(values)
+	if !good {
+		return list, nil, nil
 	}
-	d.i++
-	depth := len(d.path)
-	d.path = append(d.path, seg{isKey: true})
-	fields := map[string]*structpb.Value{}
-	d.skipSpace()
-	if d.peek() == '}' {
-		d.i++
-	} else {
-		for {
-			d.skipSpace()
-			if d.peek() != '"' {
-				return nil, "", false, d.fail(CodeSyntax, "unexpected %s, want a member name", d.describe())
-			}
-			at := d.i
-			name, err := d.str()
-			if err != nil {
-				return nil, "", false, err
-			}
-			d.path[depth].key = name
-			d.skipSpace()
-			if d.peek() != ':' {
-				return nil, "", false, d.fail(CodeSyntax, "unexpected %s after member name, want ':'", d.describe())
-			}
-			d.i++
-			var v *structpb.Value
-			switch {
-			case name == restore.PairValue && d.rt.T.ChildText(other) && d.peek() == '"':
-				v, err = d.childText(other)
-			case name == restore.PairValue:
-				v, err = d.value(other)
-			default:
-				v, err = d.value(nil)
-			}
-			if err != nil {
-				return nil, "", false, err
-			}
-			if _, dup := fields[name]; dup {
-				d.i = at
-				return nil, "", false, d.fail(CodeDuplicateKey, "member %q appears more than once", name)
-			}
-			fields[name] = v
-			d.skipSpace()
-			if c := d.peek(); c == ',' {
-				d.i++
-				continue
-			} else if c == '}' {
-				d.i++
-				break
-			}
-			return nil, "", false, d.fail(CodeSyntax, "unexpected %s in object, want ',' or '}'", d.describe())
-		}
+	if pr.m == nil {
+		pr.m = []pair{}
 	}
-	d.path = d.path[:depth]
-	elem = d.newValue()
+	return list, pr.m, nil
+}
+
+// pairElement reads an element of a pairs array that starts with the
+// current token, of kind t: an object read with the decoder's object iterator, whose
+// "value" is read under pr.other. pr.good tells whether it is a pair.
+func (d *decoder) pairElement(t jsontext.Kind, pr *pairsRead) (*structpb.Value, error) {
+	pr.good = false
+	if t != jsontext.ObjectOpen {
+		return d.valueOf(t, nil)
+	}
+	mark := reportMark(d.report)
+	fields, err := d.object(pr.other, objPair)
+	if err != nil {
+		return nil, err
+	}
+	elem := d.newValue()
 	elem.Kind = d.structKind(fields)
-	key, _, good = restore.Pair(elem)
-	return elem, key, good, nil
+	key, val, ok := restore.Pair(elem)
+	if ok {
+		pr.good = true
+		pr.m = append(pr.m, pair{key: key, val: val})
+		rewritePaths(d.report, mark, pointerOf(d.path)+"/"+restore.PairValue, string(pointer.AppendToken([]byte(pr.to), key)))
+	}
+	return elem, nil
 }
 
 // unwrap reads the adapted root {Wrap: value}, whose value is the original
-// root's; d.s[d.i] is '{'. Anything else is kept as the object it is.
+// root's; its '{' was just read. Anything else is kept as the object it
+// is.
 func (d *decoder) unwrap(l *plan.Loc) (*structpb.Value, error) {
-	w, text := d.rt.T.Wrap, d.rt.T.WrapText
+	w, _ := d.rt.Wrap()
 	mark := reportMark(d.report)
-	// Read the object with nothing but the wrapped member under the plan.
-	if err := d.enter(); err != nil {
+	fields, err := d.object(l, objWrap)
+	if err != nil {
 		return nil, err
 	}
-	d.i++
-	d.path = append(d.path, seg{isKey: true, key: w})
-	var inner *structpb.Value
-	fields := map[string]*structpb.Value{}
-	d.skipSpace()
-	if d.peek() == '}' {
-		d.i++
-	} else {
-		for {
-			d.skipSpace()
-			if d.peek() != '"' {
-				return nil, d.fail(CodeSyntax, "unexpected %s, want a member name", d.describe())
-			}
-			at := d.i
-			name, err := d.str()
-			if err != nil {
-				return nil, err
-			}
-			d.path[0].key = name
-			d.skipSpace()
-			if d.peek() != ':' {
-				return nil, d.fail(CodeSyntax, "unexpected %s after member name, want ':'", d.describe())
-			}
-			d.i++
-			var v *structpb.Value
-			switch {
-			case name == w && text && d.peek() == '"':
-				v, err = d.childText(l)
-			case name == w:
-				v, err = d.value(l)
-			default:
-				v, err = d.value(nil)
-			}
-			if err != nil {
-				return nil, err
-			}
-			if _, dup := fields[name]; dup {
-				d.i = at
-				return nil, d.fail(CodeDuplicateKey, "member %q appears more than once", name)
-			}
-			fields[name] = v
-			if name == w {
-				inner = v
-			}
-			d.skipSpace()
-			if c := d.peek(); c == ',' {
-				d.i++
-				continue
-			} else if c == '}' {
-				d.i++
-				break
-			}
-			return nil, d.fail(CodeSyntax, "unexpected %s in object, want ',' or '}'", d.describe())
-		}
-	}
-	d.path = d.path[:0]
+	inner := fields[w]
 	if inner == nil || len(fields) != 1 {
 		v := d.newValue()
 		v.Kind = d.structKind(fields)
@@ -445,7 +300,7 @@ func pairsJSON(list *structpb.Value, other *plan.Loc) string {
 		}
 		k, v, _ := restore.Pair(e)
 		b = append(b, `{"key":`...)
-		b, _ = appendString(b, k)
+		b, _ = jsontext.AppendString(b, k)
 		b = append(b, `,"value":`...)
 		b = append(b, marshalAt(v, other)...)
 		b = append(b, '}')

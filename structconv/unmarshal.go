@@ -1,16 +1,17 @@
 package structconv
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
-	"unicode/utf16"
+	"strings"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/jsonnum"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/lenient"
 	"github.com/structkit/structkit/internal/plan"
@@ -62,9 +63,9 @@ type UnmarshalOptions struct {
 	MaxNumberDigits int
 
 	// restore, when set, applies an adapted schema's stand-ins while
-	// reading (see restore.go); only package adapt sets it, through
-	// internal/restore.
-	restore *restore.Run
+	// reading (see restore.go); only the check sets it, from a context of
+	// package adapt (restore.WithHook).
+	restore restore.Hook
 }
 
 // Unmarshal reads JSON into m without a schema.
@@ -80,8 +81,10 @@ func Unmarshal(b []byte, m proto.Message) error { return UnmarshalOptions{}.Unma
 // Strings in the result share the memory of one copy of the input, so one
 // retained string keeps that copy alive.
 func (o UnmarshalOptions) Unmarshal(b []byte, m proto.Message) error {
+	if m == nil || !m.ProtoReflect().IsValid() {
+		return &Error{Code: CodeType, Offset: -1, Msg: fmt.Sprintf("cannot unmarshal into a nil %T", m)}
+	}
 	d := decoder{
-		s:        string(b),
 		report:   o.Report,
 		policy:   o.Policy,
 		lenient:  o.Policy.Enabled() && o.Schema != nil,
@@ -90,26 +93,27 @@ func (o UnmarshalOptions) Unmarshal(b []byte, m proto.Message) error {
 		digits:   effectiveDigits(o.MaxNumberDigits),
 		rt:       o.restore,
 	}
+	d.reset(string(b), d.maxDepth)
 	d.slabSize = min(max(len(b)/16, 8), 256)
 	root := planOf(o.Schema).Root()
-	d.skipSpace()
 	var err error
-	if m == nil || !m.ProtoReflect().IsValid() {
-		return &Error{Code: CodeType, Offset: -1, Msg: fmt.Sprintf("cannot unmarshal into a nil %T", m)}
-	}
 	switch t := m.(type) {
 	case *structpb.Struct:
 		proto.Reset(t)
-		if d.peek() != '{' {
+		if d.r.Peek() != jsontext.ObjectOpen {
 			return d.fail(CodeType, "want a JSON object for a google.protobuf.Struct, got %s", d.describe())
 		}
-		t.Fields, err = d.fields(root)
+		if _, err = d.read(); err == nil {
+			t.Fields, err = d.object(root, objPlain)
+		}
 	case *structpb.ListValue:
 		proto.Reset(t)
-		if d.peek() != '[' {
+		if d.r.Peek() != jsontext.ArrayOpen {
 			return d.fail(CodeType, "want a JSON array for a google.protobuf.ListValue, got %s", d.describe())
 		}
-		t.Values, err = d.elements(root)
+		if _, err = d.read(); err == nil {
+			t.Values, _, err = d.array(root, nil)
+		}
 	case *structpb.Value:
 		proto.Reset(t)
 		var v *structpb.Value
@@ -122,16 +126,16 @@ func (o UnmarshalOptions) Unmarshal(b []byte, m proto.Message) error {
 	if err != nil {
 		return err
 	}
-	d.skipSpace()
-	if d.i < len(d.s) {
-		return d.fail(CodeSyntax, "unexpected %s after the document", d.describe())
-	}
-	return nil
+	_, err = d.read() // the end, or trailing data
+	return err
 }
 
+// decoder reads one document through the token layer (internal/jsontext),
+// which owns the grammar, white space and the limits; the decoder walks
+// the plan beside it, builds the values and applies the integer rules,
+// the lenient policy and restore's hook at each location.
 type decoder struct {
-	s        string
-	i        int
+	r        jsontext.Decoder
 	report   *coerce.Report
 	policy   coerce.Policy
 	lenient  bool // policy has rules on and there is a schema
@@ -139,10 +143,9 @@ type decoder struct {
 	maxDepth int
 	digits   int // most digits a number literal may have
 	path     []seg
-	scratch  []byte // unescaping
 	members  []pair // object members being read, a stack over nesting levels
 	elems    []*structpb.Value
-	rt       *restore.Run // restoring an answer under an adapted schema; nil otherwise
+	rt       restore.Hook // restoring an answer under an adapted schema; nil otherwise
 	xtra     []pair       // restore: undeclared members read from the extra member, a stack
 
 	// slabs: values are allocated in batches
@@ -155,6 +158,13 @@ type decoder struct {
 	bools    slab[structpb.Value_BoolValue]
 	nulls    slab[structpb.Value_NullValue]
 	ptrs     []*structpb.Value // element slices are cut from it
+}
+
+// reset starts reading the document s, with room for depth more levels
+// of nesting. The decoder checks repeated names itself: the map it builds
+// of each object tells at no further cost.
+func (d *decoder) reset(s string, depth int) {
+	d.r.Reset(s, jsontext.Options{MaxDepth: depth, MaxDigits: d.digits, AllowDuplicateNames: true})
 }
 
 // slab hands out pointers into arrays allocated n at a time: one
@@ -220,7 +230,44 @@ func (d *decoder) valueSlice(n int) []*structpb.Value {
 }
 
 func (d *decoder) fail(code ErrorCode, format string, args ...any) error {
-	return &Error{Code: code, Path: pointerOf(d.path), Offset: d.i, Msg: fmt.Sprintf(format, args...)}
+	return d.failAt(d.r.Offset(), code, format, args...)
+}
+
+func (d *decoder) failAt(off int, code ErrorCode, format string, args ...any) error {
+	return &Error{Code: code, Path: pointerOf(d.path), Offset: off, Msg: fmt.Sprintf(format, args...)}
+}
+
+// read reads the next token (then d.r's current one) and returns its
+// kind; a token layer error as an *Error at the current path.
+func (d *decoder) read() (jsontext.Kind, error) {
+	t, err := d.r.Next()
+	if err != nil {
+		return t, d.syntax(err)
+	}
+	return t, nil
+}
+
+// syntax maps an error of the token layer to the codec's *Error: its kind
+// to the ErrorCode, its offset kept, at the current path.
+func (d *decoder) syntax(err error) error {
+	var se *jsontext.SyntaxError
+	if !errors.As(err, &se) {
+		return err
+	}
+	code := CodeSyntax
+	msg := se.Msg
+	switch se.Kind {
+	case jsontext.ErrUTF8:
+		code = CodeInvalidUTF8
+	case jsontext.ErrDuplicate:
+		code = CodeDuplicateKey
+	case jsontext.ErrDepth:
+		code = CodeDepth
+		msg = fmt.Sprintf("nesting deeper than %d levels", d.maxDepth) // the reader of embedded text counts from its string
+	case jsontext.ErrDigits:
+		code = CodeNumber
+	}
+	return &Error{Code: code, Path: pointerOf(d.path), Offset: se.Offset, Msg: msg}
 }
 
 func (d *decoder) note(rule coerce.Rule, from, to string, l *plan.Loc) {
@@ -247,81 +294,56 @@ func (d *decoder) stringValue(s string) *structpb.Value {
 	return v
 }
 
-func (d *decoder) skipSpace() {
-	for d.i < len(d.s) {
-		switch d.s[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
-	}
-}
-
-func (d *decoder) peek() byte {
-	if d.i < len(d.s) {
-		return d.s[d.i]
-	}
-	return 0
-}
-
-// describe names what stands at the current offset, for errors.
+// describe names what stands next in the input, for errors.
 func (d *decoder) describe() string {
-	if d.i >= len(d.s) {
-		return "end of input"
-	}
-	switch c := d.s[d.i]; {
-	case c == '{':
-		return "an object"
-	case c == '[':
-		return "an array"
-	case c == '"':
-		return "a string"
-	case c == 't' || c == 'f':
-		return "a boolean"
-	case c == 'n':
-		return "null"
-	case c == '-' || c >= '0' && c <= '9':
-		return "a number"
-	default:
-		r, _ := utf8.DecodeRuneInString(d.s[d.i:])
+	switch k := d.r.Peek(); k {
+	case jsontext.Invalid, jsontext.ObjectClose, jsontext.ArrayClose:
+		r, _ := utf8.DecodeRuneInString(d.r.Source()[d.r.Offset():])
 		return strconv.QuoteRune(r)
+	default:
+		return k.String()
 	}
 }
 
+// value reads the next value, at l.
 func (d *decoder) value(l *plan.Loc) (*structpb.Value, error) {
-	d.skipSpace()
-	if d.i >= len(d.s) {
-		return nil, d.fail(CodeSyntax, "unexpected end of input, want a value")
+	t, err := d.read()
+	if err != nil {
+		return nil, err
 	}
-	switch c := d.s[d.i]; {
-	case c == '{':
-		if d.rt != nil && d.rt.T.Wrap != "" && len(d.path) == 0 {
-			return d.unwrap(l)
+	return d.valueOf(t, l)
+}
+
+// valueOf reads the value that starts with the current token, of kind
+// t, at l.
+func (d *decoder) valueOf(t jsontext.Kind, l *plan.Loc) (*structpb.Value, error) {
+	switch t {
+	case jsontext.ObjectOpen:
+		if d.rt != nil && len(d.path) == 0 {
+			if w, _ := d.rt.Wrap(); w != "" {
+				return d.unwrap(l)
+			}
 		}
-		fields, err := d.fields(l)
+		fields, err := d.object(l, objPlain)
 		if err != nil {
 			return nil, err
 		}
 		v := d.newValue()
 		v.Kind = d.structKind(fields)
 		return v, nil
-	case c == '[':
-		if d.rt != nil && d.rt.T.Pairs(l) {
+	case jsontext.ArrayOpen:
+		if d.rt != nil && d.rt.Pairs(l) {
 			return d.pairs(l)
 		}
-		values, err := d.elements(l)
+		values, _, err := d.array(l, nil)
 		if err != nil {
 			return nil, err
 		}
 		v := d.newValue()
 		v.Kind = d.listKind(values)
 		return v, nil
-	case c == '"':
-		s, err := d.str()
-		if err != nil {
-			return nil, err
-		}
+	case jsontext.String:
+		s := d.r.Text()
 		if d.rt != nil && l != nil {
 			if v, ok := d.restoreString(s, l); ok {
 				return v, nil
@@ -331,27 +353,21 @@ func (d *decoder) value(l *plan.Loc) (*structpb.Value, error) {
 			return d.lenientValue(d.stringValue(s), lenient.Scalar{Type: jsontype.String, Text: s}, l), nil
 		}
 		return d.stringValue(s), nil
-	case c == '-' || c >= '0' && c <= '9':
-		start := d.i
-		v, err := d.number(l)
+	case jsontext.Number:
+		lit := d.r.Text()
+		v, err := d.number(lit, l)
 		if err == nil && d.lenient && l != nil {
-			return d.lenientScalar(v, d.s[start:d.i], l), nil
+			return d.lenientScalar(v, lit, l), nil
 		}
 		return v, err
-	case d.literal("true"):
+	case jsontext.Bool:
 		v := d.newValue()
-		v.Kind = d.boolKind(true)
-		return d.lenientLiteral(v, l), nil
-	case d.literal("false"):
-		v := d.newValue()
-		v.Kind = d.boolKind(false)
-		return d.lenientLiteral(v, l), nil
-	case d.literal("null"):
-		v := d.newValue()
-		v.Kind = d.nullKind()
+		v.Kind = d.boolKind(d.r.Bool())
 		return d.lenientLiteral(v, l), nil
 	}
-	return nil, d.fail(CodeSyntax, "unexpected %s, want a value", d.describe())
+	v := d.newValue() // null: the token layer hands out nothing else here
+	v.Kind = d.nullKind()
+	return d.lenientLiteral(v, l), nil
 }
 
 // lenientLiteral applies the policy to true, false or null just read.
@@ -362,76 +378,48 @@ func (d *decoder) lenientLiteral(v *structpb.Value, l *plan.Loc) *structpb.Value
 	return v
 }
 
-func (d *decoder) literal(word string) bool {
-	if len(d.s)-d.i >= len(word) && d.s[d.i:d.i+len(word)] == word {
-		d.i += len(word)
-		return true
-	}
-	return false
-}
+// The decoder's one object iterator and one array iterator: every object
+// and array of the input, restore's stand-ins included, is read by them,
+// and what differs is how a member's or an element's value is read.
 
-func (d *decoder) enter() error {
-	if len(d.path) >= d.maxDepth {
-		return d.fail(CodeDepth, "nesting deeper than %d levels", d.maxDepth)
-	}
-	return nil
-}
+// objMode says how the members of an object are read.
+type objMode uint8
 
-// fields reads an object; d.s[d.i] is '{'.
-func (d *decoder) fields(l *plan.Loc) (map[string]*structpb.Value, error) {
-	if err := d.enter(); err != nil {
-		return nil, err
-	}
-	d.i++
+const (
+	// objPlain: each member at its property of l, restore's member hook
+	// and the policy's drop applied.
+	objPlain objMode = iota
+	// objPair: an element of a pairs array; "value" at l (the plan of
+	// undeclared members), the rest without a plan.
+	objPair
+	// objWrap: the adapted root; the wrapped member at l, the rest
+	// without a plan.
+	objWrap
+)
+
+// object reads the members of an object whose '{' was just read, and
+// returns them by name; a name given twice is refused at its second
+// occurrence, once the object is read (the map tells at no cost).
+func (d *decoder) object(l *plan.Loc, mode objMode) (map[string]*structpb.Value, error) {
 	base := len(d.members)
 	xbase := len(d.xtra)
 	depth := len(d.path)
 	d.path = append(d.path, seg{isKey: true})
-	d.skipSpace()
-	if d.peek() == '}' {
-		d.i++
-		d.path = d.path[:depth]
-		return map[string]*structpb.Value{}, nil
-	}
 	for {
-		d.skipSpace()
-		if d.peek() != '"' {
-			return nil, d.fail(CodeSyntax, "unexpected %s, want a member name", d.describe())
-		}
-		at := d.i
-		key, err := d.str()
+		t, err := d.read()
 		if err != nil {
 			return nil, err
 		}
-		d.path[depth].key = key
-		d.skipSpace()
-		if d.peek() != ':' {
-			return nil, d.fail(CodeSyntax, "unexpected %s after member name, want ':'", d.describe())
-		}
-		d.i++
-		child := l.Property(key, nil)
-		var v *structpb.Value
-		if d.rt != nil {
-			v, err = d.restoreMember(l, key, child)
-		} else {
-			v, err = d.value(child)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if d.lenient && l != nil && v != nil {
-			v = dropEmpty(d.policy, d, d.report != nil, l, key, child, v) // nil: dropped
-		}
-		d.members = append(d.members, pair{key: key, val: v, at: at})
-		d.skipSpace()
-		if c := d.peek(); c == ',' {
-			d.i++
-			continue
-		} else if c == '}' {
-			d.i++
+		if t == jsontext.ObjectClose {
 			break
 		}
-		return nil, d.fail(CodeSyntax, "unexpected %s in object, want ',' or '}'", d.describe())
+		key, at := d.r.Text(), d.r.Start()
+		d.path[depth].key = key
+		v, err := d.member(l, mode, key)
+		if err != nil {
+			return nil, err
+		}
+		d.members = append(d.members, pair{key: key, val: v, at: at})
 	}
 	members := d.members[base:]
 	m := make(map[string]*structpb.Value, len(members))
@@ -439,159 +427,161 @@ func (d *decoder) fields(l *plan.Loc) (map[string]*structpb.Value, error) {
 		m[p.key] = p.val
 		if len(m) != i+1 {
 			d.path[depth].key = p.key
-			d.i = p.at // the second occurrence
-			return nil, d.fail(CodeDuplicateKey, "member %q appears more than once", p.key)
+			return nil, d.failAt(p.at, CodeDuplicateKey, "member %q appears more than once", p.key)
 		}
 	}
-	if d.lenient || d.rt != nil {
+	if mode == objPlain && (d.lenient || d.rt != nil) {
 		for _, p := range members {
 			if p.val == nil {
 				delete(m, p.key) // dropped by the policy, or absent (restore)
 			}
 		}
 	}
-	if d.rt != nil {
-		d.path = d.path[:depth]
+	d.path = d.path[:depth]
+	if mode == objPlain && d.rt != nil {
 		d.mergeExtra(l, m, xbase)
 	}
 	clear(members)
 	d.members = d.members[:base]
-	d.path = d.path[:depth]
 	return m, nil
 }
 
-// elements reads an array; d.s[d.i] is '['.
-func (d *decoder) elements(l *plan.Loc) ([]*structpb.Value, error) {
-	if err := d.enter(); err != nil {
-		return nil, err
+// member reads the value of the member key of an object at l; nil when
+// the member is absent (dropped by the policy, or by restore).
+func (d *decoder) member(l *plan.Loc, mode objMode, key string) (*structpb.Value, error) {
+	switch mode {
+	case objPair:
+		if key == restore.PairValue {
+			return d.valueOrText(l, d.rt.ChildText(l))
+		}
+		return d.value(nil)
+	case objWrap:
+		if w, text := d.rt.Wrap(); key == w {
+			return d.valueOrText(l, text)
+		}
+		return d.value(nil)
 	}
-	d.i++
+	child := l.Property(key, nil)
+	var v *structpb.Value
+	var err error
+	if d.rt != nil {
+		v, err = d.restoreMember(l, key, child)
+	} else {
+		v, err = d.value(child)
+	}
+	if err == nil && d.lenient && l != nil && v != nil {
+		v = dropEmpty(d.policy, d, d.report != nil, l, key, child, v) // nil: dropped
+	}
+	return v, err
+}
+
+// array reads the elements of an array whose '[' was just read: each at
+// its item of l, or, with pr, as the elements of a pairs array (see
+// pairList). An element's path index is set before its first token is
+// read, so that an error after a ',' names the element it begins, and
+// one before it the element it ends.
+func (d *decoder) array(l *plan.Loc, pr *pairsRead) ([]*structpb.Value, bool, error) {
 	base := len(d.elems)
 	depth := len(d.path)
 	d.path = append(d.path, seg{})
-	d.skipSpace()
-	if d.peek() == ']' {
-		d.i++
-		d.path = d.path[:depth]
-		return []*structpb.Value{}, nil
-	}
+	good := true
 	for n := 0; ; n++ {
+		after := d.r.Offset()
 		d.path[depth].index = n
-		item := l.Item(n, nil)
-		var v *structpb.Value
-		var err error
-		if d.rt != nil && d.rt.T.ChildText(item) && d.peek() == '"' {
-			v, err = d.childText(item)
-		} else {
-			v, err = d.value(item)
-		}
+		t, err := d.r.Next()
 		if err != nil {
-			return nil, err
+			var se *jsontext.SyntaxError
+			if n > 0 && errors.As(err, &se) && se.Offset >= after && !strings.Contains(d.r.Source()[after:se.Offset], ",") {
+				d.path[depth].index = n - 1 // at the separator after the last element
+			}
+			return nil, false, d.syntax(err)
 		}
-		d.elems = append(d.elems, v)
-		d.skipSpace()
-		if c := d.peek(); c == ',' {
-			d.i++
-			continue
-		} else if c == ']' {
-			d.i++
+		if t == jsontext.ArrayClose {
 			break
 		}
-		return nil, d.fail(CodeSyntax, "unexpected %s in array, want ',' or ']'", d.describe())
+		var v *structpb.Value
+		if pr != nil {
+			v, err = d.pairElement(t, pr)
+			good = good && err == nil && pr.good
+		} else {
+			v, err = d.element(t, l.Item(n, nil))
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		d.elems = append(d.elems, v)
 	}
 	values := d.valueSlice(len(d.elems) - base)
 	copy(values, d.elems[base:])
 	clear(d.elems[base:])
 	d.elems = d.elems[:base]
 	d.path = d.path[:depth]
-	return values, nil
+	return values, good, nil
 }
 
-// number reads a number literal and applies the integer rules.
-func (d *decoder) number(l *plan.Loc) (*structpb.Value, error) {
-	start := d.i
-	i := d.i
-	s := d.s
-	if s[i] == '-' {
-		i++
+// element reads an element that starts with the current token, of kind
+// t, at item.
+func (d *decoder) element(t jsontext.Kind, item *plan.Loc) (*structpb.Value, error) {
+	if d.rt != nil && t == jsontext.String && d.rt.ChildText(item) {
+		return d.childText(d.r.Text(), item), nil
 	}
-	digits := i
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && s[i] >= '1' && s[i] <= '9':
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-	default:
-		d.i = i
-		return nil, d.fail(CodeSyntax, "malformed number, want a digit")
+	return d.valueOf(t, item)
+}
+
+// valueOrText reads the next value at l; a string is the JSON text of
+// the value when text says so.
+func (d *decoder) valueOrText(l *plan.Loc, text bool) (*structpb.Value, error) {
+	t, err := d.read()
+	if err != nil {
+		return nil, err
 	}
-	intEnd := i
-	plain := true
-	if i < len(s) && s[i] == '.' {
-		plain = false
-		i++
-		if i >= len(s) || s[i] < '0' || s[i] > '9' {
-			d.i = i
-			return nil, d.fail(CodeSyntax, "malformed number, want a digit after '.'")
-		}
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
+	if text && t == jsontext.String {
+		return d.childText(d.r.Text(), l), nil
 	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		plain = false
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if i >= len(s) || s[i] < '0' || s[i] > '9' {
-			d.i = i
-			return nil, d.fail(CodeSyntax, "malformed number, want a digit in the exponent")
-		}
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-	}
-	lit := s[start:i]
-	if len(lit) > d.digits {
-		if n := jsonnum.CountDigits(lit); n > d.digits {
-			return nil, d.fail(CodeNumber, "number literal has %d digits, more than the limit of %d", n, d.digits)
-		}
-	}
-	d.i = i
+	return d.valueOf(t, l)
+}
+
+// number applies the integer rules to the number literal lit, the
+// current token, at l.
+func (d *decoder) number(lit string, l *plan.Loc) (*structpb.Value, error) {
+	plain := d.r.Plain()
 	// Fast path: up to 15 digits, no fraction or exponent: exact.
-	if plain && intEnd-digits <= 15 {
-		var n int64
-		for _, c := range []byte(s[digits:intEnd]) {
-			n = n*10 + int64(c-'0')
+	if plain && len(lit) <= 16 {
+		digits := lit
+		if lit[0] == '-' {
+			digits = lit[1:]
 		}
-		f := float64(n)
-		if s[start] == '-' {
-			f = -f // keeps -0
+		if len(digits) <= 15 {
+			var n int64
+			for _, c := range []byte(digits) {
+				n = n*10 + int64(c-'0')
+			}
+			f := float64(n)
+			if lit[0] == '-' {
+				f = -f // keeps -0
+			}
+			return d.numberValue(f), nil
 		}
-		return d.numberValue(f), nil
 	}
-	f, err := jsonnum.ParseFloat(lit)
+	start := d.r.Start()
+	f, err := jsontext.ParseFloat(lit)
 	if err != nil {
 		// A plain integer literal too long for any double is still an exact
 		// integer: carried where integers are carried (any length).
 		if plain && d.bigInts == BigIntegersCarry && !l.RoundsBigIntegers() {
-			canon, _ := jsonnum.IntegerDigits(lit)
+			canon, _ := jsontext.IntegerDigits(lit)
 			return d.bigInteger(lit, canon, plain, f, l, start)
 		}
-		d.i = start
-		return nil, d.fail(CodeNumber, "number %s is out of range of a double", clip(lit))
+		return nil, d.failAt(start, CodeNumber, "number %s is out of range of a double", clip(lit))
 	}
-	if jsonnum.Unsafe(f) || f == jsonnum.MaxSafe || f == -jsonnum.MaxSafe {
-		if canon, ok := jsonnum.IntegerDigits(lit); ok && jsonnum.BeyondSafe(canon) {
+	if jsontext.Unsafe(f) || f == jsontext.MaxSafe || f == -jsontext.MaxSafe {
+		if canon, ok := jsontext.IntegerDigits(lit); ok && jsontext.BeyondSafe(canon) {
 			return d.bigInteger(lit, canon, plain, f, l, start)
 		}
 	}
 	// A fraction written in the text is a fraction, whatever the double
 	// rounds it to (1.0000000000000001 reads as 1).
-	if d.report != nil && l.Integer() && l.Admits()&jsontype.Number == 0 && (!jsonnum.IsWhole(f) || jsonnum.HasFraction(lit)) {
+	if d.report != nil && l.Integer() && l.Admits()&jsontype.Number == 0 && (!jsontext.IsWhole(f) || jsontext.HasFraction(lit)) {
 		d.note(terms.RuleFraction, lit, lit, l)
 	}
 	return d.numberValue(f), nil
@@ -605,11 +595,10 @@ func (d *decoder) number(l *plan.Loc) (*structpb.Value, error) {
 func (d *decoder) bigInteger(lit, canon string, plain bool, f float64, l *plan.Loc, start int) (*structpb.Value, error) {
 	switch {
 	case d.bigInts == BigIntegersReject:
-		d.i = start
-		return nil, d.fail(CodeBigInteger, "integer %s is beyond ±2^53 and cannot be held exactly in a double", clip(lit))
+		return nil, d.failAt(start, CodeBigInteger, "integer %s is beyond ±2^53 and cannot be held exactly in a double", clip(lit))
 	case d.bigInts == BigIntegersRound || l.RoundsBigIntegers() || !plain && !l.Integer():
-		if d.report != nil && string(jsonnum.AppendWhole(nil, f)) != canon {
-			d.note(terms.RuleBigIntRounded, lit, string(jsonnum.AppendFloat(nil, f)), l)
+		if d.report != nil && string(jsontext.AppendWhole(nil, f)) != canon {
+			d.note(terms.RuleBigIntRounded, lit, string(jsontext.AppendFloat(nil, f)), l)
 		}
 		return d.numberValue(f), nil
 	}
@@ -624,135 +613,4 @@ func clip(s string) string {
 		return s[:37] + "..."
 	}
 	return s
-}
-
-// str reads a string; d.s[d.i] is '"'. Strings without escapes are
-// substrings of the input and cost no allocation.
-func (d *decoder) str() (string, error) {
-	d.i++
-	start := d.i
-	s := d.s
-	for i := start; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '"':
-			d.i = i + 1
-			return s[start:i], nil
-		case c == '\\':
-			d.i = i
-			return d.strEscaped(start)
-		case c < 0x20:
-			d.i = i
-			return "", d.fail(CodeSyntax, "control character %U in string must be escaped", c)
-		case c < utf8.RuneSelf:
-			i++
-		default:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				d.i = i
-				return "", d.fail(CodeInvalidUTF8, "string is not valid UTF-8")
-			}
-			i += size
-		}
-	}
-	d.i = len(s)
-	return "", d.fail(CodeSyntax, "unexpected end of input in string")
-}
-
-// strEscaped continues reading a string from the first backslash at d.i.
-func (d *decoder) strEscaped(start int) (string, error) {
-	b := append(d.scratch[:0], d.s[start:d.i]...)
-	s := d.s
-	i := d.i
-	for i < len(s) {
-		c := s[i]
-		switch {
-		case c == '"':
-			d.i = i + 1
-			d.scratch = b
-			return string(b), nil
-		case c == '\\':
-			if i+1 >= len(s) {
-				d.i = i
-				return "", d.fail(CodeSyntax, "unexpected end of input in string")
-			}
-			switch e := s[i+1]; e {
-			case '"', '\\', '/':
-				b = append(b, e)
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				r, ok := hex4(s, i+2)
-				if !ok {
-					d.i = i
-					return "", d.fail(CodeSyntax, "malformed \\u escape")
-				}
-				i += 6
-				if utf16.IsSurrogate(r) {
-					r2, ok := rune(0), false
-					if i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
-						r2, ok = hex4(s, i+2)
-					}
-					dec := utf16.DecodeRune(r, r2)
-					if !ok || dec == utf8.RuneError {
-						d.i = i - 6
-						return "", d.fail(CodeInvalidUTF8, "unpaired surrogate \\u%04x in string", r)
-					}
-					r = dec
-					i += 6
-				}
-				b = utf8.AppendRune(b, r)
-				continue
-			default:
-				d.i = i
-				return "", d.fail(CodeSyntax, "invalid escape \\%c in string", e)
-			}
-			i += 2
-		case c < 0x20:
-			d.i = i
-			return "", d.fail(CodeSyntax, "control character %U in string must be escaped", c)
-		case c < utf8.RuneSelf:
-			b = append(b, c)
-			i++
-		default:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				d.i = i
-				return "", d.fail(CodeInvalidUTF8, "string is not valid UTF-8")
-			}
-			b = append(b, s[i:i+size]...)
-			i += size
-		}
-	}
-	d.i = len(s)
-	return "", d.fail(CodeSyntax, "unexpected end of input in string")
-}
-
-func hex4(s string, i int) (rune, bool) {
-	if i+4 > len(s) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range []byte(s[i : i+4]) {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
 }

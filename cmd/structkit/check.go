@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/jsonenc"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
@@ -127,7 +127,7 @@ func writeCheckResult(e *env, format string, out []byte, rep *coerce.Report, wri
 
 // writeCompactJSON writes v as one line of JSON, without HTML escaping.
 func writeCompactJSON(e *env, v any) error {
-	b, err := jsonenc.Marshal(v)
+	b, err := jsontext.Marshal(v)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/structkit/structkit/internal/jsonnum"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/terms"
@@ -44,7 +44,7 @@ func (s Scalar) JSON() string {
 		if math.IsNaN(s.Num) || math.IsInf(s.Num, 0) {
 			return strconv.FormatFloat(s.Num, 'g', -1, 64)
 		}
-		return string(jsonnum.AppendFloat(nil, s.Num))
+		return string(jsontext.AppendFloat(nil, s.Num))
 	}
 	return strconv.Quote(s.Text)
 }
@@ -185,13 +185,13 @@ func fix(p terms.Policy, l *plan.Loc, v Scalar) (out Scalar, rule terms.Rule, ok
 		text := v.Text
 		switch {
 		case text != "":
-			if canon, ok := jsonnum.IntegerDigits(text); ok {
+			if canon, ok := jsontext.IntegerDigits(text); ok {
 				text = canon
 			} else {
 				text = plainDecimal(text, v.Num)
 			}
-		case jsonnum.IsWhole(v.Num):
-			text = string(jsonnum.AppendWhole(nil, v.Num))
+		case jsontext.IsWhole(v.Num):
+			text = string(jsontext.AppendWhole(nil, v.Num))
 		default:
 			text = strconv.FormatFloat(v.Num, 'f', -1, 64)
 		}
@@ -222,7 +222,7 @@ func plainDecimal(lit string, f float64) string {
 func fromString(p terms.Policy, l *plan.Loc, s string) (Scalar, terms.Rule, bool) {
 	admit, multi := l.Admits(), l.Ambiguous()
 	trimmed := strings.Trim(s, " \t\n\r")
-	if len(trimmed) > jsonnum.DefaultMaxDigits+2 {
+	if len(trimmed) > jsontext.DefaultMaxDigits+2 {
 		// No number longer than a literal may be: the repair would hand
 		// validation a number the codec refuses to read.
 		trimmed = ""

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/jsonnum"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/terms"
@@ -523,15 +523,15 @@ func TestDecisionOrder(t *testing.T) {
 }
 
 // TestLongDigitStringsStayStrings: a repair never makes a number longer
-// than the codec reads (jsonnum.DefaultMaxDigits), which would cost
+// than the codec reads (jsontext.DefaultMaxDigits), which would cost
 // validation more than linear work.
 func TestLongDigitStringsStayStrings(t *testing.T) {
 	l := policyLoc(t, `{"type":"integer"}`)
-	ok := strings.Repeat("7", jsonnum.DefaultMaxDigits)
+	ok := strings.Repeat("7", jsontext.DefaultMaxDigits)
 	if d := Value(policyAll, l, str(ok)); d.Action != Replace {
 		t.Errorf("%d digits: %+v, want a repair", len(ok), d)
 	}
-	long := strings.Repeat("7", jsonnum.DefaultMaxDigits+10)
+	long := strings.Repeat("7", jsontext.DefaultMaxDigits+10)
 	if d := Value(policyAll, l, str(long)); d.Action != Keep {
 		t.Errorf("%d digits: %+v, want the string kept", len(long), d.Action)
 	}

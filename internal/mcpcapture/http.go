@@ -9,7 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"github.com/structkit/structkit/internal/jsonenc"
+	"github.com/structkit/structkit/internal/jsontext"
 )
 
 // roundTripper is the capture of the streamable HTTP transport: it reads
@@ -132,7 +132,7 @@ func (rt *roundTripper) rewrite(data []byte) (out []byte, changed bool) {
 		if !changed {
 			return data, false
 		}
-		out, err := jsonenc.Marshal(batch)
+		out, err := jsontext.Marshal(batch)
 		if err != nil {
 			return data, false
 		}

@@ -23,7 +23,7 @@ import (
 
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/structkit/structkit/internal/jsonnum"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/lenient"
 	"github.com/structkit/structkit/internal/plan"
@@ -149,7 +149,7 @@ func (t *Table) String(l *plan.Loc, s string) Decision {
 		return Decision{Action: ParseText, Rule: RuleText}
 	case r.IntText:
 		if canon, ok := Digits(s); ok {
-			f, _ := jsonnum.ParseFloat(canon)
+			f, _ := jsontext.ParseFloat(canon)
 			return Decision{Action: Replace, Rule: RuleInteger, Out: lenient.Scalar{Type: jsontype.Integer, Num: f, Text: canon}}
 		}
 	case r.Enum != nil:
@@ -236,32 +236,93 @@ func Pair(v *structpb.Value) (key string, value *structpb.Value, ok bool) {
 	return k.StringValue, value, true
 }
 
-// Run is the state of one restore: the table, and the problems found on
-// the way that validation would not name as well (a key given twice).
-type Run struct {
-	T        *Table
-	Problems []terms.Problem
+// Hook is what the codec's decoder asks at the locations of the original
+// plan while it reads an answer written under an adapted schema, in its
+// one pass: each method is the decision at one kind of location. *Run
+// implements it. The decoder reads the JSON; the hook only decides.
+type Hook interface {
+	// String decides what a string read at l stands for.
+	String(l *plan.Loc, s string) Decision
+	// ChildText reports whether a string read where there is no plan
+	// (child nil) is JSON text of the value.
+	ChildText(child *plan.Loc) bool
+	// Member decides what the value v of the member name of an object at
+	// l stands for; the decoder asks only for a null or an object.
+	Member(l *plan.Loc, name string, v *structpb.Value) Decision
+	// Pairs reports whether an array at l stands for an object.
+	Pairs(l *plan.Loc) bool
+	// Extra names the member of an object at l holding its undeclared
+	// members, and whether it holds JSON text; "" for none.
+	Extra(l *plan.Loc) (name string, text bool)
+	// Wrap names the member of the adapted root holding the whole value,
+	// and whether it holds JSON text; "" when the root is not wrapped.
+	Wrap() (name string, text bool)
+	// Problem records a problem at the instance path, at schema location
+	// l, that validation would not name as well (a key given twice).
+	Problem(path, keyword, expected, got, msg string, l *plan.Loc)
+	// Problems returns the problems recorded.
+	Problems() []terms.Problem
 }
 
-// Problem records a problem at the instance path, at schema location l.
+// Run is the state of one restore: the table, and the problems found on
+// the way. It is the Hook of one answer; it is not safe for concurrent
+// use (the table is).
+type Run struct {
+	T        *Table
+	problems []terms.Problem
+}
+
+var _ Hook = (*Run)(nil)
+
+// String implements Hook.
+func (r *Run) String(l *plan.Loc, s string) Decision { return r.T.String(l, s) }
+
+// ChildText implements Hook.
+func (r *Run) ChildText(child *plan.Loc) bool { return r.T.ChildText(child) }
+
+// Member implements Hook.
+func (r *Run) Member(l *plan.Loc, name string, v *structpb.Value) Decision {
+	return r.T.Member(l, name, v)
+}
+
+// Pairs implements Hook.
+func (r *Run) Pairs(l *plan.Loc) bool { return r.T.Pairs(l) }
+
+// Extra implements Hook.
+func (r *Run) Extra(l *plan.Loc) (name string, text bool) { return r.T.Extra(l) }
+
+// Wrap implements Hook.
+func (r *Run) Wrap() (name string, text bool) { return r.T.Wrap, r.T.WrapText }
+
+// Problems implements Hook.
+func (r *Run) Problems() []terms.Problem { return r.problems }
+
+// Problem implements Hook.
 func (r *Run) Problem(path, keyword, expected, got, msg string, l *plan.Loc) {
-	r.Problems = append(r.Problems, terms.Problem{Path: path, Keyword: keyword, Expected: expected, Got: got,
+	r.problems = append(r.problems, terms.Problem{Path: path, Keyword: keyword, Expected: expected, Got: got,
 		Msg: msg, Schema: l.Pointer()})
 }
 
-// CheckParams are the check's options, as structconv.CheckOptions has
-// them.
-type CheckParams struct {
-	Schema                    *plan.Schema
-	Policy                    terms.Policy
-	Tool                      string
-	Observer                  terms.Observer
-	Context                   context.Context
-	MaxDepth, MaxNumberDigits int
+type hookKey struct{}
+
+// WithHook returns ctx carrying h, for structconv's check of JSON
+// arguments (CheckOptions.Context) to apply while it reads them. This is
+// how package adapt hands a restore to the check without a public option:
+// only packages of this module can name the key. The hook belongs to the
+// one call the context is made for (it collects that answer's problems).
+func WithHook(ctx context.Context, h Hook) context.Context {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return context.WithValue(ctx, hookKey{}, h)
 }
 
-// CheckJSON runs structconv's check of JSON arguments with run's
-// decisions applied while the arguments are read. Package structconv
-// installs it when it initialises (it imports this package, which cannot
-// import it).
-var CheckJSON func(p CheckParams, run *Run, args []byte) ([]byte, *terms.Report, error)
+// HookOf returns the hook ctx carries (see WithHook), or nil; ctx may be
+// nil.
+func HookOf(ctx context.Context) Hook {
+	if ctx == nil {
+		return nil
+	}
+	h, _ := ctx.Value(hookKey{}).(Hook)
+	return h
+}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/structkit/structkit/internal/jsonenc"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/plan"
 )
@@ -83,7 +83,7 @@ func describeValue(v any) string {
 
 // shortJSON renders a value as JSON, clipped for messages.
 func shortJSON(v any) string {
-	b, err := jsonenc.Marshal(v)
+	b, err := jsontext.Marshal(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}

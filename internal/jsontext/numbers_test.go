@@ -1,4 +1,4 @@
-package jsonnum
+package jsontext
 
 import (
 	"math"

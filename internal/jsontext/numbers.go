@@ -1,7 +1,4 @@
-// Package jsonnum holds the number rules shared by the codec: how doubles
-// are written, which decimal strings are carried integers, and the exact
-// integer value of a JSON number literal.
-package jsonnum
+package jsontext
 
 import (
 	"math"
@@ -262,4 +259,74 @@ func ParseFloat(lit string) (float64, error) {
 	b.WriteByte('e')
 	b.WriteString(strconv.Itoa(e))
 	return strconv.ParseFloat(b.String(), 64)
+}
+
+// IsNumber reports whether s is exactly one JSON number literal under
+// RFC 8259's grammar: an optional '-', an integer part without leading
+// zeros, an optional fraction of at least one digit, an optional
+// exponent of at least one digit. "007", "1.", ".5", "+1", "-", "1e" and
+// "0x1" are not numbers. It is the grammar the Decoder applies; use it
+// for number text from elsewhere (a json.Number handed over by an SDK).
+func IsNumber(s string) bool {
+	end, _, bad := scanNumber(s, 0)
+	return bad < 0 && end == len(s)
+}
+
+// scanNumber scans the number literal that starts at s[i] (a '-' or a
+// digit, or anything: then it fails). It returns the end of the literal
+// and whether it is plain (digits only, no fraction or exponent). bad is
+// -1 when the literal is well formed, else the offset of the byte that
+// breaks the grammar (end is then meaningless), see numberProblem for why.
+func scanNumber(s string, i int) (end int, plain bool, bad int) {
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		i++
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	default:
+		return i, false, i
+	}
+	plain = true
+	if i < len(s) && s[i] == '.' {
+		plain = false
+		i++
+		if i >= len(s) || s[i] < '0' || s[i] > '9' {
+			return i, false, i
+		}
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		plain = false
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if i >= len(s) || s[i] < '0' || s[i] > '9' {
+			return i, false, i
+		}
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	}
+	return i, plain, -1
+}
+
+// numberProblem says what is wrong at s[bad] in a malformed literal
+// starting at s[start].
+func numberProblem(s string, start, bad int) string {
+	switch {
+	case bad > start && (s[bad-1] == '.'):
+		return "malformed number, want a digit after '.'"
+	case bad > start && (s[bad-1] == 'e' || s[bad-1] == 'E' || s[bad-1] == '+' || (s[bad-1] == '-' && bad-1 > start)):
+		return "malformed number, want a digit in the exponent"
+	}
+	return "malformed number, want a digit"
 }

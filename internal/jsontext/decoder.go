@@ -1,0 +1,527 @@
+package jsontext
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// The nesting limits.
+const (
+	// DefaultMaxDepth is the nesting limit when Options.MaxDepth is zero
+	// (the codec's structconv.DefaultMaxDepth).
+	DefaultMaxDepth = 2000
+	// MaxDepthLimit caps Options.MaxDepth, so that the callers' recursion
+	// over a document stays far from Go's stack limit.
+	MaxDepthLimit = 100000
+)
+
+// Options configures a Decoder. The zero value applies the default limits
+// and refuses repeated member names.
+type Options struct {
+	// MaxDepth limits the nesting of arrays and objects: a document of
+	// MaxDepth levels is read, one more fails with ErrDepth. 0 or less
+	// means DefaultMaxDepth; more than MaxDepthLimit means MaxDepthLimit.
+	MaxDepth int
+	// MaxDigits limits the digits (mantissa and exponent, as CountDigits
+	// counts them) of one number literal; a longer one fails with
+	// ErrDigits. 0 or less means DefaultMaxDigits.
+	MaxDigits int
+	// AllowDuplicateNames turns the check for repeated member names off,
+	// for a caller that detects them itself more cheaply (one that builds
+	// a map of each object anyway: the map's size tells).
+	AllowDuplicateNames bool
+}
+
+// Kind is the kind of a Token.
+type Kind uint8
+
+// The token kinds.
+const (
+	Invalid Kind = iota
+	EOF          // the end of the document
+	Null
+	Bool
+	Number
+	String
+	Name // a member name (the ':' after it is read with the value)
+	ObjectOpen
+	ObjectClose
+	ArrayOpen
+	ArrayClose
+)
+
+// String describes the kind as messages name what they found: "an
+// object", "a number", "end of input".
+func (k Kind) String() string {
+	switch k {
+	case EOF:
+		return "end of input"
+	case Null:
+		return "null"
+	case Bool:
+		return "a boolean"
+	case Number:
+		return "a number"
+	case String:
+		return "a string"
+	case Name:
+		return "a member name"
+	case ObjectOpen:
+		return "an object"
+	case ObjectClose:
+		return "'}'"
+	case ArrayOpen:
+		return "an array"
+	case ArrayClose:
+		return "']'"
+	}
+	return "invalid"
+}
+
+// Token is one token of a document.
+type Token struct {
+	kind  Kind
+	plain bool
+	esc   bool // the decoder's current token: text holds the unescaped string
+	off   int
+	end   int
+	text  string
+}
+
+// Kind returns the token's kind.
+func (t Token) Kind() Kind { return t.kind }
+
+// Offset returns the byte offset of the token's first byte in the input.
+func (t Token) Offset() int { return t.off }
+
+// End returns the byte offset just past the token as written (past the
+// closing quote of a string or name).
+func (t Token) End() int { return t.end }
+
+// Text returns the token's value as text: the unescaped value of a String
+// or Name, the exact literal of a Number, "true", "false" or "null", the
+// bracket of an open or close token; "" for EOF.
+func (t Token) Text() string { return t.text }
+
+// Bool returns the value of a Bool token (false for any other).
+func (t Token) Bool() bool { return t.kind == Bool && t.text == "true" }
+
+// Plain reports whether a Number token is written with digits only: no
+// fraction, no exponent.
+func (t Token) Plain() bool { return t.plain }
+
+// what may come next
+const (
+	stValue     uint8 = iota // a value: the document's
+	stColon                  // after a name: ':' and a value
+	stFirstName              // after '{': a name or '}'
+	stFirstElem              // after '[': a value or ']'
+	stAfter                  // after a value: ',' or the close, or the end
+	stEnd                    // after the document
+)
+
+// Decoder reads one JSON document as tokens. The zero value is not ready:
+// use NewDecoder or Reset. A Decoder can be reused with Reset, keeping its
+// buffers.
+type Decoder struct {
+	s        string
+	i        int
+	state    uint8
+	maxDepth int
+	digits   int
+	dups     bool
+	depth    int      // how many containers are open
+	kinds    uint64   // bit i set: level i (below 64) is an object
+	deeper   []uint64 // the same for the levels from 64 on
+	names    Names
+	scratch  []byte
+	err      *SyntaxError
+	tok      Token // the current token
+}
+
+// NewDecoder returns a Decoder reading the document s.
+func NewDecoder(s string, o Options) *Decoder {
+	d := &Decoder{}
+	d.Reset(s, o)
+	return d
+}
+
+// Reset makes d read the document s from the start.
+func (d *Decoder) Reset(s string, o Options) {
+	d.s, d.i, d.state, d.err, d.tok = s, 0, stValue, nil, Token{}
+	d.maxDepth = o.MaxDepth
+	if d.maxDepth <= 0 {
+		d.maxDepth = DefaultMaxDepth
+	}
+	d.maxDepth = min(d.maxDepth, MaxDepthLimit)
+	d.digits = o.MaxDigits
+	if d.digits <= 0 {
+		d.digits = DefaultMaxDigits
+	}
+	d.dups = !o.AllowDuplicateNames
+	d.depth, d.kinds = 0, 0
+	d.deeper = d.deeper[:0]
+	d.names.Reset()
+}
+
+// Source returns the document being read.
+func (d *Decoder) Source() string { return d.s }
+
+// Offset returns the offset just past the last token read (past white
+// space after it, once Peek has looked beyond).
+func (d *Decoder) Offset() int { return d.i }
+
+// Depth returns how many arrays and objects are open.
+func (d *Decoder) Depth() int { return d.depth }
+
+// inObject reports whether the innermost open container is an object.
+func (d *Decoder) inObject() bool {
+	lv := d.depth - 1
+	if lv < 64 {
+		return d.kinds&(1<<lv) != 0
+	}
+	return d.deeper[(lv-64)/64]&(1<<((lv-64)%64)) != 0
+}
+
+// push opens a container.
+func (d *Decoder) push(obj bool) {
+	lv := d.depth
+	d.depth++
+	if lv < 64 {
+		if obj {
+			d.kinds |= 1 << lv
+		} else {
+			d.kinds &^= 1 << lv
+		}
+		return
+	}
+	w, bit := (lv-64)/64, uint64(1)<<((lv-64)%64)
+	if w == len(d.deeper) {
+		d.deeper = append(d.deeper, 0)
+	}
+	if obj {
+		d.deeper[w] |= bit
+	} else {
+		d.deeper[w] &^= bit
+	}
+}
+
+// Peek skips white space and returns the kind of the token that starts at
+// the next byte, judging by that byte alone (a '"' is a String, a digit or
+// '-' a Number); Invalid for a byte no token starts with (',' and ':'
+// included), EOF at the end of the input. It reads nothing.
+func (d *Decoder) Peek() Kind {
+	d.skipSpace()
+	if d.i >= len(d.s) {
+		return EOF
+	}
+	return kindOf(d.s[d.i])
+}
+
+func kindOf(c byte) Kind {
+	switch {
+	case c == '{':
+		return ObjectOpen
+	case c == '}':
+		return ObjectClose
+	case c == '[':
+		return ArrayOpen
+	case c == ']':
+		return ArrayClose
+	case c == '"':
+		return String
+	case c == 't' || c == 'f':
+		return Bool
+	case c == 'n':
+		return Null
+	case c == '-' || c >= '0' && c <= '9':
+		return Number
+	}
+	return Invalid
+}
+
+func (d *Decoder) skipSpace() {
+	for d.i < len(d.s) {
+		switch d.s[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+// Read returns the next token: after the document's last token, a token
+// of kind EOF, once the rest of the input is found to be white space. On
+// an error, it returns a *SyntaxError, and the same error from every later
+// call.
+func (d *Decoder) Read() (Token, error) {
+	_, err := d.Next()
+	t := d.tok
+	t.text = d.Text()
+	return t, err
+}
+
+// Next reads the next token as Read does, and returns its kind; the
+// token is then Current, and Text, Start, Plain and Bool read it without
+// copying it out (the codec's way through a document).
+func (d *Decoder) Next() (Kind, error) {
+	if d.err != nil {
+		return Invalid, d.err
+	}
+	d.skipSpace()
+	switch d.state {
+	case stValue:
+		return d.value()
+	case stColon:
+		if d.i >= len(d.s) || d.s[d.i] != ':' {
+			return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+" after member name, want ':'")
+		}
+		d.i++
+		d.skipSpace()
+		return d.value()
+	case stAfter:
+		if d.depth == 0 {
+			if d.i < len(d.s) {
+				return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+" after the document")
+			}
+			d.state = stEnd
+			return d.set(EOF, d.i, d.i, false)
+		}
+		obj := d.inObject()
+		if d.i < len(d.s) {
+			switch c := d.s[d.i]; {
+			case c == ',':
+				d.i++
+				d.skipSpace()
+				if obj {
+					return d.name()
+				}
+				return d.value()
+			case c == '}' && obj, c == ']' && !obj:
+				return d.close(c)
+			}
+		}
+		if obj {
+			return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+" in object, want ',' or '}'")
+		}
+		return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+" in array, want ',' or ']'")
+	case stFirstName:
+		if d.i < len(d.s) && d.s[d.i] == '}' {
+			return d.close('}')
+		}
+		return d.name()
+	case stFirstElem:
+		if d.i < len(d.s) && d.s[d.i] == ']' {
+			return d.close(']')
+		}
+		return d.value()
+	}
+	return d.set(EOF, d.i, d.i, false)
+}
+
+func (d *Decoder) fail(kind ErrorKind, off int, msg string) (Kind, error) {
+	d.err = &SyntaxError{Kind: kind, Offset: off, Msg: msg, src: d.s}
+	d.tok = Token{}
+	return Invalid, d.err
+}
+
+func (d *Decoder) failWith(e *SyntaxError) (Kind, error) {
+	e.src = d.s
+	d.err = e
+	d.tok = Token{}
+	return Invalid, e
+}
+
+// set makes the input from off to end the current token. Its text is
+// cut from the input when asked for: the token holds no pointer, so
+// making it current writes none (no write barrier per token).
+func (d *Decoder) set(k Kind, off, end int, plain bool) (Kind, error) {
+	d.tok.kind, d.tok.off, d.tok.end, d.tok.plain = k, off, end, plain
+	return k, nil
+}
+
+// setString makes the string or name val, read from off to end, the
+// current token; only a value unescaped into a new string is kept (a
+// string without escapes is the input between the quotes).
+func (d *Decoder) setString(k Kind, off, end int, val string) (Kind, error) {
+	d.tok.kind, d.tok.off, d.tok.end, d.tok.plain = k, off, end, false
+	if len(val) != end-off-2 { // escapes always shorten
+		d.tok.text, d.tok.esc = val, true
+	} else if d.tok.esc {
+		d.tok.text, d.tok.esc = "", false
+	}
+	return k, nil
+}
+
+func (d *Decoder) close(c byte) (Kind, error) {
+	at := d.i
+	d.i++
+	if d.dups && d.inObject() {
+		d.names.Pop()
+	}
+	d.depth--
+	d.state = stAfter
+	if c == '}' {
+		return d.set(ObjectClose, at, d.i, false)
+	}
+	return d.set(ArrayClose, at, d.i, false)
+}
+
+// name reads a member name and its ':'.
+func (d *Decoder) name() (Kind, error) {
+	if d.i >= len(d.s) || d.s[d.i] != '"' {
+		return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+", want a member name")
+	}
+	at := d.i
+	name, end, err := readString(d.s, d.i, &d.scratch)
+	if err != nil {
+		d.i = err.Offset
+		return d.failWith(err)
+	}
+	d.i = end
+	if d.dups && d.names.Add(name) {
+		return d.fail(ErrDuplicate, at, "member "+strconv.Quote(name)+" appears more than once")
+	}
+	d.state = stColon
+	return d.setString(Name, at, end, name)
+}
+
+func (d *Decoder) value() (Kind, error) {
+	if d.i >= len(d.s) {
+		return d.fail(ErrSyntax, d.i, "unexpected end of input, want a value")
+	}
+	at := d.i
+	switch c := d.s[d.i]; {
+	case c == '{' || c == '[':
+		if d.depth >= d.maxDepth {
+			return d.fail(ErrDepth, at, "nesting deeper than "+strconv.Itoa(d.maxDepth)+" levels")
+		}
+		d.i++
+		obj := c == '{'
+		d.push(obj)
+		if obj {
+			if d.dups {
+				d.names.Push()
+			}
+			d.state = stFirstName
+			return d.set(ObjectOpen, at, d.i, false)
+		}
+		d.state = stFirstElem
+		return d.set(ArrayOpen, at, d.i, false)
+	case c == '"':
+		s, end, err := readString(d.s, d.i, &d.scratch)
+		if err != nil {
+			d.i = err.Offset
+			return d.failWith(err)
+		}
+		d.i = end
+		d.state = stAfter
+		return d.setString(String, at, end, s)
+	case c == '-' || c >= '0' && c <= '9':
+		return d.number()
+	case c == 't':
+		return d.literal("true", Bool)
+	case c == 'f':
+		return d.literal("false", Bool)
+	case c == 'n':
+		return d.literal("null", Null)
+	}
+	return d.fail(ErrSyntax, at, "unexpected "+d.describe()+", want a value")
+}
+
+func (d *Decoder) literal(word string, k Kind) (Kind, error) {
+	at := d.i
+	if len(d.s)-at < len(word) || d.s[at:at+len(word)] != word {
+		return d.fail(ErrSyntax, at, "unexpected "+d.describe()+", want a value")
+	}
+	d.i += len(word)
+	if d.i < len(d.s) && isWordByte(d.s[d.i]) {
+		return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+" after "+word)
+	}
+	d.state = stAfter
+	return d.set(k, at, d.i, false)
+}
+
+// isWordByte: a byte that cannot follow a literal or number directly.
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '+' || c == '-'
+}
+
+func (d *Decoder) number() (Kind, error) {
+	at := d.i
+	end, plain, bad := scanNumber(d.s, at)
+	if bad >= 0 {
+		d.i = bad
+		return d.fail(ErrSyntax, bad, numberProblem(d.s, at, bad))
+	}
+	if end < len(d.s) && isWordByte(d.s[end]) {
+		d.i = end
+		if c := d.s[end]; c >= '0' && c <= '9' {
+			return d.fail(ErrSyntax, end, "malformed number, a leading zero")
+		}
+		return d.fail(ErrSyntax, end, "unexpected "+d.describe()+" in number")
+	}
+	lit := d.s[at:end]
+	if len(lit) > d.digits {
+		if n := CountDigits(lit); n > d.digits {
+			return d.fail(ErrDigits, at, "number literal has "+strconv.Itoa(n)+" digits, more than the limit of "+strconv.Itoa(d.digits))
+		}
+	}
+	d.i = end
+	d.state = stAfter
+	return d.set(Number, at, end, plain)
+}
+
+// describe names what stands at the current offset, for messages.
+func (d *Decoder) describe() string {
+	if d.i >= len(d.s) {
+		return "end of input"
+	}
+	if k := kindOf(d.s[d.i]); k != Invalid && k != ObjectClose && k != ArrayClose {
+		return k.String()
+	}
+	return describeByte(d.s, d.i)
+}
+
+// describeByte quotes the character at s[i].
+func describeByte(s string, i int) string {
+	if i >= len(s) {
+		return "end of input"
+	}
+	r, size := utf8.DecodeRuneInString(s[i:])
+	if r == utf8.RuneError && size == 1 {
+		return "byte 0x" + string([]byte{hexDigits[s[i]>>4], hexDigits[s[i]&0xF]})
+	}
+	return strconv.QuoteRune(r)
+}
+
+// Current returns the token the last Next or Read read.
+func (d *Decoder) Current() Token {
+	t := d.tok
+	t.text = d.Text()
+	return t
+}
+
+// Text returns the current token's Text.
+func (d *Decoder) Text() string {
+	switch t := &d.tok; t.kind {
+	case String, Name:
+		if t.esc {
+			return t.text
+		}
+		return d.s[t.off+1 : t.end-1]
+	case EOF, Invalid:
+		return ""
+	}
+	return d.s[d.tok.off:d.tok.end]
+}
+
+// Start returns the current token's Offset.
+func (d *Decoder) Start() int { return d.tok.off }
+
+// Plain returns the current token's Plain.
+func (d *Decoder) Plain() bool { return d.tok.plain }
+
+// Bool returns the current token's Bool.
+func (d *Decoder) Bool() bool { return d.tok.kind == Bool && d.s[d.tok.off] == 't' }
