@@ -521,3 +521,21 @@ func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// schemaText is the original schema at l as compact JSON, shortened, for
+// a model to read.
+func (fr *factReader) schemaText(l *plan.Loc) string {
+	v, ok := fr.s.Lookup(l.Pointer())
+	if !ok {
+		return ""
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	s := string(b)
+	if len(s) > 400 {
+		s = s[:397] + "..."
+	}
+	return s
+}
