@@ -167,4 +167,3 @@ func joinDesc(parts ...string) string {
 	}
 	return strings.Join(out, "\n")
 }
-

@@ -96,6 +96,26 @@ func (b *budget) leave(outer metrics) {
 	b.added = outer
 }
 
+// reserve counts ahead the least that an object's members take: a
+// schema each (recharge takes it back as each is written) and its name.
+func (b *budget) reserve(names []string) {
+	x := metrics{nodes: len(names), props: len(names)}
+	for _, n := range names {
+		x.chars += utf8.RuneCountInString(n)
+	}
+	b.charge(x)
+}
+
+// recharge counts a member written as n, where the location it is was
+// written (and counted) as written, in place of the schema reserved for
+// it.
+func (b *budget) recharge(written, n map[string]any) {
+	x := b.measure(n)
+	x.sub(b.measure(written))
+	x.nodes--
+	b.charge(x)
+}
+
 // total is what the adapted schema would hold with x written too.
 func (b *budget) total(x metrics) metrics {
 	t := b.used

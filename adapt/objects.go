@@ -81,12 +81,16 @@ func (r *renderer) object(l *plan.Loc, f *facts, arrayFree bool, depth int, n *n
 	}
 	props := map[string]any{}
 	var required []string
+	// Each member takes at least a schema and its name: counted ahead, so
+	// the members written first leave room for the others.
+	r.reserve(names)
 	for _, name := range names {
 		if r.err != nil {
 			break // the context is done
 		}
 		child := l.Property(name, nil)
 		cs := r.render(child, depth+1)
+		written := cs
 		must := f.must[name]
 		switch {
 		case r.lim.allRequired && !must:
@@ -112,6 +116,7 @@ func (r *renderer) object(l *plan.Loc, f *facts, arrayFree bool, depth int, n *n
 		case r.lim.allRequired || must:
 			required = append(required, name)
 		}
+		r.recharge(written, cs)
 		props[name] = cs
 	}
 	var node map[string]any
@@ -215,4 +220,3 @@ func extraName(names []string) string {
 	}
 	return e
 }
-

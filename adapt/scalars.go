@@ -214,4 +214,3 @@ func (r *renderer) str(l *plan.Loc, f *facts, n *notes) map[string]any {
 	n.constraints(node, f, jsontype.String, "string", node["enum"] == nil)
 	return node
 }
-
