@@ -52,6 +52,8 @@ func (m *metrics) sub(x metrics) {
 // budget is what the adapted schema holds so far.
 type budget struct {
 	lim *limits
+	// maxNodes is the bound of that name (tests lower it).
+	maxNodes int
 	// used counts the schemas written in the locations being written,
 	// defs those under $defs; added is what the location being written
 	// has added to used.
@@ -68,6 +70,7 @@ type measured struct {
 
 func (b *budget) init(lim *limits) {
 	b.lim = lim
+	b.maxNodes = maxNodes
 	b.mets = map[uintptr]measured{}
 }
 
@@ -135,8 +138,8 @@ func (b *budget) over(x metrics, depth int) string {
 func (b *budget) breaks(t metrics, nesting int, x metrics) string {
 	lim := b.lim
 	switch {
-	case t.nodes > maxNodes && x.nodes > 1:
-		return fmt.Sprintf("the adapted schema would exceed %d schemas", maxNodes)
+	case t.nodes > b.maxNodes && x.nodes > 1:
+		return fmt.Sprintf("the adapted schema would exceed %d schemas", b.maxNodes)
 	case lim.maxProperties > 0 && t.props > lim.maxProperties && x.props > 0:
 		return fmt.Sprintf("the profile's rule max-properties: more than %d properties in the schema", lim.maxProperties)
 	case lim.maxEnumValues > 0 && t.enums > lim.maxEnumValues && x.enums > 0:
@@ -162,7 +165,7 @@ func (b *budget) enumsOver(x metrics) bool {
 // schema past half of a limit x counts against.
 func (b *budget) tight(x metrics) bool {
 	lim, t := b.lim, b.total(x)
-	return t.nodes > maxNodes/2 ||
+	return t.nodes > b.maxNodes/2 ||
 		lim.maxProperties > 0 && x.props > 0 && t.props > lim.maxProperties/2 ||
 		lim.maxEnumValues > 0 && x.enums > 0 && t.enums > lim.maxEnumValues/2 ||
 		lim.maxStringTotal > 0 && x.chars > 0 && t.chars > lim.maxStringTotal/2
