@@ -61,7 +61,9 @@ func (r *renderer) body(l *plan.Loc, depth int) map[string]any {
 		}
 	}
 	if textWhy != "" {
-		r.text[l] = textWhy
+		if _, ok := r.text[l]; !ok { // recursion, found inside, says why first
+			r.text[l] = textWhy
+		}
 		return nil
 	}
 	// Constraints that hold for any type, or only in one alternative.

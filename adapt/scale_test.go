@@ -200,7 +200,11 @@ func TestScaleShared(t *testing.T) {
 // at once; done while it writes, it returns within a few hundred
 // locations, with the context's error.
 func TestAdaptContext(t *testing.T) {
-	schema := []byte(groupedProps(100, 1000))
+	groups := 100 // 100,000 properties
+	if testing.Short() {
+		groups = 10
+	}
+	schema := []byte(groupedProps(groups, 1000))
 	visits := 0
 	testHookVisit = func(n int) { visits = n }
 	defer func() { testHookVisit = nil }()

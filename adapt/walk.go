@@ -441,8 +441,18 @@ func (r *renderer) gather(top *locLog) map[string]any {
 	}
 	visit(top)
 	for l, list := range r.refs {
+		_, cut := r.text[l]
 		for _, n := range list {
-			n["$ref"] = "#/$defs/" + r.defs[l]
+			if !cut {
+				n["$ref"] = "#/$defs/" + r.defs[l]
+				continue
+			}
+			// Named while it was written, and then written as JSON text:
+			// so it reads where it was referred to.
+			delete(n, "$ref")
+			for k, v := range r.textFor(l) {
+				n[k] = v
+			}
 		}
 	}
 	return defs
