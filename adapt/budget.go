@@ -99,14 +99,23 @@ func (b *budget) leave(outer metrics) {
 	b.added = outer
 }
 
-// reserve counts ahead the least that an object's members take: a
-// schema each (recharge takes it back as each is written) and its name.
-func (b *budget) reserve(names []string) {
-	x := metrics{nodes: len(names), props: len(names)}
+// least is the least an object with these members is written as: itself
+// and a schema for each member, their names, one level.
+func (b *budget) least(names []string) metrics {
+	x := metrics{nodes: 1 + len(names), props: len(names), height: 1}
 	for _, n := range names {
-		x.chars += utf8.RuneCountInString(n)
+		x.chars = min(x.chars+utf8.RuneCountInString(n), maxCount)
 	}
-	b.charge(x)
+	return x
+}
+
+// reserve counts ahead the least that an object's members take (least
+// counts the object too, which is counted when it is written): a schema
+// each (recharge takes it back as each is written) and its name.
+func (b *budget) reserve(least metrics) {
+	least.nodes--
+	least.height = 0
+	b.charge(least)
 }
 
 // recharge counts a member written as n, where the location it is was

@@ -82,8 +82,14 @@ func (r *renderer) object(l *plan.Loc, f *facts, arrayFree bool, depth int, n *n
 	props := map[string]any{}
 	var required []string
 	// Each member takes at least a schema and its name: counted ahead, so
-	// the members written first leave room for the others.
-	r.reserve(names)
+	// the members written first leave room for the others. When that much
+	// already breaks a limit, the object is JSON text, whatever its
+	// members would be.
+	least := r.least(names)
+	if why := r.over(least, depth); why != "" {
+		return nil, why
+	}
+	r.reserve(least)
 	for _, name := range names {
 		if r.err != nil {
 			break // the context is done

@@ -47,9 +47,13 @@ const maxNodes = 50000
 // its context.
 const checkEvery = 256
 
-// testHookVisit, when set (by tests), is called at every location the
-// renderer visits, with the count so far.
-var testHookVisit func(visits int)
+// testHookVisit and testHookBody, when set (by tests), are called at
+// every location the renderer visits, with the count so far, and at every
+// body it writes.
+var (
+	testHookVisit func(visits int)
+	testHookBody  func(l *plan.Loc)
+)
 
 type renderer struct {
 	lim   *limits
@@ -274,6 +278,9 @@ func (r *renderer) write(l *plan.Loc, depth int) map[string]any {
 // bodyOf writes the body of l, with a log and records of its own, and
 // measures it.
 func (r *renderer) bodyOf(l *plan.Loc, depth int) (map[string]any, metrics) {
+	if testHookBody != nil {
+		testHookBody(l)
+	}
 	log := &locLog{}
 	r.logs[l] = log
 	delete(r.recs, l)
