@@ -227,7 +227,7 @@ func TestAdaptContext(t *testing.T) {
 		t.Errorf("cancelled before: %v after %d locations", err, visits)
 	}
 
-	const after = 5000
+	const after = 2000
 	for _, p := range []Profile{OpenAI, Anthropic, Gemini, GeminiSchema} {
 		ctx, cancel := context.WithCancel(context.Background())
 		visits = 0
