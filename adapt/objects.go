@@ -105,7 +105,8 @@ func (r *renderer) object(l *plan.Loc, f *facts, arrayFree bool, depth int, n *n
 				rec.Absent = map[string]bool{}
 			}
 			rec.Absent[name] = true
-			childText := child == nil || r.recAt(child).Text
+			_, childText := r.text[child] // decided, or being decided
+			childText = childText || child == nil
 			if child != nil && !childText && child.Admits()&jsontype.Null != 0 {
 				if rec.Marker == nil {
 					rec.Marker = map[string]bool{}
