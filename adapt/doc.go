@@ -15,6 +15,13 @@
 // strings. A constraint the profile refuses is written into the
 // description, so the model still reads it.
 //
+// The adapted schema is written in one walk of the original, each
+// location decided once, where it is written, from the profile's rules
+// and its limits on the whole schema (size, properties, enum values,
+// characters, nesting) counted as far as the walk has come: time and
+// memory grow with the schema's size, and Options.Context ends the walk
+// early.
+//
 // RestoreOptions.JSON (or Struct) reads the model's answer in one pass of
 // the codec, each stand-in becoming what it stands for at its location in
 // the original schema, with exact integers and the lenient repairs, then

@@ -269,7 +269,10 @@ func (s *Server) ListTools(ctx context.Context, req *bridgev1.ListToolsRequest) 
 		for _, t := range tools {
 			bt := &bridgev1.Tool{Name: s.toolName(u, t.Name), Description: t.Description, Server: u.name}
 			if profile != "" {
-				bt.InputSchema = s.adaptedInput(profile, u.name, t)
+				bt.InputSchema = s.adaptedInput(ctx, profile, u.name, t)
+				if ctx.Err() != nil {
+					return nil, status.FromContextError(context.Cause(ctx)).Err()
+				}
 			} else if bt.InputSchema, err = schemaStruct(t.InputSchema); err != nil {
 				s.logger.Warn("input schema is not a JSON object; left out", "server", u.name, "tool", t.Name, "err", err)
 			}

@@ -40,7 +40,9 @@ type adaptEntry struct {
 // maxAdapted bounds the cache; beyond it, it starts over.
 const maxAdapted = 4096
 
-func (c *adaptedSchemas) get(p adapt.Profile, schema json.RawMessage) (*adapt.Schema, error) {
+// get adapts schema to p within ctx; an adaptation the context cut short
+// is not kept.
+func (c *adaptedSchemas) get(ctx context.Context, p adapt.Profile, schema json.RawMessage) (*adapt.Schema, error) {
 	k := adaptKey{p, string(schema)}
 	c.mu.Lock()
 	e, ok := c.m[k]
@@ -48,7 +50,10 @@ func (c *adaptedSchemas) get(p adapt.Profile, schema json.RawMessage) (*adapt.Sc
 	if ok {
 		return e.s, e.err
 	}
-	s, err := adapt.Adapt(schema, p)
+	s, err := adapt.Options{Profile: p, Context: ctx}.Adapt(schema)
+	if err != nil && ctx.Err() != nil {
+		return nil, err
+	}
 	c.mu.Lock()
 	if c.m == nil || len(c.m) >= maxAdapted {
 		c.m = map[adaptKey]adaptEntry{}
@@ -71,12 +76,16 @@ func profileOf(name string) (adapt.Profile, error) {
 }
 
 // adaptedInput returns the tool's input schema adapted to p, as a Struct;
-// nil when the tool has none or it cannot be adapted (logged).
-func (s *Server) adaptedInput(p adapt.Profile, server string, t mcpbridge.ToolInfo) *structpb.Struct {
+// nil when the tool has none, it cannot be adapted (logged), or ctx is
+// done.
+func (s *Server) adaptedInput(ctx context.Context, p adapt.Profile, server string, t mcpbridge.ToolInfo) *structpb.Struct {
 	if len(t.InputSchema) == 0 || string(t.InputSchema) == "null" {
 		return nil
 	}
-	a, err := s.adapted.get(p, t.InputSchema)
+	a, err := s.adapted.get(ctx, p, t.InputSchema)
+	if err != nil && ctx.Err() != nil {
+		return nil
+	}
 	if err != nil {
 		s.logger.Warn("input schema cannot be adapted; left out", "server", server, "tool", t.Name, "profile", p, "err", err)
 		return nil
@@ -92,7 +101,7 @@ func (s *Server) adaptedInput(p adapt.Profile, server string, t mcpbridge.ToolIn
 // adapted to p. With problems it returns the local answer (is_error, the
 // problems in a model's words) and no arguments.
 func (s *Server) restoreArgs(ctx context.Context, p adapt.Profile, sess *session, name, tool string, args *structpb.Struct) (*structpb.Struct, *coerce.Report, *mcpbridge.CallResult, error) {
-	a, err := s.adaptedFor(p, sess, name, tool)
+	a, err := s.adaptedFor(ctx, p, sess, name, tool)
 	if a == nil || err != nil {
 		return args, nil, nil, err // nothing to restore to: the call goes as it is
 	}
@@ -112,7 +121,7 @@ func (s *Server) restoreArgs(ctx context.Context, p adapt.Profile, sess *session
 // restoreJSON is restoreArgs for arguments given as JSON text: restored
 // without a Struct in between, so every digit reaches the tool.
 func (s *Server) restoreJSON(ctx context.Context, p adapt.Profile, sess *session, name, tool string, args []byte) ([]byte, *coerce.Report, *mcpbridge.CallResult, error) {
-	a, err := s.adaptedFor(p, sess, name, tool)
+	a, err := s.adaptedFor(ctx, p, sess, name, tool)
 	if a == nil || err != nil {
 		return args, nil, nil, err
 	}
@@ -129,12 +138,15 @@ func (s *Server) restoreJSON(ctx context.Context, p adapt.Profile, sess *session
 // adaptedFor returns the tool's input schema adapted to p: nil when the
 // tool has none (or the server does not list it: the call then reports
 // that).
-func (s *Server) adaptedFor(p adapt.Profile, sess *session, name, tool string) (*adapt.Schema, error) {
+func (s *Server) adaptedFor(ctx context.Context, p adapt.Profile, sess *session, name, tool string) (*adapt.Schema, error) {
 	ti, ok := sess.client.Tool(tool)
 	if !ok || len(ti.InputSchema) == 0 || string(ti.InputSchema) == "null" {
 		return nil, nil
 	}
-	a, err := s.adapted.get(p, ti.InputSchema)
+	a, err := s.adapted.get(ctx, p, ti.InputSchema)
+	if err != nil && ctx.Err() != nil {
+		return nil, status.FromContextError(context.Cause(ctx)).Err()
+	}
 	if err != nil {
 		return nil, status.Errorf(codes.FailedPrecondition, "tool %s: its input schema cannot be adapted to %s: %v", quoteName(name), p, err)
 	}
