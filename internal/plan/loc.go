@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/structkit/structkit/internal/jsontype"
+	"github.com/structkit/structkit/internal/schema"
 )
 
 // Instance is the value at a location, offered to the plan when which
@@ -18,6 +19,12 @@ type Instance interface {
 	JSON() any
 }
 
+// dep is a dependent schema: it applies when the member is present.
+type dep struct {
+	name string
+	loc  *Loc
+}
+
 type pattern struct {
 	re  *regexp.Regexp
 	loc *Loc
@@ -28,9 +35,10 @@ type pattern struct {
 // *Loc means "no schema": it admits anything and its children are nil too.
 // A Loc is immutable once compiled and safe for concurrent use.
 type Loc struct {
-	id      int    // index in the compiler's list; negative for a combined location
-	ptr     string // JSON Pointer of the (first) schema in the document
-	boolean bool   // a boolean schema
+	id      int          // the node's ID; negative for a combined location
+	ptr     string       // JSON Pointer of the (first) schema in the document
+	node    *schema.Node // the schema; nil for a combined location
+	boolean bool         // a boolean schema
 
 	// keywords
 	own        jsontype.Set // what the schema's own type/enum/const admit
@@ -49,9 +57,8 @@ type Loc struct {
 	ifN        *Loc
 	thenN      *Loc
 	elseN      *Loc
-	ifKey      string  // the document key of ifN, for the validator
 	owner      *Schema // set for a node with an if: whose validator evaluates it
-	deps       map[string]*Loc
+	deps       []dep   // dependent schemas, by member name
 	required   []string
 
 	// derived by info()
@@ -235,8 +242,8 @@ func (l *Loc) inPlace(fn func(*Loc) bool) {
 			return
 		}
 	}
-	for _, name := range sortedKeys(l.deps) {
-		if !fn(l.deps[name]) {
+	for _, d := range l.deps {
+		if !fn(d.loc) {
 			return
 		}
 	}
@@ -312,5 +319,5 @@ func (l *Loc) ifHolds(inst Instance) (holds, ok bool) {
 	if inst == nil || l.owner == nil || l.owner.val == nil {
 		return false, false
 	}
-	return l.owner.val.Holds(l.ifKey, inst.JSON())
+	return l.owner.val.Holds(l.ifN.node, inst.JSON())
 }

@@ -1,4 +1,4 @@
-package plan
+package schema
 
 import (
 	"fmt"
@@ -17,56 +17,64 @@ const DefaultBaseURI = "https://structkit.invalid/schema.json"
 // tokens ("properties/a" is two).
 const MaxSchemaDepth = 1000
 
-// document is one schema resource tree: the root document or a further
-// resource.
-type document struct {
-	url     string // absolute, no fragment
-	root    any
-	dialect Dialect
-	bases   map[string]string // JSON Pointer of a schema → its base URI
+// Document is one schema resource tree of a compilation: the root
+// document or a further resource.
+type Document struct {
+	// URL is the document's absolute URL, without a fragment; the root
+	// document's is DefaultBaseURI unless it declares an $id.
+	URL string
+	// Root is the decoded document (json.Number or float64 numbers).
+	Root any
+	// Dialect is the draft the document is read as.
+	Dialect Dialect
+
+	rules    *draft
+	vocab    vocab
+	vocabErr error             // the metaschema's vocabularies cannot be honoured
+	bases    map[string]string // JSON Pointer of a schema → its base URI
 }
 
 // target is a schema within a document.
 type target struct {
-	doc *document
+	doc *Document
 	ptr string
 }
 
 // Keywords whose value is one subschema, a map of subschemas or a list of
 // subschemas, in every draft: where the index looks for $id and anchors.
 var (
-	kwSchema = []string{"additionalProperties", "additionalItems", "contains", "propertyNames",
-		"not", "if", "then", "else", "unevaluatedItems", "unevaluatedProperties", "contentSchema", "items"}
-	kwSchemaMap  = []string{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
-	kwSchemaList = []string{"allOf", "anyOf", "oneOf", "prefixItems", "items"}
+	kwSchema = []string{KwAdditionalProperties, KwAdditionalItems, KwContains, KwPropertyNames,
+		KwNot, KwIf, KwThen, KwElse, KwUnevaluatedItems, KwUnevaluatedProperties, KwContentSchema, KwItems}
+	kwSchemaMap  = []string{KwProperties, KwPatternProperties, KwDefs, KwDefinitions, KwDependentSchemas, KwDependencies}
+	kwSchemaList = []string{KwAllOf, KwAnyOf, KwOneOf, KwPrefixItems, KwItems}
 )
 
-func (c *compiler) addDocument(uri string, doc any, d Dialect) (*document, error) {
+func (c *compiler) addDocument(uri string, doc any, d Dialect) (*Document, error) {
 	u, err := url.Parse(uri)
 	if err != nil || !u.IsAbs() {
 		return nil, &Error{Pointer: uri, Msg: "resource URI is not absolute"}
 	}
 	u.Fragment = ""
-	dd := &document{url: u.String(), root: doc, dialect: d, bases: map[string]string{}}
-	c.docs[dd.url] = dd
-	c.ids[dd.url] = target{dd, ""}
-	if err := c.index(dd, doc, "", u, d.rules()); err != nil {
+	dd := &Document{URL: u.String(), Root: doc, Dialect: d, rules: d.rules(), bases: map[string]string{}}
+	c.g.docs[dd.URL] = dd
+	c.g.ids[dd.URL] = target{dd, ""}
+	if err := c.index(dd, doc, "", u, dd.rules); err != nil {
 		return nil, err
 	}
 	return dd, nil
 }
 
 // tooDeep is the error for a schema nested beyond MaxSchemaDepth.
-func (c *compiler) tooDeep(doc *document, ptr string) *Error {
-	return &Error{Pointer: c.display(doc, ptr[:min(len(ptr), 120)]+"..."),
+func (g *Graph) tooDeep(doc *Document, ptr string) *Error {
+	return &Error{Pointer: g.display(doc, ptr[:min(len(ptr), 120)]+"..."),
 		Msg: fmt.Sprintf("schema nested deeper than %d JSON Pointer tokens", MaxSchemaDepth)}
 }
 
 // index walks the schema keywords of a document, recording each schema's
 // base URI, and registering $id resources and anchors.
-func (c *compiler) index(doc *document, v any, ptr string, base *url.URL, d *draft) error {
+func (c *compiler) index(doc *Document, v any, ptr string, base *url.URL, d *draft) error {
 	if len(ptr) > 64*MaxSchemaDepth || strings.Count(ptr, "/") > MaxSchemaDepth {
-		return c.tooDeep(doc, ptr)
+		return c.g.tooDeep(doc, ptr)
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -75,24 +83,24 @@ func (c *compiler) index(doc *document, v any, ptr string, base *url.URL, d *dra
 		}
 		return nil
 	}
-	_, hasRef := m["$ref"]
+	_, hasRef := m[KwRef]
 	if id, ok := m[d.idKeyword].(string); ok && !(hasRef && d.refOverrides) {
 		if strings.HasPrefix(id, "#") && d.fragmentIDs {
-			c.anchors[base.String()+id] = target{doc, ptr}
+			c.g.anchors[base.String()+id] = target{doc, ptr}
 		} else if ref, err := url.Parse(id); err == nil {
 			nb := base.ResolveReference(ref)
 			frag := nb.Fragment
 			nb.Fragment = ""
 			base = nb
-			c.ids[base.String()] = target{doc, ptr}
+			c.g.ids[base.String()] = target{doc, ptr}
 			if frag != "" && d.fragmentIDs {
-				c.anchors[base.String()+"#"+frag] = target{doc, ptr}
+				c.g.anchors[base.String()+"#"+frag] = target{doc, ptr}
 			}
 		}
 	}
 	for _, k := range d.anchorKeywords {
 		if a, ok := m[k].(string); ok {
-			c.anchors[base.String()+"#"+a] = target{doc, ptr}
+			c.g.anchors[base.String()+"#"+a] = target{doc, ptr}
 		}
 	}
 	doc.bases[ptr] = base.String()
@@ -122,4 +130,19 @@ func (c *compiler) index(doc *document, v any, ptr string, base *url.URL, d *dra
 		}
 	}
 	return nil
+}
+
+// baseAt returns the base URI in effect at a pointer: the one the index
+// recorded, or that of the nearest indexed ancestor.
+func (d *Document) baseAt(ptr string) string {
+	for {
+		if b, ok := d.bases[ptr]; ok {
+			return b
+		}
+		i := strings.LastIndexByte(ptr, '/')
+		if i < 0 {
+			return d.URL
+		}
+		ptr = ptr[:i]
+	}
 }

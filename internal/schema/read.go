@@ -1,0 +1,495 @@
+package schema
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/structkit/structkit/internal/jsontype"
+	"github.com/structkit/structkit/internal/pointer"
+)
+
+// read reads the keywords of a node, once. In phase 1 it returns the
+// first error of the keywords that shape instance locations, here or in
+// the schemas they apply (read on the way, depth first); errors of what
+// only validation reads are recorded on the node. In phase 2 every error
+// is recorded on its node.
+func (c *compiler) read(n *Node) error {
+	if n.read {
+		return nil
+	}
+	n.read = true
+	if !c.phase2 {
+		c.shaping = append(c.shaping, n)
+	}
+	if strings.Count(n.Ptr, "/") > MaxSchemaDepth {
+		return c.fail(n, c.g.tooDeep(n.Doc, n.Ptr))
+	}
+	v, ok := pointer.Lookup(n.Doc.Root, n.Ptr)
+	if !ok {
+		return c.fail(n, &Error{Pointer: n.Location, Msg: "no schema here"})
+	}
+	n.Value = v
+	n.Resource = c.resource(n.Doc.baseAt(n.Ptr))
+	switch s := v.(type) {
+	case bool:
+		n.Bool, n.True = true, s
+		return nil
+	case map[string]any:
+		r := reader{c: c, n: n, m: s, d: n.Doc}
+		return r.read()
+	}
+	return c.fail(n, &Error{Pointer: n.Location, Msg: fmt.Sprintf("a schema must be an object or a boolean, not %s", kindName(v))})
+}
+
+// fail ends the reading of n with an error of a keyword that shapes
+// instance locations (phase 1: Compile's error).
+func (c *compiler) fail(n *Node, err error) error {
+	if c.phase2 && n.err == nil {
+		n.err = err
+	}
+	return err
+}
+
+// reader reads the keywords of one schema object into its node.
+type reader struct {
+	c *compiler
+	n *Node
+	m map[string]any
+	d *Document
+}
+
+func (r *reader) has(kw string) bool { return r.d.active(r.m, kw) }
+
+// fail is compiler.fail for this node.
+func (r *reader) fail(err error) error { return r.c.fail(r.n, err) }
+
+// invalid records an error of what only validation reads; reading goes
+// on.
+func (r *reader) invalid(err error) {
+	if r.n.err == nil {
+		r.n.err = err
+	}
+}
+
+func (r *reader) errorf(kw, format string, args ...any) *Error {
+	return &Error{Pointer: r.n.Location, Keyword: kw, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (r *reader) bad(kw, want string) *Error {
+	return r.errorf(kw, "must be %s, not %s", want, kindName(r.m[kw]))
+}
+
+// sub returns the node of the subschema at rel below this one and reads
+// it now (a keyword that shapes instance locations); in phase 1 its
+// errors are returned.
+func (r *reader) sub(rel string) (*Node, error) {
+	n := r.c.node(r.d, r.n.Ptr+"/"+rel)
+	err := r.c.read(n)
+	if r.c.phase2 {
+		err = nil
+	}
+	return n, err
+}
+
+// later returns the node of the subschema v at rel, for a keyword only
+// validation reads: read in phase 2. A value that is no schema is an
+// error of validation (nil node).
+func (r *reader) later(kw string, v any, rel string) *Node {
+	switch v.(type) {
+	case bool, map[string]any:
+	default:
+		r.invalid(r.errorf(kw, "%s must be a schema (an object or a boolean), not %s", rel, kindName(v)))
+		return nil
+	}
+	n := r.c.node(r.d, r.n.Ptr+"/"+rel)
+	r.c.later(n)
+	return n
+}
+
+func (r *reader) read() error {
+	r.anchors()
+	if err := r.refs(); err != nil {
+		return err
+	}
+	if !r.n.RefOverrides {
+		for _, step := range []func() error{r.types, r.values, r.properties, r.patternProperties,
+			r.additionalProperties, r.items, r.prefixItems, r.combinators, r.conditional, r.dependencies} {
+			if err := step(); err != nil {
+				return err
+			}
+		}
+		r.applicators()
+		r.objects()
+		r.arrays()
+		r.numbers()
+		r.strings()
+	}
+	r.annotations()
+	return nil
+}
+
+// anchors reads $dynamicAnchor and $recursiveAnchor.
+func (r *reader) anchors() {
+	r.n.DynamicAnchor, _ = r.m[KwDynamicAnchor].(string)
+	r.n.RecursiveAnchor = r.m[KwRecursiveAnchor] == true
+}
+
+// refs reads $ref, $dynamicRef and $recursiveRef. Before 2019-09 a $ref
+// overrides its siblings.
+func (r *reader) refs() error {
+	n := r.n
+	for _, kw := range []string{KwRef, KwDynamicRef, KwRecursiveRef} {
+		if !r.has(kw) {
+			continue
+		}
+		ref, ok := r.m[kw].(string)
+		if !ok {
+			return r.fail(r.bad(kw, "a string"))
+		}
+		t, err := r.c.g.resolve(r.d, n.Ptr, kw, ref)
+		if err != nil {
+			return r.fail(err)
+		}
+		tn := r.c.node(t.doc, t.ptr)
+		if err := r.c.read(tn); err != nil && !r.c.phase2 {
+			return err
+		}
+		switch kw {
+		case KwRef:
+			n.Ref = tn
+			n.RefOverrides = r.d.rules.refOverrides
+		case KwDynamicRef:
+			n.DynamicRef = tn
+			// Dynamic when the fragment is a plain name and the target
+			// declares the same name with $dynamicAnchor.
+			if frag, ok := fragmentOf(ref); ok && frag != "" && frag[0] != '/' && tn.DynamicAnchor == frag {
+				n.DynamicRefAnchor = frag
+			}
+		case KwRecursiveRef:
+			n.RecursiveRef = tn
+			// Dynamic when the target itself says "$recursiveAnchor": true.
+			n.RecursiveRefDynamic = tn.RecursiveAnchor
+		}
+	}
+	return nil
+}
+
+// types reads "type".
+func (r *reader) types() error {
+	if !r.has(KwType) {
+		return nil
+	}
+	n := r.n
+	switch tv := r.m[KwType].(type) {
+	case string:
+		ts, ok := jsontype.FromName(tv)
+		if !ok {
+			return r.fail(r.errorf(KwType, "unknown type %q", tv))
+		}
+		n.Types, n.NamedTypes = ts, jsontype.Named(tv)
+	case []any:
+		for _, e := range tv {
+			s, _ := e.(string)
+			ts, ok := jsontype.FromName(s)
+			if !ok {
+				return r.fail(r.errorf(KwType, "unknown type %v", e))
+			}
+			n.Types |= ts
+			n.NamedTypes |= jsontype.Named(s)
+		}
+	default:
+		return r.fail(r.bad(KwType, "a string or an array of strings"))
+	}
+	n.HasType = true
+	return nil
+}
+
+// values reads enum and const, and OpenAPI's "nullable": true, which
+// adds null to a type (and to an enum beside it).
+func (r *reader) values() error {
+	n := r.n
+	if r.has(KwEnum) {
+		list, ok := r.m[KwEnum].([]any)
+		if !ok {
+			return r.fail(r.bad(KwEnum, "an array"))
+		}
+		n.HasEnum, n.Enum = true, list
+	}
+	if r.has(KwConst) {
+		n.HasConst, n.Const = true, r.m[KwConst]
+	}
+	if nb, ok := r.m[KwNullable].(bool); ok && nb && !r.c.opts.NoNullable {
+		n.Nullable = true
+		if n.Types != 0 {
+			n.Types |= jsontype.Null
+			n.NamedTypes |= jsontype.Null
+			if n.HasEnum && !containsNull(n.Enum) {
+				n.Enum = append(n.Enum[:len(n.Enum):len(n.Enum)], nil)
+			}
+		}
+	}
+	return nil
+}
+
+func containsNull(list []any) bool {
+	for _, v := range list {
+		if v == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *reader) properties() error {
+	if !r.has(KwProperties) {
+		return nil
+	}
+	pm, ok := r.m[KwProperties].(map[string]any)
+	if !ok {
+		return r.fail(r.bad(KwProperties, "an object"))
+	}
+	r.n.Properties = make(map[string]*Node, len(pm))
+	for _, name := range sortedKeys(pm) {
+		c, err := r.sub(KwProperties + "/" + pointer.Escape(name))
+		if err != nil {
+			return err
+		}
+		r.n.Properties[name] = c
+	}
+	return nil
+}
+
+func (r *reader) patternProperties() error {
+	if !r.has(KwPatternProperties) {
+		return nil
+	}
+	pm, ok := r.m[KwPatternProperties].(map[string]any)
+	if !ok {
+		return r.fail(r.bad(KwPatternProperties, "an object"))
+	}
+	for _, name := range sortedKeys(pm) {
+		re, err := r.regexp(KwPatternProperties, name)
+		if err != nil {
+			return r.fail(err)
+		}
+		c, err := r.sub(KwPatternProperties + "/" + pointer.Escape(name))
+		if err != nil {
+			return err
+		}
+		r.n.PatternProperties = append(r.n.PatternProperties, PatternProperty{re, c})
+	}
+	return nil
+}
+
+// regexp compiles a pattern once per compilation (Go's syntax, RE2).
+func (r *reader) regexp(kw, src string) (*regexp.Regexp, error) {
+	if re, ok := r.c.regexps[src]; ok {
+		return re, nil
+	}
+	re, err := regexp.Compile(src)
+	if err != nil {
+		return nil, &Error{Pointer: r.n.Location, Keyword: kw, Msg: fmt.Sprintf("pattern %q does not compile", src), Err: err}
+	}
+	r.c.regexps[src] = re
+	return re, nil
+}
+
+func (r *reader) additionalProperties() (err error) {
+	if r.has(KwAdditionalProperties) {
+		r.n.AdditionalProperties, err = r.sub(KwAdditionalProperties)
+	}
+	return err
+}
+
+// items reads "items": one schema for every item or, as an array without
+// prefixItems, the tuple form with additionalItems.
+func (r *reader) items() (err error) {
+	if !r.has(KwItems) {
+		return nil
+	}
+	n := r.n
+	list, isList := r.m[KwItems].([]any)
+	if !isList {
+		n.Items, err = r.sub(KwItems)
+		return err
+	}
+	if r.has(KwPrefixItems) {
+		return nil // 2020-12 reads prefixItems and ignores the tuple
+	}
+	for i := range list {
+		c, err := r.sub(KwItems + "/" + strconv.Itoa(i))
+		if err != nil {
+			return err
+		}
+		n.PrefixItems = append(n.PrefixItems, c)
+	}
+	if r.has(KwAdditionalItems) {
+		if n.Items, err = r.sub(KwAdditionalItems); err != nil {
+			return err
+		}
+		n.ItemsAdditional = true
+	}
+	return nil
+}
+
+func (r *reader) prefixItems() error {
+	if !r.has(KwPrefixItems) {
+		return nil
+	}
+	list, ok := r.m[KwPrefixItems].([]any)
+	if !ok {
+		return r.fail(r.bad(KwPrefixItems, "an array"))
+	}
+	for i := range list {
+		c, err := r.sub(KwPrefixItems + "/" + strconv.Itoa(i))
+		if err != nil {
+			return err
+		}
+		r.n.PrefixItems = append(r.n.PrefixItems, c)
+	}
+	return nil
+}
+
+// combinators reads allOf, anyOf and oneOf.
+func (r *reader) combinators() error {
+	for _, kw := range []string{KwAllOf, KwAnyOf, KwOneOf} {
+		if !r.has(kw) {
+			continue
+		}
+		list, ok := r.m[kw].([]any)
+		if !ok || len(list) == 0 {
+			return r.fail(r.bad(kw, "a non-empty array"))
+		}
+		group := make([]*Node, len(list))
+		for i := range list {
+			c, err := r.sub(kw + "/" + strconv.Itoa(i))
+			if err != nil {
+				return err
+			}
+			group[i] = c
+		}
+		switch kw {
+		case KwAllOf:
+			r.n.AllOf = group
+		case KwAnyOf:
+			r.n.AnyOf = group
+		default:
+			r.n.OneOf = group
+		}
+	}
+	return nil
+}
+
+// conditional reads if, then and else.
+func (r *reader) conditional() (err error) {
+	if !r.has(KwIf) {
+		return nil
+	}
+	n := r.n
+	if n.If, err = r.sub(KwIf); err != nil {
+		return err
+	}
+	if r.has(KwThen) {
+		if n.Then, err = r.sub(KwThen); err != nil {
+			return err
+		}
+	}
+	if r.has(KwElse) {
+		n.Else, err = r.sub(KwElse)
+	}
+	return err
+}
+
+// dependencies reads "dependencies" (property lists and schemas; read in
+// every draft, its shape shaping before 2019-09 only, where it is the
+// keyword of dependent schemas) and "dependentSchemas".
+func (r *reader) dependencies() error {
+	n := r.n
+	if r.has(KwDependencies) {
+		dm, ok := r.m[KwDependencies].(map[string]any)
+		switch {
+		case !ok && r.d.rules.version < 2019:
+			return r.fail(r.bad(KwDependencies, "an object"))
+		case !ok:
+			r.invalid(r.bad(KwDependencies, "an object"))
+		}
+		for _, name := range sortedKeys(dm) {
+			d := Dependency{Name: name}
+			switch v := dm[name].(type) {
+			case []any:
+				if d.Required = stringList(v); d.Required == nil {
+					r.invalid(r.errorf(KwDependencies, "the dependencies of %q must be strings", name))
+					continue
+				}
+			case bool, map[string]any:
+				c, err := r.sub(KwDependencies + "/" + pointer.Escape(name))
+				if err != nil {
+					return err
+				}
+				d.Schema = c
+			default:
+				r.later(KwDependencies, v, KwDependencies+"/"+pointer.Escape(name))
+				continue
+			}
+			n.Dependencies = append(n.Dependencies, d)
+		}
+	}
+	if r.has(KwDependentSchemas) {
+		dm, ok := r.m[KwDependentSchemas].(map[string]any)
+		if !ok {
+			return r.fail(r.bad(KwDependentSchemas, "an object"))
+		}
+		for _, name := range sortedKeys(dm) {
+			switch v := dm[name].(type) {
+			case bool, map[string]any:
+				c, err := r.sub(KwDependentSchemas + "/" + pointer.Escape(name))
+				if err != nil {
+					return err
+				}
+				n.DependentSchemas = append(n.DependentSchemas, Dependency{Name: name, Schema: c})
+			default:
+				r.later(KwDependentSchemas, v, KwDependentSchemas+"/"+pointer.Escape(name))
+			}
+		}
+	}
+	return nil
+}
+
+// stringList returns the strings of a list, non-nil, or nil when a
+// member is not a string.
+func stringList(list []any) []string {
+	out := make([]string, 0, len(list))
+	for _, e := range list {
+		s, ok := e.(string)
+		if !ok {
+			return nil
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// kindName names the JSON type of a schema value, for messages.
+func kindName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	if n, ok := NumberOf(v); ok {
+		if n.IsInt() {
+			return "integer"
+		}
+		return "number"
+	}
+	return fmt.Sprintf("%T", v)
+}
