@@ -37,7 +37,7 @@ type Graph struct {
 	docs    map[string]*Document
 	ids     map[string]target // absolute URI (no fragment) → resource root
 	anchors map[string]target // absolute URI#anchor → schema
-	byKey   map[string]*Node  // document URL + "#" + pointer → node
+	byKey   map[nodeKey]*Node // document and pointer → node
 	err     error             // the first error of what only validation reads
 }
 
@@ -64,7 +64,7 @@ type compiler struct {
 // error found there is Graph.Check's. Errors are *Error.
 func Compile(doc any, o Options) (*Graph, error) {
 	g := &Graph{docs: map[string]*Document{}, ids: map[string]target{}, anchors: map[string]target{},
-		byKey: map[string]*Node{}}
+		byKey: map[nodeKey]*Node{}}
 	c := &compiler{g: g, opts: o, res: map[string]*Resource{}, regexps: map[string]*regexp.Regexp{}}
 	dialect := declaredDialect(doc, o.Dialect)
 	if dialect == DialectUnknown {
@@ -112,7 +112,7 @@ func Compile(doc any, o Options) (*Graph, error) {
 	}
 	for _, r := range g.Resources {
 		if t, ok := g.ids[r.URI]; ok {
-			r.Root = g.byKey[t.doc.URL+"#"+t.ptr]
+			r.Root = g.byKey[nodeKey{t.doc, t.ptr}]
 		}
 	}
 	g.err = g.firstError()
@@ -149,12 +149,24 @@ func (g *Graph) Lookup(loc string) (any, bool) {
 
 // NodeAt returns the node of the schema at a document URL and pointer,
 // if compiled.
-func (g *Graph) NodeAt(docURL, ptr string) *Node { return g.byKey[docURL+"#"+ptr] }
+func (g *Graph) NodeAt(docURL, ptr string) *Node {
+	d, ok := g.docs[docURL]
+	if !ok {
+		return nil
+	}
+	return g.byKey[nodeKey{d, ptr}]
+}
+
+// nodeKey names a schema: its document and pointer.
+type nodeKey struct {
+	doc *Document
+	ptr string
+}
 
 // node returns the node of the schema at a pointer of a document,
 // creating it unread.
 func (c *compiler) node(doc *Document, ptr string) *Node {
-	key := doc.URL + "#" + ptr
+	key := nodeKey{doc, ptr}
 	if n, ok := c.g.byKey[key]; ok {
 		return n
 	}

@@ -26,11 +26,14 @@ func (c *compiler) read(n *Node) error {
 	if strings.Count(n.Ptr, "/") > MaxSchemaDepth {
 		return c.fail(n, c.g.tooDeep(n.Doc, n.Ptr))
 	}
-	v, ok := pointer.Lookup(n.Doc.Root, n.Ptr)
-	if !ok {
-		return c.fail(n, &Error{Pointer: n.Location, Msg: "no schema here"})
+	v := n.Value
+	if v == nil {
+		var ok bool
+		if v, ok = pointer.Lookup(n.Doc.Root, n.Ptr); !ok {
+			return c.fail(n, &Error{Pointer: n.Location, Msg: "no schema here"})
+		}
+		n.Value = v
 	}
-	n.Value = v
 	n.Resource = c.resource(n.Doc.baseAt(n.Ptr))
 	switch s := v.(type) {
 	case bool:
@@ -84,8 +87,11 @@ func (r *reader) bad(kw, want string) *Error {
 // sub returns the node of the subschema at rel below this one and reads
 // it now (a keyword that shapes instance locations); in phase 1 its
 // errors are returned.
-func (r *reader) sub(rel string) (*Node, error) {
+func (r *reader) sub(rel string, v any) (*Node, error) {
 	n := r.c.node(r.d, r.n.Ptr+"/"+rel)
+	if n.Value == nil {
+		n.Value = v // saves looking it up; null is looked up, and refused
+	}
 	err := r.c.read(n)
 	if r.c.phase2 {
 		err = nil
@@ -104,6 +110,9 @@ func (r *reader) later(kw string, v any, rel string) *Node {
 		return nil
 	}
 	n := r.c.node(r.d, r.n.Ptr+"/"+rel)
+	if n.Value == nil {
+		n.Value = v
+	}
 	r.c.later(n)
 	return n
 }
@@ -252,7 +261,7 @@ func (r *reader) properties() error {
 	}
 	r.n.Properties = make(map[string]*Node, len(pm))
 	for _, name := range sortedKeys(pm) {
-		c, err := r.sub(KwProperties + "/" + pointer.Escape(name))
+		c, err := r.sub(KwProperties+"/"+pointer.Escape(name), pm[name])
 		if err != nil {
 			return err
 		}
@@ -274,7 +283,7 @@ func (r *reader) patternProperties() error {
 		if err != nil {
 			return r.fail(err)
 		}
-		c, err := r.sub(KwPatternProperties + "/" + pointer.Escape(name))
+		c, err := r.sub(KwPatternProperties+"/"+pointer.Escape(name), pm[name])
 		if err != nil {
 			return err
 		}
@@ -298,7 +307,7 @@ func (r *reader) regexp(kw, src string) (*regexp.Regexp, error) {
 
 func (r *reader) additionalProperties() (err error) {
 	if r.has(KwAdditionalProperties) {
-		r.n.AdditionalProperties, err = r.sub(KwAdditionalProperties)
+		r.n.AdditionalProperties, err = r.sub(KwAdditionalProperties, r.m[KwAdditionalProperties])
 	}
 	return err
 }
@@ -312,21 +321,21 @@ func (r *reader) items() (err error) {
 	n := r.n
 	list, isList := r.m[KwItems].([]any)
 	if !isList {
-		n.Items, err = r.sub(KwItems)
+		n.Items, err = r.sub(KwItems, r.m[KwItems])
 		return err
 	}
 	if r.has(KwPrefixItems) {
 		return nil // 2020-12 reads prefixItems and ignores the tuple
 	}
-	for i := range list {
-		c, err := r.sub(KwItems + "/" + strconv.Itoa(i))
+	for i, v := range list {
+		c, err := r.sub(KwItems+"/"+strconv.Itoa(i), v)
 		if err != nil {
 			return err
 		}
 		n.PrefixItems = append(n.PrefixItems, c)
 	}
 	if r.has(KwAdditionalItems) {
-		if n.Items, err = r.sub(KwAdditionalItems); err != nil {
+		if n.Items, err = r.sub(KwAdditionalItems, r.m[KwAdditionalItems]); err != nil {
 			return err
 		}
 		n.ItemsAdditional = true
@@ -342,8 +351,8 @@ func (r *reader) prefixItems() error {
 	if !ok {
 		return r.fail(r.bad(KwPrefixItems, "an array"))
 	}
-	for i := range list {
-		c, err := r.sub(KwPrefixItems + "/" + strconv.Itoa(i))
+	for i, v := range list {
+		c, err := r.sub(KwPrefixItems+"/"+strconv.Itoa(i), v)
 		if err != nil {
 			return err
 		}
@@ -363,8 +372,8 @@ func (r *reader) combinators() error {
 			return r.fail(r.bad(kw, "a non-empty array"))
 		}
 		group := make([]*Node, len(list))
-		for i := range list {
-			c, err := r.sub(kw + "/" + strconv.Itoa(i))
+		for i, v := range list {
+			c, err := r.sub(kw+"/"+strconv.Itoa(i), v)
 			if err != nil {
 				return err
 			}
@@ -388,16 +397,16 @@ func (r *reader) conditional() (err error) {
 		return nil
 	}
 	n := r.n
-	if n.If, err = r.sub(KwIf); err != nil {
+	if n.If, err = r.sub(KwIf, r.m[KwIf]); err != nil {
 		return err
 	}
 	if r.has(KwThen) {
-		if n.Then, err = r.sub(KwThen); err != nil {
+		if n.Then, err = r.sub(KwThen, r.m[KwThen]); err != nil {
 			return err
 		}
 	}
 	if r.has(KwElse) {
-		n.Else, err = r.sub(KwElse)
+		n.Else, err = r.sub(KwElse, r.m[KwElse])
 	}
 	return err
 }
@@ -424,7 +433,7 @@ func (r *reader) dependencies() error {
 					continue
 				}
 			case bool, map[string]any:
-				c, err := r.sub(KwDependencies + "/" + pointer.Escape(name))
+				c, err := r.sub(KwDependencies+"/"+pointer.Escape(name), v)
 				if err != nil {
 					return err
 				}
@@ -444,7 +453,7 @@ func (r *reader) dependencies() error {
 		for _, name := range sortedKeys(dm) {
 			switch v := dm[name].(type) {
 			case bool, map[string]any:
-				c, err := r.sub(KwDependentSchemas + "/" + pointer.Escape(name))
+				c, err := r.sub(KwDependentSchemas+"/"+pointer.Escape(name), v)
 				if err != nil {
 					return err
 				}
