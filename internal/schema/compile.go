@@ -112,7 +112,7 @@ func Compile(doc any, o Options) (*Graph, error) {
 	}
 	for _, r := range g.Resources {
 		if t, ok := g.ids[r.URI]; ok {
-			r.Root = g.byKey[nodeKey{t.doc, t.ptr}]
+			r.Root = g.byKey[nodeKey(t)]
 		}
 	}
 	g.err = g.firstError()

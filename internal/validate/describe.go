@@ -14,27 +14,6 @@ import (
 // The words of problems: values, types and what a location admits, as a
 // model reads them.
 
-// typeOrder is the order in which the types of a "type" are listed.
-var typeOrder = []struct {
-	t    jsontype.Set
-	name string
-}{
-	{jsontype.Null, "null"}, {jsontype.Boolean, "boolean"}, {jsontype.Number, "number"}, {jsontype.Integer, "integer"},
-	{jsontype.String, "string"}, {jsontype.Array, "array"}, {jsontype.Object, "object"},
-}
-
-// typeNames lists the names of the types a "type" names ("number" names
-// Number only), in the order of typeOrder.
-func typeNames(named jsontype.Set) []string {
-	var out []string
-	for _, t := range typeOrder {
-		if named&t.t != 0 {
-			out = append(out, t.name)
-		}
-	}
-	return out
-}
-
 // typeRank orders type names as people say them: "integer or null".
 func typeRank(name string) int {
 	switch name {

@@ -142,27 +142,6 @@ func (in *instance) path(i int32) string {
 	return string(b)
 }
 
-// typeOfAny returns the vtype of a value of the schema (enum and const
-// members).
-func typeOfAny(v any) vtype {
-	switch v.(type) {
-	case nil:
-		return tNull
-	case bool:
-		return tBool
-	case string:
-		return tString
-	case []any:
-		return tArray
-	case map[string]any:
-		return tObject
-	}
-	if _, ok := schema.NumberOf(v); ok {
-		return tNumber
-	}
-	return tInvalid
-}
-
 // equalJSON reports whether two decoded values are equal as JSON: numbers
 // by value (1 equals 1.0), objects member by member.
 func equalJSON(a, b any) bool {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/schema"
 )
@@ -174,7 +175,7 @@ func (c *collector) collect(e *verr) {
 		}
 		add(keyword, expected, got, fmt.Sprintf("matches none of %d alternatives: expected %s; got %s", len(wants), expected, got))
 	case kType:
-		want := typeNames(e.n.NamedTypes)
+		want := jsontype.Names(e.n.NamedTypes)
 		sort.SliceStable(want, func(i, j int) bool { return typeRank(want[i]) < typeRank(want[j]) })
 		expectGot(schema.KwType, strings.Join(want, " or "))
 	case kEnum:

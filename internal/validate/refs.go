@@ -11,7 +11,7 @@ import (
 
 // References and the dynamic scope.
 //
-// $ref resolves statically: the scan resolved it against the base URI of
+// $ref resolves statically: the compiler resolved it against the base URI of
 // its schema. $dynamicRef (2020-12) and $recursiveRef (2019-09) may
 // resolve dynamically: when the statically resolved target declares the
 // same $dynamicAnchor (or says "$recursiveAnchor": true), the reference
