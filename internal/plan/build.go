@@ -20,7 +20,7 @@ func (b *builder) loc(n *schema.Node) *Loc {
 	if l := b.locs[n.ID]; l != nil {
 		return l
 	}
-	l := &Loc{id: n.ID, ptr: n.Location, node: n}
+	l := &Loc{id: n.ID, ptr: n.Location, node: n, locs: &b.locs}
 	b.locs[n.ID] = l
 	b.all = append(b.all, l)
 	if n.Bool {
@@ -50,11 +50,8 @@ func (b *builder) loc(n *schema.Node) *Loc {
 	if n.Nullable && l.typed {
 		l.own |= jsontype.Null
 	}
-	if len(n.Properties) > 0 {
-		l.props = make(map[string]*Loc, len(n.Properties))
-		for name, c := range n.Properties {
-			l.props[name] = b.loc(c)
-		}
+	for _, c := range n.Properties {
+		b.loc(c) // found by prop through the node
 	}
 	for _, p := range n.PatternProperties {
 		l.patterns = append(l.patterns, pattern{p.Pattern, b.loc(p.Schema)})
@@ -95,7 +92,6 @@ func (b *builder) loc(n *schema.Node) *Loc {
 	for _, d := range n.DependentSchemasByName() {
 		l.deps = append(l.deps, dep{d.Name, b.loc(d.Schema)})
 	}
-	l.required = n.Required
 	return l
 }
 

@@ -62,7 +62,7 @@ func (d *deriver) child(n *Loc) *Loc {
 	} else {
 		matched := false
 		if !d.other {
-			if c, ok := n.props[d.name]; ok {
+			if c, ok := n.prop(d.name); ok {
 				parts = append(parts, c)
 				matched = true
 			}

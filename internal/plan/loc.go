@@ -2,7 +2,6 @@ package plan
 
 import (
 	"regexp"
-	"sort"
 
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/schema"
@@ -35,16 +34,16 @@ type pattern struct {
 // *Loc means "no schema": it admits anything and its children are nil too.
 // A Loc is immutable once compiled and safe for concurrent use.
 type Loc struct {
-	id      int          // the node's ID; negative for a combined location
-	ptr     string       // JSON Pointer of the (first) schema in the document
-	node    *schema.Node // the schema; nil for a combined location
-	boolean bool         // a boolean schema
+	id   int          // the node's ID; negative for a combined location
+	ptr  string       // JSON Pointer of the (first) schema in the document
+	node *schema.Node // the schema; nil for a combined location
 
 	// keywords
 	own        jsontype.Set // what the schema's own type/enum/const admit
-	typed      bool         // own came from type, enum or const
 	ownNamed   jsontype.Set // types named by type, enum or const ("number" names Number only)
-	props      map[string]*Loc
+	typed      bool         // own came from type, enum or const
+	boolean    bool         // a boolean schema
+	locs       *[]*Loc      // the locations by node ID, for the properties of node
 	patterns   []pattern
 	additional *Loc
 	prefix     []*Loc // prefixItems, or items as an array
@@ -59,26 +58,25 @@ type Loc struct {
 	elseN      *Loc
 	owner      *Schema // set for a node with an if: whose validator evaluates it
 	deps       []dep   // dependent schemas, by member name
-	required   []string
 
 	// derived by info()
-	done    bool
 	admit   jsontype.Set // what may stand here, through every in-place applicator
 	named   jsontype.Set // types some applicable schema names explicitly
 	multi   jsontype.Set // types that more than one branch of a oneOf admits
-	strs    *strSet      // the strings admitted here; nil: any string
-	req     []string     // member names some applicable schema requires, sorted
-	cond    bool         // children depend on the value (if, dependentSchemas)
-	trivial bool         // constrains nothing at all
+	done    bool
+	cond    bool     // children depend on the value (if, dependentSchemas)
+	trivial bool     // constrains nothing at all
+	strs    *strSet  // the strings admitted here; nil: any string
+	req     []string // member names some applicable schema requires, sorted
 
 	// children prepared by precompute(); read-only afterwards
 	kidsOK   bool
+	otherOK  bool // other applies to every name not in kids
+	itemsOK  bool
 	kids     map[string]*Loc
 	kidNames []string // the keys of kids, sorted, for Members
 	kidLocs  []*Loc   // kids[kidNames[i]]
-	otherOK  bool     // other applies to every name not in kids
 	other    *Loc
-	itemsOK  bool
 	items    []*Loc
 	restItem *Loc
 }
@@ -218,6 +216,27 @@ func (l *Loc) Item(i int, parent Instance) *Loc {
 	return d.child(l)
 }
 
+// prop returns the location of the schema the node's own "properties"
+// give the member name.
+func (l *Loc) prop(name string) (*Loc, bool) {
+	if l.node == nil {
+		return nil, false
+	}
+	c, ok := l.node.Properties[name]
+	if !ok {
+		return nil, false
+	}
+	return (*l.locs)[c.ID], true
+}
+
+// numProps returns how many members the node's own "properties" name.
+func (l *Loc) numProps() int {
+	if l.node == nil {
+		return 0
+	}
+	return len(l.node.Properties)
+}
+
 // inPlace calls fn for each schema that applies at the same location.
 func (l *Loc) inPlace(fn func(*Loc) bool) {
 	for _, m := range l.allOf {
@@ -247,18 +266,6 @@ func (l *Loc) inPlace(fn func(*Loc) bool) {
 			return
 		}
 	}
-}
-
-func sortedKeys(m map[string]*Loc) []string {
-	if len(m) == 0 {
-		return nil
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // info derives admit, named, cond and trivial (and the facts) from the
@@ -305,7 +312,7 @@ func (l *Loc) info() {
 	})
 	l.admit, l.named, l.cond = admit, named, cond
 	l.deriveFacts()
-	l.trivial = !l.typed && l.own == jsontype.Any && len(l.props) == 0 && len(l.patterns) == 0 &&
+	l.trivial = !l.typed && l.own == jsontype.Any && l.numProps() == 0 && len(l.patterns) == 0 &&
 		l.additional == nil && len(l.prefix) == 0 && l.rest == nil && len(l.allOf) == 0 &&
 		len(l.alts) == 0 && len(l.refs) == 0 && l.ifN == nil && len(l.deps) == 0
 }

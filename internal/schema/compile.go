@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/structkit/structkit/internal/pointer"
 )
@@ -38,30 +39,39 @@ type Graph struct {
 	ids     map[string]target // absolute URI (no fragment) → resource root
 	anchors map[string]target // absolute URI#anchor → schema
 	byKey   map[nodeKey]*Node // document and pointer → node
-	err     error             // the first error of what only validation reads
+
+	once sync.Once
+	c    *compiler // until completed
+	err  error     // the first error of what only validation reads
 }
 
 // compiler holds the state of one compilation.
 type compiler struct {
 	g       *Graph
 	opts    Options
-	phase2  bool    // reading beyond the shaping reach: errors are recorded on the nodes
-	queue   []*Node // nodes to read in phase 2
-	shaping []*Node // the nodes read in phase 1
+	phase2  bool            // reading beyond the shaping reach: errors are recorded on the nodes
+	queue   []*Node         // nodes to read in phase 2
+	shaping []*Node         // the nodes read in phase 1
+	errs    map[*Node]error // what is wrong with a node's own keywords
 	res     map[string]*Resource
 	regexps map[string]*regexp.Regexp
 	dynamic map[string][]target // base URI → its $dynamicAnchors (2020-12)
 }
 
-// Compile compiles a decoded schema document. It reads first the schemas
-// that shape instance locations (through $ref, properties,
-// patternProperties, additionalProperties, items, prefixItems,
-// additionalItems, allOf, anyOf, oneOf, if/then/else, dependent schemas):
-// an error in the keywords that shape them, or a reference cycle among
-// them, fails Compile. Then it reads the rest (not, contains,
-// propertyNames, unevaluated*, the targets of dynamic references) and
-// what only validation reads (bounds, patterns, counts...); the first
-// error found there is Graph.Check's. Errors are *Error.
+// Compile compiles a decoded schema document. It reads the schemas that
+// shape instance locations (through $ref, properties, patternProperties,
+// additionalProperties, items, prefixItems, additionalItems, allOf,
+// anyOf, oneOf, if/then/else, dependent schemas) and their keywords that
+// do (types, enum, const, required, the subschemas) and their
+// annotations: an error there, or a reference cycle among them, fails
+// Compile. Errors are *Error.
+//
+// What only validation reads — the other keywords of those schemas
+// (bounds, counts, patterns, format, ...) and the schemas below not,
+// contains, propertyNames, unevaluated* and the targets of dynamic
+// references — is read by the first Check, which returns its first error,
+// so that a caller that converts whatever the validator would say pays
+// only for what shapes instances.
 func Compile(doc any, o Options) (*Graph, error) {
 	g := &Graph{docs: map[string]*Document{}, ids: map[string]target{}, anchors: map[string]target{},
 		byKey: map[nodeKey]*Node{}}
@@ -104,7 +114,33 @@ func Compile(doc any, o Options) (*Graph, error) {
 	if err := c.checkCycles(); err != nil {
 		return nil, err
 	}
+	g.c = c
+	return g, nil
+}
+
+// Check reads what only validation reads, once, and returns its first
+// error (in the order a breadth-first walk from the root meets the
+// schemas), or nil: a keyword of the wrong shape, a pattern that does not
+// compile, an unresolvable reference below "not", a vocabulary the
+// metaschema requires and the compiler does not know. Readers of those
+// keywords (the validator) call it first; it is safe for concurrent use,
+// and the fields of the shaping keywords do not change.
+func (g *Graph) Check() error {
+	g.once.Do(g.complete)
+	return g.err
+}
+
+// complete is the second phase of Compile.
+func (g *Graph) complete() {
+	c := g.c
+	g.c = nil
 	c.phase2 = true
+	for _, n := range c.shaping {
+		if m, ok := n.Value.(map[string]any); ok && !n.RefOverrides {
+			r := reader{c: c, n: n, m: m, d: n.Doc, groups: n.groups}
+			r.rest()
+		}
+	}
 	for len(c.queue) > 0 {
 		n := c.queue[0]
 		c.queue = c.queue[1:]
@@ -115,16 +151,8 @@ func Compile(doc any, o Options) (*Graph, error) {
 			r.Root = g.byKey[nodeKey(t)]
 		}
 	}
-	g.err = g.firstError()
-	return g, nil
+	g.err = g.firstError(c.errs)
 }
-
-// Check returns the first error of what only validation reads (in the
-// order a breadth-first walk from the root meets the schemas), or nil:
-// a keyword of the wrong shape, a pattern that does not compile, an
-// unresolvable reference below "not", a vocabulary the metaschema
-// requires and the compiler does not know.
-func (g *Graph) Check() error { return g.err }
 
 // Document returns the document of the given URL.
 func (g *Graph) Document(url string) (*Document, bool) {
@@ -148,8 +176,9 @@ func (g *Graph) Lookup(loc string) (any, bool) {
 }
 
 // NodeAt returns the node of the schema at a document URL and pointer,
-// if compiled.
+// if compiled (after Check, which it calls).
 func (g *Graph) NodeAt(docURL, ptr string) *Node {
+	g.Check()
 	d, ok := g.docs[docURL]
 	if !ok {
 		return nil
@@ -170,9 +199,7 @@ func (c *compiler) node(doc *Document, ptr string) *Node {
 	if n, ok := c.g.byKey[key]; ok {
 		return n
 	}
-	n := &Node{ID: len(c.g.Nodes), Doc: doc, Ptr: ptr, Location: c.g.display(doc, ptr),
-		MinLength: -1, MaxLength: -1, MinItems: -1, MaxItems: -1, MinProperties: -1, MaxProperties: -1,
-		MinContains: -1, MaxContains: -1}
+	n := &Node{ID: len(c.g.Nodes), Doc: doc, Ptr: ptr, Location: c.g.display(doc, ptr)}
 	c.g.byKey[key] = n
 	c.g.Nodes = append(c.g.Nodes, n)
 	return n
@@ -239,7 +266,7 @@ func lookupMap(root any, ptr string) map[string]any {
 
 // firstError walks the nodes breadth-first from the root, as validation
 // reaches them, and returns the first error of one.
-func (g *Graph) firstError() error {
+func (g *Graph) firstError(errs map[*Node]error) error {
 	seen := make([]bool, len(g.Nodes))
 	seenRes := make([]bool, len(g.Resources))
 	queue := []*Node{g.Root}
@@ -256,8 +283,8 @@ func (g *Graph) firstError() error {
 		if n.Doc.vocabErr != nil {
 			return n.Doc.vocabErr
 		}
-		if n.err != nil {
-			return n.err
+		if err := errs[n]; err != nil {
+			return err
 		}
 		if r := n.Resource; r != nil && !seenRes[r.ID] {
 			seenRes[r.ID] = true
@@ -284,10 +311,16 @@ func (n *Node) Children(fn func(*Node)) {
 			fn(c)
 		}
 	}
-	for _, c := range []*Node{n.Not, n.If, n.Then, n.Else, n.Contains, n.PropertyNames, n.AdditionalProperties,
-		n.UnevaluatedProperties, n.UnevaluatedItems} {
+	for _, c := range []*Node{n.If, n.Then, n.Else, n.AdditionalProperties} {
 		if c != nil {
 			fn(c)
+		}
+	}
+	if a := n.Assert; a != nil {
+		for _, c := range []*Node{a.Not, a.Contains, a.PropertyNames, a.UnevaluatedProperties, a.UnevaluatedItems} {
+			if c != nil {
+				fn(c)
+			}
 		}
 	}
 	for _, name := range sortedKeys(n.Properties) {

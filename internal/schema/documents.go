@@ -58,7 +58,7 @@ func (c *compiler) addDocument(uri string, doc any, d Dialect) (*Document, error
 	dd := &Document{URL: u.String(), Root: doc, Dialect: d, rules: d.rules(), bases: map[string]string{}}
 	c.g.docs[dd.URL] = dd
 	c.g.ids[dd.URL] = target{dd, ""}
-	if err := c.index(dd, doc, "", u, dd.rules); err != nil {
+	if err := c.index(dd, doc, "", u, u.String(), dd.rules); err != nil {
 		return nil, err
 	}
 	return dd, nil
@@ -71,42 +71,43 @@ func (g *Graph) tooDeep(doc *Document, ptr string) *Error {
 }
 
 // index walks the schema keywords of a document, recording each schema's
-// base URI, and registering $id resources and anchors.
-func (c *compiler) index(doc *Document, v any, ptr string, base *url.URL, d *draft) error {
+// base URI (baseStr is base.String()), and registering $id resources and
+// anchors.
+func (c *compiler) index(doc *Document, v any, ptr string, base *url.URL, baseStr string, d *draft) error {
 	if len(ptr) > 64*MaxSchemaDepth || strings.Count(ptr, "/") > MaxSchemaDepth {
 		return c.g.tooDeep(doc, ptr)
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
 		if _, isBool := v.(bool); isBool {
-			doc.bases[ptr] = base.String()
+			doc.bases[ptr] = baseStr
 		}
 		return nil
 	}
 	_, hasRef := m[KwRef]
 	if id, ok := m[d.idKeyword].(string); ok && !(hasRef && d.refOverrides) {
 		if strings.HasPrefix(id, "#") && d.fragmentIDs {
-			c.g.anchors[base.String()+id] = target{doc, ptr}
+			c.g.anchors[baseStr+id] = target{doc, ptr}
 		} else if ref, err := url.Parse(id); err == nil {
 			nb := base.ResolveReference(ref)
 			frag := nb.Fragment
 			nb.Fragment = ""
-			base = nb
-			c.g.ids[base.String()] = target{doc, ptr}
+			base, baseStr = nb, nb.String()
+			c.g.ids[baseStr] = target{doc, ptr}
 			if frag != "" && d.fragmentIDs {
-				c.g.anchors[base.String()+"#"+frag] = target{doc, ptr}
+				c.g.anchors[baseStr+"#"+frag] = target{doc, ptr}
 			}
 		}
 	}
 	for _, k := range d.anchorKeywords {
 		if a, ok := m[k].(string); ok {
-			c.g.anchors[base.String()+"#"+a] = target{doc, ptr}
+			c.g.anchors[baseStr+"#"+a] = target{doc, ptr}
 		}
 	}
-	doc.bases[ptr] = base.String()
+	doc.bases[ptr] = baseStr
 	for _, k := range kwSchema {
 		if sub, ok := m[k]; ok {
-			if err := c.index(doc, sub, ptr+"/"+pointer.Escape(k), base, d); err != nil {
+			if err := c.index(doc, sub, ptr+"/"+pointer.Escape(k), base, baseStr, d); err != nil {
 				return err
 			}
 		}
@@ -114,7 +115,7 @@ func (c *compiler) index(doc *Document, v any, ptr string, base *url.URL, d *dra
 	for _, k := range kwSchemaMap {
 		if sub, ok := m[k].(map[string]any); ok {
 			for name, s := range sub {
-				if err := c.index(doc, s, ptr+"/"+pointer.Escape(k)+"/"+pointer.Escape(name), base, d); err != nil {
+				if err := c.index(doc, s, ptr+"/"+pointer.Escape(k)+"/"+pointer.Escape(name), base, baseStr, d); err != nil {
 					return err
 				}
 			}
@@ -123,7 +124,7 @@ func (c *compiler) index(doc *Document, v any, ptr string, base *url.URL, d *dra
 	for _, k := range kwSchemaList {
 		if sub, ok := m[k].([]any); ok {
 			for i, s := range sub {
-				if err := c.index(doc, s, ptr+"/"+k+"/"+strconv.Itoa(i), base, d); err != nil {
+				if err := c.index(doc, s, ptr+"/"+k+"/"+strconv.Itoa(i), base, baseStr, d); err != nil {
 					return err
 				}
 			}

@@ -124,3 +124,41 @@ var keywords = map[string]kwSpec{
 	// An annotation unless asserted (see Node.AssertFormat).
 	KwFormat: {vCore, 4, 0},
 }
+
+// The groups of keywords read together: a schema object is read only for
+// the groups it holds a keyword of.
+const (
+	gRefs uint16 = 1 << iota
+	gAnchors
+	gType
+	gValues
+	gProperties
+	gItems
+	gCombinators
+	gConditional
+	gDependencies
+	gApplicators
+	gObjects
+	gArrays
+	gNumbers
+	gStrings
+)
+
+// keywordGroups maps each keyword read to its group.
+var keywordGroups = map[string]uint16{
+	KwRef: gRefs, KwDynamicRef: gRefs, KwRecursiveRef: gRefs,
+	KwDynamicAnchor: gAnchors, KwRecursiveAnchor: gAnchors,
+	KwType: gType, KwEnum: gValues, KwConst: gValues, KwNullable: gValues,
+	KwProperties: gProperties, KwPatternProperties: gProperties, KwAdditionalProperties: gProperties,
+	KwItems: gItems, KwPrefixItems: gItems, KwAdditionalItems: gItems,
+	KwAllOf: gCombinators, KwAnyOf: gCombinators, KwOneOf: gCombinators,
+	KwIf: gConditional, KwThen: gConditional, KwElse: gConditional,
+	KwDependencies: gDependencies, KwDependentSchemas: gDependencies,
+	KwNot: gApplicators, KwContains: gApplicators | gArrays, KwPropertyNames: gApplicators,
+	KwUnevaluatedProperties: gApplicators, KwUnevaluatedItems: gApplicators,
+	KwRequired: gObjects, KwDependentRequired: gObjects, KwMinProperties: gObjects, KwMaxProperties: gObjects,
+	KwMinItems: gArrays, KwMaxItems: gArrays, KwUniqueItems: gArrays, KwMinContains: gArrays, KwMaxContains: gArrays,
+	KwMinimum: gNumbers, KwMaximum: gNumbers, KwExclusiveMinimum: gNumbers, KwExclusiveMaximum: gNumbers,
+	KwMultipleOf: gNumbers,
+	KwMinLength:  gStrings, KwMaxLength: gStrings, KwPattern: gStrings, KwFormat: gStrings,
+}

@@ -10,8 +10,14 @@ import (
 // keywords read once, as its dialect (and its metaschema's vocabularies)
 // say they are read. A keyword that does not apply (another draft's, a
 // sibling of $ref before 2019-09, an inactive vocabulary's) is left at
-// its zero value. Subschemas and reference targets are *Node. Nodes are
-// immutable once Compile returns; readers index side tables by ID.
+// its zero value. Subschemas and reference targets are *Node. Readers
+// index side tables by ID.
+//
+// Compile reads the keywords that shape instance locations (references,
+// types, enum, const, nullable, required, the subschemas of properties,
+// items, combinators, conditions and dependent schemas); they do not
+// change afterwards. What only validation reads is in Assert, set by the
+// first Graph.Check, which its readers call first.
 type Node struct {
 	// ID is the node's index in Graph.Nodes.
 	ID int
@@ -54,11 +60,43 @@ type Node struct {
 	Enum []any
 	// Const holds the value of "const" (HasConst: there is one).
 	Const any
-	// Format is the value of "format"; AssertFormat says it is an
-	// assertion (Options.AssertFormat, or the metaschema's
-	// format-assertion vocabulary), not an annotation.
-	Format string
 
+	// Objects.
+	Required             []string
+	Properties           map[string]*Node
+	PatternProperties    []PatternProperty // sorted by pattern
+	AdditionalProperties *Node
+	Dependencies         []Dependency // "dependencies": property lists and schemas, by name
+	DependentSchemas     []Dependency // by name
+
+	// Arrays. PrefixItems holds prefixItems, or "items" as an array (the
+	// tuple form, before 2020-12 and tolerated after without prefixItems);
+	// Items is the schema of the items after them: "items", or
+	// "additionalItems" after the tuple form (ItemsAdditional).
+	PrefixItems []*Node
+	Items       *Node
+
+	// Applicators.
+	AllOf, AnyOf, OneOf []*Node
+	If, Then, Else      *Node
+
+	// Assert holds what only validation reads; nil when the schema has
+	// none of those keywords (and before Graph.Check).
+	Assert *Assertions
+
+	// Bool is set for the boolean schemas true and false; True says which.
+	Bool, True bool
+	// See Ref, DynamicRefAnchor, DynamicAnchor, Types, Enum, Const, Items.
+	RefOverrides, RecursiveRefDynamic, RecursiveAnchor bool
+	HasType, HasEnum, HasConst, Nullable               bool
+	ItemsAdditional                                    bool
+
+	read   bool
+	groups uint16 // the groups of keywords the schema object holds
+}
+
+// Assertions are the keywords of a schema only validation reads.
+type Assertions struct {
 	// The bounds of numbers, exact. ExclusiveMinimum and ExclusiveMaximum
 	// also hold draft-04's boolean form (read in every draft): the
 	// minimum (maximum) made exclusive.
@@ -70,53 +108,45 @@ type Node struct {
 	MinContains, MaxContains     int
 	// Pattern is "pattern", compiled (Go's syntax, RE2).
 	Pattern *regexp.Regexp
-
-	// Objects.
-	Required              []string
-	Properties            map[string]*Node
-	PatternProperties     []PatternProperty // sorted by pattern
-	AdditionalProperties  *Node
-	PropertyNames         *Node
-	Dependencies          []Dependency // "dependencies": property lists and schemas, by name
-	DependentSchemas      []Dependency // by name
-	DependentRequired     []Dependency // by name
-	UnevaluatedProperties *Node
-
-	// Arrays. PrefixItems holds prefixItems, or "items" as an array (the
-	// tuple form, before 2020-12 and tolerated after without prefixItems);
-	// Items is the schema of the items after them: "items", or
-	// "additionalItems" after the tuple form (ItemsAdditional).
-	PrefixItems      []*Node
-	Items            *Node
-	Contains         *Node
-	UnevaluatedItems *Node
-
-	// Applicators.
-	AllOf, AnyOf, OneOf []*Node
-	Not, If, Then, Else *Node
-
-	// Annotations, as the document writes them (HasDefault: there is a
-	// "default").
-	Title, Description string
-	Default            any
-	Examples           []any
-
-	err error // what is wrong with the node's own keywords
-
-	// Bool is set for the boolean schemas true and false; True says which.
-	Bool, True bool
-	// See Ref, DynamicRefAnchor, DynamicAnchor, Types, Enum, Const,
-	// Format, Items, Default.
-	RefOverrides, RecursiveRefDynamic, RecursiveAnchor bool
-	HasType, HasEnum, HasConst, Nullable, AssertFormat bool
-	ItemsAdditional, UniqueItems                       bool
+	// Format is the value of "format"; AssertFormat says it is an
+	// assertion (Options.AssertFormat, or the metaschema's
+	// format-assertion vocabulary), not an annotation.
+	Format       string
+	AssertFormat bool
+	// UniqueItems is "uniqueItems": true.
+	UniqueItems bool
 	// ContainsEvaluates: the items Contains matches count as evaluated
 	// for unevaluatedItems (2020-12).
 	ContainsEvaluates bool
-	HasDefault        bool
-	Deprecated        bool
+	// DependentRequired holds "dependentRequired", by name.
+	DependentRequired []Dependency
+	// The subschemas that do not shape instance locations.
+	Not, Contains, PropertyNames, UnevaluatedProperties, UnevaluatedItems *Node
+}
 
-	read bool
+// Title returns the schema's "title" annotation.
+func (n *Node) Title() string { s, _ := n.keyword(KwTitle).(string); return s }
+
+// Description returns the schema's "description" annotation.
+func (n *Node) Description() string { s, _ := n.keyword(KwDescription).(string); return s }
+
+// Default returns the schema's "default" annotation; ok is false when it
+// has none.
+func (n *Node) Default() (v any, ok bool) {
+	m, _ := n.Value.(map[string]any)
+	v, ok = m[KwDefault]
+	return v, ok
+}
+
+// Examples returns the schema's "examples" annotation.
+func (n *Node) Examples() []any { l, _ := n.keyword(KwExamples).([]any); return l }
+
+// Deprecated reports the schema's "deprecated": true annotation.
+func (n *Node) Deprecated() bool { return n.keyword(KwDeprecated) == true }
+
+func (n *Node) keyword(kw string) any {
+	m, _ := n.Value.(map[string]any)
+	return m[kw]
 }
 
 // PatternProperty is an entry of "patternProperties".

@@ -49,18 +49,29 @@ func (c *compiler) read(n *Node) error {
 // fail ends the reading of n with an error of a keyword that shapes
 // instance locations (phase 1: Compile's error).
 func (c *compiler) fail(n *Node, err error) error {
-	if c.phase2 && n.err == nil {
-		n.err = err
+	if c.phase2 {
+		c.record(n, err)
 	}
 	return err
 }
 
+// record notes the first error of a node's own keywords.
+func (c *compiler) record(n *Node, err error) {
+	if c.errs == nil {
+		c.errs = map[*Node]error{}
+	}
+	if _, ok := c.errs[n]; !ok {
+		c.errs[n] = err
+	}
+}
+
 // reader reads the keywords of one schema object into its node.
 type reader struct {
-	c *compiler
-	n *Node
-	m map[string]any
-	d *Document
+	c      *compiler
+	n      *Node
+	m      map[string]any
+	d      *Document
+	groups uint16 // the groups of keywords m holds
 }
 
 func (r *reader) has(kw string) bool { return r.d.active(r.m, kw) }
@@ -70,11 +81,7 @@ func (r *reader) fail(err error) error { return r.c.fail(r.n, err) }
 
 // invalid records an error of what only validation reads; reading goes
 // on.
-func (r *reader) invalid(err error) {
-	if r.n.err == nil {
-		r.n.err = err
-	}
-}
+func (r *reader) invalid(err error) { r.c.record(r.n, err) }
 
 func (r *reader) errorf(kw, format string, args ...any) *Error {
 	return &Error{Pointer: r.n.Location, Keyword: kw, Msg: fmt.Sprintf(format, args...)}
@@ -118,24 +125,75 @@ func (r *reader) later(kw string, v any, rel string) *Node {
 }
 
 func (r *reader) read() error {
-	r.anchors()
-	if err := r.refs(); err != nil {
+	for k := range r.m {
+		r.groups |= keywordGroups[k]
+	}
+	if r.in(gAnchors) {
+		r.anchors()
+	}
+	if r.in(gRefs) {
+		if err := r.refs(); err != nil {
+			return err
+		}
+	}
+	if r.n.RefOverrides {
+		return nil
+	}
+	if err := r.shaping(); err != nil {
 		return err
 	}
-	if !r.n.RefOverrides {
-		for _, step := range []func() error{r.types, r.values, r.properties, r.patternProperties,
-			r.additionalProperties, r.items, r.prefixItems, r.combinators, r.conditional, r.dependencies} {
-			if err := step(); err != nil {
+	r.n.groups = r.groups
+	if r.c.phase2 {
+		r.rest()
+	}
+	return nil
+}
+
+// rest reads what only validation reads (phase 2: see Graph.Check).
+func (r *reader) rest() {
+	if r.groups&(gApplicators|gObjects|gArrays|gNumbers|gStrings) == 0 {
+		return
+	}
+	r.n.Assert = &Assertions{MinLength: -1, MaxLength: -1, MinItems: -1, MaxItems: -1, MinProperties: -1,
+		MaxProperties: -1, MinContains: -1, MaxContains: -1, ContainsEvaluates: r.d.rules.containsEvaluates}
+	if r.in(gApplicators) {
+		r.applicators()
+	}
+	if r.in(gObjects) {
+		r.objects()
+	}
+	if r.in(gArrays) {
+		r.arrays()
+	}
+	if r.in(gNumbers) {
+		r.numbers()
+	}
+	if r.in(gStrings) {
+		r.strings()
+	}
+}
+
+// in reports whether the schema holds a keyword of group g.
+func (r *reader) in(g uint16) bool { return r.groups&g != 0 }
+
+// shaping reads the keywords that shape instance locations, in order.
+func (r *reader) shaping() error {
+	steps := [...]struct {
+		g    uint16
+		read func() error
+	}{
+		{gType, r.types}, {gValues, r.values}, {gProperties, r.properties}, {gProperties, r.patternProperties},
+		{gProperties, r.additionalProperties}, {gItems, r.items}, {gItems, r.prefixItems},
+		{gCombinators, r.combinators}, {gConditional, r.conditional}, {gDependencies, r.dependencies},
+		{gObjects, r.required},
+	}
+	for _, s := range steps {
+		if r.in(s.g) {
+			if err := s.read(); err != nil {
 				return err
 			}
 		}
-		r.applicators()
-		r.objects()
-		r.arrays()
-		r.numbers()
-		r.strings()
 	}
-	r.annotations()
 	return nil
 }
 

@@ -11,22 +11,23 @@ import (
 // applicators reads the subschemas that do not shape instance locations:
 // not, contains, propertyNames, unevaluatedProperties, unevaluatedItems.
 func (r *reader) applicators() {
-	n := r.n
+	a := r.n.Assert
 	one := func(kw string) *Node {
 		if !r.has(kw) {
 			return nil
 		}
 		return r.later(kw, r.m[kw], kw)
 	}
-	n.Not = one(KwNot)
-	n.Contains = one(KwContains)
-	n.PropertyNames = one(KwPropertyNames)
-	n.UnevaluatedProperties = one(KwUnevaluatedProperties)
-	n.UnevaluatedItems = one(KwUnevaluatedItems)
+	a.Not = one(KwNot)
+	a.Contains = one(KwContains)
+	a.PropertyNames = one(KwPropertyNames)
+	a.UnevaluatedProperties = one(KwUnevaluatedProperties)
+	a.UnevaluatedItems = one(KwUnevaluatedItems)
 }
 
-// objects reads required, dependentRequired and the member counts.
-func (r *reader) objects() {
+// required reads "required" (it shapes instance locations: the plan
+// reads it; its errors are validation's).
+func (r *reader) required() error {
 	n := r.n
 	if r.has(KwRequired) {
 		list, ok := r.m[KwRequired].([]any)
@@ -40,6 +41,12 @@ func (r *reader) objects() {
 			}
 		}
 	}
+	return nil
+}
+
+// objects reads dependentRequired and the member counts.
+func (r *reader) objects() {
+	n := r.n.Assert
 	if r.has(KwDependentRequired) {
 		dm, ok := r.m[KwDependentRequired].(map[string]any)
 		if !ok {
@@ -61,7 +68,7 @@ func (r *reader) objects() {
 
 // arrays reads the item counts, uniqueItems and the bounds of contains.
 func (r *reader) arrays() {
-	n := r.n
+	n := r.n.Assert
 	n.MinItems = r.count(KwMinItems)
 	n.MaxItems = r.count(KwMaxItems)
 	if r.has(KwUniqueItems) {
@@ -73,7 +80,6 @@ func (r *reader) arrays() {
 	}
 	n.MinContains = r.count(KwMinContains)
 	n.MaxContains = r.count(KwMaxContains)
-	n.ContainsEvaluates = r.d.rules.containsEvaluates
 }
 
 // count reads a non-negative integer keyword (1.0 counts as 1; values
@@ -97,7 +103,7 @@ func (r *reader) count(kw string) int {
 // and exclusiveMaximum make minimum and maximum exclusive; they are read
 // so in every draft (OpenAPI 3.0 writes them so beside 2020-12).
 func (r *reader) numbers() {
-	n := r.n
+	n := r.n.Assert
 	bound := func(kw string) *Number {
 		if !r.has(kw) {
 			return nil
@@ -130,7 +136,7 @@ func (r *reader) numbers() {
 
 // strings reads the length counts, pattern and format.
 func (r *reader) strings() {
-	n := r.n
+	n := r.n.Assert
 	n.MinLength = r.count(KwMinLength)
 	n.MaxLength = r.count(KwMaxLength)
 	if r.has(KwPattern) {
@@ -151,15 +157,4 @@ func (r *reader) strings() {
 		}
 		n.Format = f
 	}
-}
-
-// annotations reads title, description, default, examples and
-// deprecated, as the document writes them.
-func (r *reader) annotations() {
-	n := r.n
-	n.Title, _ = r.m[KwTitle].(string)
-	n.Description, _ = r.m[KwDescription].(string)
-	n.Default, n.HasDefault = r.m[KwDefault]
-	n.Examples, _ = r.m[KwExamples].([]any)
-	n.Deprecated, _ = r.m[KwDeprecated].(bool)
 }

@@ -49,7 +49,8 @@ func toolSchemas(tb testing.TB) [][]byte {
 
 // BenchmarkCompileToolSchemas compiles every tool schema of
 // testdata/mcp-tools as coerce.Compile does (plan and validator scan),
-// decoded beforehand, and, in Build, builds the validator's program too.
+// decoded beforehand; Lazy defers the validator's checks (the
+// LazyValidator option), Build builds the validator's program too.
 func BenchmarkCompileToolSchemas(b *testing.B) {
 	var docs []any
 	for _, text := range toolSchemas(b) {
@@ -59,16 +60,17 @@ func BenchmarkCompileToolSchemas(b *testing.B) {
 		}
 		docs = append(docs, doc)
 	}
-	for _, build := range []bool{false, true} {
-		name := "Compile"
-		if build {
-			name = "Build"
+	for _, mode := range []string{"Lazy", "Compile", "Build"} {
+		build := mode == "Build"
+		prepare := Prepare
+		if mode == "Lazy" {
+			prepare = PrepareLazy
 		}
-		b.Run(name, func(b *testing.B) {
+		b.Run(mode, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				for _, doc := range docs {
-					p, err := plan.Compile(doc, plan.Options{Validator: Prepare})
+					p, err := plan.Compile(doc, plan.Options{Validator: prepare})
 					if err != nil {
 						continue // a few are refused, the same ones every time
 					}

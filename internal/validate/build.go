@@ -74,8 +74,8 @@ func build(p *plan.Schema) *program {
 	}
 	for _, n := range g.Nodes {
 		fl := &prog.flags[n.ID]
-		if n.AssertFormat && n.Format != "" {
-			fl.format = formats[n.Format]
+		if a := n.Assert; a != nil && a.AssertFormat && a.Format != "" {
+			fl.format = formats[a.Format]
 		}
 		if n.DynamicRefAnchor != "" {
 			fl.dynName = name(n.DynamicRefAnchor)
@@ -141,8 +141,9 @@ func (prog *program) mark() {
 		if inPlaceOnly {
 			return
 		}
-		for _, c := range []*schema.Node{n.Not, n.AdditionalProperties, n.PropertyNames, n.UnevaluatedProperties,
-			n.Items, n.Contains, n.UnevaluatedItems} {
+		a := assertOf(n)
+		for _, c := range []*schema.Node{a.Not, n.AdditionalProperties, a.PropertyNames, a.UnevaluatedProperties,
+			n.Items, a.Contains, a.UnevaluatedItems} {
 			if c != nil {
 				fn(c)
 			}
@@ -181,7 +182,7 @@ func (prog *program) mark() {
 	}
 	// ann: in-place reachability from unevaluatedProperties/Items.
 	for _, n := range nodes {
-		if n.UnevaluatedProperties != nil || n.UnevaluatedItems != nil {
+		if a := n.Assert; a != nil && (a.UnevaluatedProperties != nil || a.UnevaluatedItems != nil) {
 			fl[n.ID].ann = true
 			queue = append(queue, n)
 		}

@@ -13,11 +13,11 @@ func (f *frame) object() {
 	n, r := f.n, f.r
 	iv := r.in.vals[f.loc]
 	nk := int(iv.n)
-	if n.MinProperties >= 0 && nk < n.MinProperties && f.failure() {
-		f.report(&verr{kind: kMinProperties, a: n.MinProperties, b: nk})
+	if f.a.MinProperties >= 0 && nk < f.a.MinProperties && f.failure() {
+		f.report(&verr{kind: kMinProperties, a: f.a.MinProperties, b: nk})
 	}
-	if n.MaxProperties >= 0 && nk > n.MaxProperties && f.failure() {
-		f.report(&verr{kind: kMaxProperties, a: n.MaxProperties, b: nk})
+	if f.a.MaxProperties >= 0 && nk > f.a.MaxProperties && f.failure() {
+		f.report(&verr{kind: kMaxProperties, a: f.a.MaxProperties, b: nk})
 	}
 	if missing := f.missing(n.Required); missing != nil && f.failure() {
 		f.report(&verr{kind: kRequired, strs: missing})
@@ -75,10 +75,10 @@ func (f *frame) object() {
 			f.report(&verr{kind: kAdditionalProperties, strs: extra})
 		}
 	}
-	if n.PropertyNames != nil {
+	if f.a.PropertyNames != nil {
 		for j := 0; j < nk; j++ {
 			name := iv.keys[j]
-			if !r.eval(n.PropertyNames, r.nameLoc(f.loc, int32(j), name), f.st, false).ok && f.failure() {
+			if !r.eval(f.a.PropertyNames, r.nameLoc(f.loc, int32(j), name), f.st, false).ok && f.failure() {
 				f.report(&verr{kind: kPropertyNames, s: name})
 			}
 			if f.stop() {
@@ -94,7 +94,7 @@ func (f *frame) object() {
 			}
 		}
 	}
-	for _, d := range n.DependentRequired {
+	for _, d := range f.a.DependentRequired {
 		if r.in.member(f.loc, d.Name) >= 0 {
 			if missing := f.missing(d.Required); missing != nil && f.failure() {
 				f.report(&verr{kind: kDependentRequired, s: d.Name, strs: missing})
@@ -141,13 +141,13 @@ func (f *frame) array() {
 	n, r := f.n, f.r
 	iv := r.in.vals[f.loc]
 	nk := int(iv.n)
-	if n.MinItems >= 0 && nk < n.MinItems && f.failure() {
-		f.report(&verr{kind: kMinItems, a: n.MinItems, b: nk})
+	if f.a.MinItems >= 0 && nk < f.a.MinItems && f.failure() {
+		f.report(&verr{kind: kMinItems, a: f.a.MinItems, b: nk})
 	}
-	if n.MaxItems >= 0 && nk > n.MaxItems && f.failure() {
-		f.report(&verr{kind: kMaxItems, a: n.MaxItems, b: nk})
+	if f.a.MaxItems >= 0 && nk > f.a.MaxItems && f.failure() {
+		f.report(&verr{kind: kMaxItems, a: f.a.MaxItems, b: nk})
 	}
-	if n.UniqueItems && nk > 1 {
+	if f.a.UniqueItems && nk > 1 {
 		if i, j, dup := r.duplicates(f.loc); dup && f.failure() {
 			f.report(&verr{kind: kUniqueItems, a: i, b: j})
 		}
@@ -182,28 +182,28 @@ func (f *frame) array() {
 			f.ann.all, f.ann.bits = true, nil
 		}
 	}
-	if n.Contains != nil {
+	if f.a.Contains != nil {
 		matched := 0
 		for i := 0; i < nk; i++ {
-			if r.eval(n.Contains, iv.first+int32(i), f.st, false).ok {
+			if r.eval(f.a.Contains, iv.first+int32(i), f.st, false).ok {
 				matched++
-				if f.fl.ann && n.ContainsEvaluates {
+				if f.fl.ann && f.a.ContainsEvaluates {
 					f.ann.mark(i, nk)
 				}
 			}
 		}
 		switch {
-		case n.MinContains >= 0:
-			if matched < n.MinContains && f.failure() {
-				f.report(&verr{kind: kMinContains, a: n.MinContains, b: matched})
+		case f.a.MinContains >= 0:
+			if matched < f.a.MinContains && f.failure() {
+				f.report(&verr{kind: kMinContains, a: f.a.MinContains, b: matched})
 			}
 		case matched == 0:
 			if f.failure() {
 				f.report(&verr{kind: kContains})
 			}
 		}
-		if n.MaxContains >= 0 && matched > n.MaxContains && f.failure() {
-			f.report(&verr{kind: kMaxContains, a: n.MaxContains, b: matched})
+		if f.a.MaxContains >= 0 && matched > f.a.MaxContains && f.failure() {
+			f.report(&verr{kind: kMaxContains, a: f.a.MaxContains, b: matched})
 		}
 	}
 }

@@ -31,6 +31,18 @@ import (
 // Every evaluation is a step; every 256 steps the run looks at its
 // context and gives up with the context's error once it is done.
 
+// none stands for the assertions of a schema that has none.
+var none = &schema.Assertions{MinLength: -1, MaxLength: -1, MinItems: -1, MaxItems: -1, MinProperties: -1,
+	MaxProperties: -1, MinContains: -1, MaxContains: -1}
+
+// assertOf returns the assertions of a node, none when it has none.
+func assertOf(n *schema.Node) *schema.Assertions {
+	if n.Assert != nil {
+		return n.Assert
+	}
+	return none
+}
+
 // run is the state of one validation.
 type run struct {
 	prog  *program
@@ -120,6 +132,7 @@ func (r *run) eval(n *schema.Node, loc, st int32, full bool) result {
 type frame struct {
 	r      *run
 	n      *schema.Node
+	a      *schema.Assertions // n.Assert, or none
 	fl     *flags
 	loc    int32
 	st     int32
@@ -195,7 +208,7 @@ func (r *run) evalNode(n *schema.Node, loc, st int32, full bool) result {
 		}
 		return result{err: &verr{kind: kFalse, n: n, loc: loc}}
 	}
-	f := frame{r: r, n: n, fl: &r.prog.flags[n.ID], loc: loc, st: st, full: full}
+	f := frame{r: r, n: n, a: assertOf(n), fl: &r.prog.flags[n.ID], loc: loc, st: st, full: full}
 	t := r.in.vals[loc].t
 	switch {
 	case t == tInvalid:
@@ -290,8 +303,8 @@ func (r *run) inEnum(n *schema.Node, loc int32) bool {
 // applicators evaluates not, allOf, anyOf, oneOf and if/then/else.
 func (f *frame) applicators() {
 	n, r := f.n, f.r
-	if n.Not != nil {
-		if r.eval(n.Not, f.loc, f.st, false).ok && f.failure() {
+	if f.a.Not != nil {
+		if r.eval(f.a.Not, f.loc, f.st, false).ok && f.failure() {
 			f.report(&verr{kind: kNot})
 		}
 		if f.stop() {
@@ -385,10 +398,10 @@ func (f *frame) unevaluated() {
 	var u *schema.Node
 	var kind verrKind
 	switch {
-	case iv.t == tObject && n.UnevaluatedProperties != nil:
-		u, kind = n.UnevaluatedProperties, kUnevaluatedProp
-	case iv.t == tArray && n.UnevaluatedItems != nil:
-		u, kind = n.UnevaluatedItems, kUnevaluatedItem
+	case iv.t == tObject && f.a.UnevaluatedProperties != nil:
+		u, kind = f.a.UnevaluatedProperties, kUnevaluatedProp
+	case iv.t == tArray && f.a.UnevaluatedItems != nil:
+		u, kind = f.a.UnevaluatedItems, kUnevaluatedItem
 	default:
 		return
 	}
@@ -413,39 +426,44 @@ func (f *frame) unevaluated() {
 
 // str evaluates the string keywords.
 func (f *frame) str() {
-	n := f.n
+	a := f.a
+	if a == none {
+		return
+	}
 	s := f.r.in.vals[f.loc].v.(string)
-	if n.MinLength >= 0 || n.MaxLength >= 0 {
+	if a.MinLength >= 0 || a.MaxLength >= 0 {
 		l := utf8.RuneCountInString(s)
-		if n.MinLength >= 0 && l < n.MinLength && f.failure() {
-			f.report(&verr{kind: kMinLength, a: n.MinLength, b: l})
+		if a.MinLength >= 0 && l < a.MinLength && f.failure() {
+			f.report(&verr{kind: kMinLength, a: a.MinLength, b: l})
 		}
-		if n.MaxLength >= 0 && l > n.MaxLength && f.failure() {
-			f.report(&verr{kind: kMaxLength, a: n.MaxLength, b: l})
+		if a.MaxLength >= 0 && l > a.MaxLength && f.failure() {
+			f.report(&verr{kind: kMaxLength, a: a.MaxLength, b: l})
 		}
 	}
-	if n.Pattern != nil && !n.Pattern.MatchString(s) && f.failure() {
+	if a.Pattern != nil && !a.Pattern.MatchString(s) && f.failure() {
 		f.report(&verr{kind: kPattern})
 	}
 }
 
 // number evaluates the number keywords, exactly.
 func (f *frame) number() {
-	n := f.n
+	if f.a == none {
+		return
+	}
 	v := f.r.in.number(f.loc)
-	if n.Minimum != nil && v.Cmp(*n.Minimum) < 0 && f.failure() {
-		f.report(&verr{kind: kMinimum, bnd: n.Minimum})
+	if f.a.Minimum != nil && v.Cmp(*f.a.Minimum) < 0 && f.failure() {
+		f.report(&verr{kind: kMinimum, bnd: f.a.Minimum})
 	}
-	if n.Maximum != nil && v.Cmp(*n.Maximum) > 0 && f.failure() {
-		f.report(&verr{kind: kMaximum, bnd: n.Maximum})
+	if f.a.Maximum != nil && v.Cmp(*f.a.Maximum) > 0 && f.failure() {
+		f.report(&verr{kind: kMaximum, bnd: f.a.Maximum})
 	}
-	if n.ExclusiveMinimum != nil && v.Cmp(*n.ExclusiveMinimum) <= 0 && f.failure() {
-		f.report(&verr{kind: kExclusiveMinimum, bnd: n.ExclusiveMinimum})
+	if f.a.ExclusiveMinimum != nil && v.Cmp(*f.a.ExclusiveMinimum) <= 0 && f.failure() {
+		f.report(&verr{kind: kExclusiveMinimum, bnd: f.a.ExclusiveMinimum})
 	}
-	if n.ExclusiveMaximum != nil && v.Cmp(*n.ExclusiveMaximum) >= 0 && f.failure() {
-		f.report(&verr{kind: kExclusiveMaximum, bnd: n.ExclusiveMaximum})
+	if f.a.ExclusiveMaximum != nil && v.Cmp(*f.a.ExclusiveMaximum) >= 0 && f.failure() {
+		f.report(&verr{kind: kExclusiveMaximum, bnd: f.a.ExclusiveMaximum})
 	}
-	if n.MultipleOf != nil && !v.MultipleOf(*n.MultipleOf) && f.failure() {
-		f.report(&verr{kind: kMultipleOf, bnd: n.MultipleOf})
+	if f.a.MultipleOf != nil && !v.MultipleOf(*f.a.MultipleOf) && f.failure() {
+		f.report(&verr{kind: kMultipleOf, bnd: f.a.MultipleOf})
 	}
 }

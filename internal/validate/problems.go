@@ -249,7 +249,7 @@ func (c *collector) collect(e *verr) {
 		add(schema.KwMaxLength, plural(e.a, "character")+" or fewer", plural(e.b, "character"),
 			fmt.Sprintf("expected at most %s, got %d", plural(e.a, "character"), e.b))
 	case kPattern:
-		expectGot(schema.KwPattern, "a string matching "+e.n.Pattern.String())
+		expectGot(schema.KwPattern, "a string matching "+assertOf(e.n).Pattern.String())
 	case kMinItems:
 		add(schema.KwMinItems, plural(e.a, "item")+" or more", plural(e.b, "item"),
 			fmt.Sprintf("expected at least %s, got %d", plural(e.a, "item"), e.b))
@@ -268,7 +268,7 @@ func (c *collector) collect(e *verr) {
 	case kAdditionalItems:
 		add(schema.KwAdditionalItems, "fewer items", plural(e.a, "extra item"), fmt.Sprintf("the last %s are not allowed", plural(e.a, "item")))
 	case kFormat:
-		expectGot(schema.KwFormat, "a valid "+e.n.Format)
+		expectGot(schema.KwFormat, "a valid "+assertOf(e.n).Format)
 	case kDependentRequired:
 		for _, m := range e.strs {
 			add(schema.KwDependentRequired, fmt.Sprintf("property %q", m), "", fmt.Sprintf("property %q requires property %q", e.s, m))
@@ -278,7 +278,7 @@ func (c *collector) collect(e *verr) {
 			add(schema.KwDependencies, fmt.Sprintf("property %q", m), "", fmt.Sprintf("property %q requires property %q", e.s, m))
 		}
 	case kPropertyNames:
-		schemaPtr = e.n.PropertyNames.Location // the schema the name failed
+		schemaPtr = assertOf(e.n).PropertyNames.Location // the schema the name failed
 		add(schema.KwPropertyNames, "a valid property name", strconv.Quote(e.s), fmt.Sprintf("property name %q is not allowed", e.s))
 	case kContains:
 		add(schema.KwContains, "an item matching the schema", "none", "expected at least one matching item, got none")
