@@ -42,7 +42,9 @@ func TestNodeKeywords(t *testing.T) {
 		{"type number admits integers, names number", `{"type":"number"}`, Options{},
 			func(n *Node) bool { return n.Types == jsontype.Numeric && n.NamedTypes == jsontype.Number && n.HasType }},
 		{"nullable adds null to type and enum", `{"type":"string","enum":["a"],"nullable":true}`, Options{},
-			func(n *Node) bool { return n.Types == jsontype.String|jsontype.Null && len(n.Enum) == 2 && n.Enum[1] == nil }},
+			func(n *Node) bool {
+				return n.Types == jsontype.String|jsontype.Null && len(n.Enum) == 2 && n.Enum[1] == nil
+			}},
 		{"nullable off", `{"type":"string","nullable":true}`, Options{NoNullable: true},
 			func(n *Node) bool { return n.Types == jsontype.String && !n.Nullable }},
 		{"bounds stay exact", `{"maximum":18446744073709551615,"multipleOf":0.1}`, Options{},
@@ -50,9 +52,13 @@ func TestNodeKeywords(t *testing.T) {
 				return n.Assert.Maximum.Rat().String() == "18446744073709551615/1" && n.Assert.MultipleOf.Rat().String() == "1/10"
 			}},
 		{"draft-04 boolean exclusiveMinimum", `{"minimum":3,"exclusiveMinimum":true}`, Options{Dialect: Draft4},
-			func(n *Node) bool { return n.Assert.Minimum == nil && n.Assert.ExclusiveMinimum.Rat().String() == "3/1" }},
+			func(n *Node) bool {
+				return n.Assert.Minimum == nil && n.Assert.ExclusiveMinimum.Rat().String() == "3/1"
+			}},
 		{"counts, 1.0 counts as 1", `{"minItems":1.0,"maxLength":5}`, Options{},
-			func(n *Node) bool { return n.Assert.MinItems == 1 && n.Assert.MaxLength == 5 && n.Assert.MinLength == -1 }},
+			func(n *Node) bool {
+				return n.Assert.MinItems == 1 && n.Assert.MaxLength == 5 && n.Assert.MinLength == -1
+			}},
 		{"const is not a draft-04 keyword", `{"const":1}`, Options{Dialect: Draft4},
 			func(n *Node) bool { return !n.HasConst }},
 		{"if is not a draft-06 keyword", `{"if":{},"then":{}}`, Options{Dialect: Draft6},
@@ -62,7 +68,9 @@ func TestNodeKeywords(t *testing.T) {
 		{"$ref beside siblings in 2020-12", `{"$defs":{"a":{}},"$ref":"#/$defs/a","type":"string"}`, Options{},
 			func(n *Node) bool { return !n.RefOverrides && n.Ref != nil && n.HasType }},
 		{"tuple items with additionalItems", `{"items":[{},{}],"additionalItems":false}`, Options{Dialect: Draft7},
-			func(n *Node) bool { return len(n.PrefixItems) == 2 && n.ItemsAdditional && n.Items.Bool && !n.Items.True }},
+			func(n *Node) bool {
+				return len(n.PrefixItems) == 2 && n.ItemsAdditional && n.Items.Bool && !n.Items.True
+			}},
 		{"prefixItems and items", `{"prefixItems":[{}],"items":{"type":"integer"}}`, Options{},
 			func(n *Node) bool { return len(n.PrefixItems) == 1 && !n.ItemsAdditional && n.Items.HasType }},
 		{"prefixItems is not a draft-07 keyword", `{"prefixItems":[{}]}`, Options{Dialect: Draft7},
@@ -78,7 +86,9 @@ func TestNodeKeywords(t *testing.T) {
 				return len(p) == 2 && p[0].Pattern.String() == "^a" && p[1].Pattern.MatchString("bc")
 			}},
 		{"dynamic $dynamicRef", `{"$dynamicAnchor":"t","items":{"$dynamicRef":"#t"}}`, Options{},
-			func(n *Node) bool { return n.DynamicAnchor == "t" && n.Items.DynamicRef == n && n.Items.DynamicRefAnchor == "t" }},
+			func(n *Node) bool {
+				return n.DynamicAnchor == "t" && n.Items.DynamicRef == n && n.Items.DynamicRefAnchor == "t"
+			}},
 		{"$dynamicRef is not a 2019-09 keyword", `{"$dynamicAnchor":"t","items":{"$dynamicRef":"#t"}}`, Options{Dialect: Draft2019},
 			func(n *Node) bool { return n.Items.DynamicRef == nil }},
 		{"format asserted on request", `{"format":"email"}`, Options{AssertFormat: true},
