@@ -23,7 +23,8 @@
 //   - resolve.go: reference resolution;
 //   - vocab.go: the vocabularies a metaschema turns on;
 //   - compile.go: Compile, the Graph, the order of reading, Check;
-//   - read.go: the keywords that shape instance locations;
+//   - read.go: reading a node, and its references;
+//   - read_shape.go: the keywords that shape instance locations;
 //   - read_assert.go: the keywords only validation reads;
 //   - cycles.go: in-place reference cycles, which are refused;
 //   - number.go: exact JSON numbers;
