@@ -64,8 +64,13 @@ func (s *Schema) Dialect() Dialect {
 // Options returns the options the schema was compiled with.
 func (s *Schema) Options() Options { return s.opts }
 
-// Graph returns the compiled schema nodes.
-func (s *Schema) Graph() *schema.Graph { return s.g }
+// Graph returns the compiled schema nodes: nil for a nil Schema.
+func (s *Schema) Graph() *schema.Graph {
+	if s == nil {
+		return nil
+	}
+	return s.g
+}
 
 // Validator returns the full validator Options.Validator prepared, or nil.
 func (s *Schema) Validator() Validator {
