@@ -91,3 +91,16 @@ func (t Set) String() string {
 	}
 	return strings.Join(parts, "|")
 }
+
+// Names lists the type names of the members of t, one per member:
+// Number is "number" and Integer "integer" (as JSON Schema's "type"
+// names them, so that a set of named types reads back as written).
+func Names(t Set) []string {
+	var out []string
+	for _, tn := range names {
+		if t&tn.t != 0 {
+			out = append(out, tn.name)
+		}
+	}
+	return out
+}

@@ -27,3 +27,21 @@ func TestNames(t *testing.T) {
 		t.Error("FromName accepted an unknown name")
 	}
 }
+
+func TestNamesOfSet(t *testing.T) {
+	got := Names(Named("number") | Named("integer") | Null)
+	want := []string{"null", "integer", "number"}
+	if len(got) != len(want) {
+		t.Fatalf("Names = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("Names = %v, want %v", got, want)
+		}
+	}
+	for _, n := range []string{"null", "boolean", "integer", "number", "string", "array", "object"} {
+		if got := Names(Named(n)); len(got) != 1 || got[0] != n {
+			t.Errorf("Names(Named(%q)) = %v", n, got)
+		}
+	}
+}

@@ -65,30 +65,6 @@ func Normalize(schema any) (any, error) {
 	return nil, &Error{Msg: fmt.Sprintf("cannot compile a schema held as %T", schema)}
 }
 
-// jsonKind names the JSON type of a decoded value, for messages.
-func jsonKind(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	default:
-		if IsWhole(x) {
-			return "integer"
-		}
-		if _, ok := NumberValue(x); ok {
-			return "number"
-		}
-	}
-	return fmt.Sprintf("%T", v)
-}
-
 // NumberValue reads a number of a decoded document.
 func NumberValue(v any) (float64, bool) {
 	switch x := v.(type) {

@@ -62,7 +62,7 @@ func (d *deriver) child(n *Loc) *Loc {
 	} else {
 		matched := false
 		if !d.other {
-			if c, ok := n.props[d.name]; ok {
+			if c, ok := n.prop(d.name); ok {
 				parts = append(parts, c)
 				matched = true
 			}
@@ -115,12 +115,12 @@ func (d *deriver) child(n *Loc) *Loc {
 			parts = append(parts, d.disj([]*Loc{branch(n.thenN), branch(n.elseN)}))
 		}
 	}
-	for _, name := range sortedKeys(n.deps) {
+	for _, dp := range n.deps {
 		switch {
 		case d.inst == nil: // not known yet: the dependent schema may apply
-			parts = append(parts, d.disj([]*Loc{d.child(n.deps[name]), nil}))
-		case d.inst.Has(name):
-			parts = append(parts, d.child(n.deps[name]))
+			parts = append(parts, d.disj([]*Loc{d.child(dp.loc), nil}))
+		case d.inst.Has(dp.name):
+			parts = append(parts, d.child(dp.loc))
 		}
 	}
 	r := d.conj(parts)

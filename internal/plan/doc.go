@@ -6,19 +6,21 @@
 // policy's decisions (internal/lenient) walk instances and ask the plan at
 // each node through Loc.
 //
+// The plan is derived from the nodes of package schema, the compiler,
+// which read every keyword once; nothing here reads a keyword by name.
+//
 // The work is split by concern:
 //
-//   - dialect.go: the drafts and every difference between them, as a table;
+//   - schema.go: Compile, the compiled schema and what the validator
+//     reads of it (the nodes);
+//   - build.go: each node's location, derived from its keywords;
+//   - dialect.go, errors.go: the compiler's dialects and errors, by the
+//     names the plan's users know;
 //   - decode.go: schema documents as JSON text or decoded values;
-//   - index.go: $id resources, anchors and base URIs;
-//   - resolve.go: JSON Pointers into documents and $ref resolution;
-//   - keywords.go: each schema's own keywords, compiled into a Loc;
-//   - cycles.go: in-place reference cycles, which are refused;
+//   - values.go: the JSON types of enum and const members;
 //   - loc.go: the location type and the questions it answers;
 //   - derive.go: the plan of a child where several schemas combine;
 //   - precompute.go: children prepared ahead, hash-consed;
 //   - facts.go: what the policy and the problem wording ask of a location;
-//   - schema.go: the compiled schema, and what the full validator (package
-//     internal/validate, which builds on this one) reads of it: documents,
-//     base URIs, anchors, $ref resolution.
+//   - view.go: the keywords behind each location, for the adapter.
 package plan

@@ -1,7 +1,8 @@
 package plan
 
-import "github.com/structkit/structkit/internal/terms"
+import "github.com/structkit/structkit/internal/schema"
 
-// Error is a schema the compiler cannot plan: the shared terms'
-// SchemaError, which package coerce re-exports.
-type Error = terms.SchemaError
+// Error is a schema the compiler cannot plan: the schema compiler's error,
+// which is the shared vocabulary's SchemaError (package coerce re-exports
+// it as coerce.SchemaError).
+type Error = schema.Error

@@ -17,7 +17,10 @@ func (l *Loc) deriveFacts() {
 	if l.admit&jsontype.String == 0 {
 		strs = &strSet{list: []string{}}
 	}
-	req := append([]string(nil), l.required...)
+	var req []string
+	if l.node != nil {
+		req = append(req, l.node.Required...)
+	}
 	for _, m := range l.allOf {
 		multi |= m.multi
 		strs = intersectStrs(strs, m.strs)
@@ -171,5 +174,13 @@ func (l *Loc) PropertyNames() []string {
 	if l == nil {
 		return nil
 	}
-	return sortedKeys(l.props)
+	if l.node == nil || len(l.node.Properties) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(l.node.Properties))
+	for name := range l.node.Properties {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
 }

@@ -2,9 +2,9 @@ package plan
 
 import (
 	"regexp"
-	"sort"
 
 	"github.com/structkit/structkit/internal/jsontype"
+	"github.com/structkit/structkit/internal/schema"
 )
 
 // Instance is the value at a location, offered to the plan when which
@@ -18,6 +18,12 @@ type Instance interface {
 	JSON() any
 }
 
+// dep is a dependent schema: it applies when the member is present.
+type dep struct {
+	name string
+	loc  *Loc
+}
+
 type pattern struct {
 	re  *regexp.Regexp
 	loc *Loc
@@ -28,15 +34,16 @@ type pattern struct {
 // *Loc means "no schema": it admits anything and its children are nil too.
 // A Loc is immutable once compiled and safe for concurrent use.
 type Loc struct {
-	id      int    // index in the compiler's list; negative for a combined location
-	ptr     string // JSON Pointer of the (first) schema in the document
-	boolean bool   // a boolean schema
+	id   int          // the node's ID; negative for a combined location
+	ptr  string       // JSON Pointer of the (first) schema in the document
+	node *schema.Node // the schema; nil for a combined location
 
 	// keywords
 	own        jsontype.Set // what the schema's own type/enum/const admit
-	typed      bool         // own came from type, enum or const
 	ownNamed   jsontype.Set // types named by type, enum or const ("number" names Number only)
-	props      map[string]*Loc
+	typed      bool         // own came from type, enum or const
+	boolean    bool         // a boolean schema
+	locs       *[]*Loc      // the locations by node ID, for the properties of node
 	patterns   []pattern
 	additional *Loc
 	prefix     []*Loc // prefixItems, or items as an array
@@ -49,29 +56,27 @@ type Loc struct {
 	ifN        *Loc
 	thenN      *Loc
 	elseN      *Loc
-	ifKey      string  // the document key of ifN, for the validator
 	owner      *Schema // set for a node with an if: whose validator evaluates it
-	deps       map[string]*Loc
-	required   []string
+	deps       []dep   // dependent schemas, by member name
 
 	// derived by info()
-	done    bool
 	admit   jsontype.Set // what may stand here, through every in-place applicator
 	named   jsontype.Set // types some applicable schema names explicitly
 	multi   jsontype.Set // types that more than one branch of a oneOf admits
-	strs    *strSet      // the strings admitted here; nil: any string
-	req     []string     // member names some applicable schema requires, sorted
-	cond    bool         // children depend on the value (if, dependentSchemas)
-	trivial bool         // constrains nothing at all
+	done    bool
+	cond    bool     // children depend on the value (if, dependentSchemas)
+	trivial bool     // constrains nothing at all
+	strs    *strSet  // the strings admitted here; nil: any string
+	req     []string // member names some applicable schema requires, sorted
 
 	// children prepared by precompute(); read-only afterwards
 	kidsOK   bool
+	otherOK  bool // other applies to every name not in kids
+	itemsOK  bool
 	kids     map[string]*Loc
 	kidNames []string // the keys of kids, sorted, for Members
 	kidLocs  []*Loc   // kids[kidNames[i]]
-	otherOK  bool     // other applies to every name not in kids
 	other    *Loc
-	itemsOK  bool
 	items    []*Loc
 	restItem *Loc
 }
@@ -211,6 +216,27 @@ func (l *Loc) Item(i int, parent Instance) *Loc {
 	return d.child(l)
 }
 
+// prop returns the location of the schema the node's own "properties"
+// give the member name.
+func (l *Loc) prop(name string) (*Loc, bool) {
+	if l.node == nil {
+		return nil, false
+	}
+	c, ok := l.node.Properties[name]
+	if !ok {
+		return nil, false
+	}
+	return (*l.locs)[c.ID], true
+}
+
+// numProps returns how many members the node's own "properties" name.
+func (l *Loc) numProps() int {
+	if l.node == nil {
+		return 0
+	}
+	return len(l.node.Properties)
+}
+
 // inPlace calls fn for each schema that applies at the same location.
 func (l *Loc) inPlace(fn func(*Loc) bool) {
 	for _, m := range l.allOf {
@@ -235,23 +261,11 @@ func (l *Loc) inPlace(fn func(*Loc) bool) {
 			return
 		}
 	}
-	for _, name := range sortedKeys(l.deps) {
-		if !fn(l.deps[name]) {
+	for _, d := range l.deps {
+		if !fn(d.loc) {
 			return
 		}
 	}
-}
-
-func sortedKeys(m map[string]*Loc) []string {
-	if len(m) == 0 {
-		return nil
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // info derives admit, named, cond and trivial (and the facts) from the
@@ -298,7 +312,7 @@ func (l *Loc) info() {
 	})
 	l.admit, l.named, l.cond = admit, named, cond
 	l.deriveFacts()
-	l.trivial = !l.typed && l.own == jsontype.Any && len(l.props) == 0 && len(l.patterns) == 0 &&
+	l.trivial = !l.typed && l.own == jsontype.Any && l.numProps() == 0 && len(l.patterns) == 0 &&
 		l.additional == nil && len(l.prefix) == 0 && l.rest == nil && len(l.allOf) == 0 &&
 		len(l.alts) == 0 && len(l.refs) == 0 && l.ifN == nil && len(l.deps) == 0
 }
@@ -312,5 +326,5 @@ func (l *Loc) ifHolds(inst Instance) (holds, ok bool) {
 	if inst == nil || l.owner == nil || l.owner.val == nil {
 		return false, false
 	}
-	return l.owner.val.Holds(l.ifKey, inst.JSON())
+	return l.owner.val.Holds(l.ifN.node, inst.JSON())
 }

@@ -83,8 +83,10 @@ func closureShape(n *Loc) (names []string, patterned bool, prefix, visited int) 
 			return
 		}
 		seen[m] = true
-		for name := range m.props {
-			set[name] = true
+		if m.node != nil {
+			for name := range m.node.Properties {
+				set[name] = true
+			}
 		}
 		patterned = patterned || len(m.patterns) > 0
 		prefix = max(prefix, len(m.prefix))

@@ -1,10 +1,6 @@
 package plan
 
-import (
-	"math"
-
-	"github.com/structkit/structkit/internal/pointer"
-)
+import "github.com/structkit/structkit/internal/schema"
 
 // This file lets a reader other than the codec walk the plan as the codec
 // does and read the keywords behind each location: package adapt renders
@@ -20,15 +16,7 @@ func (s *Schema) Lookup(ptr string) (any, bool) {
 	if s == nil {
 		return nil, false
 	}
-	if d, ok := s.idx.docs[DefaultBaseURI]; ok && (ptr == "" || ptr[0] == '/') {
-		return pointer.Lookup(d.root, ptr)
-	}
-	for url, d := range s.idx.docs {
-		if len(ptr) > len(url) && ptr[:len(url)] == url && ptr[len(url)] == '#' {
-			return pointer.Lookup(d.root, ptr[len(url)+1:])
-		}
-	}
-	return nil, false
+	return s.g.Lookup(ptr)
 }
 
 // Own returns the keywords of the schema l is in its document: ok is
@@ -36,22 +24,23 @@ func (s *Schema) Lookup(ptr string) (any, bool) {
 // boolean schema. Before 2019-09 the siblings of "$ref" are ignored;
 // refOnly says so.
 func (s *Schema) Own(l *Loc) (keywords map[string]any, refOnly, ok bool) {
-	if l == nil || l.id < 0 || l.id == math.MaxInt32 || l.boolean {
+	if l == nil || l.node == nil || l.boolean {
 		return nil, false, false
 	}
-	v, found := s.Lookup(l.ptr)
-	m, isMap := v.(map[string]any)
-	if !found || !isMap {
+	m, isMap := l.node.Value.(map[string]any)
+	if !isMap {
 		return nil, false, false
 	}
-	d := s.dialect
-	for url, doc := range s.idx.docs {
-		if url != DefaultBaseURI && len(l.ptr) > len(url) && l.ptr[:len(url)] == url {
-			d = doc.dialect
-		}
+	return m, l.node.RefOverrides, true
+}
+
+// Node returns the compiled schema of a location: nil for a location
+// that combines several (see Parts).
+func (l *Loc) Node() *schema.Node {
+	if l == nil {
+		return nil
 	}
-	_, hasRef := m["$ref"]
-	return m, hasRef && draftOf(d).refOverrides, true
+	return l.node
 }
 
 // Parts is what applies at a location, as the plan combined it.
@@ -76,8 +65,14 @@ func (l *Loc) Parts() Parts {
 	if l == nil {
 		return Parts{}
 	}
-	p := Parts{Own: l.id >= 0 && l.id != math.MaxInt32 && !l.boolean, Alts: l.alts, OneOf: l.altOne,
-		If: l.ifN, Then: l.thenN, Else: l.elseN, Deps: l.deps}
+	p := Parts{Own: l.node != nil && !l.boolean, Alts: l.alts, OneOf: l.altOne,
+		If: l.ifN, Then: l.thenN, Else: l.elseN}
+	if len(l.deps) > 0 {
+		p.Deps = make(map[string]*Loc, len(l.deps))
+		for _, d := range l.deps {
+			p.Deps[d.name] = d.loc
+		}
+	}
 	p.All = append(append(p.All, l.allOf...), l.refs...)
 	return p
 }

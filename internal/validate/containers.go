@@ -13,58 +13,58 @@ func (f *frame) object() {
 	n, r := f.n, f.r
 	iv := r.in.vals[f.loc]
 	nk := int(iv.n)
-	if n.minProps >= 0 && nk < n.minProps && f.failure() {
-		f.report(&verr{kind: kMinProperties, a: n.minProps, b: nk})
+	if f.a.MinProperties >= 0 && nk < f.a.MinProperties && f.failure() {
+		f.report(&verr{kind: kMinProperties, a: f.a.MinProperties, b: nk})
 	}
-	if n.maxProps >= 0 && nk > n.maxProps && f.failure() {
-		f.report(&verr{kind: kMaxProperties, a: n.maxProps, b: nk})
+	if f.a.MaxProperties >= 0 && nk > f.a.MaxProperties && f.failure() {
+		f.report(&verr{kind: kMaxProperties, a: f.a.MaxProperties, b: nk})
 	}
-	if missing := f.missing(n.required); missing != nil && f.failure() {
+	if missing := f.missing(n.Required); missing != nil && f.failure() {
 		f.report(&verr{kind: kRequired, strs: missing})
 	}
 	if f.stop() {
 		return
 	}
-	for _, d := range n.deps {
-		if r.in.member(f.loc, d.name) < 0 {
+	for _, d := range n.Dependencies {
+		if r.in.member(f.loc, d.Name) < 0 {
 			continue
 		}
-		if d.sch != nil {
-			f.merge(r.eval(d.sch, f.loc, f.st, f.full))
-		} else if missing := f.missing(d.req); missing != nil && f.failure() {
-			f.report(&verr{kind: kDependency, s: d.name, strs: missing})
+		if d.Schema != nil {
+			f.merge(r.eval(d.Schema, f.loc, f.st, f.full))
+		} else if missing := f.missing(d.Required); missing != nil && f.failure() {
+			f.report(&verr{kind: kDependency, s: d.Name, strs: missing})
 		}
 		if f.stop() {
 			return
 		}
 	}
-	if n.props != nil || n.patterns != nil || n.addl != nil {
+	if n.Properties != nil || n.PatternProperties != nil || n.AdditionalProperties != nil {
 		var extra []string
 		for j := 0; j < nk; j++ {
 			name, c := iv.keys[j], iv.first+int32(j)
 			evaluated := false
-			if p := n.props[name]; p != nil {
+			if p := n.Properties[name]; p != nil {
 				evaluated = true
 				f.add(r.eval(p, c, f.st, f.full))
 			}
-			for _, p := range n.patterns {
-				if p.re.MatchString(name) {
+			for _, p := range n.PatternProperties {
+				if p.Pattern.MatchString(name) {
 					evaluated = true
-					f.add(r.eval(p.n, c, f.st, f.full))
+					f.add(r.eval(p.Schema, c, f.st, f.full))
 				}
 			}
-			if !evaluated && n.addl != nil {
+			if !evaluated && n.AdditionalProperties != nil {
 				evaluated = true
 				switch {
-				case !n.addl.boolean:
-					f.add(r.eval(n.addl, c, f.st, f.full))
-				case !n.addl.value:
+				case !n.AdditionalProperties.Bool:
+					f.add(r.eval(n.AdditionalProperties, c, f.st, f.full))
+				case !n.AdditionalProperties.True:
 					if f.failure() {
 						extra = append(extra, name)
 					}
 				}
 			}
-			if evaluated && n.ann {
+			if evaluated && f.fl.ann {
 				f.ann.mark(j, nk)
 			}
 			if f.stop() {
@@ -75,10 +75,10 @@ func (f *frame) object() {
 			f.report(&verr{kind: kAdditionalProperties, strs: extra})
 		}
 	}
-	if n.propertyNames != nil {
+	if f.a.PropertyNames != nil {
 		for j := 0; j < nk; j++ {
 			name := iv.keys[j]
-			if !r.eval(n.propertyNames, r.nameLoc(f.loc, int32(j), name), f.st, false).ok && f.failure() {
+			if !r.eval(f.a.PropertyNames, r.nameLoc(f.loc, int32(j), name), f.st, false).ok && f.failure() {
 				f.report(&verr{kind: kPropertyNames, s: name})
 			}
 			if f.stop() {
@@ -86,18 +86,18 @@ func (f *frame) object() {
 			}
 		}
 	}
-	for _, d := range n.depSchemas {
-		if r.in.member(f.loc, d.name) >= 0 {
-			f.merge(r.eval(d.sch, f.loc, f.st, f.full))
+	for _, d := range n.DependentSchemas {
+		if r.in.member(f.loc, d.Name) >= 0 {
+			f.merge(r.eval(d.Schema, f.loc, f.st, f.full))
 			if f.stop() {
 				return
 			}
 		}
 	}
-	for _, d := range n.depRequired {
-		if r.in.member(f.loc, d.name) >= 0 {
-			if missing := f.missing(d.req); missing != nil && f.failure() {
-				f.report(&verr{kind: kDependentRequired, s: d.name, strs: missing})
+	for _, d := range f.a.DependentRequired {
+		if r.in.member(f.loc, d.Name) >= 0 {
+			if missing := f.missing(d.Required); missing != nil && f.failure() {
+				f.report(&verr{kind: kDependentRequired, s: d.Name, strs: missing})
 			}
 		}
 	}
@@ -141,13 +141,13 @@ func (f *frame) array() {
 	n, r := f.n, f.r
 	iv := r.in.vals[f.loc]
 	nk := int(iv.n)
-	if n.minItems >= 0 && nk < n.minItems && f.failure() {
-		f.report(&verr{kind: kMinItems, a: n.minItems, b: nk})
+	if f.a.MinItems >= 0 && nk < f.a.MinItems && f.failure() {
+		f.report(&verr{kind: kMinItems, a: f.a.MinItems, b: nk})
 	}
-	if n.maxItems >= 0 && nk > n.maxItems && f.failure() {
-		f.report(&verr{kind: kMaxItems, a: n.maxItems, b: nk})
+	if f.a.MaxItems >= 0 && nk > f.a.MaxItems && f.failure() {
+		f.report(&verr{kind: kMaxItems, a: f.a.MaxItems, b: nk})
 	}
-	if n.unique && nk > 1 {
+	if f.a.UniqueItems && nk > 1 {
 		if i, j, dup := r.duplicates(f.loc); dup && f.failure() {
 			f.report(&verr{kind: kUniqueItems, a: i, b: j})
 		}
@@ -155,55 +155,55 @@ func (f *frame) array() {
 	if f.stop() {
 		return
 	}
-	k := min(len(n.prefix), nk)
+	k := min(len(n.PrefixItems), nk)
 	for i := 0; i < k; i++ {
-		f.add(r.eval(n.prefix[i], iv.first+int32(i), f.st, f.full))
+		f.add(r.eval(n.PrefixItems[i], iv.first+int32(i), f.st, f.full))
 		if f.stop() {
 			return
 		}
 	}
-	if n.ann {
+	if f.fl.ann {
 		f.ann.markTo(k, nk)
 	}
-	if n.rest != nil {
-		if n.restAdditional && n.rest.boolean {
-			if !n.rest.value && nk > k && f.failure() {
+	if n.Items != nil {
+		if n.ItemsAdditional && n.Items.Bool {
+			if !n.Items.True && nk > k && f.failure() {
 				f.report(&verr{kind: kAdditionalItems, a: nk - k})
 			}
 		} else {
 			for i := k; i < nk; i++ {
-				f.add(r.eval(n.rest, iv.first+int32(i), f.st, f.full))
+				f.add(r.eval(n.Items, iv.first+int32(i), f.st, f.full))
 				if f.stop() {
 					return
 				}
 			}
 		}
-		if n.ann {
+		if f.fl.ann {
 			f.ann.all, f.ann.bits = true, nil
 		}
 	}
-	if n.contains != nil {
+	if f.a.Contains != nil {
 		matched := 0
 		for i := 0; i < nk; i++ {
-			if r.eval(n.contains, iv.first+int32(i), f.st, false).ok {
+			if r.eval(f.a.Contains, iv.first+int32(i), f.st, false).ok {
 				matched++
-				if n.ann && n.ver >= 2020 {
+				if f.fl.ann && f.a.ContainsEvaluates {
 					f.ann.mark(i, nk)
 				}
 			}
 		}
 		switch {
-		case n.minContains >= 0:
-			if matched < n.minContains && f.failure() {
-				f.report(&verr{kind: kMinContains, a: n.minContains, b: matched})
+		case f.a.MinContains >= 0:
+			if matched < f.a.MinContains && f.failure() {
+				f.report(&verr{kind: kMinContains, a: f.a.MinContains, b: matched})
 			}
 		case matched == 0:
 			if f.failure() {
 				f.report(&verr{kind: kContains})
 			}
 		}
-		if n.maxContains >= 0 && matched > n.maxContains && f.failure() {
-			f.report(&verr{kind: kMaxContains, a: n.maxContains, b: matched})
+		if f.a.MaxContains >= 0 && matched > f.a.MaxContains && f.failure() {
+			f.report(&verr{kind: kMaxContains, a: f.a.MaxContains, b: matched})
 		}
 	}
 }
@@ -219,7 +219,7 @@ func (r *run) duplicates(loc int32) (int, int, bool) {
 			return false
 		}
 		if r.in.vals[x].t == tNumber {
-			return cmpNum(r.in.number(x), r.in.number(y)) == 0
+			return r.in.number(x).Cmp(r.in.number(y)) == 0
 		}
 		return equalJSON(r.in.vals[x].v, r.in.vals[y].v)
 	}

@@ -748,3 +748,12 @@ func libDoc(v any) any {
 	}
 	return v
 }
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

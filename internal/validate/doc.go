@@ -4,15 +4,15 @@
 // cancellable. Package coerce is its public face (Schema.Validate); the
 // plan (package plan) asks it whether an "if" holds.
 //
-// It is compiled from what the plan loaded: the documents, their
-// dialects, the $id and anchor index, base URIs and $ref resolution. The
-// scan runs within plan.Compile (Prepare is plan.Options.Validator) and
-// checks everything that can be wrong with a schema — the shape of every
-// keyword the validator reads, every pattern (Go's regexp syntax), every
-// reference — so that it is an error of Compile naming the location and
-// the keyword. The program is built from the scan on first use and cannot
-// fail; a codec-only user pays for the scan only. PrepareLazy defers the
-// scan too, for callers that convert whatever the validator would say.
+// It evaluates the nodes of package schema, the compiler, which read
+// every keyword once: the dialects, vocabularies, the $id and anchor
+// index and reference resolution are the compiler's. What can be wrong
+// with a schema — the shape of every keyword, every pattern (Go's regexp
+// syntax), every reference — is an error of the compiler naming the
+// location and the keyword; Prepare (plan.Options.Validator) fails
+// Compile with it, PrepareLazy defers it to every validation, for
+// callers that convert whatever the validator would say. The program,
+// built on first use, only adds side tables by node ID.
 //
 // Linear time: results are memoised by (schema node, instance location)
 // for the nodes a reference targets — without references a schema is a
@@ -29,12 +29,9 @@
 //
 // The work is split by concern:
 //
-//   - dialect.go: the drafts and vocabularies, and in which of them each
-//     keyword is read;
-//   - compile.go: the scan, and every error a schema can have;
-//   - build.go: the program: nodes, resources, and the flags that say
-//     which nodes are memoised, depend on the dynamic scope, or collect
-//     annotations;
+//   - build.go: the program: the flags that say which nodes are
+//     memoised, depend on the dynamic scope, or collect annotations, and
+//     what entering a resource binds;
 //   - evaluate.go: a validation run, the memo, cancellation, and the
 //     keywords applied in place (type, enum, not, allOf, anyOf, oneOf,
 //     if/then/else, unevaluated*), strings and numbers;
@@ -43,7 +40,6 @@
 //   - annotations.go: what unevaluated* needs to know;
 //   - instance.go: the instance flattened into numbered locations,
 //     equality of JSON values;
-//   - numbers.go: exact comparison of numbers;
 //   - formats.go: the formats asserted when format is an assertion;
 //   - problems.go, describe.go: failures in words a model can act on.
 //

@@ -3,6 +3,9 @@ package validate
 import (
 	"context"
 	"unicode/utf8"
+
+	"github.com/structkit/structkit/internal/jsontype"
+	"github.com/structkit/structkit/internal/schema"
 )
 
 // Evaluation. A run validates one instance: it flattens the instance so
@@ -27,6 +30,18 @@ import (
 //
 // Every evaluation is a step; every 256 steps the run looks at its
 // context and gives up with the context's error once it is done.
+
+// none stands for the assertions of a schema that has none.
+var none = &schema.Assertions{MinLength: -1, MaxLength: -1, MinItems: -1, MaxItems: -1, MinProperties: -1,
+	MaxProperties: -1, MinContains: -1, MaxContains: -1}
+
+// assertOf returns the assertions of a node, none when it has none.
+func assertOf(n *schema.Node) *schema.Assertions {
+	if n.Assert != nil {
+		return n.Assert
+	}
+	return none
+}
 
 // run is the state of one validation.
 type run struct {
@@ -76,16 +91,17 @@ func (r *run) tick() {
 
 // eval evaluates node n at location loc in dynamic scope st; full asks
 // for the error tree of an invalid result.
-func (r *run) eval(n *node, loc, st int32, full bool) result {
+func (r *run) eval(n *schema.Node, loc, st int32, full bool) result {
 	r.tick()
-	if n.enters {
-		st = r.scope.enter(st, n.res)
+	fl := &r.prog.flags[n.ID]
+	if fl.enters {
+		st = r.scope.enter(st, r.prog.res[n.Resource.ID])
 	}
-	if !n.memo {
+	if !fl.memo {
 		return r.evalNode(n, loc, st, full)
 	}
-	key := memoKey{n: n.id, loc: loc}
-	if n.dyn {
+	key := memoKey{n: int32(n.ID), loc: loc}
+	if fl.dyn {
 		key.st = st
 	}
 	if r.memo == nil {
@@ -115,7 +131,9 @@ func (r *run) eval(n *node, loc, st int32, full bool) result {
 // frame is the evaluation of one schema object at one location.
 type frame struct {
 	r      *run
-	n      *node
+	n      *schema.Node
+	a      *schema.Assertions // n.Assert, or none
+	fl     *flags
 	loc    int32
 	st     int32
 	full   bool
@@ -158,7 +176,7 @@ func (f *frame) merge(res result) {
 		f.add(res)
 		return
 	}
-	if f.n.ann {
+	if f.fl.ann {
 		f.ann.merge(res.ann)
 	}
 }
@@ -180,9 +198,9 @@ func (f *frame) result() result {
 // when it fails), then $ref, the keywords of the value's type, the
 // dynamic references, the applicators, and unevaluated* last, when every
 // other keyword has had its say.
-func (r *run) evalNode(n *node, loc, st int32, full bool) result {
-	if n.boolean {
-		if n.value {
+func (r *run) evalNode(n *schema.Node, loc, st int32, full bool) result {
+	if n.Bool {
+		if n.True {
 			return result{ok: true}
 		}
 		if !full {
@@ -190,7 +208,7 @@ func (r *run) evalNode(n *node, loc, st int32, full bool) result {
 		}
 		return result{err: &verr{kind: kFalse, n: n, loc: loc}}
 	}
-	f := frame{r: r, n: n, loc: loc, st: st, full: full}
+	f := frame{r: r, n: n, a: assertOf(n), fl: &r.prog.flags[n.ID], loc: loc, st: st, full: full}
 	t := r.in.vals[loc].t
 	switch {
 	case t == tInvalid:
@@ -198,30 +216,30 @@ func (r *run) evalNode(n *node, loc, st int32, full bool) result {
 			f.report(&verr{kind: kInvalid})
 		}
 		return f.result()
-	case n.types != 0 && !r.typeOK(n.types, loc):
+	case n.Types != 0 && !r.typeOK(n.Types, loc):
 		if f.failure() {
 			f.report(&verr{kind: kType})
 		}
 		return f.result()
-	case n.hasConst && !r.in.equalAt(loc, n.constV):
+	case n.HasConst && !r.in.equalAt(loc, n.Const):
 		if f.failure() {
 			f.report(&verr{kind: kConst})
 		}
 		return f.result()
-	case n.hasEnum && !r.inEnum(n, loc):
+	case n.HasEnum && !r.inEnum(n, loc):
 		if f.failure() {
 			f.report(&verr{kind: kEnum})
 		}
 		return f.result()
-	case n.format != nil && t == tString && !n.format(r.in.vals[loc].v.(string)):
+	case f.fl.format != nil && t == tString && !f.fl.format(r.in.vals[loc].v.(string)):
 		if f.failure() {
 			f.report(&verr{kind: kFormat})
 		}
 		return f.result()
 	}
-	if n.ref != nil {
-		res := r.eval(n.ref, loc, st, full)
-		if n.refOnly {
+	if n.Ref != nil {
+		res := r.eval(n.Ref, loc, st, full)
+		if n.RefOverrides {
 			return res
 		}
 		f.merge(res)
@@ -254,27 +272,27 @@ func (r *run) evalNode(n *node, loc, st int32, full bool) result {
 	return f.result()
 }
 
-func (r *run) typeOK(types typeSet, loc int32) bool {
+func (r *run) typeOK(types jsontype.Set, loc int32) bool {
 	iv := &r.in.vals[loc]
 	switch iv.t {
 	case tNull:
-		return types&tsNull != 0
+		return types&jsontype.Null != 0
 	case tBool:
-		return types&tsBoolean != 0
+		return types&jsontype.Boolean != 0
 	case tString:
-		return types&tsString != 0
+		return types&jsontype.String != 0
 	case tArray:
-		return types&tsArray != 0
+		return types&jsontype.Array != 0
 	case tObject:
-		return types&tsObject != 0
+		return types&jsontype.Object != 0
 	case tNumber:
-		return types&tsNumber != 0 || types&tsInteger != 0 && r.in.number(loc).isInt()
+		return types&jsontype.Number != 0 || types&jsontype.Integer != 0 && r.in.number(loc).IsInt()
 	}
 	return false
 }
 
-func (r *run) inEnum(n *node, loc int32) bool {
-	for _, w := range n.enum {
+func (r *run) inEnum(n *schema.Node, loc int32) bool {
+	for _, w := range n.Enum {
 		if r.in.equalAt(loc, w) {
 			return true
 		}
@@ -285,29 +303,29 @@ func (r *run) inEnum(n *node, loc int32) bool {
 // applicators evaluates not, allOf, anyOf, oneOf and if/then/else.
 func (f *frame) applicators() {
 	n, r := f.n, f.r
-	if n.not != nil {
-		if r.eval(n.not, f.loc, f.st, false).ok && f.failure() {
+	if f.a.Not != nil {
+		if r.eval(f.a.Not, f.loc, f.st, false).ok && f.failure() {
 			f.report(&verr{kind: kNot})
 		}
 		if f.stop() {
 			return
 		}
 	}
-	for _, c := range n.allOf {
+	for _, c := range n.AllOf {
 		f.merge(r.eval(c, f.loc, f.st, f.full))
 		if f.stop() {
 			return
 		}
 	}
-	if n.anyOf != nil {
+	if n.AnyOf != nil {
 		matched := false
 		var causes []*verr
 		var branches []int
-		for i, c := range n.anyOf {
+		for i, c := range n.AnyOf {
 			res := r.eval(c, f.loc, f.st, f.full)
 			if res.ok {
 				matched = true
-				if !n.ann {
+				if !f.fl.ann {
 					break
 				}
 				f.ann.merge(res.ann) // every branch that passes counts
@@ -325,11 +343,11 @@ func (f *frame) applicators() {
 			return
 		}
 	}
-	if n.oneOf != nil {
+	if n.OneOf != nil {
 		matched := -1
 		var causes []*verr
 		var branches []int
-		for i, c := range n.oneOf {
+		for i, c := range n.OneOf {
 			res := r.eval(c, f.loc, f.st, f.full && matched < 0)
 			if !res.ok {
 				if f.full && matched < 0 {
@@ -345,7 +363,7 @@ func (f *frame) applicators() {
 				break
 			}
 			matched = i
-			if n.ann {
+			if f.fl.ann {
 				f.ann.merge(res.ann)
 			}
 		}
@@ -356,18 +374,18 @@ func (f *frame) applicators() {
 			return
 		}
 	}
-	if n.ifN != nil {
-		res := r.eval(n.ifN, f.loc, f.st, false)
+	if n.If != nil {
+		res := r.eval(n.If, f.loc, f.st, false)
 		switch {
 		case res.ok:
-			if n.ann {
+			if f.fl.ann {
 				f.ann.merge(res.ann)
 			}
-			if n.thenN != nil {
-				f.merge(r.eval(n.thenN, f.loc, f.st, f.full))
+			if n.Then != nil {
+				f.merge(r.eval(n.Then, f.loc, f.st, f.full))
 			}
-		case n.elseN != nil:
-			f.merge(r.eval(n.elseN, f.loc, f.st, f.full))
+		case n.Else != nil:
+			f.merge(r.eval(n.Else, f.loc, f.st, f.full))
 		}
 	}
 }
@@ -377,13 +395,13 @@ func (f *frame) applicators() {
 func (f *frame) unevaluated() {
 	n, r := f.n, f.r
 	iv := r.in.vals[f.loc]
-	var u *node
+	var u *schema.Node
 	var kind verrKind
 	switch {
-	case iv.t == tObject && n.unevalProps != nil:
-		u, kind = n.unevalProps, kUnevaluatedProp
-	case iv.t == tArray && n.unevalItems != nil:
-		u, kind = n.unevalItems, kUnevaluatedItem
+	case iv.t == tObject && f.a.UnevaluatedProperties != nil:
+		u, kind = f.a.UnevaluatedProperties, kUnevaluatedProp
+	case iv.t == tArray && f.a.UnevaluatedItems != nil:
+		u, kind = f.a.UnevaluatedItems, kUnevaluatedItem
 	default:
 		return
 	}
@@ -392,7 +410,7 @@ func (f *frame) unevaluated() {
 			continue
 		}
 		c := iv.first + int32(j)
-		if u.boolean && !u.value {
+		if u.Bool && !u.True {
 			if f.failure() {
 				f.report(&verr{kind: kind, n: n, loc: c})
 			}
@@ -408,39 +426,44 @@ func (f *frame) unevaluated() {
 
 // str evaluates the string keywords.
 func (f *frame) str() {
-	n := f.n
+	a := f.a
+	if a == none {
+		return
+	}
 	s := f.r.in.vals[f.loc].v.(string)
-	if n.minLen >= 0 || n.maxLen >= 0 {
+	if a.MinLength >= 0 || a.MaxLength >= 0 {
 		l := utf8.RuneCountInString(s)
-		if n.minLen >= 0 && l < n.minLen && f.failure() {
-			f.report(&verr{kind: kMinLength, a: n.minLen, b: l})
+		if a.MinLength >= 0 && l < a.MinLength && f.failure() {
+			f.report(&verr{kind: kMinLength, a: a.MinLength, b: l})
 		}
-		if n.maxLen >= 0 && l > n.maxLen && f.failure() {
-			f.report(&verr{kind: kMaxLength, a: n.maxLen, b: l})
+		if a.MaxLength >= 0 && l > a.MaxLength && f.failure() {
+			f.report(&verr{kind: kMaxLength, a: a.MaxLength, b: l})
 		}
 	}
-	if n.pattern != nil && !n.pattern.MatchString(s) && f.failure() {
+	if a.Pattern != nil && !a.Pattern.MatchString(s) && f.failure() {
 		f.report(&verr{kind: kPattern})
 	}
 }
 
 // number evaluates the number keywords, exactly.
 func (f *frame) number() {
-	n := f.n
+	if f.a == none {
+		return
+	}
 	v := f.r.in.number(f.loc)
-	if n.minimum != nil && cmpNum(v, n.minimum.n) < 0 && f.failure() {
-		f.report(&verr{kind: kMinimum, bnd: n.minimum})
+	if f.a.Minimum != nil && v.Cmp(*f.a.Minimum) < 0 && f.failure() {
+		f.report(&verr{kind: kMinimum, bnd: f.a.Minimum})
 	}
-	if n.maximum != nil && cmpNum(v, n.maximum.n) > 0 && f.failure() {
-		f.report(&verr{kind: kMaximum, bnd: n.maximum})
+	if f.a.Maximum != nil && v.Cmp(*f.a.Maximum) > 0 && f.failure() {
+		f.report(&verr{kind: kMaximum, bnd: f.a.Maximum})
 	}
-	if n.exMin != nil && cmpNum(v, n.exMin.n) <= 0 && f.failure() {
-		f.report(&verr{kind: kExclusiveMinimum, bnd: n.exMin})
+	if f.a.ExclusiveMinimum != nil && v.Cmp(*f.a.ExclusiveMinimum) <= 0 && f.failure() {
+		f.report(&verr{kind: kExclusiveMinimum, bnd: f.a.ExclusiveMinimum})
 	}
-	if n.exMax != nil && cmpNum(v, n.exMax.n) >= 0 && f.failure() {
-		f.report(&verr{kind: kExclusiveMaximum, bnd: n.exMax})
+	if f.a.ExclusiveMaximum != nil && v.Cmp(*f.a.ExclusiveMaximum) >= 0 && f.failure() {
+		f.report(&verr{kind: kExclusiveMaximum, bnd: f.a.ExclusiveMaximum})
 	}
-	if n.multOf != nil && !multipleOf(v, n.multOf) && f.failure() {
-		f.report(&verr{kind: kMultipleOf, bnd: n.multOf})
+	if f.a.MultipleOf != nil && !v.MultipleOf(*f.a.MultipleOf) && f.failure() {
+		f.report(&verr{kind: kMultipleOf, bnd: f.a.MultipleOf})
 	}
 }

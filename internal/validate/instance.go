@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/structkit/structkit/internal/pointer"
+	"github.com/structkit/structkit/internal/schema"
 )
 
 // vtype is the JSON type of an instance value as validation reads it
@@ -33,8 +34,8 @@ type ival struct {
 	first  int32 // first child
 	n      int32 // number of children
 	keys   []string
-	num    num  // for numbers, once read
-	numOK  bool // num is read
+	num    schema.Number // for numbers, once read
+	numOK  bool          // num is read
 }
 
 // instance is a flattened decoded JSON value: an object's members are its
@@ -89,7 +90,7 @@ func (in *instance) fill(i int32) {
 	case string:
 		in.vals[i].t = tString
 	default:
-		if isNumberValue(x) {
+		if schema.IsNumberValue(x) {
 			in.vals[i].t = tNumber
 		}
 	}
@@ -97,10 +98,10 @@ func (in *instance) fill(i int32) {
 
 // number returns the number at location i (of type tNumber), read on
 // first use.
-func (in *instance) number(i int32) num {
+func (in *instance) number(i int32) schema.Number {
 	iv := &in.vals[i]
 	if !iv.numOK {
-		iv.num, _ = numOf(iv.v)
+		iv.num, _ = schema.NumberOf(iv.v)
 		iv.numOK = true
 	}
 	return iv.num
@@ -141,27 +142,6 @@ func (in *instance) path(i int32) string {
 	return string(b)
 }
 
-// typeOfAny returns the vtype of a value of the schema (enum and const
-// members).
-func typeOfAny(v any) vtype {
-	switch v.(type) {
-	case nil:
-		return tNull
-	case bool:
-		return tBool
-	case string:
-		return tString
-	case []any:
-		return tArray
-	case map[string]any:
-		return tObject
-	}
-	if _, ok := numOf(v); ok {
-		return tNumber
-	}
-	return tInvalid
-}
-
 // equalJSON reports whether two decoded values are equal as JSON: numbers
 // by value (1 equals 1.0), objects member by member.
 func equalJSON(a, b any) bool {
@@ -198,20 +178,20 @@ func equalJSON(a, b any) bool {
 		}
 		return true
 	}
-	na, ok := numOf(a)
+	na, ok := schema.NumberOf(a)
 	if !ok {
 		return false
 	}
-	nb, ok := numOf(b)
-	return ok && cmpNum(na, nb) == 0
+	nb, ok := schema.NumberOf(b)
+	return ok && na.Cmp(nb) == 0
 }
 
 // equalAt reports whether the instance value at i equals the schema value
 // w.
 func (in *instance) equalAt(i int32, w any) bool {
 	if in.vals[i].t == tNumber {
-		n, ok := numOf(w)
-		return ok && cmpNum(in.number(i), n) == 0
+		n, ok := schema.NumberOf(w)
+		return ok && in.number(i).Cmp(n) == 0
 	}
 	return equalJSON(in.vals[i].v, w)
 }
@@ -252,19 +232,20 @@ func hashJSON(h *maphash.Hash, v any) {
 		h.WriteByte(6)
 		h.WriteString(strconv.FormatUint(sum, 16))
 	default:
-		n, ok := numOf(v)
+		n, ok := schema.NumberOf(v)
 		if !ok {
 			h.WriteByte(7)
 			return
 		}
 		h.WriteByte(8)
+		i, small := n.Int64()
 		switch {
-		case n.kind == numInt:
-			h.WriteString(strconv.FormatInt(n.i, 10))
-		case n.isInt():
-			h.WriteString(n.rat().Num().String())
+		case small:
+			h.WriteString(strconv.FormatInt(i, 10))
+		case n.IsInt():
+			h.WriteString(n.Rat().Num().String())
 		default:
-			h.WriteString(n.rat().String())
+			h.WriteString(n.Rat().String())
 		}
 	}
 }

@@ -65,13 +65,13 @@ func TestDoublingLinear(t *testing.T) {
 			}
 			prog, _ := v.program()
 			locs := countValues(inst)
-			if bound := 4 * len(prog.nodes) * locs; steps > bound {
-				t.Errorf("%d steps for %d schema nodes × %d instance locations: more than %d", steps, len(prog.nodes), locs, bound)
+			if bound := 4 * len(prog.g.Nodes) * locs; steps > bound {
+				t.Errorf("%d steps for %d schema nodes × %d instance locations: more than %d", steps, len(prog.g.Nodes), locs, bound)
 			}
 			if len(problems) > 4 {
 				t.Errorf("%d problems; each is said once: %v", len(problems), problems)
 			}
-			t.Logf("%d steps, %d nodes, %d locations; problems %v", steps, len(prog.nodes), locs, problems)
+			t.Logf("%d steps, %d nodes, %d locations; problems %v", steps, len(prog.g.Nodes), locs, problems)
 		})
 	}
 }
@@ -133,7 +133,7 @@ func TestDoublingBelowMembers(t *testing.T) {
 		t.Error("valid, want invalid")
 	}
 	prog, _ := v.program()
-	if bound := 4 * len(prog.nodes) * countValues(inst); steps > bound {
+	if bound := 4 * len(prog.g.Nodes) * countValues(inst); steps > bound {
 		t.Errorf("%d steps, more than %d", steps, bound)
 	}
 }

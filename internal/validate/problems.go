@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/pointer"
+	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/internal/terms"
 )
 
@@ -61,14 +63,14 @@ const (
 // graph; problems are collected from each failure once.
 type verr struct {
 	kind     verrKind
-	n        *node
+	n        *schema.Node
 	loc      int32
 	causes   []*verr
 	branches []int // kAnyOf, kOneOf: the branch of each cause
 	a, b     int
 	s        string
 	strs     []string
-	bnd      *bound
+	bnd      *schema.Number
 }
 
 // problems turns the failure of the root into problems, sorted by path
@@ -104,7 +106,7 @@ func (c *collector) collect(e *verr) {
 	in := &c.r.in
 	path := in.path(e.loc)
 	val := in.vals[e.loc].v
-	loc, schemaPtr := e.n.loc, e.n.ptr
+	loc, schemaPtr := c.r.prog.p.LocOf(e.n), e.n.Location
 	add := func(keyword, expected, got, msg string) {
 		c.emit(Problem{Path: path, Keyword: keyword, Expected: expected, Got: got, Msg: msg, Schema: schemaPtr})
 	}
@@ -118,17 +120,17 @@ func (c *collector) collect(e *verr) {
 			c.collect(cause)
 		}
 	case kOneOfMany:
-		add("oneOf", "exactly one alternative", describeValue(val),
+		add(schema.KwOneOf, "exactly one alternative", describeValue(val),
 			fmt.Sprintf("matches alternatives %d and %d, but exactly one is allowed", e.a+1, e.b+1))
 	case kAnyOf, kOneOf:
-		keyword, members := "anyOf", e.n.anyOf
+		keyword, members := schema.KwAnyOf, e.n.AnyOf
 		if e.kind == kOneOf {
-			keyword, members = "oneOf", e.n.oneOf
+			keyword, members = schema.KwOneOf, e.n.OneOf
 		}
 		// Where exactly one alternative takes a value of this type, its
 		// problems are the useful ones.
 		t := typeOfValue(val)
-		branches := loc.AltGroup(keyword == "oneOf")
+		branches := loc.AltGroup(keyword == schema.KwOneOf)
 		var fit []*verr
 		for k, cause := range e.causes {
 			i := e.branches[k]
@@ -146,7 +148,7 @@ func (c *collector) collect(e *verr) {
 		}
 		if len(branches) == 0 {
 			for _, i := range e.branches {
-				wants = append(wants, describeLoc(members[i].loc))
+				wants = append(wants, describeLoc(c.r.prog.p.LocOf(members[i])))
 			}
 		}
 		expected := strings.Join(wants, ", or ")
@@ -156,12 +158,12 @@ func (c *collector) collect(e *verr) {
 		}
 		add(keyword, expected, got, fmt.Sprintf("matches none of %d alternatives: expected %s; got %s", len(wants), expected, got))
 	case kType:
-		want := append([]string(nil), e.n.typeNames...)
+		want := jsontype.Names(e.n.NamedTypes)
 		sort.SliceStable(want, func(i, j int) bool { return typeRank(want[i]) < typeRank(want[j]) })
-		expectGot("type", strings.Join(want, " or "))
+		expectGot(schema.KwType, strings.Join(want, " or "))
 	case kEnum:
-		items := make([]string, 0, len(e.n.enum))
-		for i, w := range e.n.enum {
+		items := make([]string, 0, len(e.n.Enum))
+		for i, w := range e.n.Enum {
 			if i == 12 {
 				items = append(items, "…")
 				break
@@ -170,14 +172,14 @@ func (c *collector) collect(e *verr) {
 		}
 		expected := "one of " + strings.Join(items, ", ")
 		got := shortJSON(val)
-		add("enum", expected, got, "expected "+expected+"; got "+got)
+		add(schema.KwEnum, expected, got, "expected "+expected+"; got "+got)
 	case kConst:
-		expected := shortJSON(e.n.constV)
+		expected := shortJSON(e.n.Const)
 		got := shortJSON(val)
-		add("const", expected, got, "expected "+expected+"; got "+got)
+		add(schema.KwConst, expected, got, "expected "+expected+"; got "+got)
 	case kRequired:
 		for _, m := range e.strs {
-			add("required", fmt.Sprintf("property %q", m), "", fmt.Sprintf("missing required property %q", m))
+			add(schema.KwRequired, fmt.Sprintf("property %q", m), "", fmt.Sprintf("missing required property %q", m))
 		}
 	case kAdditionalProperties:
 		allowed := ""
@@ -190,83 +192,83 @@ func (c *collector) collect(e *verr) {
 			if m := in.member(e.loc, p); m >= 0 {
 				got = in.vals[m].v
 			}
-			c.emit(Problem{Path: pp, Keyword: "additionalProperties", Expected: "no property " + strconv.Quote(p),
+			c.emit(Problem{Path: pp, Keyword: schema.KwAdditionalProperties, Expected: "no property " + strconv.Quote(p),
 				Got: describeValue(got), Msg: fmt.Sprintf("property %q is not allowed%s", p, allowed), Schema: schemaPtr})
 		}
 	case kUnevaluatedProp:
 		name := in.vals[in.vals[e.loc].parent].keys[in.vals[e.loc].index]
-		add("unevaluatedProperties", "no property "+strconv.Quote(name), describeValue(val),
+		add(schema.KwUnevaluatedProperties, "no property "+strconv.Quote(name), describeValue(val),
 			fmt.Sprintf("property %q is not allowed", name))
 	case kUnevaluatedItem:
 		i := int(in.vals[e.loc].index)
-		add("unevaluatedItems", "no item "+strconv.Itoa(i), describeValue(val), fmt.Sprintf("item %d is not allowed", i))
+		add(schema.KwUnevaluatedItems, "no item "+strconv.Itoa(i), describeValue(val), fmt.Sprintf("item %d is not allowed", i))
 	case kFalse:
 		add("false", "nothing", describeValue(val), "no value is allowed here")
 	case kNot:
-		add("not", "a different value", describeValue(val), "this value is not allowed here")
+		add(schema.KwNot, "a different value", describeValue(val), "this value is not allowed here")
 	case kInvalid:
 		got := fmt.Sprintf("%T", val)
 		if f, ok := val.(float64); ok {
 			got = "float64 " + strconv.FormatFloat(f, 'g', -1, 64)
 		}
-		add("type", "a JSON value", got, "expected a JSON value, got "+got)
+		add(schema.KwType, "a JSON value", got, "expected a JSON value, got "+got)
 	case kCycle:
-		add("$ref", "", describeValue(val), "the schema refers back to itself here without reaching a property or an item")
+		add(schema.KwRef, "", describeValue(val), "the schema refers back to itself here without reaching a property or an item")
 	case kMinimum:
-		expectGot("minimum", "at least "+ratString(e.bnd.r))
+		expectGot(schema.KwMinimum, "at least "+ratString(e.bnd.Rat()))
 	case kMaximum:
-		expectGot("maximum", "at most "+ratString(e.bnd.r))
+		expectGot(schema.KwMaximum, "at most "+ratString(e.bnd.Rat()))
 	case kExclusiveMinimum:
-		expectGot("exclusiveMinimum", "more than "+ratString(e.bnd.r))
+		expectGot(schema.KwExclusiveMinimum, "more than "+ratString(e.bnd.Rat()))
 	case kExclusiveMaximum:
-		expectGot("exclusiveMaximum", "less than "+ratString(e.bnd.r))
+		expectGot(schema.KwExclusiveMaximum, "less than "+ratString(e.bnd.Rat()))
 	case kMultipleOf:
-		expectGot("multipleOf", "a multiple of "+ratString(e.bnd.r))
+		expectGot(schema.KwMultipleOf, "a multiple of "+ratString(e.bnd.Rat()))
 	case kMinLength:
-		add("minLength", plural(e.a, "character")+" or more", plural(e.b, "character"),
+		add(schema.KwMinLength, plural(e.a, "character")+" or more", plural(e.b, "character"),
 			fmt.Sprintf("expected at least %s, got %d", plural(e.a, "character"), e.b))
 	case kMaxLength:
-		add("maxLength", plural(e.a, "character")+" or fewer", plural(e.b, "character"),
+		add(schema.KwMaxLength, plural(e.a, "character")+" or fewer", plural(e.b, "character"),
 			fmt.Sprintf("expected at most %s, got %d", plural(e.a, "character"), e.b))
 	case kPattern:
-		expectGot("pattern", "a string matching "+e.n.pattern.String())
+		expectGot(schema.KwPattern, "a string matching "+assertOf(e.n).Pattern.String())
 	case kMinItems:
-		add("minItems", plural(e.a, "item")+" or more", plural(e.b, "item"),
+		add(schema.KwMinItems, plural(e.a, "item")+" or more", plural(e.b, "item"),
 			fmt.Sprintf("expected at least %s, got %d", plural(e.a, "item"), e.b))
 	case kMaxItems:
-		add("maxItems", plural(e.a, "item")+" or fewer", plural(e.b, "item"),
+		add(schema.KwMaxItems, plural(e.a, "item")+" or fewer", plural(e.b, "item"),
 			fmt.Sprintf("expected at most %s, got %d", plural(e.a, "item"), e.b))
 	case kMinProperties:
-		add("minProperties", plural(e.a, "property")+" or more", plural(e.b, "property"),
+		add(schema.KwMinProperties, plural(e.a, "property")+" or more", plural(e.b, "property"),
 			fmt.Sprintf("expected at least %s, got %d", plural(e.a, "property"), e.b))
 	case kMaxProperties:
-		add("maxProperties", plural(e.a, "property")+" or fewer", plural(e.b, "property"),
+		add(schema.KwMaxProperties, plural(e.a, "property")+" or fewer", plural(e.b, "property"),
 			fmt.Sprintf("expected at most %s, got %d", plural(e.a, "property"), e.b))
 	case kUniqueItems:
-		add("uniqueItems", "unique items", "duplicates",
+		add(schema.KwUniqueItems, "unique items", "duplicates",
 			fmt.Sprintf("expected unique items, but items %d and %d are equal", e.a, e.b))
 	case kAdditionalItems:
-		add("additionalItems", "fewer items", plural(e.a, "extra item"), fmt.Sprintf("the last %s are not allowed", plural(e.a, "item")))
+		add(schema.KwAdditionalItems, "fewer items", plural(e.a, "extra item"), fmt.Sprintf("the last %s are not allowed", plural(e.a, "item")))
 	case kFormat:
-		expectGot("format", "a valid "+e.n.formatName)
+		expectGot(schema.KwFormat, "a valid "+assertOf(e.n).Format)
 	case kDependentRequired:
 		for _, m := range e.strs {
-			add("dependentRequired", fmt.Sprintf("property %q", m), "", fmt.Sprintf("property %q requires property %q", e.s, m))
+			add(schema.KwDependentRequired, fmt.Sprintf("property %q", m), "", fmt.Sprintf("property %q requires property %q", e.s, m))
 		}
 	case kDependency:
 		for _, m := range e.strs {
-			add("dependencies", fmt.Sprintf("property %q", m), "", fmt.Sprintf("property %q requires property %q", e.s, m))
+			add(schema.KwDependencies, fmt.Sprintf("property %q", m), "", fmt.Sprintf("property %q requires property %q", e.s, m))
 		}
 	case kPropertyNames:
-		schemaPtr = e.n.propertyNames.ptr // the schema the name failed
-		add("propertyNames", "a valid property name", strconv.Quote(e.s), fmt.Sprintf("property name %q is not allowed", e.s))
+		schemaPtr = assertOf(e.n).PropertyNames.Location // the schema the name failed
+		add(schema.KwPropertyNames, "a valid property name", strconv.Quote(e.s), fmt.Sprintf("property name %q is not allowed", e.s))
 	case kContains:
-		add("contains", "an item matching the schema", "none", "expected at least one matching item, got none")
+		add(schema.KwContains, "an item matching the schema", "none", "expected at least one matching item, got none")
 	case kMinContains:
-		add("minContains", fmt.Sprintf("at least %s", plural(e.a, "matching item")), strconv.Itoa(e.b),
+		add(schema.KwMinContains, fmt.Sprintf("at least %s", plural(e.a, "matching item")), strconv.Itoa(e.b),
 			fmt.Sprintf("expected at least %s, got %d", plural(e.a, "matching item"), e.b))
 	case kMaxContains:
-		add("maxContains", fmt.Sprintf("at most %s", plural(e.a, "matching item")), strconv.Itoa(e.b),
+		add(schema.KwMaxContains, fmt.Sprintf("at most %s", plural(e.a, "matching item")), strconv.Itoa(e.b),
 			fmt.Sprintf("expected at most %s, got %d", plural(e.a, "matching item"), e.b))
 	}
 }

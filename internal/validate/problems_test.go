@@ -182,7 +182,7 @@ func TestLazy(t *testing.T) {
 			t.Errorf("call %d: %v", i, err)
 		}
 	}
-	if _, ok := Of(p).Holds(p.RootKey(), "x"); ok {
+	if _, ok := Of(p).Holds(p.Graph().Root, "x"); ok {
 		t.Error("Holds answered for a schema the validator cannot read")
 	}
 }
@@ -223,3 +223,41 @@ func TestConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestLazyConcurrent: with PrepareLazy, what only validation reads is
+// read by the first validation while other goroutines walk the plan and
+// ask it about conditions (run with -race).
+func TestLazyConcurrent(t *testing.T) {
+	doc, _ := plan.Normalize(`{"type":"object","properties":{"kind":{"enum":["a","b"]},"n":{"minimum":1,"not":{"const":7}}},
+		"if":{"properties":{"kind":{"const":"a"}}},"then":{"properties":{"v":{"type":"integer","maxLength":3}}},
+		"else":{"properties":{"v":{"type":"string","pattern":"^x"}}}}`)
+	p, err := plan.Compile(doc, plan.Options{Validator: PrepareLazy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst := map[string]any{"kind": "a", "n": json.Number("7"), "v": "y"}
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			if g%2 == 0 {
+				got, err := Of(p).Validate(context.Background(), inst)
+				if err != nil || len(got) != 2 {
+					t.Errorf("Validate: %v %v", got, err)
+				}
+				return
+			}
+			l := p.Root().Property("v", planInst{inst})
+			if !l.Integer() {
+				t.Errorf("/v under kind a: admits %v", l.Admits())
+			}
+		}(g)
+	}
+	wg.Wait()
+}
+
+type planInst struct{ v map[string]any }
+
+func (i planInst) Has(name string) bool { _, ok := i.v[name]; return ok }
+func (i planInst) JSON() any            { return i.v }

@@ -5,11 +5,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/structkit/structkit/internal/schema"
 )
 
 // References and the dynamic scope.
 //
-// $ref resolves statically: the scan resolved it against the base URI of
+// $ref resolves statically: the compiler resolved it against the base URI of
 // its schema. $dynamicRef (2020-12) and $recursiveRef (2019-09) may
 // resolve dynamically: when the statically resolved target declares the
 // same $dynamicAnchor (or says "$recursiveAnchor": true), the reference
@@ -67,7 +69,7 @@ func (sc *scopes) enter(st int32, res *resource) int32 {
 		for _, d := range next {
 			b.WriteString(strconv.Itoa(int(d.name)))
 			b.WriteByte(':')
-			b.WriteString(strconv.Itoa(int(d.n.id)))
+			b.WriteString(strconv.Itoa(int(d.n.ID)))
 			b.WriteByte(',')
 		}
 		var ok bool
@@ -84,7 +86,7 @@ func (sc *scopes) enter(st int32, res *resource) int32 {
 	return id
 }
 
-func (sc *scopes) bound(list []binding, name int32) *node {
+func (sc *scopes) bound(list []binding, name int32) *schema.Node {
 	for _, d := range list {
 		if d.name == name {
 			return d.n
@@ -94,7 +96,7 @@ func (sc *scopes) bound(list []binding, name int32) *node {
 }
 
 // lookup returns the schema name is bound to in scope st, or nil.
-func (sc *scopes) lookup(st, name int32) *node {
+func (sc *scopes) lookup(st, name int32) *schema.Node {
 	if st == 0 {
 		return nil
 	}
@@ -106,9 +108,9 @@ func (sc *scopes) lookup(st, name int32) *node {
 // orders them).
 func (f *frame) dynamicRefs() {
 	n, r := f.n, f.r
-	if n.recRef != nil {
-		t := n.recRef
-		if n.recDynamic {
+	if n.RecursiveRef != nil {
+		t := n.RecursiveRef
+		if n.RecursiveRefDynamic {
 			if b := r.scope.lookup(f.st, recursiveName); b != nil {
 				t = b
 			}
@@ -118,10 +120,10 @@ func (f *frame) dynamicRefs() {
 			return
 		}
 	}
-	if n.dynRef != nil {
-		t := n.dynRef
-		if n.dynDynamic {
-			if b := r.scope.lookup(f.st, n.dynName); b != nil {
+	if n.DynamicRef != nil {
+		t := n.DynamicRef
+		if n.DynamicRefAnchor != "" {
+			if b := r.scope.lookup(f.st, f.fl.dynName); b != nil {
 				t = b
 			}
 		}

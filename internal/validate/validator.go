@@ -5,33 +5,32 @@ import (
 	"sync"
 
 	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/internal/schema"
 )
 
 // Validator is the full validator of a compiled schema. It is safe for
 // concurrent use.
 type Validator struct {
 	p    *plan.Schema
-	s    *scanned // nil until scanned (PrepareLazy defers the scan)
 	once sync.Once
 	prog *program
 	err  error
 }
 
-// Prepare is plan.Options.Validator: it scans the schema (every keyword's
-// shape, every pattern, every reference; errors are *plan.Error) and
+// Prepare is plan.Options.Validator: it fails with the error of what
+// only validation reads of the schema (every keyword's shape, every
+// pattern, every reference; schema.Graph.Check, a *plan.Error) and
 // returns the validator, whose program is built on first use.
 func Prepare(p *plan.Schema) (plan.Validator, error) {
-	s, err := scan(p)
-	if err != nil {
+	if err := p.Graph().Check(); err != nil {
 		return nil, err
 	}
-	return &Validator{p: p, s: s}, nil
+	return &Validator{p: p}, nil
 }
 
-// PrepareLazy is Prepare deferring the scan too: the schema compiles
-// whatever the validator would say of it, and the first validation does
-// the scan and the build; an error of the scan is then returned by every
-// validation.
+// PrepareLazy is Prepare deferring that error: the schema compiles
+// whatever the validator would say of it, and an error of what only
+// validation reads is returned by every validation.
 func PrepareLazy(p *plan.Schema) (plan.Validator, error) {
 	return &Validator{p: p}, nil
 }
@@ -45,13 +44,9 @@ func Of(p *plan.Schema) *Validator {
 // program builds the program once.
 func (v *Validator) program() (*program, error) {
 	v.once.Do(func() {
-		if v.s == nil {
-			if v.s, v.err = scan(v.p); v.err != nil {
-				return
-			}
+		if v.err = v.p.Graph().Check(); v.err == nil {
+			v.prog = build(v.p)
 		}
-		v.prog, v.err = build(v.s)
-		v.s = nil // the program holds what it needs
 	})
 	return v.prog, v.err
 }
@@ -133,23 +128,19 @@ func (r *run) release() {
 
 // start returns the dynamic scope at the start of an evaluation of n: its
 // resource entered.
-func (r *run) start(n *node) int32 {
-	if len(n.res.defs) == 0 {
+func (r *run) start(n *schema.Node) int32 {
+	if n.Resource == nil || len(r.prog.res[n.Resource.ID].defs) == 0 {
 		return 0
 	}
-	return r.scope.enter(0, n.res)
+	return r.scope.enter(0, r.prog.res[n.Resource.ID])
 }
 
-// Holds reports whether inst satisfies the schema at key (a document URL,
-// "#" and a JSON Pointer): plan.Validator, for the plan's conditions. ok
-// is false when the key names no schema the validator compiled.
-func (v *Validator) Holds(key string, inst any) (holds, ok bool) {
+// Holds reports whether inst satisfies the schema of node n:
+// plan.Validator, for the plan's conditions. ok is false when n is not a
+// node of the schema or the schema cannot be validated.
+func (v *Validator) Holds(n *schema.Node, inst any) (holds, ok bool) {
 	prog, err := v.program()
-	if err != nil {
-		return false, false
-	}
-	n := prog.byKey[key]
-	if n == nil {
+	if err != nil || n == nil || n.ID >= len(prog.g.Nodes) || prog.g.Nodes[n.ID] != n {
 		return false, false
 	}
 	r := newRun(prog, context.Background())

@@ -1,4 +1,4 @@
-package validate
+package schema
 
 import (
 	"encoding/json"
@@ -8,14 +8,14 @@ import (
 	"strings"
 )
 
-// num is a JSON number as validation compares it: exactly, as the decimal
+// Number is a JSON number as validation compares it: exactly, as the decimal
 // it is written as. A json.Number is the decimal of its literal; a float64
 // (or float32) stands for its shortest decimal form, the literal
 // encoding/json would write for it, so 0.1 is one tenth and 1e300 an
 // integer. Integers that fit an int64 and decimals of up to 18
 // significant digits are compared with integer arithmetic, two floats as
 // floats; big.Rat is the fallback for the rest.
-type num struct {
+type Number struct {
 	kind numKind
 	e    int32    // numDec: the exponent
 	i    int64    // numInt: the value; numDec: the significand
@@ -41,10 +41,10 @@ const maxExact = 1 << 53
 // number (no JSON decoder of this module produces one).
 const maxExponent = 10000
 
-// isNumberValue reports whether v is a JSON number a decoded value may
+// IsNumberValue reports whether v is a JSON number a decoded value may
 // hold: a Go number type, finite, and for json.Number a literal of
 // bounded exponent. It does not parse it.
-func isNumberValue(v any) bool {
+func IsNumberValue(v any) bool {
 	switch x := v.(type) {
 	case json.Number:
 		return isNumberLiteral(string(x)) && exponentInRange(string(x))
@@ -58,83 +58,83 @@ func isNumberValue(v any) bool {
 	return false
 }
 
-// numOf reads a number of a decoded value. ok is false for anything else,
+// NumberOf reads a number of a decoded value. ok is false for anything else,
 // NaN and the infinities included.
-func numOf(v any) (n num, ok bool) {
+func NumberOf(v any) (n Number, ok bool) {
 	switch x := v.(type) {
 	case json.Number:
-		return parseNumber(string(x))
+		return ParseNumber(string(x))
 	case float64:
 		return floatNum(x)
 	case float32:
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return num{}, false
+			return Number{}, false
 		}
 		// A float32 stands for its own shortest decimal.
-		return parseNumber(strconv.FormatFloat(float64(x), 'g', -1, 32))
+		return ParseNumber(strconv.FormatFloat(float64(x), 'g', -1, 32))
 	case int:
-		return num{kind: numInt, i: int64(x)}, true
+		return Number{kind: numInt, i: int64(x)}, true
 	case int8:
-		return num{kind: numInt, i: int64(x)}, true
+		return Number{kind: numInt, i: int64(x)}, true
 	case int16:
-		return num{kind: numInt, i: int64(x)}, true
+		return Number{kind: numInt, i: int64(x)}, true
 	case int32:
-		return num{kind: numInt, i: int64(x)}, true
+		return Number{kind: numInt, i: int64(x)}, true
 	case int64:
-		return num{kind: numInt, i: x}, true
+		return Number{kind: numInt, i: x}, true
 	case uint:
 		return uintNum(uint64(x)), true
 	case uint8:
-		return num{kind: numInt, i: int64(x)}, true
+		return Number{kind: numInt, i: int64(x)}, true
 	case uint16:
-		return num{kind: numInt, i: int64(x)}, true
+		return Number{kind: numInt, i: int64(x)}, true
 	case uint32:
-		return num{kind: numInt, i: int64(x)}, true
+		return Number{kind: numInt, i: int64(x)}, true
 	case uint64:
 		return uintNum(x), true
 	}
-	return num{}, false
+	return Number{}, false
 }
 
-func uintNum(u uint64) num {
+func uintNum(u uint64) Number {
 	if u <= math.MaxInt64 {
-		return num{kind: numInt, i: int64(u)}
+		return Number{kind: numInt, i: int64(u)}
 	}
-	return num{kind: numRat, r: new(big.Rat).SetInt(new(big.Int).SetUint64(u))}
+	return Number{kind: numRat, r: new(big.Rat).SetInt(new(big.Int).SetUint64(u))}
 }
 
-func floatNum(f float64) (num, bool) {
+func floatNum(f float64) (Number, bool) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return num{}, false
+		return Number{}, false
 	}
 	if f == math.Trunc(f) && f > -maxExact && f < maxExact {
-		return num{kind: numInt, i: int64(f)}, true
+		return Number{kind: numInt, i: int64(f)}, true
 	}
-	return num{kind: numFloat, f: f}, true
+	return Number{kind: numFloat, f: f}, true
 }
 
-// parseNumber reads a JSON number literal exactly.
-func parseNumber(s string) (num, bool) {
+// ParseNumber reads a JSON number literal exactly.
+func ParseNumber(s string) (Number, bool) {
 	if !isNumberLiteral(s) || !exponentInRange(s) {
-		return num{}, false
+		return Number{}, false
 	}
 	if n, ok := parseSmall(s); ok {
 		return n, true
 	}
 	r, ok := new(big.Rat).SetString(s)
 	if !ok {
-		return num{}, false
+		return Number{}, false
 	}
 	if r.IsInt() && r.Num().IsInt64() {
-		return num{kind: numInt, i: r.Num().Int64()}, true
+		return Number{kind: numInt, i: r.Num().Int64()}, true
 	}
-	return num{kind: numRat, r: r}, true
+	return Number{kind: numRat, r: r}, true
 }
 
 // parseSmall reads a literal of at most 18 significant digits whose value
 // is an int64 or a decimal m × 10^e (e ≥ -340) without big arithmetic.
 // The literal is well formed.
-func parseSmall(s string) (num, bool) {
+func parseSmall(s string) (Number, bool) {
 	neg := s[0] == '-'
 	if neg {
 		s = s[1:]
@@ -159,7 +159,7 @@ func parseSmall(s string) (num, bool) {
 		}
 		if nd == 18 {
 			if c != '0' {
-				return num{}, false
+				return Number{}, false
 			}
 			dp++ // a trailing zero beyond 18 digits: scale instead
 			continue
@@ -170,12 +170,12 @@ func parseSmall(s string) (num, bool) {
 	if i < len(s) { // the exponent, in range
 		e, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+"))
 		if err != nil {
-			return num{}, false
+			return Number{}, false
 		}
 		dp += e
 	}
 	if m == 0 {
-		return num{kind: numInt}, true
+		return Number{kind: numInt}, true
 	}
 	for m%10 == 0 {
 		m /= 10
@@ -186,17 +186,17 @@ func parseSmall(s string) (num, bool) {
 	}
 	if dp < 0 {
 		if dp < -340 {
-			return num{}, false
+			return Number{}, false
 		}
-		return num{kind: numDec, i: m, e: int32(dp)}, true
+		return Number{kind: numDec, i: m, e: int32(dp)}, true
 	}
 	for ; dp > 0; dp-- {
 		if m > math.MaxInt64/10 || m < math.MinInt64/10 {
-			return num{}, false
+			return Number{}, false
 		}
 		m *= 10
 	}
-	return num{kind: numInt, i: m}, true
+	return Number{kind: numInt, i: m}, true
 }
 
 // isNumberLiteral reports whether s is a JSON number literal (big.Rat
@@ -250,7 +250,7 @@ func exponentInRange(s string) bool {
 
 // dec returns the number as a decimal m × 10^e when it has one of at most
 // 18 significant digits (every int64 does, as m × 10^0).
-func (n num) dec() (m int64, e int32, ok bool) {
+func (n Number) dec() (m int64, e int32, ok bool) {
 	switch n.kind {
 	case numInt:
 		return n.i, 0, true
@@ -266,8 +266,8 @@ func (n num) dec() (m int64, e int32, ok bool) {
 	return 0, 0, false
 }
 
-// rat returns the exact value as a big.Rat.
-func (n num) rat() *big.Rat {
+// Rat returns the exact value as a big.Rat.
+func (n Number) Rat() *big.Rat {
 	switch n.kind {
 	case numInt:
 		return new(big.Rat).SetInt64(n.i)
@@ -280,8 +280,8 @@ func (n num) rat() *big.Rat {
 	return n.r
 }
 
-// isInt reports whether the number is whole.
-func (n num) isInt() bool {
+// IsInt reports whether the number is whole.
+func (n Number) IsInt() bool {
 	switch n.kind {
 	case numInt:
 		return true
@@ -293,8 +293,8 @@ func (n num) isInt() bool {
 	return n.r.IsInt()
 }
 
-// cmpNum compares two numbers exactly: -1, 0 or +1.
-func cmpNum(a, b num) int {
+// Cmp compares two numbers exactly: -1, 0 or +1.
+func (a Number) Cmp(b Number) int {
 	switch {
 	case a.kind == numInt && b.kind == numInt:
 		return cmpInt(a.i, b.i)
@@ -315,7 +315,7 @@ func cmpNum(a, b num) int {
 			}
 		}
 	}
-	return a.rat().Cmp(b.rat())
+	return a.Rat().Cmp(b.Rat())
 }
 
 // cmpDec compares am × 10^ae with bm × 10^be; ok is false when scaling to
@@ -374,13 +374,13 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
-// multipleOf reports whether n divided by m (positive) is an integer.
-func multipleOf(n num, m *bound) bool {
-	if n.kind == numInt && m.n.kind == numInt {
-		return n.i%m.n.i == 0
+// MultipleOf reports whether n divided by m (positive) is an integer.
+func (n Number) MultipleOf(m Number) bool {
+	if n.kind == numInt && m.kind == numInt {
+		return n.i%m.i == 0
 	}
 	if nm, ne, ok := n.dec(); ok {
-		if mm, me, ok := m.n.dec(); ok {
+		if mm, me, ok := m.dec(); ok {
 			// n/m = nm/mm × 10^(ne-me).
 			if ne >= me {
 				if x, ok := scale(nm, ne-me); ok {
@@ -391,20 +391,12 @@ func multipleOf(n num, m *bound) bool {
 			}
 		}
 	}
-	return new(big.Rat).Quo(n.rat(), m.r).IsInt()
+	return new(big.Rat).Quo(n.Rat(), m.Rat()).IsInt()
 }
 
-// bound is a number of the schema (minimum, multipleOf, ...): its value
-// for comparisons and as a big.Rat for the wording of problems.
-type bound struct {
-	n num
-	r *big.Rat
-}
+// Sign returns -1, 0 or +1 as the number is negative, zero or positive.
+func (n Number) Sign() int { return n.Cmp(Number{kind: numInt}) }
 
-func newBound(v any) (*bound, bool) {
-	n, ok := numOf(v)
-	if !ok {
-		return nil, false
-	}
-	return &bound{n: n, r: n.rat()}, true
-}
+// Int64 returns the number when it is an integer that fits an int64 and
+// is held as one (every such integer a literal writes).
+func (n Number) Int64() (int64, bool) { return n.i, n.kind == numInt }

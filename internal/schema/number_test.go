@@ -1,4 +1,4 @@
-package validate
+package schema
 
 import (
 	"encoding/json"
@@ -57,21 +57,20 @@ func TestNumbersExact(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for i := 0; i < 20000; i++ {
 		a, b := randomNumber(r), randomNumber(r)
-		na, ok1 := numOf(a)
-		nb, ok2 := numOf(b)
+		na, ok1 := NumberOf(a)
+		nb, ok2 := NumberOf(b)
 		if !ok1 || !ok2 {
-			t.Fatalf("numOf(%v) %v, numOf(%v) %v", a, ok1, b, ok2)
+			t.Fatalf("NumberOf(%v) %v, NumberOf(%v) %v", a, ok1, b, ok2)
 		}
 		ra, rb := ratOf(t, a), ratOf(t, b)
-		if got, want := cmpNum(na, nb), ra.Cmp(rb); got != want {
+		if got, want := na.Cmp(nb), ra.Cmp(rb); got != want {
 			t.Fatalf("cmp(%v, %v) = %d, want %d", a, b, got, want)
 		}
-		if got, want := na.isInt(), ra.IsInt(); got != want {
+		if got, want := na.IsInt(), ra.IsInt(); got != want {
 			t.Fatalf("isInt(%v) = %v, want %v", a, got, want)
 		}
 		if rb.Sign() > 0 {
-			bd := &bound{n: nb, r: rb}
-			if got, want := multipleOf(na, bd), new(big.Rat).Quo(ra, rb).IsInt(); got != want {
+			if got, want := na.MultipleOf(nb), new(big.Rat).Quo(ra, rb).IsInt(); got != want {
 				t.Fatalf("multipleOf(%v, %v) = %v, want %v", a, b, got, want)
 			}
 		}
@@ -97,14 +96,14 @@ func TestNumberEdges(t *testing.T) {
 		{json.Number("123456789012345678901234567890"), json.Number("1.2345678901234567890123456789e29"), 0},
 		{float32(0.1), json.Number("0.1"), 0},
 	} {
-		na, _ := numOf(c.a)
-		nb, _ := numOf(c.b)
-		if got := cmpNum(na, nb); got != c.cmp {
+		na, _ := NumberOf(c.a)
+		nb, _ := NumberOf(c.b)
+		if got := na.Cmp(nb); got != c.cmp {
 			t.Errorf("cmp(%v, %v) = %d, want %d", c.a, c.b, got, c.cmp)
 		}
 	}
 	for _, bad := range []any{json.Number("1e1000000000"), json.Number("0x10"), json.Number("1/2"), math.NaN(), math.Inf(1), "1"} {
-		if isNumberValue(bad) {
+		if IsNumberValue(bad) {
 			t.Errorf("%v taken for a number", bad)
 		}
 	}

@@ -1,4 +1,4 @@
-package plan
+package schema
 
 import (
 	"fmt"
@@ -8,28 +8,13 @@ import (
 	"github.com/structkit/structkit/internal/pointer"
 )
 
-// baseAt returns the base URI in effect at a pointer: the one the index
-// recorded, or that of the nearest indexed ancestor.
-func (d *document) baseAt(ptr string) string {
-	for {
-		if b, ok := d.bases[ptr]; ok {
-			return b
-		}
-		i := strings.LastIndexByte(ptr, '/')
-		if i < 0 {
-			return d.url
-		}
-		ptr = ptr[:i]
-	}
-}
-
 // display renders a schema location for messages: the bare pointer in the
 // root document, prefixed by the resource's URI elsewhere.
-func (x *schemaIndex) display(doc *document, ptr string) string {
-	if doc.url == DefaultBaseURI {
+func (g *Graph) display(doc *Document, ptr string) string {
+	if doc.URL == DefaultBaseURI {
 		return ptr
 	}
-	return doc.url + "#" + ptr
+	return doc.URL + "#" + ptr
 }
 
 // shownURI renders a resolved URI for messages: relative to the directory
@@ -43,10 +28,11 @@ func shownURI(u string) string {
 	return u
 }
 
-// resolve finds the schema a $ref (or $dynamicRef) value names.
-func (x *schemaIndex) resolve(doc *document, ptr, keyword, ref string) (target, error) {
+// resolve finds the schema a $ref (or $dynamicRef, $recursiveRef) value
+// names.
+func (g *Graph) resolve(doc *Document, ptr, keyword, ref string) (target, error) {
 	fail := func(msg string) (target, error) {
-		return target{}, &Error{Pointer: x.display(doc, ptr), Keyword: keyword, Msg: msg}
+		return target{}, &Error{Pointer: g.display(doc, ptr), Keyword: keyword, Msg: msg}
 	}
 	base, err := url.Parse(doc.baseAt(ptr))
 	if err != nil {
@@ -59,21 +45,31 @@ func (x *schemaIndex) resolve(doc *document, ptr, keyword, ref string) (target, 
 	abs := base.ResolveReference(u)
 	frag := abs.Fragment
 	abs.Fragment = ""
-	res, ok := x.ids[abs.String()]
+	res, ok := g.ids[abs.String()]
 	if !ok {
 		return fail(fmt.Sprintf("unresolvable $ref %q: no resource %s in this document", ref, shownURI(abs.String())))
 	}
 	var t target
 	if frag == "" || frag[0] == '/' {
 		t = target{res.doc, res.ptr + frag}
-		if _, ok := pointer.Lookup(res.doc.root, t.ptr); !ok {
-			return fail(fmt.Sprintf("unresolvable $ref %q: nothing at %s", ref, x.display(res.doc, t.ptr)))
+		if _, ok := pointer.Lookup(res.doc.Root, t.ptr); !ok {
+			return fail(fmt.Sprintf("unresolvable $ref %q: nothing at %s", ref, g.display(res.doc, t.ptr)))
 		}
 		return t, nil
 	}
-	t, ok = x.anchors[abs.String()+"#"+frag]
+	t, ok = g.anchors[abs.String()+"#"+frag]
 	if !ok {
 		return fail(fmt.Sprintf("unresolvable $ref %q: no anchor %q", ref, frag))
 	}
 	return t, nil
+}
+
+// fragmentOf returns the fragment of a reference, unescaped as
+// resolution reads it.
+func fragmentOf(ref string) (string, bool) {
+	u, err := url.Parse(ref)
+	if err != nil {
+		return "", false
+	}
+	return u.Fragment, true
 }

@@ -1,0 +1,164 @@
+package schema
+
+// The keyword names. They are written as string literals here only:
+// everything above the compiler reads keywords from typed nodes, and
+// code that writes schemas (the adapter) names keywords with these
+// constants.
+const (
+	KwSchema          = "$schema"
+	KwID              = "$id"
+	KwIDDraft4        = "id"
+	KwRef             = "$ref"
+	KwDynamicRef      = "$dynamicRef"
+	KwRecursiveRef    = "$recursiveRef"
+	KwAnchor          = "$anchor"
+	KwDynamicAnchor   = "$dynamicAnchor"
+	KwRecursiveAnchor = "$recursiveAnchor"
+	KwVocabulary      = "$vocabulary"
+	KwDefs            = "$defs"
+	KwDefinitions     = "definitions"
+	KwComment         = "$comment"
+
+	KwAllOf = "allOf"
+	KwAnyOf = "anyOf"
+	KwOneOf = "oneOf"
+	KwNot   = "not"
+	KwIf    = "if"
+	KwThen  = "then"
+	KwElse  = "else"
+
+	KwProperties            = "properties"
+	KwPatternProperties     = "patternProperties"
+	KwAdditionalProperties  = "additionalProperties"
+	KwPropertyNames         = "propertyNames"
+	KwDependencies          = "dependencies"
+	KwDependentSchemas      = "dependentSchemas"
+	KwDependentRequired     = "dependentRequired"
+	KwUnevaluatedProperties = "unevaluatedProperties"
+	KwMinProperties         = "minProperties"
+	KwMaxProperties         = "maxProperties"
+	KwRequired              = "required"
+
+	KwItems            = "items"
+	KwPrefixItems      = "prefixItems"
+	KwAdditionalItems  = "additionalItems"
+	KwContains         = "contains"
+	KwMinContains      = "minContains"
+	KwMaxContains      = "maxContains"
+	KwUnevaluatedItems = "unevaluatedItems"
+	KwMinItems         = "minItems"
+	KwMaxItems         = "maxItems"
+	KwUniqueItems      = "uniqueItems"
+
+	KwType             = "type"
+	KwEnum             = "enum"
+	KwConst            = "const"
+	KwMultipleOf       = "multipleOf"
+	KwMaximum          = "maximum"
+	KwExclusiveMaximum = "exclusiveMaximum"
+	KwMinimum          = "minimum"
+	KwExclusiveMinimum = "exclusiveMinimum"
+	KwMinLength        = "minLength"
+	KwMaxLength        = "maxLength"
+	KwPattern          = "pattern"
+	KwFormat           = "format"
+
+	KwContentSchema    = "contentSchema"
+	KwContentEncoding  = "contentEncoding"
+	KwContentMediaType = "contentMediaType"
+
+	KwTitle       = "title"
+	KwDescription = "description"
+	KwDefault     = "default"
+	KwExamples    = "examples"
+	KwDeprecated  = "deprecated"
+	KwReadOnly    = "readOnly"
+	KwWriteOnly   = "writeOnly"
+
+	// KwNullable is OpenAPI 3.0's "nullable", read beside every draft.
+	KwNullable = "nullable"
+	// KwComponents holds OpenAPI's #/components/schemas.
+	KwComponents = "components"
+	// KwSchemas is the member of KwComponents that holds the schemas.
+	KwSchemas = "schemas"
+)
+
+// kwSpec says in which drafts and under which vocabulary a keyword is
+// understood.
+type kwSpec struct {
+	vocab        vocab
+	since, until int // draft versions; until 0: still
+}
+
+// keywords lists every keyword that is read as more than an annotation.
+// Anything else is an annotation or unknown, and ignored.
+var keywords = map[string]kwSpec{
+	KwRef:          {vCore, 4, 0},
+	KwRecursiveRef: {vCore, 2019, 2019},
+	KwDynamicRef:   {vCore, 2020, 0},
+
+	KwAllOf: {vApplicator, 4, 0}, KwAnyOf: {vApplicator, 4, 0}, KwOneOf: {vApplicator, 4, 0}, KwNot: {vApplicator, 4, 0},
+	KwItems: {vApplicator, 4, 0}, KwAdditionalItems: {vApplicator, 4, 0}, KwProperties: {vApplicator, 4, 0},
+	KwPatternProperties: {vApplicator, 4, 0}, KwAdditionalProperties: {vApplicator, 4, 0},
+	// "dependencies" is honoured in every draft, as by the reference
+	// validator (2019-09 split it into dependentSchemas and
+	// dependentRequired).
+	KwDependencies: {vApplicator, 4, 0},
+	KwContains:     {vApplicator, 6, 0}, KwPropertyNames: {vApplicator, 6, 0},
+	KwIf: {vApplicator, 7, 0}, KwThen: {vApplicator, 7, 0}, KwElse: {vApplicator, 7, 0},
+	KwDependentSchemas: {vApplicator, 2019, 0},
+	KwPrefixItems:      {vApplicator, 2020, 0},
+
+	KwUnevaluatedItems: {vUnevaluated, 2019, 0}, KwUnevaluatedProperties: {vUnevaluated, 2019, 0},
+
+	KwType: {vValidation, 4, 0}, KwEnum: {vValidation, 4, 0}, KwMultipleOf: {vValidation, 4, 0},
+	KwMaximum: {vValidation, 4, 0}, KwExclusiveMaximum: {vValidation, 4, 0}, KwMinimum: {vValidation, 4, 0},
+	KwExclusiveMinimum: {vValidation, 4, 0}, KwMinLength: {vValidation, 4, 0}, KwMaxLength: {vValidation, 4, 0},
+	KwPattern: {vValidation, 4, 0}, KwMinItems: {vValidation, 4, 0}, KwMaxItems: {vValidation, 4, 0},
+	KwUniqueItems: {vValidation, 4, 0}, KwMaxProperties: {vValidation, 4, 0}, KwMinProperties: {vValidation, 4, 0},
+	KwRequired:    {vValidation, 4, 0},
+	KwConst:       {vValidation, 6, 0},
+	KwMinContains: {vValidation, 2019, 0}, KwMaxContains: {vValidation, 2019, 0},
+	KwDependentRequired: {vValidation, 2019, 0},
+
+	// An annotation unless asserted (see Node.AssertFormat).
+	KwFormat: {vCore, 4, 0},
+}
+
+// The groups of keywords read together: a schema object is read only for
+// the groups it holds a keyword of.
+const (
+	gRefs uint16 = 1 << iota
+	gAnchors
+	gType
+	gValues
+	gProperties
+	gItems
+	gCombinators
+	gConditional
+	gDependencies
+	gApplicators
+	gObjects
+	gArrays
+	gNumbers
+	gStrings
+)
+
+// keywordGroups maps each keyword read to its group.
+var keywordGroups = map[string]uint16{
+	KwRef: gRefs, KwDynamicRef: gRefs, KwRecursiveRef: gRefs,
+	KwDynamicAnchor: gAnchors, KwRecursiveAnchor: gAnchors,
+	KwType: gType, KwEnum: gValues, KwConst: gValues, KwNullable: gValues,
+	KwProperties: gProperties, KwPatternProperties: gProperties, KwAdditionalProperties: gProperties,
+	KwItems: gItems, KwPrefixItems: gItems, KwAdditionalItems: gItems,
+	KwAllOf: gCombinators, KwAnyOf: gCombinators, KwOneOf: gCombinators,
+	KwIf: gConditional, KwThen: gConditional, KwElse: gConditional,
+	KwDependencies: gDependencies, KwDependentSchemas: gDependencies,
+	KwNot: gApplicators, KwContains: gApplicators | gArrays, KwPropertyNames: gApplicators,
+	KwUnevaluatedProperties: gApplicators, KwUnevaluatedItems: gApplicators,
+	KwRequired: gObjects, KwDependentRequired: gObjects, KwMinProperties: gObjects, KwMaxProperties: gObjects,
+	KwMinItems: gArrays, KwMaxItems: gArrays, KwUniqueItems: gArrays, KwMinContains: gArrays, KwMaxContains: gArrays,
+	KwMinimum: gNumbers, KwMaximum: gNumbers, KwExclusiveMinimum: gNumbers, KwExclusiveMaximum: gNumbers,
+	KwMultipleOf: gNumbers,
+	KwMinLength:  gStrings, KwMaxLength: gStrings, KwPattern: gStrings, KwFormat: gStrings,
+}
