@@ -14,8 +14,8 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
-	"github.com/structkit/structkit/internal/openapi"
 	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -103,7 +103,7 @@ func adaptedDoc(t testing.TB, a *Schema) map[string]any {
 	doc := decode(t, a.JSON())
 	if a.Profile() == GeminiSchema {
 		var err error
-		if doc, err = openapi.Normalize(doc); err != nil {
+		if doc, err = schema.RewriteOpenAPI30(doc); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,7 +1,6 @@
 package coerce
 
 import (
-	"github.com/structkit/structkit/internal/openapi"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/terms"
@@ -86,16 +85,8 @@ func (o CompileOptions) Compile(schema any) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	dialect, src := o.Dialect, terms.DialectUnknown
-	if o.Dialect == OpenAPI30 || o.Dialect == terms.DialectUnknown && openapi.Detect(doc) {
-		if doc, err = openapi.Normalize(doc); err != nil {
-			return nil, err
-		}
-		dialect, src = Draft2020, OpenAPI30
-	}
 	po := plan.Options{
-		Dialect:      dialect,
-		Source:       src,
+		Dialect:      o.Dialect,
 		Resources:    o.Resources,
 		NoNullable:   o.NoNullable,
 		AssertFormat: o.AssertFormat,

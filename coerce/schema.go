@@ -20,9 +20,6 @@ func (s *Schema) Dialect() Dialect {
 	if p == nil {
 		return 0
 	}
-	if src := p.Options().Source; src != 0 {
-		return src
-	}
 	return p.Dialect()
 }
 

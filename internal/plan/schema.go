@@ -9,10 +9,6 @@ import (
 type Options struct {
 	// Dialect applies when the document has no recognised "$schema".
 	Dialect Dialect
-	// Source, when set, is the dialect the document was written in before
-	// it was rewritten into the Dialect planned (OpenAPI30); package coerce
-	// reports it.
-	Source Dialect
 	// Resources are further schema documents by absolute URI, in any form
 	// Normalize accepts.
 	Resources map[string]any
@@ -92,7 +88,6 @@ func (s *Schema) LocOf(n *schema.Node) *Loc {
 	}
 	return s.locs[n.ID]
 }
-
 
 // Compile compiles a decoded schema document (see Normalize) into a plan.
 // Errors are *Error.

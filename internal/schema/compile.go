@@ -78,7 +78,12 @@ func Compile(doc any, o Options) (*Graph, error) {
 	c := &compiler{g: g, opts: o, res: map[string]*Resource{}, regexps: map[string]*regexp.Regexp{}}
 	dialect := declaredDialect(doc, o.Dialect)
 	if dialect == DialectUnknown {
+		// A document that declares no dialect and names upper-case types
+		// is in the OpenAPI 3.0 form (which every draft refuses).
 		dialect = Draft2020
+		if DetectOpenAPI30(doc) {
+			dialect = OpenAPI30
+		}
 	}
 	g.Dialect = dialect
 	read := dialect
