@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pointer"
 )
@@ -40,7 +41,7 @@ func (p Profile) Check(schema []byte) ([]Violation, error) {
 		_, err := ParseProfile(string(p))
 		return nil, err
 	}
-	doc, err := plan.Decode(schema)
+	doc, err := jsontext.Decode(schema, jsontext.Options{})
 	if err != nil {
 		return nil, err
 	}

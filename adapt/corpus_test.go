@@ -75,7 +75,7 @@ func loadCorpus(t testing.TB) []corpusTool {
 // decode reads JSON with exact numbers.
 func decode(t testing.TB, b []byte) any {
 	t.Helper()
-	v, err := plan.Decode(b)
+	v, err := jsontext.Decode(b, jsontext.Options{})
 	if err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, b)
 	}

@@ -19,7 +19,7 @@ import (
 // original schema left open without saying additionalProperties) keep
 // them, and the adapted schema refuses them; see actionClosed.
 func (s *Schema) Forward(args []byte) ([]byte, error) {
-	v, err := plan.Decode(args)
+	v, err := jsontext.Decode(args, jsontext.Options{})
 	if err != nil {
 		return nil, &Error{Profile: s.profile, Msg: "the arguments are not one JSON document: " + err.Error()}
 	}

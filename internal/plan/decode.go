@@ -1,35 +1,21 @@
 package plan
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
 
 	"google.golang.org/protobuf/types/known/structpb"
-)
 
-// Decode decodes one JSON document keeping numbers exact (json.Number).
-func Decode(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("trailing data after the document")
-	}
-	return v, nil
-}
+	"github.com/structkit/structkit/internal/jsontext"
+)
 
 // decodeDoc decodes JSON text given as a schema or a resource.
 func decodeDoc(b []byte) (any, error) {
-	v, err := Decode(b)
+	v, err := jsontext.Decode(b, jsontext.Options{})
 	if err != nil {
 		return nil, &Error{Msg: "not a JSON document", Err: err}
 	}

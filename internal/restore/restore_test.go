@@ -5,6 +5,7 @@ import (
 
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/lenient"
 	"github.com/structkit/structkit/internal/plan"
@@ -12,7 +13,7 @@ import (
 
 func loc(t *testing.T, schema string) *plan.Loc {
 	t.Helper()
-	doc, err := plan.Decode([]byte(schema))
+	doc, err := jsontext.Decode([]byte(schema), jsontext.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

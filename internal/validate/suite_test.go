@@ -14,6 +14,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/plan"
 )
 
@@ -107,7 +108,7 @@ func suiteRemotes(t testing.TB) (raw, decoded map[string]any) {
 
 func decodeJSON(t testing.TB, b []byte) any {
 	t.Helper()
-	v, err := plan.Decode(b)
+	v, err := jsontext.Decode(b, jsontext.Options{})
 	if err != nil {
 		t.Fatalf("decode %s: %v", b, err)
 	}
