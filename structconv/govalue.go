@@ -381,13 +381,16 @@ func (g *goConv) apply(v any, l *plan.Loc) (any, error) {
 		return x, nil
 	case json.Number:
 		lit := string(x)
+		if !jsontext.IsNumber(lit) {
+			return nil, g.fail(CodeNumber, "json.Number %q is not a number", clip(lit))
+		}
 		if err := g.checkDigits(lit); err != nil {
 			return nil, err
 		}
 		if !l.Integer() {
 			return x, nil
 		}
-		if jsontext.IsNumber(lit) && jsontext.HasFraction(lit) {
+		if jsontext.HasFraction(lit) {
 			// A fraction as written, whatever its double: kept exact for
 			// validation, never rounded to an integer.
 			if g.report != nil && l.Admits()&jsontype.Number == 0 {
@@ -395,7 +398,7 @@ func (g *goConv) apply(v any, l *plan.Loc) (any, error) {
 			}
 			return x, nil
 		}
-		if canon, ok := jsontext.IntegerDigits(lit); ok && jsontext.IsNumber(lit) {
+		if canon, ok := jsontext.IntegerDigits(lit); ok {
 			if g.report != nil && canon != lit {
 				g.note(terms.RuleInteger, lit, canon, l)
 			}

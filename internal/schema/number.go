@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/structkit/structkit/internal/jsontext"
 )
 
 // Number is a JSON number as validation compares it: exactly, as the decimal
@@ -47,7 +49,7 @@ const maxExponent = 10000
 func IsNumberValue(v any) bool {
 	switch x := v.(type) {
 	case json.Number:
-		return isNumberLiteral(string(x)) && exponentInRange(string(x))
+		return jsontext.IsNumber(string(x)) && exponentInRange(string(x))
 	case float64:
 		return !math.IsNaN(x) && !math.IsInf(x, 0)
 	case float32:
@@ -115,7 +117,7 @@ func floatNum(f float64) (Number, bool) {
 
 // ParseNumber reads a JSON number literal exactly.
 func ParseNumber(s string) (Number, bool) {
-	if !isNumberLiteral(s) || !exponentInRange(s) {
+	if !jsontext.IsNumber(s) || !exponentInRange(s) {
 		return Number{}, false
 	}
 	if n, ok := parseSmall(s); ok {
@@ -197,46 +199,6 @@ func parseSmall(s string) (Number, bool) {
 		m *= 10
 	}
 	return Number{kind: numInt, i: m}, true
-}
-
-// isNumberLiteral reports whether s is a JSON number literal (big.Rat
-// accepts more: "1/2", "0x10").
-func isNumberLiteral(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	start := i
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	if i == start {
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		start = i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		if i == start {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		start = i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		if i == start {
-			return false
-		}
-	}
-	return i == len(s)
 }
 
 func exponentInRange(s string) bool {

@@ -34,21 +34,29 @@ func randomNumber(r *rand.Rand) any {
 		}
 		return string(b)
 	}
+	// An integer part: JSON writes no leading zeros.
+	intDigits := func(n int) string {
+		d := digits(n)
+		if n > 1 && d[0] == '0' {
+			d = string(rune('1'+r.IntN(9))) + d[1:]
+		}
+		return d
+	}
 	switch r.IntN(7) {
 	case 0:
 		return json.Number(strconv.FormatInt(r.Int64N(2000)-1000, 10))
 	case 1:
-		return json.Number(digits(1+r.IntN(3)) + "." + digits(1+r.IntN(4)))
+		return json.Number(intDigits(1+r.IntN(3)) + "." + digits(1+r.IntN(4)))
 	case 2:
-		return json.Number("-" + digits(1+r.IntN(20)) + "." + digits(r.IntN(20)+1))
+		return json.Number("-" + intDigits(1+r.IntN(20)) + "." + digits(r.IntN(20)+1))
 	case 3:
-		return json.Number(digits(1+r.IntN(3)) + "e" + strconv.Itoa(r.IntN(40)-20))
+		return json.Number(intDigits(1+r.IntN(3)) + "e" + strconv.Itoa(r.IntN(40)-20))
 	case 4:
 		return float64(r.IntN(2000)-1000) / float64([]int{1, 2, 4, 10, 100, 3}[r.IntN(6)])
 	case 5:
 		return math.Ldexp(r.Float64(), r.IntN(140)-70)
 	}
-	return json.Number(digits(19 + r.IntN(5)))
+	return json.Number(intDigits(19 + r.IntN(5)))
 }
 
 // TestNumbersExact: comparisons, wholeness and multipleOf agree with

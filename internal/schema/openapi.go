@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/pointer"
 )
 
@@ -371,7 +372,7 @@ func scalarOf(s string) (v any, bad bool) {
 	case "false":
 		return false, false
 	}
-	if isNumberLiteral(s) {
+	if jsontext.IsNumber(s) {
 		return json.Number(s), false
 	}
 	return nil, true

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -208,8 +209,11 @@ func (c *collector) collect(e *verr) {
 		add(schema.KwNot, "a different value", describeValue(val), "this value is not allowed here")
 	case kInvalid:
 		got := fmt.Sprintf("%T", val)
-		if f, ok := val.(float64); ok {
-			got = "float64 " + strconv.FormatFloat(f, 'g', -1, 64)
+		switch x := val.(type) {
+		case float64:
+			got = "float64 " + strconv.FormatFloat(x, 'g', -1, 64)
+		case json.Number:
+			got = "json.Number " + strconv.Quote(clipText(string(x))) + ", which is not a JSON number"
 		}
 		add(schema.KwType, "a JSON value", got, "expected a JSON value, got "+got)
 	case kCycle:
@@ -271,4 +275,12 @@ func (c *collector) collect(e *verr) {
 		add(schema.KwMaxContains, fmt.Sprintf("at most %s", plural(e.a, "matching item")), strconv.Itoa(e.b),
 			fmt.Sprintf("expected at most %s, got %d", plural(e.a, "matching item"), e.b))
 	}
+}
+
+// clipText shortens a text quoted in a problem.
+func clipText(s string) string {
+	if len(s) > 40 {
+		return s[:37] + "..."
+	}
+	return s
 }
