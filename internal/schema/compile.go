@@ -87,9 +87,9 @@ func Compile(doc any, o Options) (*Graph, error) {
 	}
 	g.Dialect = dialect
 	read := dialect
-	if dr := drafts[dialect]; dr != nil && dr.rewrite != nil {
+	if dr := drafts[dialect]; dr != nil && dr.openAPI {
 		var err error
-		if doc, err = dr.rewrite(doc); err != nil {
+		if doc, err = RewriteOpenAPI30(doc); err != nil {
 			return nil, err
 		}
 		read = dr.readAs

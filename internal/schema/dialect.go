@@ -72,33 +72,28 @@ type draft struct {
 	// its vocabulary names to what they turn on.
 	vocabPrefix string
 	vocabs      map[string]vocab
-	// rewrite, if not nil, turns a document of this dialect into one of
-	// readAs before it is read (the OpenAPI 3.0 form).
-	rewrite func(any) (any, error)
+	// openAPI: a document of this dialect (the OpenAPI 3.0 form) is
+	// rewritten by RewriteOpenAPI30 into one of readAs before it is read.
+	openAPI bool
 	readAs  Dialect
 }
 
-var drafts map[Dialect]*draft
-
-func init() {
-	// Set in init: the OpenAPI rewrite reads the keyword tables.
-	drafts = map[Dialect]*draft{
-		Draft4: {version: 4, uriMark: "draft-04", idKeyword: KwIDDraft4, fragmentIDs: true, refOverrides: true},
-		Draft6: {version: 6, uriMark: "draft-06", idKeyword: KwID, fragmentIDs: true, refOverrides: true},
-		Draft7: {version: 7, uriMark: "draft-07", idKeyword: KwID, fragmentIDs: true, refOverrides: true},
-		Draft2019: {version: 2019, uriMark: "draft/2019-09", idKeyword: KwID,
-			anchorKeywords: []string{KwAnchor, KwDynamicAnchor}, recursiveAnchor: true,
-			vocabPrefix: "https://json-schema.org/draft/2019-09/vocab/",
-			vocabs: map[string]vocab{"core": vCore, "applicator": vApplicator | vUnevaluated, "validation": vValidation,
-				"format": vFormatAssertion, "meta-data": 0, "content": 0}},
-		Draft2020: {version: 2020, uriMark: "draft/2020-12", idKeyword: KwID,
-			anchorKeywords: []string{KwAnchor, KwDynamicAnchor}, dynamicAnchors: true, containsEvaluates: true,
-			vocabPrefix: "https://json-schema.org/draft/2020-12/vocab/",
-			vocabs: map[string]vocab{"core": vCore, "applicator": vApplicator, "unevaluated": vUnevaluated,
-				"validation": vValidation, "format-assertion": vFormatAssertion, "format-annotation": 0,
-				"meta-data": 0, "content": 0}},
-		OpenAPI30: {rewrite: RewriteOpenAPI30, readAs: Draft2020},
-	}
+var drafts = map[Dialect]*draft{
+	Draft4: {version: 4, uriMark: "draft-04", idKeyword: KwIDDraft4, fragmentIDs: true, refOverrides: true},
+	Draft6: {version: 6, uriMark: "draft-06", idKeyword: KwID, fragmentIDs: true, refOverrides: true},
+	Draft7: {version: 7, uriMark: "draft-07", idKeyword: KwID, fragmentIDs: true, refOverrides: true},
+	Draft2019: {version: 2019, uriMark: "draft/2019-09", idKeyword: KwID,
+		anchorKeywords: []string{KwAnchor, KwDynamicAnchor}, recursiveAnchor: true,
+		vocabPrefix: "https://json-schema.org/draft/2019-09/vocab/",
+		vocabs: map[string]vocab{"core": vCore, "applicator": vApplicator | vUnevaluated, "validation": vValidation,
+			"format": vFormatAssertion, "meta-data": 0, "content": 0}},
+	Draft2020: {version: 2020, uriMark: "draft/2020-12", idKeyword: KwID,
+		anchorKeywords: []string{KwAnchor, KwDynamicAnchor}, dynamicAnchors: true, containsEvaluates: true,
+		vocabPrefix: "https://json-schema.org/draft/2020-12/vocab/",
+		vocabs: map[string]vocab{"core": vCore, "applicator": vApplicator, "unevaluated": vUnevaluated,
+			"validation": vValidation, "format-assertion": vFormatAssertion, "format-annotation": 0,
+			"meta-data": 0, "content": 0}},
+	OpenAPI30: {openAPI: true, readAs: Draft2020},
 }
 
 // recognised lists the dialects in the order "$schema" URIs are matched.
@@ -111,7 +106,7 @@ func rulesOf(d Dialect) *draft {
 	if !ok {
 		return drafts[Draft2020]
 	}
-	if dr.rewrite != nil {
+	if dr.openAPI {
 		return drafts[dr.readAs]
 	}
 	return dr
