@@ -19,5 +19,8 @@
 // way doubles are written (AppendFloat, AppendWhole).
 //
 // Decode reads one document into a Go tree; Marshal and the Append
-// functions write JSON. The package knows nothing of schemas.
+// functions write JSON. For readers that need a value's bytes rather than
+// its tokens (a captured frame spliced, a block handed on), SkipValue
+// reads a value whole and Compact rewrites one without white space;
+// PointerAt names the location of an offset as a JSON Pointer. The package knows nothing of schemas.
 package jsontext

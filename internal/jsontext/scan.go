@@ -1,0 +1,138 @@
+package jsontext
+
+import (
+	"errors"
+	"math"
+	"strings"
+
+	"github.com/structkit/structkit/internal/pointer"
+)
+
+// The helpers of this file read documents through a Decoder for callers
+// that need the bytes of a value rather than its tokens: skipping a value
+// whole, compacting one, and locating an offset by JSON Pointer.
+
+// Loose are the Options of a reader that only finds its way through text
+// someone else judges (a captured frame handed on to the codec, an
+// offset being located): no repeated-name check, the deepest nesting
+// allowed and no practical digit limit. Syntax, UTF-8 and the number
+// grammar are enforced as always.
+var Loose = Options{MaxDepth: MaxDepthLimit, MaxDigits: math.MaxInt32, AllowDuplicateNames: true}
+
+// SkipValue reads the rest of the value whose first token the last Next
+// or Read returned: for an ObjectOpen or ArrayOpen, every token up to and
+// including the matching close; for a scalar, nothing. It returns the
+// offset just past the value, so that Source()[Start():end] is the value
+// as written. Called on any other current token (a Name, a close, EOF), it
+// reads nothing and returns that token's end.
+func (d *Decoder) SkipValue() (end int, err error) {
+	switch d.Current().Kind() {
+	case ObjectOpen, ArrayOpen:
+		for depth := d.Depth(); d.Depth() >= depth; {
+			if _, err := d.Next(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return d.Current().End(), nil
+}
+
+// Compact appends to dst the one document src holds without its
+// insignificant white space, every token as written (strings keep their
+// escapes, numbers their literal), read under o: the text is checked as
+// the Decoder checks it, and an error is a *SyntaxError.
+func Compact(dst []byte, src string, o Options) ([]byte, error) {
+	var d Decoder
+	d.Reset(src, o)
+	prev := Invalid // the last token written
+	for {
+		k, err := d.Next()
+		if err != nil {
+			return dst, err
+		}
+		switch k {
+		case EOF:
+			return dst, nil
+		case ObjectClose, ArrayClose:
+		default:
+			if prev != Invalid && prev != Name && prev != ObjectOpen && prev != ArrayOpen {
+				dst = append(dst, ',')
+			}
+		}
+		if prev == Name {
+			dst = append(dst, ':')
+		}
+		dst = append(dst, src[d.Start():d.Current().End()]...)
+		prev = k
+	}
+}
+
+// PointerAt returns the JSON Pointer of the innermost value or member
+// name of src that starts at or before byte offset off: the location, in
+// the document's terms, of a problem found at off (a SyntaxError's
+// Offset, or a later reader's). src is read under Loose up to off, and
+// only as far as it is JSON: for text that breaks off earlier, the
+// pointer of the last value read. It costs a read of src up to off: call
+// it for errors.
+func PointerAt(src string, off int) string {
+	type frame struct {
+		obj  bool
+		key  string // the member being read
+		next int    // the next element's index
+	}
+	var (
+		d     Decoder
+		stack []frame
+		best  string
+	)
+	cur := func() string {
+		var b []byte
+		for _, f := range stack {
+			if f.obj {
+				b = pointer.AppendToken(b, f.key)
+			} else {
+				b = pointer.AppendIndex(b, f.next-1)
+			}
+		}
+		return string(b)
+	}
+	d.Reset(src, Loose)
+	last, lastEnd := Invalid, 0 // the last token read, and its end
+	for {
+		k, err := d.Next()
+		var se *SyntaxError
+		if errors.As(err, &se) && se.Offset <= off {
+			// The value that failed is an array's next element when the
+			// array has just opened or a ',' came after the last one.
+			if n := len(stack); n > 0 && !stack[n-1].obj &&
+				(last == ArrayOpen || strings.HasPrefix(strings.TrimLeft(src[lastEnd:se.Offset], " \t\r\n"), ",")) {
+				stack[n-1].next++
+				return cur()
+			}
+			return best
+		}
+		if err != nil || k == EOF || d.Start() > off {
+			return best
+		}
+		last, lastEnd = k, d.Current().End()
+		switch k {
+		case Name:
+			stack[len(stack)-1].key = d.Text()
+			best = cur()
+			continue
+		case ObjectClose, ArrayClose:
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if n := len(stack); n > 0 && !stack[n-1].obj {
+			stack[n-1].next++
+		}
+		best = cur()
+		switch k {
+		case ObjectOpen:
+			stack = append(stack, frame{obj: true})
+		case ArrayOpen:
+			stack = append(stack, frame{})
+		}
+	}
+}

@@ -1,0 +1,136 @@
+package jsontext
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestSkipValue(t *testing.T) {
+	src := ` {"a": [1, {"b": "}"}], "c" : 2.50, "d":{}} `
+	d := NewDecoder(src, Options{})
+	var got []string
+	if k, _ := d.Next(); k != ObjectOpen {
+		t.Fatal("no object")
+	}
+	for {
+		k, err := d.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k == ObjectClose {
+			break
+		}
+		if _, err := d.Next(); err != nil {
+			t.Fatal(err)
+		}
+		start := d.Start()
+		end, err := d.SkipValue()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, src[start:end])
+	}
+	if want := `[1, {"b": "}"}]|2.50|{}`; strings.Join(got, "|") != want {
+		t.Errorf("spans %q, want %q", strings.Join(got, "|"), want)
+	}
+	if k, err := d.Next(); k != EOF || err != nil {
+		t.Errorf("after the document: %v %v", k, err)
+	}
+	// An error inside the value is the Decoder's.
+	d = NewDecoder(`[1, 007]`, Options{})
+	d.Next()
+	var se *SyntaxError
+	if _, err := d.SkipValue(); !errors.As(err, &se) || se.Offset != 5 {
+		t.Errorf("err = %v, want the leading zero at byte 5", err)
+	}
+}
+
+func TestCompact(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{` { "a" : [ 1 , 2.50e1 , "x \" y\u00e9" ] , "b" : { } , "c" : [ ] , "d" : null } `, `{"a":[1,2.50e1,"x \" y\u00e9"],"b":{},"c":[],"d":null}`},
+		{"\n7\n", `7`},
+		{`[[],[{}],true,false]`, `[[],[{}],true,false]`},
+	} {
+		got, err := Compact(nil, tc.in, Options{})
+		if err != nil || string(got) != tc.want {
+			t.Errorf("Compact(%q) = %s, %v; want %s", tc.in, got, err, tc.want)
+		}
+		// As encoding/json compacts it.
+		var b bytes.Buffer
+		if err := json.Compact(&b, []byte(tc.in)); err != nil || b.String() != string(got) {
+			t.Errorf("json.Compact(%q) = %s, ours %s", tc.in, b.String(), got)
+		}
+	}
+	for _, in := range []string{`[1,]`, `{"a":1,"a":2}`, `007`, `"\ud800"`, `[1] 2`} {
+		var se *SyntaxError
+		if _, err := Compact(nil, in, Options{}); !errors.As(err, &se) {
+			t.Errorf("Compact(%q): err = %v, want a *SyntaxError", in, err)
+		}
+	}
+	if got, err := Compact(nil, `{"a":1,"a":2}`, Loose); err != nil || string(got) != `{"a":1,"a":2}` {
+		t.Errorf("Loose keeps repeated names: %s %v", got, err)
+	}
+}
+
+func TestPointerAt(t *testing.T) {
+	src := `{"a": [10, {"b~/": true}], "c": 3}`
+	for _, tc := range []struct {
+		at   string // the text at the offset
+		want string
+	}{
+		{`{"a"`, ""},
+		{`"a"`, "/a"},
+		{`[10`, "/a"},
+		{`10`, "/a/0"},
+		{`, {`, "/a/0"},
+		{`{"b~/"`, "/a/1"},
+		{`"b~/"`, "/a/1/b~0~1"},
+		{`true`, "/a/1/b~0~1"},
+		{`}]`, "/a/1/b~0~1"},
+		{`"c"`, "/c"},
+		{`3}`, "/c"},
+	} {
+		off := strings.Index(src, tc.at)
+		if got := PointerAt(src, off); got != tc.want {
+			t.Errorf("PointerAt(%d: %s) = %q, want %q", off, tc.at, got, tc.want)
+		}
+	}
+	// At the error of a document that breaks off, the last value read.
+	bad := `{"ids": [1, 2, 007]}`
+	_, err := DecodeString(bad, Options{})
+	var se *SyntaxError
+	if !errors.As(err, &se) {
+		t.Fatal(err)
+	}
+	if got := PointerAt(bad, se.Offset); got != "/ids/2" {
+		t.Errorf("PointerAt(the error) = %q, want /ids/2", got)
+	}
+	if got := PointerAt(`[`+strings.Repeat(`[`, 3000), 3000); got != strings.Repeat("/0", 3000) {
+		t.Errorf("deep: %d bytes", len(got))
+	}
+}
+
+func FuzzCompact(f *testing.F) {
+	for _, s := range []string{`{"a": [1, 2]}`, ` "x\n" `, `[{}, [], null]`, `{"a":1,"a":2}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got, err := Compact(nil, in, Loose)
+		if err != nil {
+			return
+		}
+		var b bytes.Buffer
+		if err := json.Compact(&b, []byte(in)); err != nil {
+			t.Fatalf("%q: ours compacts, encoding/json: %v", in, err)
+		}
+		if b.String() != string(got) {
+			t.Fatalf("%q: %s, encoding/json %s", in, got, b.String())
+		}
+		for i := 0; i <= len(in); i++ {
+			PointerAt(in, i)
+		}
+	})
+}
