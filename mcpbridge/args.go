@@ -59,32 +59,8 @@ func syntaxError(src string, err error) error {
 // name with its value's text as written (compact text gives compact
 // values); ok is false for text that is not one JSON object.
 func topMembers(raw []byte) (map[string]string, bool) {
-	src := string(raw)
-	d := jsontext.NewDecoder(src, jsontext.Options{})
-	if k, err := d.Next(); err != nil || k != jsontext.ObjectOpen {
-		return nil, false
-	}
-	m := map[string]string{}
-	for {
-		k, err := d.Next()
-		if err != nil {
-			return nil, false
-		}
-		if k == jsontext.ObjectClose {
-			k, err := d.Next()
-			return m, err == nil && k == jsontext.EOF
-		}
-		name := d.Text()
-		if _, err := d.Next(); err != nil {
-			return nil, false
-		}
-		start := d.Start()
-		end, err := d.SkipValue()
-		if err != nil {
-			return nil, false
-		}
-		m[name] = src[start:end]
-	}
+	m, err := jsontext.Members(string(raw), jsontext.Options{})
+	return m, err == nil && m != nil
 }
 
 // topString returns the string a JSON object's member holds, unescaped;

@@ -136,3 +136,79 @@ func PointerAt(src string, off int) string {
 		}
 	}
 }
+
+// Members reads the one document src holds, under o, and returns the
+// members of that object: each value's text as written (white space
+// inside it kept), by its name unescaped; with o.AllowDuplicateNames, the
+// last of repeated members. It returns nil and no error for a document
+// that is not an object; an error is a *SyntaxError.
+func Members(src string, o Options) (map[string]string, error) {
+	m := map[string]string{}
+	ok, err := container(src, o, ObjectOpen, func(name string, d *Decoder) error {
+		start := d.Start()
+		end, err := d.SkipValue()
+		if err == nil {
+			m[name] = src[start:end]
+		}
+		return err
+	})
+	if !ok {
+		m = nil
+	}
+	return m, err
+}
+
+// Elements is Members for an array: each element's text as written; nil
+// and no error for a document that is not an array.
+func Elements(src string, o Options) ([]string, error) {
+	a := []string{}
+	ok, err := container(src, o, ArrayOpen, func(_ string, d *Decoder) error {
+		start := d.Start()
+		end, err := d.SkipValue()
+		if err == nil {
+			a = append(a, src[start:end])
+		}
+		return err
+	})
+	if !ok {
+		a = nil
+	}
+	return a, err
+}
+
+// container reads the document src, calling each for the first token of
+// every value directly inside it when it is an object (open ObjectOpen,
+// with the member's name) or an array (ArrayOpen). ok is false when the
+// document is another value.
+func container(src string, o Options, open Kind, each func(name string, d *Decoder) error) (ok bool, err error) {
+	var d Decoder
+	d.Reset(src, o)
+	k, err := d.Next()
+	if err != nil {
+		return false, err
+	}
+	ok = k == open
+	if !ok {
+		_, err = d.SkipValue()
+	}
+	for ok && err == nil {
+		if k, err = d.Next(); err != nil {
+			break
+		}
+		if k == ObjectClose || k == ArrayClose {
+			break
+		}
+		name := ""
+		if k == Name {
+			name = d.Text()
+			if _, err = d.Next(); err != nil {
+				break
+			}
+		}
+		err = each(name, &d)
+	}
+	if err == nil {
+		_, err = d.Next() // EOF, or trailing data
+	}
+	return ok && err == nil, err
+}

@@ -134,3 +134,56 @@ func FuzzCompact(f *testing.F) {
 		}
 	})
 }
+
+func TestMembersElements(t *testing.T) {
+	m, err := Members(` {"a": [1, 2] ,"b\u0021":"x", "c":{ }} `, Options{})
+	if err != nil || len(m) != 3 || m["a"] != "[1, 2]" || m["b!"] != `"x"` || m["c"] != "{ }" {
+		t.Errorf("Members = %q, %v", m, err)
+	}
+	if m, err := Members(`[1]`, Options{}); m != nil || err != nil {
+		t.Errorf("Members of an array = %q, %v; want nil, nil", m, err)
+	}
+	a, err := Elements(`[ {"a":1}, 2.50 ,"]"]`, Options{})
+	if err != nil || strings.Join(a, "|") != `{"a":1}|2.50|"]"` {
+		t.Errorf("Elements = %q, %v", a, err)
+	}
+	if a, err := Elements(`[]`, Options{}); a == nil || len(a) != 0 || err != nil {
+		t.Errorf("Elements of [] = %#v, %v", a, err)
+	}
+	if a, err := Elements(`{}`, Options{}); a != nil || err != nil {
+		t.Errorf("Elements of an object = %q, %v; want nil, nil", a, err)
+	}
+	for _, in := range []string{`{"a":1,"a":2}`, `{"a":1} x`, `{"a":007}`, `[1,]`, `{"a":[}`} {
+		var se *SyntaxError
+		if _, err := Members(in, Options{}); !errors.As(err, &se) {
+			t.Errorf("Members(%q): err = %v", in, err)
+		}
+	}
+	if m, err := Members(`{"a":1,"a":2}`, Loose); err != nil || m["a"] != "2" {
+		t.Errorf("Loose keeps the last: %q %v", m, err)
+	}
+}
+
+func FuzzMembers(f *testing.F) {
+	for _, s := range []string{`{"a": [1, 2]}`, `[{}, [], null]`, `{"a":1,"a":2}`, `{"a":[}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		m, err := Members(in, Loose)
+		if err == nil && m != nil {
+			for _, v := range m {
+				if _, err := DecodeString(v, Loose); err != nil {
+					t.Fatalf("%q: member %q does not read: %v", in, v, err)
+				}
+			}
+		}
+		a, err := Elements(in, Loose)
+		if err == nil && a != nil {
+			for _, v := range a {
+				if _, err := DecodeString(v, Loose); err != nil {
+					t.Fatalf("%q: element %q does not read: %v", in, v, err)
+				}
+			}
+		}
+	})
+}
