@@ -21,6 +21,8 @@
 // Decode reads one document into a Go tree; Marshal and the Append
 // functions write JSON. For readers that need a value's bytes rather than
 // its tokens (a captured frame spliced, a block handed on), SkipValue
-// reads a value whole and Compact rewrites one without white space;
-// PointerAt names the location of an offset as a JSON Pointer. The package knows nothing of schemas.
+// reads a value whole, Members and Elements give a container's values as
+// written, and Compact rewrites a document without white space; PointerAt
+// names the location of an offset as a JSON Pointer, and ValueAt finds
+// the offset of a pointer. The package knows nothing of schemas.
 package jsontext

@@ -3,6 +3,8 @@ package jsontext
 import (
 	"errors"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/structkit/structkit/internal/pointer"
@@ -211,4 +213,49 @@ func container(src string, o Options, open Kind, each func(name string, d *Decod
 		_, err = d.Next() // EOF, or trailing data
 	}
 	return ok && err == nil, err
+}
+
+// ValueAt returns the offset at which the value the JSON Pointer ptr
+// names starts in src (the inverse of PointerAt), reading src under Loose;
+// ok is false when src holds no such value, as far as it is JSON. Like
+// PointerAt it is meant for errors: a caller that judged a decoded tree
+// names the location in the text.
+func ValueAt(src, ptr string) (off int, ok bool) {
+	want, ok := pointer.Split(ptr)
+	if !ok {
+		return 0, false
+	}
+	var (
+		d    Decoder
+		path []string // the tokens of the current value
+		next []int    // per open container: the next element's index, or -1 in an object
+	)
+	d.Reset(src, Loose)
+	for {
+		k, err := d.Next()
+		if err != nil || k == EOF {
+			return 0, false
+		}
+		switch k {
+		case Name:
+			path[len(path)-1] = d.Text()
+			continue
+		case ObjectClose, ArrayClose:
+			path, next = path[:len(path)-1], next[:len(next)-1]
+			continue
+		}
+		if n := len(next); n > 0 && next[n-1] >= 0 {
+			path[len(path)-1] = strconv.Itoa(next[n-1])
+			next[n-1]++
+		}
+		if slices.Equal(path, want) {
+			return d.Start(), true
+		}
+		switch k {
+		case ObjectOpen:
+			path, next = append(path, ""), append(next, -1)
+		case ArrayOpen:
+			path, next = append(path, ""), append(next, 0)
+		}
+	}
 }

@@ -187,3 +187,37 @@ func FuzzMembers(f *testing.F) {
 		}
 	})
 }
+
+func TestValueAt(t *testing.T) {
+	src := ` {"a": [10, {"b~/": true}], "": [[], 3]} `
+	for ptr, want := range map[string]string{
+		"":           `{"a"`,
+		"/a":         `[10`,
+		"/a/0":       `10`,
+		"/a/1":       `{"b~/"`,
+		"/a/1/b~0~1": `true`,
+		"/":          `[[]`,
+		"/~1/0":      ``,
+		"//0":        `[], 3`,
+		"//1":        `3]`,
+	} {
+		off, ok := ValueAt(src, ptr)
+		if want == "" {
+			if ok {
+				t.Errorf("ValueAt(%q) = %d, want none", ptr, off)
+			}
+			continue
+		}
+		if !ok || !strings.HasPrefix(src[off:], want) {
+			t.Errorf("ValueAt(%q) = %d %v, want the offset of %s", ptr, off, ok, want)
+		}
+		if ok && PointerAt(src, off) != ptr {
+			t.Errorf("PointerAt(ValueAt(%q)) = %q", ptr, PointerAt(src, off))
+		}
+	}
+	for _, ptr := range []string{"/a/2", "/b", "a", "/a/x"} {
+		if off, ok := ValueAt(src, ptr); ok {
+			t.Errorf("ValueAt(%q) = %d, want none", ptr, off)
+		}
+	}
+}
