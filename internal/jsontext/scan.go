@@ -69,6 +69,57 @@ func Compact(dst []byte, src string, o Options) ([]byte, error) {
 	}
 }
 
+// Indent appends to dst the one document src holds as encoding/json's
+// Indent writes it with no prefix: each element and member on a line of
+// its own, indented one more indent per level, ": " after names, empty
+// arrays and objects as [] and {}, every token as written. src is read
+// under o, as Compact reads it.
+func Indent(dst []byte, src, indent string, o Options) ([]byte, error) {
+	var d Decoder
+	d.Reset(src, o)
+	prev := Invalid // the last token written
+	newline := func(depth int) {
+		dst = append(dst, '\n')
+		for range depth {
+			dst = append(dst, indent...)
+		}
+	}
+	for {
+		k, err := d.Next()
+		if err != nil {
+			return dst, err
+		}
+		switch k {
+		case EOF:
+			return dst, nil
+		case ObjectClose, ArrayClose:
+			if prev != ObjectOpen && prev != ArrayOpen {
+				newline(d.Depth())
+			}
+		default:
+			switch prev {
+			case Invalid:
+			case Name:
+				dst = append(dst, ':', ' ')
+			case ObjectOpen, ArrayOpen:
+				newline(d.Depth() - btoi(k == ObjectOpen || k == ArrayOpen))
+			default:
+				dst = append(dst, ',')
+				newline(d.Depth() - btoi(k == ObjectOpen || k == ArrayOpen))
+			}
+		}
+		dst = append(dst, src[d.Start():d.Current().End()]...)
+		prev = k
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // PointerAt returns the JSON Pointer of the innermost value or member
 // name of src that starts at or before byte offset off: the location, in
 // the document's terms, of a problem found at off (a SyntaxError's

@@ -221,3 +221,32 @@ func TestValueAt(t *testing.T) {
 		}
 	}
 }
+
+func TestIndent(t *testing.T) {
+	for _, in := range []string{` { "a" : [ 1 , { } , [ ] , {"b":[[]]} ] , "c" : "x" } `, `7`, `[]`, `{}`, `[[1,2],{"a":{}}]`} {
+		got, err := Indent(nil, in, "  ", Options{})
+		var b bytes.Buffer
+		if jerr := json.Indent(&b, []byte(strings.TrimSpace(in)), "", "  "); err != nil || jerr != nil || b.String() != string(got) {
+			t.Errorf("Indent(%q) =\n%s (%v)\nencoding/json:\n%s (%v)", in, got, err, b.String(), jerr)
+		}
+	}
+}
+
+func FuzzIndent(f *testing.F) {
+	for _, s := range []string{`{"a": [1, {}, []]}`, `[[{"b":null}]]`, `"x"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got, err := Indent(nil, in, "\t", Loose)
+		if err != nil {
+			return
+		}
+		var b bytes.Buffer
+		if err := json.Indent(&b, []byte(strings.Trim(in, " \t\r\n")), "", "\t"); err != nil {
+			t.Fatalf("%q: ours indents, encoding/json: %v", in, err)
+		}
+		if b.String() != string(got) {
+			t.Fatalf("%q:\n%s\nencoding/json:\n%s", in, got, b.String())
+		}
+	})
+}
