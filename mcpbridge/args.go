@@ -29,6 +29,14 @@ func readArguments(args []byte, maxDepth, maxDigits int) (map[string]any, error)
 	// The range of the literals (1e400), checked where the tree is held
 	// to the literals' rules.
 	if _, err := (structconv.GoOptions{MaxNumberDigits: maxDigits}).Apply(obj); err != nil {
+		var se *structconv.Error
+		if errors.As(err, &se) && se.Offset < 0 {
+			located := *se // placed in the text, as Unmarshal places it
+			if off, ok := jsontext.ValueAt(src, se.Path); ok {
+				located.Offset = off
+			}
+			return nil, &located
+		}
 		return nil, err
 	}
 	return obj, nil

@@ -120,15 +120,18 @@ func btoi(b bool) int {
 	return 0
 }
 
-// PointerAt returns the JSON Pointer of the innermost value or member
-// name of src that starts at or before byte offset off: the location, in
-// the document's terms, of a problem found at off (a SyntaxError's
-// Offset, or a later reader's). src is read under Loose up to off, and
-// only as far as it is JSON: for text that breaks off earlier, the
-// pointer of the last value read. It costs a read of src up to off: call
-// it for errors.
+// PointerAt returns the JSON Pointer of the innermost value of src whose
+// text holds byte offset off, or of the member whose name starts there
+// (up to its value): the location, in the document's terms, of a problem
+// found at off (a SyntaxError's Offset, or a later reader's). Between the
+// members or elements of a container it is the container's; after the
+// document, the root's. src is read under Loose up to off, and only as
+// far as it is JSON: where the text breaks off at or before off, it is
+// the pointer of the value that failed to read. It costs a read of src up
+// to off: call it for errors.
 func PointerAt(src string, off int) string {
 	type frame struct {
+		self string // the container's pointer
 		obj  bool
 		key  string // the member being read
 		next int    // the next element's index
@@ -138,16 +141,24 @@ func PointerAt(src string, off int) string {
 		stack []frame
 		best  string
 	)
-	cur := func() string {
-		var b []byte
-		for _, f := range stack {
-			if f.obj {
-				b = pointer.AppendToken(b, f.key)
-			} else {
-				b = pointer.AppendIndex(b, f.next-1)
-			}
+	// child returns the pointer of the value starting in the innermost
+	// container ("" at the top).
+	child := func() string {
+		if len(stack) == 0 {
+			return ""
 		}
-		return string(b)
+		f := &stack[len(stack)-1]
+		if f.obj {
+			return string(pointer.AppendToken([]byte(f.self), f.key))
+		}
+		f.next++
+		return string(pointer.AppendIndex([]byte(f.self), f.next-1))
+	}
+	container := func() string {
+		if len(stack) == 0 {
+			return ""
+		}
+		return stack[len(stack)-1].self
 	}
 	d.Reset(src, Loose)
 	last, lastEnd := Invalid, 0 // the last token read, and its end
@@ -159,8 +170,7 @@ func PointerAt(src string, off int) string {
 			// array has just opened or a ',' came after the last one.
 			if n := len(stack); n > 0 && !stack[n-1].obj &&
 				(last == ArrayOpen || strings.HasPrefix(strings.TrimLeft(src[lastEnd:se.Offset], " \t\r\n"), ",")) {
-				stack[n-1].next++
-				return cur()
+				return child()
 			}
 			return best
 		}
@@ -171,21 +181,22 @@ func PointerAt(src string, off int) string {
 		switch k {
 		case Name:
 			stack[len(stack)-1].key = d.Text()
-			best = cur()
-			continue
+			best = child()
+		case ObjectOpen, ArrayOpen:
+			best = child()
+			stack = append(stack, frame{self: best, obj: k == ObjectOpen})
 		case ObjectClose, ArrayClose:
+			closed := container()
 			stack = stack[:len(stack)-1]
-			continue
-		}
-		if n := len(stack); n > 0 && !stack[n-1].obj {
-			stack[n-1].next++
-		}
-		best = cur()
-		switch k {
-		case ObjectOpen:
-			stack = append(stack, frame{obj: true})
-		case ArrayOpen:
-			stack = append(stack, frame{})
+			if best = container(); off < lastEnd {
+				best = closed // the bracket is the container's text
+			}
+		default: // a scalar
+			if p := child(); off < lastEnd {
+				best = p
+			} else {
+				best = container()
+			}
 		}
 	}
 }

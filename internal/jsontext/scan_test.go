@@ -85,11 +85,13 @@ func TestPointerAt(t *testing.T) {
 		{`"a"`, "/a"},
 		{`[10`, "/a"},
 		{`10`, "/a/0"},
-		{`, {`, "/a/0"},
+		{`, {`, "/a"},
 		{`{"b~/"`, "/a/1"},
 		{`"b~/"`, "/a/1/b~0~1"},
 		{`true`, "/a/1/b~0~1"},
-		{`}]`, "/a/1/b~0~1"},
+		{`}]`, "/a/1"},
+		{`]`, "/a"},
+		{`, "c"`, ""},
 		{`"c"`, "/c"},
 		{`3}`, "/c"},
 	} {
@@ -98,7 +100,13 @@ func TestPointerAt(t *testing.T) {
 			t.Errorf("PointerAt(%d: %s) = %q, want %q", off, tc.at, got, tc.want)
 		}
 	}
-	// At the error of a document that breaks off, the last value read.
+	if got := PointerAt(src, len(src)-1); got != "" {
+		t.Errorf("PointerAt(the last brace) = %q, want the root", got)
+	}
+	if got := PointerAt(src+" x", len(src)+1); got != "" {
+		t.Errorf("PointerAt(after the document) = %q, want the root", got)
+	}
+	// At the error of a document that breaks off, the value that failed.
 	bad := `{"ids": [1, 2, 007]}`
 	_, err := DecodeString(bad, Options{})
 	var se *SyntaxError
