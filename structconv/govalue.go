@@ -163,7 +163,7 @@ func (g *goConv) checkNumber(lit string) error {
 	if !jsontext.IsNumber(lit) {
 		return g.fail(CodeNumber, "json.Number %q is not a number", clip(lit))
 	}
-	if _, err := jsontext.ParseFloat(lit); err != nil {
+	if !jsontext.InDoubleRange(lit) {
 		return g.fail(CodeNumber, "number %s is out of range of a double", clip(lit))
 	}
 	return nil
