@@ -2,6 +2,9 @@ package bridge
 
 import (
 	"context"
+	// encoding/json: json.RawMessage is the JSON text mcpbridge and the
+	// go-sdk hand over, and json.Marshal writes the go-sdk's own
+	// mcp.TextContent; we read no JSON with it.
 	"encoding/json"
 	"sync"
 

@@ -19,6 +19,8 @@ package grpcmcp
 
 import (
 	"context"
+	// encoding/json: the go-sdk hands us the arguments and takes results
+	// as json.RawMessage; schemas are read through jsontext.
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,6 +36,7 @@ import (
 
 	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/protoschema"
 	"github.com/structkit/structkit/structconv"
@@ -214,10 +217,9 @@ func newTool(t Tool, o Options) (*tool, error) {
 		outSchema = out.Schema()
 	}
 	for _, sch := range []json.RawMessage{inSchema, outSchema} {
-		var top struct {
-			Type any `json:"type"`
-		}
-		if err := json.Unmarshal(sch, &top); err != nil || top.Type != "object" {
+		m, err := jsontext.Members(string(sch), jsontext.Options{})
+		typ, _ := jsontext.DecodeString(m["type"], jsontext.Options{})
+		if err != nil || m == nil || typ != "object" {
 			return nil, fmt.Errorf(`grpcmcp: %s: a tool's schemas must be objects (type "object"); %s is not`, md.FullName(), md.Input().FullName())
 		}
 	}

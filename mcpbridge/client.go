@@ -49,6 +49,9 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	// encoding/json: the go-sdk hands us and takes JSON text as
+	// json.RawMessage and decoded values (float64, json.Number), and
+	// marshals its own types (mcp.TextContent); we read no JSON with it.
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -384,11 +387,11 @@ func schemaJSON(s any) (json.RawMessage, error) {
 		if len(bytes.TrimSpace(v)) == 0 || string(bytes.TrimSpace(v)) == "null" {
 			return nil, nil
 		}
-		var b bytes.Buffer
-		if err := json.Compact(&b, v); err != nil {
+		b, err := jsontext.Compact(nil, string(v), jsontext.Options{})
+		if err != nil {
 			return nil, err
 		}
-		return b.Bytes(), nil
+		return b, nil
 	}
 	b, err := jsontext.Marshal(s)
 	if err != nil {
@@ -404,12 +407,11 @@ func schemaJSON(s any) (json.RawMessage, error) {
 // members: only "type" (object), annotations, empty "properties"/"required",
 // and "additionalProperties" true or {}.
 func trivialSchema(raw json.RawMessage) bool {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
+	m, ok := topMembers(raw)
+	if !ok {
 		return false
 	}
-	for k, v := range m {
-		s := string(bytes.TrimSpace(v))
+	for k, s := range m {
 		switch k {
 		case "type":
 			if s != `"object"` {
@@ -530,19 +532,16 @@ func (c *Client) CallToolJSON(ctx context.Context, name string, args []byte) (*C
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = []byte("{}")
 	}
-	// The strict reading, and the limits, before anything else.
-	var strict structpb.Struct
-	if err := (structconv.UnmarshalOptions{MaxDepth: c.maxDepth()}).Unmarshal(args, &strict); err != nil {
+	// The one reading of the text, strict and within the limits, before
+	// anything else.
+	tree, err := readArguments(args, c.maxDepth(), c.opts.MaxNumberDigits)
+	if err != nil {
 		return nil, &CallError{Server: c.name, Tool: name, Stage: StageArguments, Err: err}
 	}
 	res := &CallResult{}
 	if ti.Unchecked {
 		res.Unconverted = uncheckedReason(ti)
 		return c.send(ctx, name, ti, bytes.TrimSpace(args), res)
-	}
-	tree, err := decodeNumbers(args)
-	if err != nil {
-		return nil, &CallError{Server: c.name, Tool: name, Stage: StageArguments, Err: err}
 	}
 	rep := &res.Report
 	if c.opts.Check {
@@ -650,18 +649,6 @@ func (c *Client) send(ctx context.Context, name string, ti *ToolInfo, argJSON []
 	return res, nil
 }
 
-// decodeNumbers decodes JSON text already read strictly into Go values,
-// numbers as json.Number holding the literal as written.
-func decodeNumbers(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
 func uncheckedReason(ti *ToolInfo) string {
 	switch {
 	case ti.InputSchema == nil:
@@ -692,11 +679,13 @@ func (c *Client) result(ti *ToolInfo, out *mcp.CallToolResult, res *CallResult) 
 	if captured && raw.Content != nil {
 		res.Content = make([]json.RawMessage, len(raw.Content))
 		for i, b := range raw.Content {
-			var buf bytes.Buffer
-			if err := json.Compact(&buf, b); err != nil {
+			// Handed on as the server wrote them, only compacted: read
+			// under the token layer's grammar, the rest is the caller's.
+			cb, err := jsontext.Compact(nil, string(b), jsontext.Loose)
+			if err != nil {
 				return err
 			}
-			res.Content[i] = buf.Bytes()
+			res.Content[i] = cb
 		}
 	} else {
 		// Plain text blocks (the SDK decodes them without loss), or no
@@ -753,22 +742,19 @@ func hasNumber(v any) bool {
 	return false
 }
 
-// hasNumberLiteral reports whether JSON text holds a number literal.
+// hasNumberLiteral reports whether JSON text holds a number literal (or
+// is not JSON the token layer reads, which may hide one).
 func hasNumberLiteral(b json.RawMessage) bool {
-	in, esc := false, false
-	for _, c := range b {
+	d := jsontext.NewDecoder(string(b), jsontext.Loose)
+	for {
+		k, err := d.Next()
 		switch {
-		case esc:
-			esc = false
-		case in && c == '\\':
-			esc = true
-		case c == '"':
-			in = !in
-		case !in && (c == '-' || c >= '0' && c <= '9'):
+		case err != nil, k == jsontext.Number:
 			return true
+		case k == jsontext.EOF:
+			return false
 		}
 	}
-	return false
 }
 
 // flagLostDigits flags whole float64 values beyond ±2^53 in a decoded

@@ -3,6 +3,8 @@ package mcpbridge
 import (
 	"bytes"
 	"context"
+	// encoding/json: the go-sdk hands us the arguments and takes the
+	// structured result as json.RawMessage; we read no JSON with it.
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -85,10 +87,7 @@ func AddTool(s *mcp.Server, t *mcp.Tool, h StructHandler, opts ServerOptions) (e
 	if err != nil {
 		return fmt.Errorf("mcpbridge: AddTool %q: input schema: %w", t.Name, err)
 	}
-	var top struct {
-		Type any `json:"type"`
-	}
-	if json.Unmarshal(rawIn, &top) != nil || top.Type != "object" {
+	if typ, ok := topString(rawIn, "type"); !ok || typ != "object" {
 		return fmt.Errorf(`mcpbridge: AddTool %q: input schema must have "type": "object"`, t.Name)
 	}
 	in, err := bridgeCompile(rawIn)

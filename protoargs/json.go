@@ -3,6 +3,8 @@ package protoargs
 import (
 	"bytes"
 	"context"
+	// encoding/json: json.RawMessage is the type of the JSON text handed
+	// around here; it is read through jsontext.
 	"encoding/json"
 	"sort"
 	"sync"
@@ -11,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/structconv"
 )
@@ -58,11 +61,7 @@ func (o JSONOptions) MarshalContext(ctx context.Context, msg proto.Message) ([]b
 	if err != nil {
 		return nil, err
 	}
-	var b bytes.Buffer
-	if err := json.Compact(&b, out); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return jsontext.Compact(nil, string(out), jsontext.Options{})
 }
 
 func (o JSONOptions) schemas() *Schemas {
@@ -78,11 +77,10 @@ func (o JSONOptions) rewrite(ctx context.Context, root proto.Message, raw json.R
 	if !o.reachesSchema(m.Descriptor()) {
 		return raw, nil
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil {
+	obj, err := members(raw)
+	if err != nil || obj == nil {
 		return raw, nil // a well-known type with a special form
 	}
-	var err error
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		name := fd.JSONName()
 		if o.UseProtoNames {
@@ -123,6 +121,21 @@ func (o JSONOptions) rewrite(ctx context.Context, root proto.Message, raw json.R
 	return sortedObject(obj), nil
 }
 
+// members reads the members of protojson's rendering of an object,
+// each value's text as written; nil for a rendering that is not an
+// object.
+func members(raw json.RawMessage) (map[string]json.RawMessage, error) {
+	m, err := jsontext.Members(string(raw), jsontext.Options{})
+	if err != nil || m == nil {
+		return nil, err
+	}
+	obj := make(map[string]json.RawMessage, len(m))
+	for k, v := range m {
+		obj[k] = json.RawMessage(v)
+	}
+	return obj, nil
+}
+
 // sortedObject writes an object with its members sorted by name.
 func sortedObject(obj map[string]json.RawMessage) json.RawMessage {
 	keys := make([]string, 0, len(obj))
@@ -136,7 +149,7 @@ func sortedObject(obj map[string]json.RawMessage) json.RawMessage {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		kb, _ := json.Marshal(k)
+		kb, _ := jsontext.AppendValue(nil, k) // a string: no error
 		b.Write(kb)
 		b.WriteByte(':')
 		b.Write(obj[k])
@@ -174,11 +187,10 @@ func mapField(fd protoreflect.FieldDescriptor, v protoreflect.Value, val json.Ra
 		if fd.MapValue().Message() == nil {
 			return val, nil
 		}
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(val, &obj); err != nil {
+		obj, err := members(val)
+		if err != nil {
 			return nil, err
 		}
-		var err error
 		v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
 			key := k.String()
 			if _, ok := obj[key]; !ok {

@@ -3,7 +3,6 @@ package protoschema
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
@@ -19,6 +18,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/terms"
@@ -267,10 +267,7 @@ func (c *Codec) value(m proto.Message) (*structpb.Value, error) {
 // explain rewrites the problems of the constructs the generator uses for
 // oneofs, aliases and required fields into words a model can act on.
 func (c *Codec) explain(doc []byte, problems []coerce.Problem) []coerce.Problem {
-	var inst any
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	_ = dec.Decode(&inst)
+	inst, _ := jsontext.Decode(doc, jsontext.Options{}) // the check's own output
 	out := problems[:0:0]
 	for _, p := range problems {
 		// The pointer names the message's schema, or its "not".
@@ -395,80 +392,4 @@ func offsetOf(doc []byte, line, col int) int {
 
 // pointerAt returns the JSON Pointer of the innermost value or member that
 // starts at or before byte off of doc, a valid JSON document.
-func pointerAt(doc []byte, off int) string {
-	type frame struct {
-		obj    bool
-		key    string
-		hasKey bool
-		idx    int
-	}
-	var stack []frame
-	best := ""
-	cur := func() string {
-		var b []byte
-		for _, f := range stack {
-			switch {
-			case f.obj && f.hasKey:
-				b = pointer.AppendToken(b, f.key)
-			case !f.obj:
-				b = pointer.AppendIndex(b, f.idx)
-			}
-		}
-		return string(b)
-	}
-	record := func(pos int) {
-		if pos <= off {
-			best = cur()
-		}
-	}
-	expectKey := false
-	for i := 0; i < len(doc); {
-		switch ch := doc[i]; ch {
-		case '{', '[':
-			record(i)
-			stack = append(stack, frame{obj: ch == '{'})
-			expectKey = ch == '{'
-			i++
-		case '}', ']':
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-			i++
-		case ',':
-			if n := len(stack); n > 0 {
-				if stack[n-1].obj {
-					expectKey = true
-					stack[n-1].hasKey = false
-				} else {
-					stack[n-1].idx++
-				}
-			}
-			i++
-		case '"':
-			j := i + 1
-			for j < len(doc) && doc[j] != '"' {
-				if doc[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			j++
-			if n := len(stack); n > 0 && stack[n-1].obj && expectKey {
-				var k string
-				_ = json.Unmarshal(doc[i:min(j, len(doc))], &k)
-				stack[n-1].key, stack[n-1].hasKey = k, true
-				expectKey = false
-			}
-			record(i)
-			i = j
-		case ' ', '\t', '\n', '\r', ':':
-			i++
-		default:
-			record(i)
-			for i < len(doc) && !strings.ContainsRune(",]}: \t\r\n", rune(doc[i])) {
-				i++
-			}
-		}
-	}
-	return best
-}
+func pointerAt(doc []byte, off int) string { return jsontext.PointerAt(string(doc), off) }

@@ -1,9 +1,10 @@
 package protoschema
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/base64"
+	// encoding/json: only its Number type, the exact literal of the schema
+	// trees built here (written by jsontext); nothing is read by it.
 	"encoding/json"
 	"fmt"
 	"math"
@@ -21,6 +22,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
+
+	"github.com/structkit/structkit/internal/jsontext"
 )
 
 // extension reads an extension of an options message, also when it arrived
@@ -606,9 +609,9 @@ func (protoTextMarshal) marshal(m proto.Message) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var c bytes.Buffer
-	if err := json.Compact(&c, b); err != nil {
+	c, err := jsontext.Compact(nil, string(b), jsontext.Options{})
+	if err != nil {
 		return "", err
 	}
-	return c.String(), nil
+	return string(c), nil
 }

@@ -1,6 +1,8 @@
 package protoschema
 
 import (
+	// encoding/json: only its Number type, the exact literal of the schema
+	// trees built here (written by jsontext); nothing is read by it.
 	"encoding/json"
 	"fmt"
 	"regexp"

@@ -1,6 +1,8 @@
 package structconv
 
 import (
+	// encoding/json: only its Number type, the exact literal in the Go
+	// trees SDKs hand us and jsontext.Decode builds; nothing is read by it.
 	"encoding/json"
 	"fmt"
 	"iter"
@@ -70,7 +72,10 @@ func (o GoOptions) ToGo(m proto.Message) (any, error) {
 // map[string]any of float64 from encoding/json or genai: the same rules as
 // ToGo, in one pass. Maps and slices are rewritten in place; the result is
 // v itself unless v is a scalar that changed. Values of other Go types are
-// left as they are.
+// left as they are. A json.Number is held to the rules of the literal it
+// stands for, as Unmarshal holds the text: one outside JSON's number
+// grammar (007, 1., +1), with more digits than MaxNumberDigits or beyond
+// the range of a double is an *Error (CodeNumber) naming its path.
 func (o GoOptions) Apply(v any) (any, error) {
 	g := o.conv()
 	return g.apply(v, planOf(o.Schema).Root())
@@ -144,6 +149,22 @@ func (g *goConv) checkDigits(lit string) error {
 		if n := jsontext.CountDigits(lit); n > g.digits {
 			return g.fail(CodeNumber, "number literal has %d digits, more than the limit of %d", n, g.digits)
 		}
+	}
+	return nil
+}
+
+// checkNumber refuses a json.Number that Unmarshal would refuse as text:
+// more digits than the limit, a literal outside the token layer's number
+// grammar (007, 1., +1), or one beyond the range of a double (1e400).
+func (g *goConv) checkNumber(lit string) error {
+	if err := g.checkDigits(lit); err != nil {
+		return err
+	}
+	if !jsontext.IsNumber(lit) {
+		return g.fail(CodeNumber, "json.Number %q is not a number", clip(lit))
+	}
+	if !jsontext.InDoubleRange(lit) {
+		return g.fail(CodeNumber, "number %s is out of range of a double", clip(lit))
 	}
 	return nil
 }
@@ -319,6 +340,11 @@ func (g *goConv) apply(v any, l *plan.Loc) (any, error) {
 	if l == nil {
 		return v, g.bounded(v) // no schema below: nothing changes
 	}
+	if n, ok := v.(json.Number); ok {
+		if err := g.checkNumber(string(n)); err != nil {
+			return nil, err
+		}
+	}
 	switch v.(type) {
 	case map[string]any, []any:
 		if err := g.enter(); err != nil {
@@ -379,14 +405,8 @@ func (g *goConv) apply(v any, l *plan.Loc) (any, error) {
 			return g.number(float64(x), l), nil
 		}
 		return x, nil
-	case json.Number:
+	case json.Number: // checked above
 		lit := string(x)
-		if !jsontext.IsNumber(lit) {
-			return nil, g.fail(CodeNumber, "json.Number %q is not a number", clip(lit))
-		}
-		if err := g.checkDigits(lit); err != nil {
-			return nil, err
-		}
 		if !l.Integer() {
 			return x, nil
 		}
@@ -404,7 +424,7 @@ func (g *goConv) apply(v any, l *plan.Loc) (any, error) {
 			}
 			return digitsInt(canon), nil
 		}
-		if f, err := x.Float64(); err == nil {
+		if f, err := jsontext.ParseFloat(lit); err == nil {
 			return g.number(f, l), nil
 		}
 		return x, nil
@@ -445,7 +465,7 @@ func (g *goConv) bounded(v any) error {
 		}
 		g.path = g.path[:depth]
 	case json.Number:
-		return g.checkDigits(string(x))
+		return g.checkNumber(string(x))
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package structconv
 
 import (
+	// encoding/json: only its Number type, the exact literal in the Go
+	// trees SDKs hand us; nothing is read by it.
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -492,8 +494,11 @@ func goScalar(v any) (lenient.Scalar, bool) {
 	case float32:
 		return numberScalar(float64(x), ""), true
 	case json.Number:
-		f, err := x.Float64()
-		if err != nil || !jsontext.IsNumber(string(x)) {
+		if !jsontext.IsNumber(string(x)) {
+			return lenient.Scalar{}, false
+		}
+		f, err := jsontext.ParseFloat(string(x))
+		if err != nil {
 			return lenient.Scalar{}, false
 		}
 		sc := numberScalar(f, string(x))

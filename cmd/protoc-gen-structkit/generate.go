@@ -15,7 +15,9 @@ const (
 	grpcmcpPackage = protogen.GoImportPath("github.com/structkit/structkit/grpcmcp")
 	protoPackage   = protogen.GoImportPath("google.golang.org/protobuf/proto")
 	contextPackage = protogen.GoImportPath("context")
-	jsonPackage    = protogen.GoImportPath("encoding/json")
+	// jsonPackage: the generated code names json.RawMessage, the type of
+	// grpcmcp.Tool's schemas; nothing is read with encoding/json.
+	jsonPackage = protogen.GoImportPath("encoding/json")
 )
 
 // generate writes a _structkit.pb.go file for every file to generate that

@@ -1,7 +1,8 @@
 package main
 
 import (
-	"bytes"
+	// encoding/json: only json.RawMessage, the type of JSON text in the
+	// output structs (written through jsontext).
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
@@ -37,19 +39,19 @@ func profileNames() string {
 	return strings.Join(names, ", ")
 }
 
-// sourceSchema reads the schema the flags name as JSON text, with the
-// name to use in messages: the --schema file, or the inputSchema of
-// --tool in --tools.
-func (s *schemaFlags) sourceSchema() (name string, data []byte, err error) {
+// sourceSchema reads the schema the flags name, decoded through the token
+// layer (numbers exact), with the name to use in messages: the --schema
+// file, or the inputSchema of --tool in --tools.
+func (s *schemaFlags) sourceSchema() (name string, doc any, err error) {
 	switch {
 	case s.schema != "" && (s.tools != "" || s.tool != ""):
 		return "", nil, usagef("--schema and --tools/--tool exclude each other: give one")
 	case s.schema != "":
-		data, err := os.ReadFile(s.schema)
+		doc, err := s.readSchema()
 		if err != nil {
-			return "", nil, usagef("--schema: %v", err)
+			return "", nil, err
 		}
-		return s.schema, data, nil
+		return s.schema, doc, nil
 	case s.tools != "" && s.tool != "":
 		tools, err := s.readTools()
 		if err != nil {
@@ -109,11 +111,11 @@ func runAdapt(e *env, args []string) error {
 	if sf.tools != "" && sf.tool == "" && sf.schema == "" {
 		return adaptTools(e, &sf, pf.p, format.value)
 	}
-	name, data, err := sf.sourceSchema()
+	name, doc, err := sf.sourceSchema()
 	if err != nil {
 		return err
 	}
-	s, err := adapt.Adapt(data, pf.p)
+	s, err := adapt.Adapt(doc, pf.p)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -141,7 +143,6 @@ func adaptTools(e *env, sf *schemaFlags, p adapt.Profile, format string) error {
 	if err != nil {
 		return err
 	}
-	descriptions := toolDescriptions(data)
 	out := struct {
 		Tools []adaptResult `json:"tools"`
 	}{Tools: []adaptResult{}}
@@ -152,7 +153,7 @@ func adaptTools(e *env, sf *schemaFlags, p adapt.Profile, format string) error {
 			failed = append(failed, fmt.Sprintf("tool %q: %v", t.Name, err))
 			continue
 		}
-		res := adaptResult{Name: t.Name, Description: descriptions[t.Name], InputSchema: s.JSON(), Report: s.Report()}
+		res := adaptResult{Name: t.Name, Description: t.Description, InputSchema: s.JSON(), Report: s.Report()}
 		if format == "text" {
 			for _, c := range s.Report().Changes {
 				fmt.Fprintf(e.stderr, "%s: %s\n", t.Name, c)
@@ -168,31 +169,6 @@ func adaptTools(e *env, sf *schemaFlags, p adapt.Profile, format string) error {
 		return fmt.Errorf("%s: %s", sf.tools, strings.Join(failed, "; "))
 	}
 	return nil
-}
-
-// toolDescriptions reads each tool's description from a tools/list
-// answer, in any of the shapes parseTools takes.
-func toolDescriptions(data []byte) map[string]string {
-	type tool struct {
-		Name        string `json:"name"`
-		Description string `json:"description"`
-	}
-	var doc struct {
-		Tools  []tool `json:"tools"`
-		Result struct {
-			Tools []tool `json:"tools"`
-		} `json:"result"`
-	}
-	var list []tool
-	if json.Unmarshal(data, &list) != nil {
-		_ = json.Unmarshal(data, &doc)
-		list = append(doc.Tools, doc.Result.Tools...)
-	}
-	out := map[string]string{}
-	for _, t := range list {
-		out[t.Name] = t.Description
-	}
-	return out
 }
 
 func writeRules(e *env, p adapt.Profile, format string) error {
@@ -217,24 +193,23 @@ func writeRules(e *env, p adapt.Profile, format string) error {
 	return writeOutput(e, []byte(b.String()))
 }
 
+// writeJSON writes v indented, through the token layer's writer (values
+// of other types, such as adapt.Report, write themselves).
 func writeJSON(e *env, v any) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	b, err := jsontext.Marshal(v)
+	if err != nil {
 		return err
 	}
-	return writeOutput(e, b.Bytes())
+	return writeIndented(e, b)
 }
 
+// writeIndented writes JSON text indented by two spaces.
 func writeIndented(e *env, b []byte) error {
-	var out bytes.Buffer
-	if err := json.Indent(&out, b, "", "  "); err != nil {
+	out, err := jsontext.Indent(nil, string(b), "  ", jsontext.Options{})
+	if err != nil {
 		return err
 	}
-	out.WriteByte('\n')
-	return writeOutput(e, out.Bytes())
+	return writeOutput(e, append(out, '\n'))
 }
 
 // runRestore implements "structkit restore".
@@ -262,11 +237,11 @@ func runRestore(e *env, args []string) error {
 	if *lenient {
 		policy = policy.Or(coerce.Lenient())
 	}
-	name, data, err := sf.sourceSchema()
+	name, doc, err := sf.sourceSchema()
 	if err != nil {
 		return err
 	}
-	s, err := adapt.Adapt(data, pf.p)
+	s, err := adapt.Adapt(doc, pf.p)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -274,14 +249,15 @@ func runRestore(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	where := ""
 	out, rep, err := adapt.RestoreOptions{Schema: s, CheckOptions: structconv.CheckOptions{Policy: policy, Tool: sf.tool}}.JSON(answer)
 	if err != nil {
-		if rep, err = inputReport(inName, answer, err); err != nil {
+		if rep, where, err = inputReport(inName, answer, err); err != nil {
 			return err
 		}
 		out = nil
 	}
-	return writeCheckResult(e, format.value, out, rep, writeJSON)
+	return writeCheckResult(e, format.value, out, rep, where, writeJSON)
 }
 
 func adaptUsage(w io.Writer, fs *flag.FlagSet) {

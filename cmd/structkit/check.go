@@ -1,6 +1,8 @@
 package main
 
 import (
+	// encoding/json: only json.RawMessage, the type of JSON text in the
+	// output struct (written through jsontext).
 	"encoding/json"
 	"errors"
 	"flag"
@@ -60,43 +62,51 @@ func runCheck(e *env, args []string) error {
 	}
 
 	out, rep, err := structconv.CheckOptions{Policy: policy, Tool: sf.tool}.JSON(schema, data)
+	where := ""
 	if err != nil {
 		var schemaErr *coerce.SchemaError
 		if errors.As(err, &schemaErr) {
 			// The schema is at fault, not the arguments: name it, exit 2.
 			return usagef("%s: %v", sf.source(), err)
 		}
-		rep, err = inputReport(name, data, err)
+		rep, where, err = inputReport(name, data, err)
 		if err != nil {
 			return err
 		}
 		out = nil
 	}
-	return writeCheckResult(e, format.value, out, rep, writeCompactJSON)
+	return writeCheckResult(e, format.value, out, rep, where, writeCompactJSON)
 }
 
 // inputReport turns an error reading arguments (or an answer) into the
 // report of a check: input that is not JSON is an invalid argument too,
-// named by line and column. Any other error is returned, naming the input.
-func inputReport(name string, data []byte, err error) (*coerce.Report, error) {
+// one problem of keyword "json" at the path where the reading stopped. The
+// problem's parts say what is wrong ("... (byte N)"); where is its place
+// in the input, "name:line:col" (or the name alone), which the text output
+// puts first, as compilers do. Any other error is returned, naming the
+// input.
+func inputReport(name string, data []byte, err error) (rep *coerce.Report, where string, _ error) {
 	var se *structconv.Error
 	if !errors.As(err, &se) {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, "", fmt.Errorf("%s: %w", name, err)
 	}
-	msg := name + ": " + se.Msg
+	msg, where := se.Msg, name
 	if se.Offset >= 0 && data != nil {
-		line, col := lineCol(data, se.Offset)
-		msg = fmt.Sprintf("%s:%d:%d: %s (byte %d)", name, line, col, se.Msg, se.Offset)
+		line, col := jsontext.LineCol(string(data), se.Offset)
+		msg = fmt.Sprintf("%s (byte %d)", se.Msg, se.Offset)
+		where = fmt.Sprintf("%s:%d:%d", name, line, col)
 	}
 	return &coerce.Report{Problems: []coerce.Problem{{
 		Path: se.Path, Keyword: "json", Expected: "a JSON document", Got: se.Msg, Msg: msg,
-	}}}, nil
+	}}}, where, nil
 }
 
 // writeCheckResult writes what a check or a restore made of arguments: in
 // the json format one object (written by writeValue), else the arguments
-// on stdout and the report on stderr. Problems make it errInvalid.
-func writeCheckResult(e *env, format string, out []byte, rep *coerce.Report, writeValue func(*env, any) error) error {
+// on stdout and the report on stderr, its problems placed after where
+// when where is not empty (input that is not JSON: "name:line:col: /path:
+// message"). Problems make it errInvalid.
+func writeCheckResult(e *env, format string, out []byte, rep *coerce.Report, where string, writeValue func(*env, any) error) error {
 	if format == "json" {
 		res := checkResult{Valid: rep.Valid(), Arguments: out, Changes: rep.Changes, Problems: rep.Problems}
 		if res.Arguments == nil {
@@ -117,7 +127,13 @@ func writeCheckResult(e *env, format string, out []byte, rep *coerce.Report, wri
 				return err
 			}
 		}
-		writeReport(e.stderr, rep)
+		if where != "" {
+			for _, p := range rep.Problems {
+				fmt.Fprintf(e.stderr, "%s: %s\n", where, p.String())
+			}
+		} else {
+			writeReport(e.stderr, rep)
+		}
 	}
 	if !rep.Valid() {
 		return errInvalid

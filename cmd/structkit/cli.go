@@ -7,10 +7,10 @@ import (
 	"io"
 	"os"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/structkit/structkit/coerce"
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -136,25 +136,10 @@ func inputError(name string, data []byte, err error) error {
 		path = "/"
 	}
 	if se.Offset >= 0 && data != nil {
-		line, col := lineCol(data, se.Offset)
+		line, col := jsontext.LineCol(string(data), se.Offset)
 		return &locatedError{fmt.Sprintf("%s:%d:%d: %s: %s (byte %d)", name, line, col, path, se.Msg, se.Offset), err}
 	}
 	return &locatedError{fmt.Sprintf("%s: %s: %s", name, path, se.Msg), err}
-}
-
-// lineCol returns the 1-based line and column (in characters) of a byte
-// offset.
-func lineCol(data []byte, off int) (line, col int) {
-	off = min(max(off, 0), len(data))
-	line = 1
-	start := 0
-	for i, c := range data[:off] {
-		if c == '\n' {
-			line++
-			start = i + 1
-		}
-	}
-	return line, utf8.RuneCount(data[start:off]) + 1
 }
 
 // writeReport prints the changes of r, then its problems, one per line;

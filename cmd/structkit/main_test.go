@@ -9,6 +9,8 @@ import (
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/structkit/structkit/internal/jsontext"
 )
 
 const (
@@ -146,7 +148,7 @@ func TestRun(t *testing.T) {
 			args: []string{"encode", "--schema", badSchema, structFile}, code: 2,
 			errHas: []string{"bad.json: schema /properties/a (type): unknown type \"int\""}},
 		{why: "a schema file that is not JSON is bad input",
-			args: []string{"encode", "--schema", notJSONSchema, structFile}, code: 2, errHas: []string{"notjson.json: schema /: not a JSON document"}},
+			args: []string{"encode", "--schema", notJSONSchema, structFile}, code: 2, errHas: []string{"notjson.json:1:9: not a JSON document: unexpected end of input"}},
 		{why: "check: a schema the validator cannot use is the schema's fault: named, exit 2, no internal URI",
 			args: []string{"check", "--schema", badPattern}, stdin: `{"s":"x"}`, code: 2,
 			errHas: []string{"--schema " + badPattern, "/properties/s (pattern)"}, errLacks: []string{"<stdin>", "structkit.invalid"}},
@@ -276,6 +278,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestLineCol: the positions the CLI's messages give (jsontext.LineCol).
 func TestLineCol(t *testing.T) {
 	data := []byte("ab\ncé\nx")
 	tests := []struct {
@@ -291,8 +294,8 @@ func TestLineCol(t *testing.T) {
 		{"an offset past the end is clamped", len(data) + 5, 3, 2},
 	}
 	for _, tt := range tests {
-		if line, col := lineCol(data, tt.off); line != tt.line || col != tt.col {
-			t.Errorf("%s: lineCol(%d) = %d:%d, want %d:%d", tt.why, tt.off, line, col, tt.line, tt.col)
+		if line, col := jsontext.LineCol(string(data), tt.off); line != tt.line || col != tt.col {
+			t.Errorf("%s: jsontext.LineCol(%d) = %d:%d, want %d:%d", tt.why, tt.off, line, col, tt.line, tt.col)
 		}
 	}
 }

@@ -1,16 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/jsontext"
 )
 
 // schemaFlags are the flags that choose the schema: a JSON Schema document,
@@ -54,11 +52,11 @@ func (s *schemaFlags) load() (*coerce.Schema, error) {
 	case s.tool != "" && s.tools == "":
 		return nil, usagef("--tool needs --tools FILE, the tools/list answer to pick it from")
 	case s.schema != "":
-		data, err := os.ReadFile(s.schema)
+		doc, err := s.readSchema()
 		if err != nil {
-			return nil, usagef("--schema: %v", err)
+			return nil, err
 		}
-		sch, err := coerce.CompileOptions{LazyValidator: s.convertOnly}.Compile(data)
+		sch, err := coerce.CompileOptions{LazyValidator: s.convertOnly}.Compile(doc)
 		if err != nil {
 			return nil, usagef("--schema %s: %v", s.schema, err)
 		}
@@ -88,7 +86,7 @@ func (s *schemaFlags) loadTool() (*coerce.Schema, error) {
 		if t.Name != s.tool {
 			continue
 		}
-		if len(t.InputSchema) == 0 || string(t.InputSchema) == "null" {
+		if t.InputSchema == nil {
 			return nil, fmt.Errorf("%s: tool %q has no inputSchema", s.tools, s.tool)
 		}
 		sch, err := coerce.CompileOptions{LazyValidator: s.convertOnly}.Compile(t.InputSchema)
@@ -103,84 +101,81 @@ func (s *schemaFlags) loadTool() (*coerce.Schema, error) {
 	return nil, usagef("%s has no tool %q; available: %s", s.tools, s.tool, toolNames(tools))
 }
 
+// readSchema reads the --schema file through the token layer, for the
+// compiler or the adapter: numbers exact; a file that cannot be read, or
+// is not JSON ("file:line:col: message"), is bad usage.
+func (s *schemaFlags) readSchema() (any, error) {
+	data, err := os.ReadFile(s.schema)
+	if err != nil {
+		return nil, usagef("--schema: %v", err)
+	}
+	doc, err := readJSON(s.schema, data)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return doc, nil
+}
+
 // mcpTool is the part of an MCP tool definition that matters here. The
-// inputSchema stays JSON text so that its numbers compile exactly.
+// inputSchema is the decoded document, numbers exact (json.Number), nil
+// when absent or null.
 type mcpTool struct {
-	Name        string          `json:"name"`
-	InputSchema json.RawMessage `json:"inputSchema"`
+	Name        string
+	Description string
+	InputSchema any
 }
 
 // parseTools reads the tools of a tools/list answer: {"tools": [...]}, a
 // bare array of tools, or a JSON-RPC response {"result": {"tools": [...]}}.
-// Errors name the file.
+// Errors name the file, and the line and column of what is wrong.
 func parseTools(name string, data []byte) ([]mcpTool, error) {
-	trimmed := bytes.TrimLeft(data, " \t\r\n")
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		var tools []mcpTool
-		if err := json.Unmarshal(data, &tools); err != nil {
-			return nil, jsonError(name, data, err)
-		}
-		return tools, nil
+	doc, err := readJSON(name, data)
+	if err != nil {
+		return nil, err
 	}
-	var doc struct {
-		Tools  *[]mcpTool `json:"tools"`
-		Result *struct {
-			Tools *[]mcpTool `json:"tools"`
-		} `json:"result"`
-		Error json.RawMessage `json:"error"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, jsonError(name, data, err)
-	}
-	switch {
-	case doc.Tools != nil:
-		return *doc.Tools, nil
-	case doc.Result != nil && doc.Result.Tools != nil:
-		return *doc.Result.Tools, nil
-	case len(doc.Error) > 0 && string(doc.Error) != "null":
-		var b bytes.Buffer
-		if json.Compact(&b, doc.Error) != nil {
-			b.Reset()
-			b.Write(doc.Error)
-		}
-		msg := b.String()
-		if len(msg) > 200 {
-			msg = msg[:197] + "..."
-		}
-		return nil, fmt.Errorf("%s: a JSON-RPC error response, not a tools list: %s", name, msg)
-	}
-	return nil, fmt.Errorf(`%s: no tools list: want {"tools": [...]}, [...] or {"result": {"tools": [...]}}`, name)
-}
-
-// jsonError places an encoding/json error in the named file, at its line
-// and column when known.
-func jsonError(name string, data []byte, err error) error {
-	var off int64 = -1
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		off = max(syn.Offset-1, 0) // Offset counts the offending byte
-	case errors.As(err, &typ):
-		off = typ.Offset
-		what := "a " + typ.Type.String()
-		switch typ.Type.Kind() {
-		case reflect.Slice:
-			what = "an array"
-		case reflect.Struct, reflect.Map:
-			what = "an object"
-		}
-		if typ.Field == "" {
-			err = fmt.Errorf("want %s, got %s", what, typ.Value)
-		} else {
-			err = fmt.Errorf("%s: want %s, got %s", typ.Field, what, typ.Value)
+	list, at := doc, ""
+	if obj, ok := doc.(map[string]any); ok {
+		result, _ := obj["result"].(map[string]any)
+		switch {
+		case obj["tools"] != nil:
+			list, at = obj["tools"], "/tools"
+		case obj["result"] != nil && result == nil:
+			return nil, shapeError(name, data, "/result", "want an object, got %s", kindOf(obj["result"]))
+		case result != nil && result["tools"] != nil:
+			list, at = result["tools"], "/result/tools"
+		case obj["error"] != nil:
+			// As it came, compacted: the member's text, not its tree.
+			m, _ := jsontext.Members(string(data), jsontext.Options{})
+			b, _ := jsontext.Compact(nil, m["error"], jsontext.Options{})
+			msg := string(b)
+			if len(msg) > 200 {
+				msg = msg[:197] + "..."
+			}
+			return nil, fmt.Errorf("%s: a JSON-RPC error response, not a tools list: %s", name, msg)
+		default:
+			return nil, fmt.Errorf(`%s: no tools list: want {"tools": [...]}, [...] or {"result": {"tools": [...]}}`, name)
 		}
 	}
-	if off < 0 {
-		return fmt.Errorf("%s: %w", name, err)
+	items, ok := list.([]any)
+	if !ok {
+		return nil, shapeError(name, data, at, "want an array of tools, got %s", kindOf(list))
 	}
-	line, col := lineCol(data, int(off))
-	return fmt.Errorf("%s:%d:%d: %w", name, line, col, err)
+	tools := make([]mcpTool, len(items))
+	for i, item := range items {
+		ptr := at + "/" + strconv.Itoa(i)
+		t, ok := item.(map[string]any)
+		if !ok {
+			return nil, shapeError(name, data, ptr, "want a tool (an object), got %s", kindOf(item))
+		}
+		if n, ok := t["name"].(string); ok {
+			tools[i].Name = n
+		} else if t["name"] != nil {
+			return nil, shapeError(name, data, ptr+"/name", "want a string, got %s", kindOf(t["name"]))
+		}
+		tools[i].Description, _ = t["description"].(string)
+		tools[i].InputSchema = t["inputSchema"]
+	}
+	return tools, nil
 }
 
 func toolNames(tools []mcpTool) string {

@@ -19,5 +19,11 @@
 // way doubles are written (AppendFloat, AppendWhole).
 //
 // Decode reads one document into a Go tree; Marshal and the Append
-// functions write JSON. The package knows nothing of schemas.
+// functions write JSON. For readers that need a value's bytes rather than
+// its tokens (a captured frame spliced, a block handed on), SkipValue
+// reads a value whole, Members and Elements give a container's values as
+// written, and Compact and Indent rewrite a document without white space
+// or indented as encoding/json does, tokens as written; PointerAt
+// names the location of an offset as a JSON Pointer, and ValueAt finds
+// the offset of a pointer. The package knows nothing of schemas.
 package jsontext

@@ -30,14 +30,20 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
+	// encoding/json: json.RawMessage is the go-sdk's type of JSON text
+	// (jsonrpc.Request.Params), and Raw hands text on in it; json.Number
+	// is the type of jsontext.Decode's literals. Nothing is read by it.
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/structkit/structkit/internal/jsontext"
 )
 
 // MetaKeyPrefix starts the private _meta key of every Capture; the rest of
@@ -130,12 +136,6 @@ type Raw struct {
 	Structured json.RawMessage
 }
 
-// wireRaw is the JSON held in the private _meta string.
-type wireRaw struct {
-	Content    []json.RawMessage `json:"content,omitempty"`
-	Structured json.RawMessage   `json:"structuredContent,omitempty"`
-}
-
 // Take removes this Capture's entry from res.Meta and returns the raw
 // result it holds; ok is false when res carries none (its transport is not
 // wrapped, or the response could not be rewritten).
@@ -155,11 +155,29 @@ func (c *Capture) Take(res *mcp.CallToolResult) (raw Raw, ok bool) {
 	if !isString {
 		return Raw{}, false
 	}
-	var w wireRaw
-	if json.Unmarshal([]byte(s), &w) != nil {
+	return readEntry(s)
+}
+
+// readEntry reads the JSON of an entry, as annotate writes it.
+func readEntry(s string) (raw Raw, ok bool) {
+	m, err := jsontext.Members(s, jsontext.Loose)
+	if err != nil || m == nil {
 		return Raw{}, false
 	}
-	return Raw(w), true
+	if c, present := m["content"]; present {
+		blocks, err := jsontext.Elements(c, jsontext.Loose)
+		if err != nil || blocks == nil {
+			return Raw{}, false
+		}
+		raw.Content = make([]json.RawMessage, len(blocks))
+		for i, b := range blocks {
+			raw.Content[i] = json.RawMessage(b)
+		}
+	}
+	if sc, present := m["structuredContent"]; present {
+		raw.Structured = json.RawMessage(sc)
+	}
+	return raw, true
 }
 
 // annotate returns a tools/call result with this Capture's entry added to
@@ -171,19 +189,27 @@ func (c *Capture) annotate(result []byte) (out []byte, ok bool) {
 	if !ok {
 		return nil, false
 	}
-	// entry is `"KEY":"{\"content\":...,\"structuredContent\":...}"`.
-	entry := make([]byte, 0, len(c.key)+2*(len(m.content)+len(m.structured))+48)
-	entry = append(append(append(entry, '"'), c.key...), `":"{`...)
+	// entry is `"KEY":"{\"content\":...,\"structuredContent\":...}"`:
+	// the JSON object {"content":...,"structuredContent":...} written as a
+	// JSON string.
+	inner := make([]byte, 0, len(m.content)+len(m.structured)+40)
+	inner = append(inner, '{')
 	if m.content != nil && !plainText(m.content) {
-		entry = appendEscaped(append(entry, `\"content\":`...), m.content)
+		inner = append(append(inner, `"content":`...), m.content...)
 	}
 	if m.structured != nil && !isNull(m.structured) {
-		if entry[len(entry)-1] != '{' {
-			entry = append(entry, ',')
+		if len(inner) > 1 {
+			inner = append(inner, ',')
 		}
-		entry = appendEscaped(append(entry, `\"structuredContent\":`...), m.structured)
+		inner = append(append(inner, `"structuredContent":`...), m.structured...)
 	}
-	entry = append(entry, `}"`...)
+	inner = append(inner, '}')
+	entry := make([]byte, 0, len(c.key)+len(inner)+len(inner)/8+16)
+	entry, _ = jsontext.AppendString(entry, c.key)
+	entry, ok = jsontext.AppendString(append(entry, ':'), string(inner))
+	if !ok {
+		return nil, false // not UTF-8: scanObject read it as JSON, so never
+	}
 	var at int // where to insert
 	var ins []byte
 	switch {
@@ -216,178 +242,120 @@ func (c *Capture) annotate(result []byte) (out []byte, ok bool) {
 
 // members locates what annotate needs in a result object.
 type members struct {
-	open       int             // the object's '{'
-	empty      bool            // the object has no member
-	meta       int             // start of _meta's value, or -1
-	metaEmpty  bool            // _meta is {}
-	content    json.RawMessage // content's value, or nil
-	structured json.RawMessage // structuredContent's value, or nil
+	open       int    // the object's '{'
+	empty      bool   // the object has no member
+	meta       int    // start of _meta's value, or -1
+	metaEmpty  bool   // _meta is {}
+	content    []byte // content's value, or nil
+	structured []byte // structuredContent's value, or nil
 }
 
-// scanObject finds the top-level members of a JSON object without
-// decoding it. It declines (ok false) what is not valid JSON, a member
-// name it would have to unescape, and a repeated _meta.
+// scanObject finds the top-level members of a JSON object through the
+// token layer, without decoding their values. It declines (ok false) what
+// the token layer does not read as one JSON document (under
+// jsontext.Loose: the values are judged later, by the codec, as the SDK
+// would take them), a member name it would have to unescape, and a
+// repeated _meta.
 func scanObject(b []byte) (m members, ok bool) {
-	if !json.Valid(b) {
-		return m, false
-	}
+	src := string(b)
+	d := jsontext.NewDecoder(src, jsontext.Loose)
 	m.meta = -1
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
+	if k, err := d.Next(); err != nil || k != jsontext.ObjectOpen {
 		return m, false
 	}
-	m.open = i
-	i = skipSpace(b, i+1)
-	m.empty = i < len(b) && b[i] == '}'
-	for i < len(b) && b[i] != '}' {
-		// "name"
-		end := skipString(b, i)
-		name := b[i+1 : end-1]
-		if bytes.IndexByte(name, '\\') >= 0 {
+	m.open = d.Start()
+	m.empty = true
+	for {
+		k, err := d.Next()
+		if err != nil {
 			return m, false
 		}
-		i = skipSpace(b, end)
-		i = skipSpace(b, i+1) // ':'
-		start := i
-		i = skipValue(b, i)
-		switch string(name) {
+		if k == jsontext.ObjectClose {
+			break
+		}
+		m.empty = false
+		if strings.IndexByte(src[d.Start():d.Current().End()], '\\') >= 0 {
+			return m, false
+		}
+		name := d.Text()
+		if _, err := d.Next(); err != nil {
+			return m, false
+		}
+		start := d.Start()
+		end, err := d.SkipValue()
+		if err != nil {
+			return m, false
+		}
+		switch name {
 		case "_meta":
 			if m.meta >= 0 {
 				return m, false
 			}
 			m.meta = start
-			m.metaEmpty = b[start] == '{' && b[skipSpace(b, start+1)] == '}'
+			m.metaEmpty = src[start] == '{' && strings.TrimLeft(src[start+1:end-1], " \t\r\n") == ""
 		case "content":
-			m.content = b[start:i]
+			m.content = b[start:end]
 		case "structuredContent":
-			m.structured = b[start:i]
+			m.structured = b[start:end]
 		}
-		i = skipSpace(b, i)
-		if i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
-		}
+	}
+	if k, err := d.Next(); err != nil || k != jsontext.EOF {
+		return m, false
 	}
 	return m, true
-}
-
-// The skip functions take valid JSON (scanObject checks it first).
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index after the string starting at b[i] == '"'.
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return i
-}
-
-// skipValue returns the index after the value starting at b[i].
-func skipValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return i
-	}
-	for i < len(b) {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-		i++
-	}
-	return i
 }
 
 // plainText reports whether content is a list of plain text blocks
 // ({"type":"text","text":"..."} and nothing else), which the SDK decodes
 // and encodes again without loss.
-func plainText(content json.RawMessage) bool {
-	b := content
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '[' {
+func plainText(content []byte) bool {
+	d := jsontext.NewDecoder(string(content), jsontext.Loose)
+	if k, err := d.Next(); err != nil || k != jsontext.ArrayOpen {
 		return false
 	}
-	for i = skipSpace(b, i+1); i < len(b) && b[i] != ']'; {
-		if b[i] != '{' {
+	for {
+		k, err := d.Next()
+		if err != nil {
+			return false
+		}
+		if k == jsontext.ArrayClose {
+			return true
+		}
+		if k != jsontext.ObjectOpen {
 			return false
 		}
 		var typ, text bool
 		n := 0
-		for i = skipSpace(b, i+1); i < len(b) && b[i] != '}'; n++ {
-			end := skipString(b, i)
-			name := b[i+1 : end-1]
-			i = skipSpace(b, skipSpace(b, end)+1) // past ':'
-			start := i
-			i = skipValue(b, i)
-			switch string(name) {
-			case "type":
-				typ = string(b[start:i]) == `"text"`
-			case "text":
-				text = b[start] == '"'
+		for ; ; n++ {
+			k, err := d.Next()
+			if err != nil {
+				return false
 			}
-			if i = skipSpace(b, i); i < len(b) && b[i] == ',' {
-				i = skipSpace(b, i+1)
+			if k == jsontext.ObjectClose {
+				break
+			}
+			name := d.Text()
+			if k, err = d.Next(); err != nil {
+				return false
+			}
+			switch name {
+			case "type":
+				typ = k == jsontext.String && d.Text() == "text"
+			case "text":
+				text = k == jsontext.String
+			}
+			if _, err := d.SkipValue(); err != nil {
+				return false
 			}
 		}
 		if n != 2 || !typ || !text {
 			return false
 		}
-		if i = skipSpace(b, i+1); i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
-		}
 	}
-	return true
 }
 
-// appendEscaped appends JSON text as the inside of a JSON string.
-func appendEscaped(dst, text []byte) []byte {
-	const hex = "0123456789abcdef"
-	for _, c := range text {
-		switch {
-		case c == '"' || c == '\\':
-			dst = append(dst, '\\', c)
-		case c == '\n':
-			dst = append(dst, '\\', 'n')
-		case c == '\r':
-			dst = append(dst, '\\', 'r')
-		case c == '\t':
-			dst = append(dst, '\\', 't')
-		case c < 0x20:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		default:
-			dst = append(dst, c)
-		}
-	}
-	return dst
-}
-
-func isNull(raw json.RawMessage) bool {
+// isNull reports whether a value's text is null (or empty).
+func isNull(raw []byte) bool {
 	s := bytes.TrimSpace(raw)
 	return len(s) == 0 || string(s) == "null"
 }
@@ -437,14 +405,12 @@ func (p *pending) len() int {
 
 // cancelledID returns the id key of the request a notifications/cancelled
 // names.
-func cancelledID(params json.RawMessage) string {
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(params, &p) != nil {
+func cancelledID(params []byte) string {
+	m, err := jsontext.Members(string(params), jsontext.Loose)
+	if err != nil {
 		return ""
 	}
-	return rawIDKey(p.RequestID)
+	return rawIDKey([]byte(m["requestId"]))
 }
 
 // idKey renders a JSON-RPC id as a map key.
@@ -458,24 +424,24 @@ func idKey(id jsonrpc.ID) string {
 	return ""
 }
 
-// rawIDKey renders the JSON text of an id as idKey does.
-func rawIDKey(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
+// rawIDKey renders the JSON text of an id as idKey does: a string, or a
+// number whose value is an integer that an int64 holds.
+func rawIDKey(raw []byte) string {
+	v, err := jsontext.Decode(raw, jsontext.Options{})
+	if err != nil {
 		return ""
 	}
-	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
+	switch id := v.(type) {
+	case string:
+		return "s" + id
+	case json.Number:
+		canon, ok := jsontext.IntegerDigits(string(id))
+		if !ok {
 			return ""
 		}
-		return "s" + s
-	}
-	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
-		return "n" + strconv.FormatInt(n, 10)
-	}
-	if f, err := strconv.ParseFloat(string(raw), 64); err == nil && f == float64(int64(f)) {
-		return "n" + strconv.FormatInt(int64(f), 10)
+		if n, err := strconv.ParseInt(canon, 10, 64); err == nil {
+			return "n" + strconv.FormatInt(n, 10)
+		}
 	}
 	return ""
 }

@@ -51,6 +51,10 @@ func TestAnnotate(t *testing.T) {
 		{name: "escaped name", result: `{"\u005fmeta":{}}`, notAnnotatable: true},
 		{name: "not an object", result: `[1]`, notAnnotatable: true},
 		{name: "not JSON", result: `{"a":`, notAnnotatable: true},
+		{name: "repeated members inside are the codec's to judge", result: `{"structuredContent":{"a":1,"a":2}}`, sc: `{"a":1,"a":2}`, spliced: true},
+		{name: "a number outside the grammar", result: `{"structuredContent":{"a":007}}`, notAnnotatable: true},
+		{name: "invalid UTF-8", result: "{\"structuredContent\":\"\xff\"}", notAnnotatable: true},
+		{name: "trailing data", result: `{} {}`, notAnnotatable: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, ok := c.annotate([]byte(tc.result))

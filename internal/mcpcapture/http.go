@@ -2,7 +2,6 @@ package mcpcapture
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"mime"
 	"net/http"
@@ -120,23 +119,23 @@ func (rt *roundTripper) rewrite(data []byte) (out []byte, changed bool) {
 	}
 	s := bytes.TrimSpace(data)
 	if len(s) > 0 && s[0] == '[' {
-		var batch []json.RawMessage
-		if json.Unmarshal(s, &batch) != nil {
+		batch, err := jsontext.Elements(string(s), jsontext.Loose)
+		if err != nil || batch == nil {
 			return data, false
 		}
+		parts := make([][]byte, len(batch))
 		for i, m := range batch {
-			if out := rt.rewriteOne(m); out != nil {
-				batch[i], changed = out, true
+			if parts[i] = rt.rewriteOne([]byte(m)); parts[i] != nil {
+				changed = true
+			} else {
+				parts[i] = []byte(m)
 			}
 		}
 		if !changed {
 			return data, false
 		}
-		out, err := jsontext.Marshal(batch)
-		if err != nil {
-			return data, false
-		}
-		return out, true
+		out = append(append(out, '['), bytes.Join(parts, []byte{','})...)
+		return append(out, ']'), true
 	}
 	if out := rt.rewriteOne(s); out != nil {
 		return out, true
@@ -147,22 +146,24 @@ func (rt *roundTripper) rewrite(data []byte) (out []byte, changed bool) {
 // rewriteOne returns the response message with its result annotated, or
 // nil when msg is not the response of a pending tools/call.
 func (rt *roundTripper) rewriteOne(msg []byte) []byte {
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method json.RawMessage `json:"method"`
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(msg, &m) != nil || m.Method != nil || !rt.p.take(rawIDKey(m.ID)) || m.Error != nil || m.Result == nil {
+	m, err := jsontext.Members(string(msg), jsontext.Loose)
+	if err != nil || m == nil {
 		return nil
 	}
-	result, ok := rt.c.annotate(m.Result)
+	_, isRequest := m["method"]
+	_, isError := m["error"]
+	res, hasResult := m["result"]
+	id := m["id"]
+	if isRequest || !rt.p.take(rawIDKey([]byte(id))) || isError || !hasResult {
+		return nil
+	}
+	result, ok := rt.c.annotate([]byte(res))
 	if !ok {
 		return nil
 	}
-	out := make([]byte, 0, len(result)+len(m.ID)+32)
+	out := make([]byte, 0, len(result)+len(id)+32)
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
-	out = append(out, m.ID...)
+	out = append(out, id...)
 	out = append(out, `,"result":`...)
 	out = append(out, result...)
 	return append(out, '}')

@@ -1,8 +1,9 @@
 package terms
 
 import (
-	"encoding/json"
 	"strings"
+
+	"github.com/structkit/structkit/internal/jsontext"
 )
 
 // Change is one entry of a Report.
@@ -68,22 +69,23 @@ type Problem struct {
 func (p Problem) String() string { return displayPath(p.Path) + ": " + p.Msg }
 
 // MarshalJSON writes the problem's parts and, as "message", its rendered
-// line: {"path", "keyword", "expected", "got", "message", "schema"}. It is
-// called by encoding/json, which users marshal reports with, and writes
-// through it.
+// line: {"path", "keyword", "expected", "got", "message", "schema"} (schema
+// left out when empty), through the token layer's writer, strings as
+// encoding/json writes them. encoding/json calls it when users marshal
+// reports.
 func (p Problem) MarshalJSON() ([]byte, error) {
-	return json.Marshal(problemJSON{Path: p.Path, Keyword: p.Keyword, Expected: p.Expected, Got: p.Got,
-		Message: p.String(), Schema: p.Schema})
-}
-
-// problemJSON is the JSON form of a Problem.
-type problemJSON struct {
-	Path     string `json:"path"`
-	Keyword  string `json:"keyword"`
-	Expected string `json:"expected"`
-	Got      string `json:"got"`
-	Message  string `json:"message"`
-	Schema   string `json:"schema,omitempty"`
+	msg := p.String()
+	b := make([]byte, 0, 80+len(p.Path)+len(p.Keyword)+len(p.Expected)+len(p.Got)+len(msg)+len(p.Schema))
+	for _, f := range [...]struct{ name, value string }{
+		{`{"path":`, p.Path}, {`,"keyword":`, p.Keyword}, {`,"expected":`, p.Expected},
+		{`,"got":`, p.Got}, {`,"message":`, msg}, {`,"schema":`, p.Schema},
+	} {
+		if f.name == `,"schema":` && f.value == "" {
+			continue
+		}
+		b, _ = jsontext.AppendValue(append(b, f.name...), f.value) // a string: no error
+	}
+	return append(b, '}'), nil
 }
 
 // displayPath is a JSON Pointer as reports show it: "/" for the root.
