@@ -133,4 +133,3 @@ func (s *Schema) Original() *coerce.Schema { return s.orig }
 
 // Report returns what the adaptation changed.
 func (s *Schema) Report() *Report { return s.report }
-

@@ -93,7 +93,6 @@ func (s *Schema) LocOf(n *schema.Node) *Loc {
 	return s.locs[n.ID]
 }
 
-
 // Compile compiles a decoded schema document (see Normalize) into a plan.
 // Errors are *Error.
 func Compile(doc any, o Options) (*Schema, error) {

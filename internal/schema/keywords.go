@@ -88,6 +88,10 @@ const (
 	KwSchemas = "schemas"
 )
 
+// FormatEnum is the "format" Gemini's Schema (OpenAPI 3.0) gives an enum
+// of strings: a marker, not a format (RewriteOpenAPI30 removes it).
+const FormatEnum = "enum"
+
 // kwSpec says in which drafts and under which vocabulary a keyword is
 // understood.
 type kwSpec struct {
