@@ -456,18 +456,16 @@ func (n Number) String() string {
 	}
 	// A decimal's denominator is 2^a × 5^b: max(a, b) places are exact.
 	d := new(big.Int).Set(n.r.Denom())
-	places := 0
-	for _, p := range []int64{2, 5} {
-		k, q, m := 0, new(big.Int), new(big.Int)
-		for {
-			q.QuoRem(d, big.NewInt(p), m)
-			if m.Sign() != 0 {
-				break
-			}
-			d.Set(q)
-			k++
+	twos := d.TrailingZeroBits()
+	d.Rsh(d, twos)
+	fives, five, q, m := uint(0), big.NewInt(5), new(big.Int), new(big.Int)
+	for d.Cmp(big.NewInt(1)) > 0 {
+		if q.QuoRem(d, five, m); m.Sign() != 0 {
+			break
 		}
-		places = max(places, k)
+		d, q = q, d
+		fives++
 	}
+	places := int(max(twos, fives))
 	return n.r.FloatString(places)
 }
