@@ -73,7 +73,13 @@ func (o Options) Adapt(schema any) (*Schema, error) {
 		a.tbl = restore.NewTable()
 		return a, nil
 	}
-	r := newRenderer(lim, (*plan.Schema)(orig), o.Context)
+	ps := (*plan.Schema)(orig)
+	// What only validation reads (bounds, patterns, formats) is read into
+	// the nodes by the graph's Check, which the lazy validator left to its
+	// first use. Its error is restore's to report (see Compile): a value
+	// Check refuses is described as written (schema.Node.Extras).
+	_ = ps.Graph().Check()
+	r := newRenderer(lim, ps, o.Context)
 	doc, err := r.run()
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/internal/schema"
 )
 
 // body renders the location l itself, at depth; nil when l is decided
@@ -72,7 +73,7 @@ func (r *renderer) body(l *plan.Loc, depth int) map[string]any {
 	null := admits&jsontype.Null != 0
 	switch {
 	case len(branches) == 0:
-		node = map[string]any{"type": r.typeName("null")}
+		node = map[string]any{schema.KwType: r.typeName("null")}
 	case len(branches) == 1:
 		node = branches[0]
 		if null {
@@ -85,20 +86,20 @@ func (r *renderer) body(l *plan.Loc, depth int) map[string]any {
 					branches[i] = r.nullable(b)
 				}
 			} else {
-				branches = append(branches, map[string]any{"type": "null"})
+				branches = append(branches, map[string]any{schema.KwType: "null"})
 			}
 		}
-		node = map[string]any{"anyOf": toAny(branches)}
+		node = map[string]any{schema.KwAnyOf: toAny(branches)}
 	}
 	if d := joinDesc(f.desc, notes.text()); d != "" {
 		node = clone(node)
-		node["description"] = d
+		node[schema.KwDescription] = d
 	}
 	for _, c := range f.drop {
 		r.note(c.ptr, c.kw, actionDropped, "", "an annotation the profile does not take")
 	}
 	if f.title != "" && f.title != f.desc {
-		r.note(l.Pointer(), "title", actionDropped, "", "the title (the description says it)")
+		r.note(l.Pointer(), schema.KwTitle, actionDropped, "", "the title (the description says it)")
 	}
 	return node
 }
@@ -133,31 +134,31 @@ func (r *renderer) nullable(n map[string]any) map[string]any {
 
 func (r *renderer) nullableOf(n map[string]any) map[string]any {
 	if r.lim.form == openAPI {
-		if list, ok := n["anyOf"].([]any); ok {
+		if list, ok := n[schema.KwAnyOf].([]any); ok {
 			out := clone(n)
 			branches := make([]any, len(list))
 			for i, b := range list {
 				branches[i] = r.nullable(b.(map[string]any))
 			}
-			out["anyOf"] = branches
+			out[schema.KwAnyOf] = branches
 			return out
 		}
 		out := clone(n)
-		out["nullable"] = true
+		out[schema.KwNullable] = true
 		return out
 	}
-	t, simple := n["type"].(string)
-	_, hasEnum := n["enum"]
-	_, hasRef := n["$ref"]
+	t, simple := n[schema.KwType].(string)
+	_, hasEnum := n[schema.KwEnum]
+	_, hasRef := n[schema.KwRef]
 	if simple && t != "null" && r.lim.typeArrays && !hasEnum && !hasRef {
 		out := clone(n)
-		out["type"] = []any{t, "null"}
+		out[schema.KwType] = []any{t, "null"}
 		return out
 	}
 	if t == "null" {
 		return n
 	}
-	return map[string]any{"anyOf": []any{n, map[string]any{"type": "null"}}}
+	return map[string]any{schema.KwAnyOf: []any{n, map[string]any{schema.KwType: "null"}}}
 }
 
 func joinDesc(parts ...string) string {

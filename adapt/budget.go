@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/structkit/structkit/internal/schema"
 )
 
 // The profile's limits on the whole adapted schema, consulted while it
@@ -194,8 +196,8 @@ func (b *budget) measure(v any) metrics {
 		return e.x
 	}
 	x := metrics{nodes: 1}
-	object, array := kinds(m["type"])
-	if list, ok := m["enum"].([]any); ok {
+	object, array := kinds(m[schema.KwType])
+	if list, ok := m[schema.KwEnum].([]any); ok {
 		length := 0
 		for _, e := range list {
 			if s, ok := e.(string); ok {
@@ -208,7 +210,7 @@ func (b *budget) measure(v any) metrics {
 			x.long++
 		}
 	}
-	if s, ok := m["const"].(string); ok {
+	if s, ok := m[schema.KwConst].(string); ok {
 		x.chars += utf8.RuneCountInString(s)
 	}
 	inner := 0
@@ -217,23 +219,23 @@ func (b *budget) measure(v any) metrics {
 		inner = max(inner, c.height)
 	}
 	if object {
-		props, _ := m["properties"].(map[string]any)
+		props, _ := m[schema.KwProperties].(map[string]any)
 		for name, c := range props {
 			x.props++
 			x.chars += utf8.RuneCountInString(name)
 			in(b.measure(c))
 		}
-		if ap, ok := m["additionalProperties"].(map[string]any); ok && b.lim.maps {
+		if ap, ok := m[schema.KwAdditionalProperties].(map[string]any); ok && b.lim.maps {
 			in(b.measure(ap))
 		}
 	}
 	if array {
-		in(b.measure(m["items"]))
+		in(b.measure(m[schema.KwItems]))
 	}
 	if object || array {
 		x.height = 1 + inner
 	}
-	if list, ok := m["anyOf"].([]any); ok {
+	if list, ok := m[schema.KwAnyOf].([]any); ok {
 		for _, e := range list {
 			c := b.measure(e)
 			x.add(c)

@@ -10,6 +10,7 @@ import (
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pointer"
+	"github.com/structkit/structkit/internal/schema"
 )
 
 // Violation is one place where a schema breaks one of a profile's rules.
@@ -57,8 +58,8 @@ func (p Profile) Check(schema []byte) ([]Violation, error) {
 
 // Structural keywords each form writes.
 var (
-	jsonStructure    = set("type", "properties", "required", "additionalProperties", "items", "anyOf", "$ref", "$defs", "description")
-	openAPIStructure = set("type", "properties", "required", "items", "anyOf", "nullable", "description")
+	jsonStructure    = set(schema.KwType, schema.KwProperties, schema.KwRequired, schema.KwAdditionalProperties, schema.KwItems, schema.KwAnyOf, schema.KwRef, schema.KwDefs, schema.KwDescription)
+	openAPIStructure = set(schema.KwType, schema.KwProperties, schema.KwRequired, schema.KwItems, schema.KwAnyOf, schema.KwNullable, schema.KwDescription)
 	openAPITypes     = set("STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT")
 	jsonTypes        = set("string", "number", "integer", "boolean", "array", "object", "null")
 )
@@ -74,16 +75,16 @@ type checker struct {
 
 func check(lim *limits, doc map[string]any) []Violation {
 	c := &checker{lim: lim, doc: doc, refsSeen: map[string]bool{}}
-	if t := doc["type"]; t != c.typ("object") {
+	if t := doc[schema.KwType]; t != c.typ("object") {
 		c.add("root-object", "", fmt.Sprintf("the root's type is %s, not %s", short(t), c.typ("object")))
 	}
-	for _, kw := range []string{"anyOf", "oneOf", "allOf", "$ref"} {
+	for _, kw := range []string{schema.KwAnyOf, schema.KwOneOf, schema.KwAllOf, schema.KwRef} {
 		if _, ok := doc[kw]; ok {
 			c.add("root-object", "", "the root has "+kw)
 		}
 	}
 	c.schema(doc, "", 0)
-	if defs, ok := doc["$defs"].(map[string]any); ok {
+	if defs, ok := doc[schema.KwDefs].(map[string]any); ok {
 		for _, name := range sortedAnyKeys(defs) {
 			c.chars += utf8.RuneCountInString(name)
 			c.schema(defs[name], "/$defs/"+pointer.Escape(name), 0)
@@ -124,29 +125,29 @@ func (c *checker) schema(v any, ptr string, depth int) {
 		structure = openAPIStructure
 	}
 	for _, kw := range sortedAnyKeys(m) {
-		if kw == "$defs" && ptr != "" {
+		if kw == schema.KwDefs && ptr != "" {
 			c.add("keywords", ptr, "$defs only at the root")
 		}
-		if !structure[kw] && !lim.keep[kw] && !(kw == "format" && lim.form == openAPI && m[kw] == "enum") {
+		if !structure[kw] && !lim.keep[kw] && !(kw == schema.KwFormat && lim.form == openAPI && m[kw] == schema.FormatEnum) {
 			c.add("keywords", ptr, "the profile does not take "+kw)
 		}
-		if kw == "$ref" && lim.refs == refsNone {
+		if kw == schema.KwRef && lim.refs == refsNone {
 			c.add("keywords", ptr, "the profile does not take $ref")
 		}
 	}
 	types := c.types(m, ptr)
-	if ref, ok := m["$ref"].(string); ok {
+	if ref, ok := m[schema.KwRef].(string); ok {
 		name, found := strings.CutPrefix(ref, "#/$defs/")
-		defs, _ := c.doc["$defs"].(map[string]any)
+		defs, _ := c.doc[schema.KwDefs].(map[string]any)
 		if _, exists := defs[pointer.Unescape(name)]; !found || !exists {
 			c.add("refs", ptr, "$ref "+ref+" is not a reference to #/$defs/NAME of this schema")
 		}
 		c.refsSeen[ref] = true
 	}
-	if lim.allTyped && m["type"] == nil && m["anyOf"] == nil && m["$ref"] == nil {
+	if lim.allTyped && m[schema.KwType] == nil && m[schema.KwAnyOf] == nil && m[schema.KwRef] == nil {
 		c.add("typed", ptr, "no type")
 	}
-	if d, ok := m["description"]; ok {
+	if d, ok := m[schema.KwDescription]; ok {
 		if _, ok := d.(string); !ok {
 			c.add("keywords", ptr, "description is not a string")
 		}
@@ -164,7 +165,7 @@ func (c *checker) schema(v any, ptr string, depth int) {
 		c.object(m, ptr, nesting)
 	}
 	if types["array"] {
-		items, ok := m["items"]
+		items, ok := m[schema.KwItems]
 		switch {
 		case ok:
 			c.schema(items, ptr+"/items", nesting)
@@ -172,14 +173,14 @@ func (c *checker) schema(v any, ptr string, depth int) {
 			c.add("array-items", ptr, "an ARRAY without items")
 		}
 	}
-	if list, ok := m["anyOf"].([]any); ok {
+	if list, ok := m[schema.KwAnyOf].([]any); ok {
 		if len(list) == 0 {
 			c.add("keywords", ptr, "an empty anyOf")
 		}
 		for i, b := range list {
 			c.schema(b, fmt.Sprintf("%s/anyOf/%d", ptr, i), depth)
 		}
-	} else if _, ok := m["anyOf"]; ok {
+	} else if _, ok := m[schema.KwAnyOf]; ok {
 		c.add("keywords", ptr, "anyOf is not an array")
 	}
 }
@@ -187,7 +188,7 @@ func (c *checker) schema(v any, ptr string, depth int) {
 // types checks "type" and returns the types it names (lower case).
 func (c *checker) types(m map[string]any, ptr string) map[string]bool {
 	out := map[string]bool{}
-	t, ok := m["type"]
+	t, ok := m[schema.KwType]
 	if !ok {
 		return out
 	}
@@ -211,7 +212,7 @@ func (c *checker) types(m map[string]any, ptr string) map[string]bool {
 	default:
 		c.add("types", ptr, "type is "+short(t))
 	}
-	if nb, ok := m["nullable"]; ok && nb != true {
+	if nb, ok := m[schema.KwNullable]; ok && nb != true {
 		c.add("types", ptr, "nullable is not true")
 	}
 	return out
@@ -220,12 +221,12 @@ func (c *checker) types(m map[string]any, ptr string) map[string]bool {
 // values checks enum and const.
 func (c *checker) values(m map[string]any, ptr string, types map[string]bool) {
 	lim := c.lim
-	if cv, ok := m["const"]; ok {
+	if cv, ok := m[schema.KwConst]; ok {
 		if s, ok := cv.(string); ok {
 			c.chars += utf8.RuneCountInString(s)
 		}
 	}
-	e, ok := m["enum"]
+	e, ok := m[schema.KwEnum]
 	if !ok {
 		return
 	}
@@ -272,26 +273,26 @@ func (c *checker) values(m map[string]any, ptr string, types map[string]bool) {
 // keywordValues checks the values of the kept keywords.
 func (c *checker) keywordValues(m map[string]any, ptr string, types map[string]bool) {
 	lim := c.lim
-	if f, ok := m["format"].(string); ok && !(lim.form == openAPI && f == "enum") {
+	if f, ok := m[schema.KwFormat].(string); ok && !(lim.form == openAPI && f == schema.FormatEnum) {
 		allowed := false
 		for t := range types {
 			allowed = allowed || lim.formats[t][f]
 		}
 		if !allowed {
-			c.add("formats", ptr, "format "+short(f)+" is not one the profile takes on "+short(m["type"]))
+			c.add("formats", ptr, "format "+short(f)+" is not one the profile takes on "+short(m[schema.KwType]))
 		}
 	}
-	if p, ok := m["pattern"].(string); ok && lim.simplePatterns && !simplePattern(p) {
+	if p, ok := m[schema.KwPattern].(string); ok && lim.simplePatterns && !simplePattern(p) {
 		c.add("patterns", ptr, "pattern "+short(p)+" uses lookaround, backreferences or word boundaries")
 	}
-	for _, kw := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "default"} {
+	for _, kw := range []string{schema.KwMinimum, schema.KwMaximum, schema.KwExclusiveMinimum, schema.KwExclusiveMaximum, schema.KwMultipleOf, schema.KwDefault} {
 		if v, ok := m[kw]; ok {
 			if _, isNum := plan.NumberValue(v); isNum && !exactNumber(v) {
 				c.add("exact-numbers", ptr, kw+" "+short(v)+" is not an exact double")
 			}
 		}
 	}
-	for _, kw := range []string{"minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"} {
+	for _, kw := range []string{schema.KwMinItems, schema.KwMaxItems, schema.KwMinLength, schema.KwMaxLength, schema.KwMinProperties, schema.KwMaxProperties} {
 		v, ok := m[kw]
 		if !ok {
 			continue
@@ -300,15 +301,15 @@ func (c *checker) keywordValues(m map[string]any, ptr string, types map[string]b
 		if !isCount || !plan.IsWhole(v) || strings.ContainsAny(fmt.Sprint(v), ".eE") {
 			c.add("exact-numbers", ptr, kw+" "+short(v)+" is not an integer literal")
 		}
-		if kw == "minItems" && lim.minItemsMax >= 0 && n > int64(lim.minItemsMax) {
+		if kw == schema.KwMinItems && lim.minItemsMax >= 0 && n > int64(lim.minItemsMax) {
 			c.add("min-items", ptr, fmt.Sprintf("minItems %d, more than %d", n, lim.minItemsMax))
 		}
 	}
 	if lim.int64Strings && types["integer"] {
-		if f, _ := m["format"].(string); f == "int64" || f == "uint64" {
+		if f, _ := m[schema.KwFormat].(string); f == "int64" || f == "uint64" {
 			c.add("int64-strings", ptr, "a 64-bit integer typed integer")
 		}
-		for _, kw := range []string{"minimum", "maximum"} {
+		for _, kw := range []string{schema.KwMinimum, schema.KwMaximum} {
 			if v, ok := m[kw]; ok && beyondSafe(v) {
 				c.add("int64-strings", ptr, "an integer bound beyond 2^53")
 			}
@@ -319,11 +320,11 @@ func (c *checker) keywordValues(m map[string]any, ptr string, types map[string]b
 // object checks an object schema.
 func (c *checker) object(m map[string]any, ptr string, nesting int) {
 	lim := c.lim
-	props, _ := m["properties"].(map[string]any)
-	if _, ok := m["properties"]; ok && props == nil {
+	props, _ := m[schema.KwProperties].(map[string]any)
+	if _, ok := m[schema.KwProperties]; ok && props == nil {
 		c.add("keywords", ptr, "properties is not an object")
 	}
-	ap, hasAP := m["additionalProperties"]
+	ap, hasAP := m[schema.KwAdditionalProperties]
 	if lim.closed && ap != false {
 		c.add("closed-objects", ptr, "additionalProperties is not false")
 	}
@@ -338,7 +339,7 @@ func (c *checker) object(m map[string]any, ptr string, nesting int) {
 		c.add("object-properties", ptr, "an object without properties")
 	}
 	required := map[string]bool{}
-	if r, ok := m["required"]; ok {
+	if r, ok := m[schema.KwRequired]; ok {
 		list, ok := r.([]any)
 		if !ok {
 			c.add("keywords", ptr, "required is not an array")
@@ -370,19 +371,19 @@ func (c *checker) object(m map[string]any, ptr string, nesting int) {
 
 // cycles reports recursion through $ref.
 func (c *checker) cycles() {
-	defs, _ := c.doc["$defs"].(map[string]any)
+	defs, _ := c.doc[schema.KwDefs].(map[string]any)
 	edges := map[string][]string{}
 	var refs func(v any, from string)
 	refs = func(v any, from string) {
 		switch x := v.(type) {
 		case map[string]any:
-			if r, ok := x["$ref"].(string); ok {
+			if r, ok := x[schema.KwRef].(string); ok {
 				if name, ok := strings.CutPrefix(r, "#/$defs/"); ok {
 					edges[from] = append(edges[from], pointer.Unescape(name))
 				}
 			}
 			for k, e := range x {
-				if k != "$defs" {
+				if k != schema.KwDefs {
 					refs(e, from)
 				}
 			}

@@ -303,7 +303,7 @@ func answer(t *testing.T, name string, a *Schema, y []byte, st *stats) {
 	doc := (*plan.Schema)(a.Original())
 	for _, p := range rep.Problems {
 		if p.Schema != "" {
-			if _, ok := doc.Lookup(p.Schema); !ok && !strings.Contains(p.Schema, "#") {
+			if _, ok := doc.Graph().Lookup(p.Schema); !ok && !strings.Contains(p.Schema, "#") {
 				t.Errorf("%s: problem %q names schema location %q, which the original does not have", name, p.String(), p.Schema)
 			}
 		}

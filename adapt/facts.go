@@ -2,24 +2,31 @@ package adapt
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/internal/schema"
 )
 
 // This file reads what applies at a location of the original plan: the
 // keywords of every schema the plan combined there (through $ref, allOf,
 // anyOf, oneOf, if/then/else), each with the types it constrains and
 // whether it holds for sure or only in one of several alternatives. It is
-// the adapter's one reader of the original schema's keywords (own and
-// schemaText read the document; the rest of the package reads facts).
+// the adapter's one reader of the original schema: own reads the compiled
+// nodes (schema.Node, what the compiler read of each keyword), schemaText
+// copies one out for a model to read; the rest of the package reads facts.
 
 // cons is one keyword of one schema that applies at a location.
 type cons struct {
 	kw  string
-	val any
-	ptr string // the schema holding it
+	val any // as written into the description or kept (numbers as json.Number)
+	// num is a bound, exactly; count a count (-1: the value is not one).
+	num   *schema.Number
+	count int
+	ptr   string // the schema holding it
 	// firm: the types whose values must satisfy it here; loose: the types
 	// for which it holds only if one of several alternatives is taken.
 	firm, loose jsontype.Set
@@ -50,30 +57,6 @@ type altSet struct {
 	names []string
 	free  bool // an object of any members
 }
-
-// keywordTypes says which values a constraint keyword constrains.
-var keywordTypes = map[string]jsontype.Set{
-	"minimum": jsontype.Numeric, "maximum": jsontype.Numeric, "exclusiveMinimum": jsontype.Numeric,
-	"exclusiveMaximum": jsontype.Numeric, "multipleOf": jsontype.Numeric,
-	"minLength": jsontype.String, "maxLength": jsontype.String, "pattern": jsontype.String,
-	"contentEncoding": jsontype.String, "contentMediaType": jsontype.String, "contentSchema": jsontype.String,
-	"minItems": jsontype.Array, "maxItems": jsontype.Array, "uniqueItems": jsontype.Array,
-	"contains": jsontype.Array, "minContains": jsontype.Array, "maxContains": jsontype.Array,
-	"unevaluatedItems": jsontype.Array,
-	"minProperties":    jsontype.Object, "maxProperties": jsontype.Object, "propertyNames": jsontype.Object,
-	"dependentRequired": jsontype.Object, "dependencies": jsontype.Object, "dependentSchemas": jsontype.Object,
-	"unevaluatedProperties": jsontype.Object,
-	"not":                   jsontype.Any, "if": jsontype.Any,
-}
-
-// structural keywords are the plan's business (or the renderer's).
-var structural = set("$schema", "$id", "id", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$defs", "definitions",
-	"$ref", "$dynamicRef", "$recursiveRef", "type", "properties", "patternProperties", "additionalProperties",
-	"items", "prefixItems", "additionalItems", "allOf", "anyOf", "oneOf", "required", "nullable", "then", "else",
-	"$vocabulary", "components")
-
-// annotations that nothing enforces, taken where the profile can say them.
-var annotationWords = set("description", "title", "default", "examples", "example")
 
 type factReader struct {
 	s    *plan.Schema
@@ -183,111 +166,170 @@ func (f *facts) addMust(name string) {
 	f.must[name] = true
 }
 
-// own reads the keywords of the schema l is.
+// own reads the keywords of the schema l is, from its compiled node.
 func (fr *factReader) own(l *plan.Loc, f *facts) {
-	m, refOnly, ok := fr.s.Own(l)
-	if !ok {
+	n := l.Node()
+	if n == nil || n.Bool {
 		return
 	}
-	admits := l.Admits()
-	ptr := l.Pointer()
-	// A format on a schema that admits numbers only is OpenAPI's integer
-	// or number format.
-	formatTypes := jsontype.String
-	if admits&jsontype.String == 0 && admits&jsontype.Numeric != 0 {
-		formatTypes = jsontype.Numeric
-	}
-	for _, kw := range sortedAnyKeys(m) {
-		v := m[kw]
-		switch {
-		case kw == "description":
-			if s, ok := v.(string); ok && f.desc == "" {
-				f.desc = s
-			}
-			continue
-		case kw == "title":
-			if s, ok := v.(string); ok && f.title == "" {
-				f.title = s
-			}
-			continue
-		case refOnly && kw != "$ref":
-			continue // before 2019-09, the siblings of $ref are ignored
-		case kw == "default":
-			if !f.hasDef {
-				f.def, f.hasDef = v, true
-			}
-		case kw == "examples" || kw == "example":
-			if !f.hasEx {
-				if list, ok := v.([]any); ok && kw == "examples" && len(list) > 0 {
-					f.ex, f.hasEx = list[0], true
-				} else if kw == "example" {
-					f.ex, f.hasEx = v, true
-				}
-			}
-		case kw == "enum" || kw == "const":
-			list, ok := v.([]any)
-			if kw == "const" {
-				list, ok = []any{v}, true
-			}
-			if ok {
-				f.vals = f.vals.intersect(restrict(list))
-			}
-		case kw == "required":
-			if list, ok := v.([]any); ok {
-				for _, e := range list {
-					if s, ok := e.(string); ok {
-						f.addMust(s)
-					}
-				}
-			}
-		case kw == "additionalProperties":
-			if b, ok := v.(bool); ok && b || isEmptySchema(v) {
-				f.open = true
-			}
-		case kw == "patternProperties":
-			f.open = true
-		case kw == "format":
-			f.cons = append(f.cons, cons{kw: kw, val: v, ptr: ptr, firm: admits & formatTypes})
-		case kw == "if":
-			w := map[string]any{"if": v}
-			for _, k := range []string{"then", "else"} {
-				if x, ok := m[k]; ok {
-					w[k] = x
-				}
-			}
-			f.cons = append(f.cons, cons{kw: kw, val: w, ptr: ptr, firm: admits})
-		case structural[kw]:
-		case keywordTypes[kw] != 0:
-			f.cons = append(f.cons, cons{kw: kw, val: v, ptr: ptr, firm: admits & keywordTypes[kw]})
-		default:
-			f.drop = append(f.drop, cons{kw: kw, val: v, ptr: ptr})
-		}
-	}
-	if f.desc == "" && f.title != "" {
+	f.desc, f.title = n.Description(), n.Title()
+	if f.desc == "" {
 		f.desc = f.title
 	}
-}
-
-func isEmptySchema(v any) bool {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return false
+	if n.RefOverrides {
+		return // before 2019-09, the siblings of $ref are ignored
 	}
-	for k := range m {
-		if !annotationWords[k] && k != "$comment" {
-			return false
+	if v, ok := n.Default(); ok {
+		f.def, f.hasDef = v, true
+	}
+	f.ex, f.hasEx = n.Example()
+	if n.HasEnum {
+		f.vals = f.vals.intersect(restrict(n.Enum))
+	}
+	if n.HasConst {
+		f.vals = f.vals.intersect(restrict([]any{n.Const}))
+	}
+	for _, name := range n.Required {
+		f.addMust(name)
+	}
+	if a := n.AdditionalProperties; a != nil && a.Trivial() || len(n.PatternProperties) > 0 {
+		f.open = true
+	}
+	c := consReader{admits: l.Admits(), ptr: l.Pointer()}
+	for _, e := range n.Extras() {
+		switch {
+		case e.Refused || schema.Constrains(e.Name) != 0:
+			// A value the compiler refused, or a keyword it does not
+			// read here that says something of values: described as
+			// written.
+			if e.Refused {
+				c.refused = append(c.refused, e.Name)
+			}
+			c.add(cons{kw: e.Name, val: e.Value, count: -1})
+		default:
+			c.drops = append(c.drops, cons{kw: e.Name, val: e.Value, ptr: c.ptr})
 		}
 	}
-	return true
+	if n.Deprecated() {
+		c.drops = append(c.drops, cons{kw: schema.KwDeprecated, val: true, ptr: c.ptr})
+	}
+	c.node(n)
+	sort.SliceStable(c.cons, func(i, j int) bool { return c.cons[i].kw < c.cons[j].kw })
+	sort.SliceStable(c.drops, func(i, j int) bool { return c.drops[i].kw < c.drops[j].kw })
+	f.cons = append(f.cons, c.cons...)
+	f.drop = append(f.drop, c.drops...)
 }
 
-func sortedAnyKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// consReader collects the constraints of one compiled schema, in the
+// order of their keywords' names.
+type consReader struct {
+	admits      jsontype.Set
+	ptr         string
+	refused     []string // keywords described as written (Extras)
+	cons, drops []cons
+}
+
+// add adds a constraint, with the types it constrains here.
+func (c *consReader) add(k cons) {
+	k.ptr = c.ptr
+	t := schema.Constrains(k.kw)
+	if k.kw == schema.KwFormat && c.admits&jsontype.String == 0 && c.admits&jsontype.Numeric != 0 {
+		t = jsontype.Numeric // OpenAPI's integer or number format
 	}
-	sort.Strings(keys)
-	return keys
+	k.firm = c.admits & t
+	c.cons = append(c.cons, k)
+}
+
+// field adds a constraint a field of the node holds, unless its keyword's
+// value was refused (and is described as written).
+func (c *consReader) field(kw string, val any, num *schema.Number, count int) {
+	if slices.Contains(c.refused, kw) {
+		return
+	}
+	c.add(cons{kw: kw, val: val, num: num, count: count})
+}
+
+// node adds the constraints the node's fields hold: its condition, its
+// dependencies, and what only validation reads (Assert).
+func (c *consReader) node(n *schema.Node) {
+	if n.If != nil {
+		w := map[string]any{schema.KwIf: n.If.Value}
+		if n.Then != nil {
+			w[schema.KwThen] = n.Then.Value
+		}
+		if n.Else != nil {
+			w[schema.KwElse] = n.Else.Value
+		}
+		c.field(schema.KwIf, w, nil, -1)
+	}
+	if len(n.Dependencies) > 0 {
+		c.field(schema.KwDependencies, dependencyValues(n.Dependencies), nil, -1)
+	}
+	if len(n.DependentSchemas) > 0 {
+		c.field(schema.KwDependentSchemas, dependencyValues(n.DependentSchemas), nil, -1)
+	}
+	a := n.Assert
+	if a == nil {
+		return
+	}
+	for _, b := range []struct {
+		kw  string
+		num *schema.Number
+	}{{schema.KwMinimum, a.Minimum}, {schema.KwMaximum, a.Maximum}, {schema.KwExclusiveMinimum, a.ExclusiveMinimum},
+		{schema.KwExclusiveMaximum, a.ExclusiveMaximum}, {schema.KwMultipleOf, a.MultipleOf}} {
+		if b.num != nil {
+			c.field(b.kw, json.Number(b.num.String()), b.num, -1)
+		}
+	}
+	for _, k := range []struct {
+		kw string
+		n  int
+	}{{schema.KwMinLength, a.MinLength}, {schema.KwMaxLength, a.MaxLength}, {schema.KwMinItems, a.MinItems},
+		{schema.KwMaxItems, a.MaxItems}, {schema.KwMinProperties, a.MinProperties}, {schema.KwMaxProperties, a.MaxProperties},
+		{schema.KwMinContains, a.MinContains}, {schema.KwMaxContains, a.MaxContains}} {
+		if k.n >= 0 {
+			c.field(k.kw, json.Number(strconv.Itoa(k.n)), nil, k.n)
+		}
+	}
+	if a.Pattern != nil {
+		c.field(schema.KwPattern, a.Pattern.String(), nil, -1)
+	}
+	if a.Format != "" {
+		c.field(schema.KwFormat, a.Format, nil, -1)
+	}
+	if a.UniqueItems {
+		c.field(schema.KwUniqueItems, true, nil, -1)
+	}
+	if len(a.DependentRequired) > 0 {
+		c.field(schema.KwDependentRequired, dependencyValues(a.DependentRequired), nil, -1)
+	}
+	for _, s := range []struct {
+		kw string
+		n  *schema.Node
+	}{{schema.KwNot, a.Not}, {schema.KwContains, a.Contains}, {schema.KwPropertyNames, a.PropertyNames},
+		{schema.KwUnevaluatedProperties, a.UnevaluatedProperties}, {schema.KwUnevaluatedItems, a.UnevaluatedItems}} {
+		if s.n != nil {
+			c.field(s.kw, s.n.Value, nil, -1)
+		}
+	}
+}
+
+// dependencyValues writes dependencies as the schema does: by name, a list
+// of member names or a schema.
+func dependencyValues(list []schema.Dependency) map[string]any {
+	out := make(map[string]any, len(list))
+	for _, d := range list {
+		if d.Schema != nil {
+			out[d.Name] = d.Schema.Value
+			continue
+		}
+		names := make([]any, len(d.Required))
+		for i, s := range d.Required {
+			names[i] = s
+		}
+		out[d.Name] = names
+	}
+	return out
 }
 
 // merge adds the facts of a part g to f. loose are the types for which g
@@ -335,13 +377,14 @@ func (f *facts) addCons(c cons) {
 }
 
 // schemaText is the original schema at l as compact JSON, shortened, for
-// a model to read.
+// a model to read: the schema whose pointer l gives (the first of those
+// a combined location combines).
 func (fr *factReader) schemaText(l *plan.Loc) string {
-	v, ok := fr.s.Lookup(l.Pointer())
-	if !ok {
+	n := firstNode(l)
+	if n == nil {
 		return ""
 	}
-	b, err := json.Marshal(v)
+	b, err := json.Marshal(n.Value)
 	if err != nil {
 		return ""
 	}
@@ -350,4 +393,24 @@ func (fr *factReader) schemaText(l *plan.Loc) string {
 		s = s[:397] + "..."
 	}
 	return s
+}
+
+// firstNode is the compiled schema a location's pointer names: its own,
+// or that of the first location it combines.
+func firstNode(l *plan.Loc) *schema.Node {
+	for l != nil {
+		if n := l.Node(); n != nil {
+			return n
+		}
+		p := l.Parts()
+		switch {
+		case len(p.All) > 0:
+			l = p.All[0]
+		case len(p.Alts) > 0 && len(p.Alts[0]) > 0:
+			l = p.Alts[0][0]
+		default:
+			return nil
+		}
+	}
+	return nil
 }

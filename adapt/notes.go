@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"strconv"
 	"strings"
 
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/internal/schema"
 )
 
 // notes collects what a location's adapted schema cannot say, for its
@@ -48,21 +48,21 @@ func (n *notes) describe(c cons, loose bool) {
 // writes no branch for.
 func (n *notes) anyType(f *facts) {
 	for _, c := range f.cons {
-		if keywordTypes[c.kw] == jsontype.Any || c.kw == "if" {
+		if schema.Constrains(c.kw) == jsontype.Any {
 			n.describe(c, c.firm == 0)
 		}
 	}
 	if f.oneOf {
 		n.add("Exactly one of the alternatives must match.")
-		n.r.note(f.ptr, "oneOf", actionDescribed, "exclusivity of oneOf (checked on restore)", "")
+		n.r.note(f.ptr, schema.KwOneOf, actionDescribed, "exclusivity of oneOf (checked on restore)", "")
 	}
 	if f.hasDef {
 		n.add("Default: " + short(f.def) + ".")
-		n.r.note(f.ptr, "default", actionDescribed, "", "the default value is written into the description")
+		n.r.note(f.ptr, schema.KwDefault, actionDescribed, "", "the default value is written into the description")
 	}
 	if f.hasEx {
 		n.add("Example: " + short(f.ex) + ".")
-		n.r.note(f.ptr, "examples", actionDescribed, "", "the example is written into the description")
+		n.r.note(f.ptr, schema.KwExamples, actionDescribed, "", "the example is written into the description")
 	}
 }
 
@@ -72,8 +72,8 @@ func (n *notes) anyType(f *facts) {
 func (n *notes) constraints(node map[string]any, f *facts, t jsontype.Set, typ string, keep bool) {
 	r := n.r
 	for _, c := range f.cons {
-		kt := keywordTypes[c.kw]
-		if c.kw == "format" {
+		kt := schema.Constrains(c.kw)
+		if c.kw == schema.KwFormat {
 			kt = c.firm | c.loose
 		}
 		if kt == jsontype.Any || kt&t == 0 {
@@ -82,7 +82,7 @@ func (n *notes) constraints(node map[string]any, f *facts, t jsontype.Set, typ s
 		switch {
 		case c.firm&t != 0:
 			if keep && r.keeps(c, typ) && node[c.kw] == nil {
-				node[c.kw] = r.keptValue(c)
+				node[c.kw] = c.val
 				continue
 			}
 			n.describe(c, false)
@@ -93,40 +93,32 @@ func (n *notes) constraints(node map[string]any, f *facts, t jsontype.Set, typ s
 }
 
 // keeps reports whether the profile takes the keyword c on a schema of
-// type typ.
+// type typ: its value is one the profile's rules take (a format it
+// lists, a simple pattern, a count, a bound a double holds exactly).
 func (r *renderer) keeps(c cons, typ string) bool {
 	lim := r.lim
 	if !lim.keep[c.kw] {
 		return false
 	}
 	switch c.kw {
-	case "format":
+	case schema.KwFormat:
 		s, _ := c.val.(string)
 		return lim.formats[typ][s]
-	case "pattern":
+	case schema.KwPattern:
 		s, ok := c.val.(string)
 		return ok && (!lim.simplePatterns || simplePattern(s))
-	case "minItems":
-		n, ok := count(c.val)
-		return ok && (lim.minItemsMax < 0 || n <= int64(lim.minItemsMax))
-	case "maxItems", "minLength", "maxLength", "minProperties", "maxProperties":
-		_, ok := count(c.val)
-		return ok
-	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf":
-		return exactNumber(c.val)
+	case schema.KwMinItems:
+		return c.count >= 0 && c.count <= 1<<53 && (lim.minItemsMax < 0 || c.count <= lim.minItemsMax)
+	case schema.KwMaxItems, schema.KwMinLength, schema.KwMaxLength, schema.KwMinProperties, schema.KwMaxProperties:
+		return c.count >= 0 && c.count <= 1<<53
+	case schema.KwMinimum, schema.KwMaximum, schema.KwExclusiveMinimum, schema.KwExclusiveMaximum, schema.KwMultipleOf:
+		if c.num == nil {
+			return false
+		}
+		_, exact := c.num.Float64()
+		return exact
 	}
 	return true
-}
-
-// keptValue is a kept keyword's value as the adapted schema writes it:
-// counts as integer literals (a Struct-borne schema has 1.0).
-func (r *renderer) keptValue(c cons) any {
-	switch c.kw {
-	case "maxItems", "minItems", "minLength", "maxLength", "minProperties", "maxProperties":
-		n, _ := count(c.val)
-		return json.Number(strconv.FormatInt(n, 10))
-	}
-	return c.val
 }
 
 // count reads a non-negative integer keyword value.
@@ -179,37 +171,37 @@ func simplePattern(p string) bool {
 // phrase writes a keyword and its value for a model to read.
 func phrase(kw string, v any) string {
 	switch kw {
-	case "minimum":
+	case schema.KwMinimum:
 		return "At least " + short(v) + "."
-	case "maximum":
+	case schema.KwMaximum:
 		return "At most " + short(v) + "."
-	case "exclusiveMinimum":
+	case schema.KwExclusiveMinimum:
 		return "More than " + short(v) + "."
-	case "exclusiveMaximum":
+	case schema.KwExclusiveMaximum:
 		return "Less than " + short(v) + "."
-	case "multipleOf":
+	case schema.KwMultipleOf:
 		return "A multiple of " + short(v) + "."
-	case "minLength":
+	case schema.KwMinLength:
 		return "At least " + short(v) + " characters."
-	case "maxLength":
+	case schema.KwMaxLength:
 		return "At most " + short(v) + " characters."
-	case "pattern":
+	case schema.KwPattern:
 		return "Matches the regular expression " + short(v) + "."
-	case "format":
+	case schema.KwFormat:
 		return "Format: " + fmt.Sprint(v) + "."
-	case "minItems":
+	case schema.KwMinItems:
 		return "At least " + short(v) + " items."
-	case "maxItems":
+	case schema.KwMaxItems:
 		return "At most " + short(v) + " items."
-	case "uniqueItems":
+	case schema.KwUniqueItems:
 		if v == true {
 			return "Items are unique."
 		}
-	case "minProperties":
+	case schema.KwMinProperties:
 		return "At least " + short(v) + " members."
-	case "maxProperties":
+	case schema.KwMaxProperties:
 		return "At most " + short(v) + " members."
-	case "propertyNames":
+	case schema.KwPropertyNames:
 		return "Member names: " + short(v) + "."
 	}
 	return "Also " + kw + ": " + short(v) + "."

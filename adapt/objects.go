@@ -10,6 +10,7 @@ import (
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/restore"
+	"github.com/structkit/structkit/internal/schema"
 )
 
 // array writes the array branch; why is not empty when the location must
@@ -22,7 +23,7 @@ func (r *renderer) array(l *plan.Loc, f *facts, depth int, n *notes) (map[string
 	if item != nil && item.Admits() == 0 {
 		return nil, "an array that must be empty"
 	}
-	node := map[string]any{"type": r.typeName("array"), "items": r.render(item, depth+1)}
+	node := map[string]any{schema.KwType: r.typeName("array"), schema.KwItems: r.render(item, depth+1)}
 	n.constraints(node, f, jsontype.Array, "array", true)
 	return node, ""
 }
@@ -63,11 +64,11 @@ func (r *renderer) object(l *plan.Loc, f *facts, arrayFree bool, depth int, n *n
 				return nil, "an object that must be empty"
 			}
 			if other == nil {
-				r.note(l.Pointer(), "additionalProperties", actionClosed, "members the schema does not declare (it declares none and does not say additionalProperties)", "")
+				r.note(l.Pointer(), schema.KwAdditionalProperties, actionClosed, "members the schema does not declare (it declares none and does not say additionalProperties)", "")
 			}
 			return r.objectNode(map[string]any{}, nil), ""
 		case r.lim.maps:
-			node := map[string]any{"type": "object", "additionalProperties": r.render(other, depth+1)}
+			node := map[string]any{schema.KwType: "object", schema.KwAdditionalProperties: r.render(other, depth+1)}
 			n.constraints(node, f, jsontype.Object, "object", false)
 			return node, ""
 		case !arrayFree:
@@ -76,7 +77,7 @@ func (r *renderer) object(l *plan.Loc, f *facts, arrayFree bool, depth int, n *n
 		r.rec(l).Pairs = true
 		n.add("A map, written as an array of {\"key\", \"value\"} pairs, each key once.")
 		n.constraints(nil, f, jsontype.Object, "object", false)
-		r.note(l.Pointer(), "additionalProperties", actionPairs, "", "a map is written as an array of {key, value} pairs and read back as an object")
+		r.note(l.Pointer(), schema.KwAdditionalProperties, actionPairs, "", "a map is written as an array of {key, value} pairs and read back as an object")
 		return r.pairsNode(other, depth), ""
 	}
 	props := map[string]any{}
@@ -112,8 +113,8 @@ func (r *renderer) object(l *plan.Loc, f *facts, arrayFree bool, depth int, n *n
 					rec.Marker = map[string]bool{}
 				}
 				rec.Marker[name] = true
-				cs = map[string]any{"anyOf": []any{cs, r.markerNode()},
-					"description": "null leaves this member out; {\"" + r.tbl.Marker + "\": true} sends null."}
+				cs = map[string]any{schema.KwAnyOf: []any{cs, r.markerNode()},
+					schema.KwDescription: "null leaves this member out; {\"" + r.tbl.Marker + "\": true} sends null."}
 				r.note(memberPtr(l, name, child), "", actionMarker, "", "optional and nullable: null stands for absent, {\""+r.tbl.Marker+"\": true} for null")
 			} else {
 				cs = r.nullable(cs)
@@ -130,7 +131,7 @@ func (r *renderer) object(l *plan.Loc, f *facts, arrayFree bool, depth int, n *n
 	switch {
 	case (typed || open) && r.lim.maps:
 		node = r.objectNode(props, required)
-		node["additionalProperties"] = r.render(other, depth+1)
+		node[schema.KwAdditionalProperties] = r.render(other, depth+1)
 		delete(node, "additionalProperties_")
 	case typed || open:
 		e := extraName(names)
@@ -139,13 +140,13 @@ func (r *renderer) object(l *plan.Loc, f *facts, arrayFree bool, depth int, n *n
 		var es map[string]any
 		if typed {
 			es = r.pairsNode(other, depth+1)
-			es["description"] = "Further members, as an array of {\"key\", \"value\"} pairs, each key once."
-			r.note(l.Pointer(), "additionalProperties", actionExtra, "", fmt.Sprintf("undeclared members go in the member %q as {key, value} pairs", e))
+			es[schema.KwDescription] = "Further members, as an array of {\"key\", \"value\"} pairs, each key once."
+			r.note(l.Pointer(), schema.KwAdditionalProperties, actionExtra, "", fmt.Sprintf("undeclared members go in the member %q as {key, value} pairs", e))
 		} else {
 			rec.ExtraText = true
-			es = map[string]any{"type": r.typeName("string"),
-				"description": "Further members not declared above, as JSON text of an object (\"{\\\"name\\\": value}\")."}
-			r.note(l.Pointer(), "additionalProperties", actionExtra, "", fmt.Sprintf("undeclared members go in the member %q as JSON text of an object", e))
+			es = map[string]any{schema.KwType: r.typeName("string"),
+				schema.KwDescription: "Further members not declared above, as JSON text of an object (\"{\\\"name\\\": value}\")."}
+			r.note(l.Pointer(), schema.KwAdditionalProperties, actionExtra, "", fmt.Sprintf("undeclared members go in the member %q as JSON text of an object", e))
 		}
 		if r.lim.allRequired {
 			es = r.nullable(es)
@@ -156,7 +157,7 @@ func (r *renderer) object(l *plan.Loc, f *facts, arrayFree bool, depth int, n *n
 	default:
 		node = r.objectNode(props, required)
 		if other == nil {
-			r.note(l.Pointer(), "additionalProperties", actionClosed, "members the schema does not declare (it does not say additionalProperties)", "")
+			r.note(l.Pointer(), schema.KwAdditionalProperties, actionClosed, "members the schema does not declare (it does not say additionalProperties)", "")
 		}
 	}
 	n.constraints(node, f, jsontype.Object, "object", !r.lim.allRequired && !typed && !open)
@@ -167,7 +168,7 @@ func (r *renderer) object(l *plan.Loc, f *facts, arrayFree bool, depth int, n *n
 			sets = append(sets, "("+strings.Join(a.names, ", ")+")")
 		}
 		n.add("The members of one of these alternatives: " + strings.Join(sets, " | ") + ".")
-		r.note(l.Pointer(), "anyOf", actionMerged, "which members go together (checked on restore)", "the alternatives are merged into one object")
+		r.note(l.Pointer(), schema.KwAnyOf, actionMerged, "which members go together (checked on restore)", "the alternatives are merged into one object")
 	}
 	return node, ""
 }
@@ -182,16 +183,16 @@ func memberPtr(l *plan.Loc, name string, child *plan.Loc) string {
 
 // objectNode writes an object with the given members.
 func (r *renderer) objectNode(props map[string]any, required []string) map[string]any {
-	node := map[string]any{"type": r.typeName("object"), "properties": props}
+	node := map[string]any{schema.KwType: r.typeName("object"), schema.KwProperties: props}
 	if len(props) == 0 && r.lim.form == openAPI {
-		delete(node, "properties") // as genai writes it (omitempty)
+		delete(node, schema.KwProperties) // as genai writes it (omitempty)
 	}
 	if len(required) > 0 || r.lim.allRequired {
 		sort.Strings(required)
-		node["required"] = toAnyStrings(required)
+		node[schema.KwRequired] = toAnyStrings(required)
 	}
 	if r.lim.closed {
-		node["additionalProperties"] = false
+		node[schema.KwAdditionalProperties] = false
 	}
 	return node
 }
@@ -208,15 +209,15 @@ func toAnyStrings(list []string) []any {
 // depth.
 func (r *renderer) pairsNode(other *plan.Loc, depth int) map[string]any {
 	pair := r.objectNode(map[string]any{
-		restore.PairKey:   map[string]any{"type": r.typeName("string")},
+		restore.PairKey:   map[string]any{schema.KwType: r.typeName("string")},
 		restore.PairValue: r.render(other, depth+2),
 	}, []string{restore.PairKey, restore.PairValue})
-	return map[string]any{"type": r.typeName("array"), "items": pair}
+	return map[string]any{schema.KwType: r.typeName("array"), schema.KwItems: pair}
 }
 
 // markerNode is the object that stands for an explicit null.
 func (r *renderer) markerNode() map[string]any {
-	return r.objectNode(map[string]any{r.tbl.Marker: map[string]any{"type": "boolean", "enum": []any{true}}}, []string{r.tbl.Marker})
+	return r.objectNode(map[string]any{r.tbl.Marker: map[string]any{schema.KwType: "boolean", schema.KwEnum: []any{true}}}, []string{r.tbl.Marker})
 }
 
 // extraName picks the name of the member holding undeclared members.

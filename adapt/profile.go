@@ -3,6 +3,8 @@ package adapt
 import (
 	"fmt"
 	"strings"
+
+	"github.com/structkit/structkit/internal/schema"
 )
 
 // Profile names a provider's accepted subset of JSON Schema for function
@@ -126,7 +128,7 @@ type limits struct {
 // The numeric keywords (OpenAI takes them all). Annotations kept
 // everywhere: description.
 var (
-	numericKeywords = []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
+	numericKeywords = []string{schema.KwMinimum, schema.KwMaximum, schema.KwExclusiveMinimum, schema.KwExclusiveMaximum, schema.KwMultipleOf}
 )
 
 func set(words ...string) map[string]bool {
@@ -170,7 +172,7 @@ var profiles = map[Profile]*limits{
 		// arrays minItems, maxItems. Not listed (so not written): minLength,
 		// maxLength, uniqueItems, minProperties, maxProperties, default,
 		// title, examples.
-		keep: union(numericKeywords, []string{"pattern", "format", "minItems", "maxItems", "enum", "const"}),
+		keep: union(numericKeywords, []string{schema.KwPattern, schema.KwFormat, schema.KwMinItems, schema.KwMaxItems, schema.KwEnum, schema.KwConst}),
 		formats: map[string]map[string]bool{
 			"string": set("date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"),
 		},
@@ -206,7 +208,7 @@ var profiles = map[Profile]*limits{
 		// Not supported: recursion, numerical constraints, string
 		// lengths, array constraints beyond minItems 0/1, other
 		// additionalProperties.
-		keep: set("pattern", "format", "minItems", "enum", "const"),
+		keep: set(schema.KwPattern, schema.KwFormat, schema.KwMinItems, schema.KwEnum, schema.KwConst),
 		formats: map[string]map[string]bool{
 			"string": set("date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"),
 		},
@@ -233,7 +235,7 @@ var profiles = map[Profile]*limits{
 		// prefixItems, minItems, maxItems, minimum, maximum, anyOf, oneOf
 		// (as anyOf), properties, additionalProperties, required. The rest
 		// is written into the description.
-		keep: set("format", "minimum", "maximum", "minItems", "maxItems", "enum"),
+		keep: set(schema.KwFormat, schema.KwMinimum, schema.KwMaximum, schema.KwMinItems, schema.KwMaxItems, schema.KwEnum),
 		formats: map[string]map[string]bool{
 			"string":  set("date-time", "date", "time"),
 			"integer": set("int32", "int64"),
@@ -263,8 +265,8 @@ var profiles = map[Profile]*limits{
 		// additionalProperties, allOf, oneOf, not, const, exclusive bounds,
 		// multipleOf, uniqueItems. Enums are strings; formats: NUMBER
 		// float/double, INTEGER int32/int64, STRING enum/date-time.
-		keep: set("format", "minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength", "pattern",
-			"minProperties", "maxProperties", "enum"),
+		keep: set(schema.KwFormat, schema.KwMinimum, schema.KwMaximum, schema.KwMinItems, schema.KwMaxItems, schema.KwMinLength, schema.KwMaxLength, schema.KwPattern,
+			schema.KwMinProperties, schema.KwMaxProperties, schema.KwEnum),
 		formats: map[string]map[string]bool{
 			"string":  set("date-time"),
 			"integer": set("int32", "int64"),

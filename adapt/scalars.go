@@ -9,6 +9,7 @@ import (
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/lenient"
 	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/internal/schema"
 )
 
 // intPattern is the pattern of an integer written as decimal digits.
@@ -16,13 +17,13 @@ const intPattern = "^-?(0|[1-9][0-9]*)$"
 
 // boolean writes the boolean branch.
 func (r *renderer) boolean(l *plan.Loc, f *facts, n *notes) map[string]any {
-	node := map[string]any{"type": r.typeName("boolean")}
+	node := map[string]any{schema.KwType: r.typeName("boolean")}
 	if vs := f.vals.of(jsontype.Boolean); vs != nil {
 		if r.lim.enumOther && r.lim.form == jsonSchema {
-			node["enum"] = slices.Clone(vs.list)
+			node[schema.KwEnum] = slices.Clone(vs.list)
 		} else {
 			n.add("Must be " + joinValues(vs.list) + ".")
-			r.note(l.Pointer(), "enum", actionDescribed, "the boolean the value must be (checked on restore)", "")
+			r.note(l.Pointer(), schema.KwEnum, actionDescribed, "the boolean the value must be (checked on restore)", "")
 		}
 	}
 	return node
@@ -45,7 +46,7 @@ func (r *renderer) number(l *plan.Loc, f *facts, stringFree bool, n *notes) (nod
 			exact = exact && exactNumber(v)
 		}
 		if r.lim.enumNumbers && exact && !(wide && r.lim.int64Strings) {
-			node := map[string]any{"type": r.typeName(typ), "enum": slices.Clone(vs.list)}
+			node := map[string]any{schema.KwType: r.typeName(typ), schema.KwEnum: slices.Clone(vs.list)}
 			n.constraints(node, f, jsontype.Numeric, typ, false)
 			return node, true, ""
 		}
@@ -64,38 +65,38 @@ func (r *renderer) number(l *plan.Loc, f *facts, stringFree bool, n *notes) (nod
 			strs = append(strs, s)
 		}
 		r.fwd[l] = fwd
-		node := map[string]any{"type": r.typeName("string"), "enum": strs}
+		node := map[string]any{schema.KwType: r.typeName("string"), schema.KwEnum: strs}
 		if r.lim.form == openAPI {
-			node["format"] = "enum"
+			node[schema.KwFormat] = schema.FormatEnum
 		}
 		n.add("A number, written as one of these strings.")
 		n.constraints(node, f, jsontype.Numeric, typ, false)
-		r.note(l.Pointer(), "enum", actionEnumStrings, "", "the "+typ+" enum is written as strings and read back as numbers")
+		r.note(l.Pointer(), schema.KwEnum, actionEnumStrings, "", "the "+typ+" enum is written as strings and read back as numbers")
 		return node, true, ""
 	}
 	if vs != nil {
 		n.add("One of: " + joinValues(vs.list) + ".")
-		r.note(l.Pointer(), "enum", actionDescribed, "the enum (too large for the profile; checked on restore)", "")
+		r.note(l.Pointer(), schema.KwEnum, actionDescribed, "the enum (too large for the profile; checked on restore)", "")
 	}
 	if wide && r.lim.int64Strings && stringFree {
 		r.rec(l).IntText = true
-		node := map[string]any{"type": r.typeName("string")}
-		if r.lim.keep["pattern"] {
-			node["pattern"] = intPattern
+		node := map[string]any{schema.KwType: r.typeName("string")}
+		if r.lim.keep[schema.KwPattern] {
+			node[schema.KwPattern] = intPattern
 		}
 		n.add("An integer, written as its decimal digits (\"-12\", \"9007199254740993\"): a 64-bit value that a double cannot hold.")
 		n.constraints(node, f, jsontype.Numeric, typ, false)
-		r.note(l.Pointer(), "type", actionIntString, "", "a 64-bit integer is written as a string of digits and read back exactly")
+		r.note(l.Pointer(), schema.KwType, actionIntString, "", "a 64-bit integer is written as a string of digits and read back exactly")
 		return node, true, ""
 	}
-	node = map[string]any{"type": r.typeName(typ)}
+	node = map[string]any{schema.KwType: r.typeName(typ)}
 	n.constraints(node, f, jsontype.Numeric, typ, true)
 	if r.lim.int64Strings && typ == "integer" {
 		// A 64-bit integer beside strings cannot be a string of digits.
-		if s, _ := node["format"].(string); s == "int64" || s == "uint64" {
+		if s, _ := node[schema.KwFormat].(string); s == "int64" || s == "uint64" {
 			return nil, true, "the profile's rule int64-strings: a 64-bit integer typed integer"
 		}
-		for _, kw := range []string{"minimum", "maximum"} {
+		for _, kw := range []string{schema.KwMinimum, schema.KwMaximum} {
 			if v, ok := node[kw]; ok && beyondSafe(v) {
 				return nil, true, "the profile's rule int64-strings: an integer bound beyond 2^53"
 			}
@@ -127,13 +128,13 @@ func (r *renderer) mixedEnum(l *plan.Loc, f *facts, n *notes) (map[string]any, b
 	}
 	r.rec(l).Enum = enum
 	r.fwd[l] = fwd
-	node := map[string]any{"type": r.typeName("string"), "enum": list}
+	node := map[string]any{schema.KwType: r.typeName("string"), schema.KwEnum: list}
 	if r.lim.form == openAPI {
-		node["format"] = "enum"
+		node[schema.KwFormat] = schema.FormatEnum
 	}
 	n.add("The numbers among these are written as strings: " + joinValues(nums.list) + ".")
 	n.constraints(node, f, jsontype.String|jsontype.Numeric, "string", false)
-	r.note(l.Pointer(), "enum", actionEnumStrings, "", "the numbers of the enum are written as strings and read back as numbers")
+	r.note(l.Pointer(), schema.KwEnum, actionEnumStrings, "", "the numbers of the enum are written as strings and read back as numbers")
 	return node, true
 }
 
@@ -145,11 +146,11 @@ func (r *renderer) wide(f *facts, vs *valueSet) bool {
 			continue
 		}
 		switch c.kw {
-		case "format":
+		case schema.KwFormat:
 			if s, _ := c.val.(string); s == "int64" || s == "uint64" {
 				return true
 			}
-		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
+		case schema.KwMinimum, schema.KwMaximum, schema.KwExclusiveMinimum, schema.KwExclusiveMaximum:
 			if beyondSafe(c.val) {
 				return true
 			}
@@ -199,18 +200,18 @@ func numberScalar(s string) lenient.Scalar {
 
 // str writes the string branch.
 func (r *renderer) str(l *plan.Loc, f *facts, n *notes) map[string]any {
-	node := map[string]any{"type": r.typeName("string")}
+	node := map[string]any{schema.KwType: r.typeName("string")}
 	if vs := f.vals.of(jsontype.String); vs != nil {
 		if r.dropEnum[l] {
 			n.add("One of: " + joinValues(vs.list) + ".")
-			r.note(l.Pointer(), "enum", actionDescribed, "the enum (too large for the profile; checked on restore)", "")
+			r.note(l.Pointer(), schema.KwEnum, actionDescribed, "the enum (too large for the profile; checked on restore)", "")
 		} else {
-			node["enum"] = slices.Clone(vs.list)
+			node[schema.KwEnum] = slices.Clone(vs.list)
 			if r.lim.form == openAPI {
-				node["format"] = "enum"
+				node[schema.KwFormat] = schema.FormatEnum
 			}
 		}
 	}
-	n.constraints(node, f, jsontype.String, "string", node["enum"] == nil)
+	n.constraints(node, f, jsontype.String, "string", node[schema.KwEnum] == nil)
 	return node
 }

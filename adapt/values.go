@@ -3,6 +3,7 @@ package adapt
 import (
 	"encoding/json"
 	"math/big"
+	"sort"
 	"strings"
 
 	"github.com/structkit/structkit/internal/jsontype"
@@ -197,4 +198,13 @@ func valueKey(v any) string {
 func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+func sortedAnyKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

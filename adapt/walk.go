@@ -11,6 +11,7 @@ import (
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/restore"
+	"github.com/structkit/structkit/internal/schema"
 )
 
 // The renderer writes the adapted schema one location of the original
@@ -140,7 +141,7 @@ func (r *renderer) run() (map[string]any, error) {
 		if _, ok := r.defs[root]; ok {
 			doc = r.bodies[root]
 		}
-		if _, cut := r.text[root]; cut || doc["type"] != r.typeName("object") || r.recAt(root).Pairs {
+		if _, cut := r.text[root]; cut || doc[schema.KwType] != r.typeName("object") || r.recAt(root).Pairs {
 			wrap = true // the root cannot be written as an object
 		}
 	}
@@ -171,7 +172,7 @@ func (r *renderer) run() (map[string]any, error) {
 		r.note(root.Pointer(), "", actionWrapped, "", fmt.Sprintf("the arguments are one member %q of the adapted root, which must be an object", w))
 	} else if root.Admits()&jsontype.Null != 0 {
 		// An object root that also admits null: the adapted root cannot.
-		r.note(root.Pointer(), "type", actionDescribed, "null for the whole arguments", "")
+		r.note(root.Pointer(), schema.KwType, actionDescribed, "null for the whole arguments", "")
 	}
 	if r.err != nil {
 		return nil, r.err
@@ -179,7 +180,7 @@ func (r *renderer) run() (map[string]any, error) {
 	defs := r.gather(top)
 	if len(defs) > 0 {
 		doc = clone(doc)
-		doc["$defs"] = defs
+		doc[schema.KwDefs] = defs
 	}
 	return doc, nil
 }
@@ -340,7 +341,7 @@ func (r *renderer) name(l *plan.Loc) {
 // refNode is a reference to l under $defs. Its target is written in
 // gather, when the names are final.
 func (r *renderer) refNode(l *plan.Loc) map[string]any {
-	n := map[string]any{"$ref": ""}
+	n := map[string]any{schema.KwRef: ""}
 	r.refs[l] = append(r.refs[l], n)
 	return n
 }
@@ -387,7 +388,7 @@ func (r *renderer) textNode(l *plan.Loc) map[string]any {
 			note += " Its JSON Schema: " + s
 		}
 	}
-	return map[string]any{"type": r.typeName("string"), "description": joinDesc(f.desc, note)}
+	return map[string]any{schema.KwType: r.typeName("string"), schema.KwDescription: joinDesc(f.desc, note)}
 }
 
 // note reports a change of the location being written.
@@ -451,12 +452,12 @@ func (r *renderer) gather(top *locLog) map[string]any {
 		_, cut := r.text[l]
 		for _, n := range list {
 			if !cut {
-				n["$ref"] = "#/$defs/" + r.defs[l]
+				n[schema.KwRef] = "#/$defs/" + r.defs[l]
 				continue
 			}
 			// Named while it was written, and then written as JSON text:
 			// so it reads where it was referred to.
-			delete(n, "$ref")
+			delete(n, schema.KwRef)
 			for k, v := range r.textFor(l) {
 				n[k] = v
 			}

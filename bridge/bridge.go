@@ -39,6 +39,7 @@ import (
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/rpcargs"
+	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/structconv"
 )
@@ -434,7 +435,7 @@ func missingArguments(c *mcpbridge.Client, tool, name string) error {
 	}
 	var missing []string
 	for _, p := range problems {
-		if p.Path == "" && p.Keyword == "required" {
+		if p.Path == "" && p.Keyword == schema.KwRequired {
 			missing = append(missing, p.Expected)
 		}
 	}

@@ -38,6 +38,7 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/protoschema"
 	"github.com/structkit/structkit/structconv"
 )
@@ -218,7 +219,7 @@ func newTool(t Tool, o Options) (*tool, error) {
 	}
 	for _, sch := range []json.RawMessage{inSchema, outSchema} {
 		m, err := jsontext.Members(string(sch), jsontext.Options{})
-		typ, _ := jsontext.DecodeString(m["type"], jsontext.Options{})
+		typ, _ := jsontext.DecodeString(m[schema.KwType], jsontext.Options{})
 		if err != nil || m == nil || typ != "object" {
 			return nil, fmt.Errorf(`grpcmcp: %s: a tool's schemas must be objects (type "object"); %s is not`, md.FullName(), md.Input().FullName())
 		}

@@ -70,6 +70,7 @@ import (
 	"github.com/structkit/structkit/internal/mcpcapture"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
@@ -413,16 +414,16 @@ func trivialSchema(raw json.RawMessage) bool {
 	}
 	for k, s := range m {
 		switch k {
-		case "type":
+		case schema.KwType:
 			if s != `"object"` {
 				return false
 			}
-		case "$schema", "$id", "title", "description", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly":
-		case "properties", "additionalProperties", "patternProperties", "unevaluatedProperties":
-			if s != "{}" && (k == "properties" || k == "patternProperties" || s != "true") {
+		case schema.KwSchema, schema.KwID, schema.KwTitle, schema.KwDescription, schema.KwComment, schema.KwExamples, schema.KwDefault, schema.KwDeprecated, schema.KwReadOnly, schema.KwWriteOnly:
+		case schema.KwProperties, schema.KwAdditionalProperties, schema.KwPatternProperties, schema.KwUnevaluatedProperties:
+			if s != "{}" && (k == schema.KwProperties || k == schema.KwPatternProperties || s != "true") {
 				return false
 			}
-		case "required":
+		case schema.KwRequired:
 			if s != "[]" {
 				return false
 			}

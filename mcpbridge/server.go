@@ -3,6 +3,7 @@ package mcpbridge
 import (
 	"bytes"
 	"context"
+
 	// encoding/json: the go-sdk hands us the arguments and takes the
 	// structured result as json.RawMessage; we read no JSON with it.
 	"encoding/json"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
@@ -87,7 +89,7 @@ func AddTool(s *mcp.Server, t *mcp.Tool, h StructHandler, opts ServerOptions) (e
 	if err != nil {
 		return fmt.Errorf("mcpbridge: AddTool %q: input schema: %w", t.Name, err)
 	}
-	if typ, ok := topString(rawIn, "type"); !ok || typ != "object" {
+	if typ, ok := topString(rawIn, schema.KwType); !ok || typ != "object" {
 		return fmt.Errorf(`mcpbridge: AddTool %q: input schema must have "type": "object"`, t.Name)
 	}
 	in, err := bridgeCompile(rawIn)

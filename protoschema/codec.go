@@ -21,6 +21,7 @@ import (
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
@@ -272,7 +273,7 @@ func (c *Codec) explain(doc []byte, problems []coerce.Problem) []coerce.Problem 
 	for _, p := range problems {
 		// The pointer names the message's schema, or its "not".
 		at := strings.TrimSuffix(p.Schema, "/not")
-		if p.Keyword != "not" {
+		if p.Keyword != schema.KwNot {
 			out = append(out, p)
 			continue
 		}
@@ -298,7 +299,7 @@ func (c *Codec) explain(doc []byte, problems []coerce.Problem) []coerce.Problem 
 			if len(g.names) > 1 {
 				msg += " (accepted names: " + quoteList(g.names) + ")"
 			}
-			out = append(out, coerce.Problem{Path: p.Path, Keyword: "required", Expected: g.what, Got: "nothing",
+			out = append(out, coerce.Problem{Path: p.Path, Keyword: schema.KwRequired, Expected: g.what, Got: "nothing",
 				Msg: msg, Schema: p.Schema})
 		}
 		for _, pr := range pairs {

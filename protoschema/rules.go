@@ -24,6 +24,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/internal/schema"
 )
 
 // extension reads an extension of an options message, also when it arrived
@@ -118,22 +119,22 @@ func celText(id, msg, expr string) string {
 
 // addNot adds a "not" to a schema, beside any it has.
 func addNot(s map[string]any, not map[string]any) {
-	if _, ok := s["not"]; !ok {
-		s["not"] = not
+	if _, ok := s[schema.KwNot]; !ok {
+		s[schema.KwNot] = not
 		return
 	}
-	all, _ := s["allOf"].([]any)
-	s["allOf"] = append(all, map[string]any{"not": not})
+	all, _ := s[schema.KwAllOf].([]any)
+	s[schema.KwAllOf] = append(all, map[string]any{schema.KwNot: not})
 }
 
 // addPattern adds a pattern to a schema, beside any it has.
 func addPattern(s map[string]any, p string) {
-	if _, ok := s["pattern"]; !ok {
-		s["pattern"] = p
+	if _, ok := s[schema.KwPattern]; !ok {
+		s[schema.KwPattern] = p
 		return
 	}
-	all, _ := s["allOf"].([]any)
-	s["allOf"] = append(all, map[string]any{"pattern": p})
+	all, _ := s[schema.KwAllOf].([]any)
+	s[schema.KwAllOf] = append(all, map[string]any{schema.KwPattern: p})
 }
 
 // applyRules applies the protovalidate rules r of field fd (whose values
@@ -188,12 +189,12 @@ func (g *gen) applyRules(fd protoreflect.FieldDescriptor, s map[string]any, kfd 
 		case "repeated":
 			switch name {
 			case "min_items":
-				s["minItems"] = v.Uint()
+				s[schema.KwMinItems] = v.Uint()
 			case "max_items":
-				s["maxItems"] = v.Uint()
+				s[schema.KwMaxItems] = v.Uint()
 			case "unique":
 				if v.Bool() {
-					s["uniqueItems"] = true
+					s[schema.KwUniqueItems] = true
 				}
 			case "items":
 				// applied to the items by the caller
@@ -203,9 +204,9 @@ func (g *gen) applyRules(fd protoreflect.FieldDescriptor, s map[string]any, kfd 
 		case "map":
 			switch name {
 			case "min_pairs":
-				s["minProperties"] = v.Uint()
+				s[schema.KwMinProperties] = v.Uint()
 			case "max_pairs":
-				s["maxProperties"] = v.Uint()
+				s[schema.KwMaxProperties] = v.Uint()
 			case "keys", "values":
 			default:
 				unsupported(kind+"."+name, prefix+kind+"."+name+" = "+valueText(f, v))
@@ -220,7 +221,7 @@ func (g *gen) applyRules(fd protoreflect.FieldDescriptor, s map[string]any, kfd 
 			}
 		case "bool":
 			if name == "const" {
-				s["const"] = v.Bool()
+				s[schema.KwConst] = v.Bool()
 			} else if name != "example" {
 				unsupported(kind+"."+name, prefix+kind+"."+name+" = "+valueText(f, v))
 			}
@@ -277,7 +278,7 @@ func (r numRange) text() string {
 	return strings.Join(parts, " and ")
 }
 
-func isStringSchema(s map[string]any) bool { return s["type"] == "string" }
+func isStringSchema(s map[string]any) bool { return s[schema.KwType] == "string" }
 
 func (g *gen) applyRange(s map[string]any, r numRange) bool {
 	if !r.hasLo && !r.hasHi {
@@ -289,34 +290,34 @@ func (g *gen) applyRange(s map[string]any, r numRange) bool {
 	set := func(m map[string]any, key string, v string) { m[key] = json.Number(v) }
 	if r.hasLo && r.hasHi && cmpDecimal(r.lo, r.hi) > 0 {
 		// x > lo or x < hi with lo > hi: forbid [hi, lo].
-		not := map[string]any{"type": "number"}
+		not := map[string]any{schema.KwType: "number"}
 		if r.hiExcl {
-			set(not, "minimum", r.hi)
+			set(not, schema.KwMinimum, r.hi)
 		} else {
-			set(not, "exclusiveMinimum", r.hi)
+			set(not, schema.KwExclusiveMinimum, r.hi)
 		}
 		if r.loExcl {
-			set(not, "maximum", r.lo)
+			set(not, schema.KwMaximum, r.lo)
 		} else {
-			set(not, "exclusiveMaximum", r.lo)
+			set(not, schema.KwExclusiveMaximum, r.lo)
 		}
 		addNot(s, not)
 		return true
 	}
 	if r.hasLo {
 		if r.loExcl {
-			delete(s, "minimum")
-			set(s, "exclusiveMinimum", r.lo)
+			delete(s, schema.KwMinimum)
+			set(s, schema.KwExclusiveMinimum, r.lo)
 		} else {
-			set(s, "minimum", tighter(s["minimum"], r.lo, true))
+			set(s, schema.KwMinimum, tighter(s[schema.KwMinimum], r.lo, true))
 		}
 	}
 	if r.hasHi {
 		if r.hiExcl {
-			delete(s, "maximum")
-			set(s, "exclusiveMaximum", r.hi)
+			delete(s, schema.KwMaximum)
+			set(s, schema.KwExclusiveMaximum, r.hi)
 		} else {
-			set(s, "maximum", tighter(s["maximum"], r.hi, false))
+			set(s, schema.KwMaximum, tighter(s[schema.KwMaximum], r.hi, false))
 		}
 	}
 	return true
@@ -385,7 +386,7 @@ func (g *gen) numberRule(s map[string]any, f protoreflect.FieldDescriptor, v pro
 		if !ok {
 			return false
 		}
-		s["const"] = x
+		s[schema.KwConst] = x
 	case "in", "not_in":
 		l := v.List()
 		var vals []any
@@ -397,9 +398,9 @@ func (g *gen) numberRule(s map[string]any, f protoreflect.FieldDescriptor, v pro
 			vals = append(vals, x)
 		}
 		if name == "in" {
-			s["enum"] = vals
+			s[schema.KwEnum] = vals
 		} else if len(vals) > 0 {
-			addNot(s, map[string]any{"enum": vals})
+			addNot(s, map[string]any{schema.KwEnum: vals})
 		}
 	case "lt", "lte", "gt", "gte":
 		t := numText(f, v)
@@ -422,7 +423,7 @@ func (g *gen) numberRule(s map[string]any, f protoreflect.FieldDescriptor, v pro
 			}
 		}
 		if len(vals) > 0 {
-			s["examples"] = vals
+			s[schema.KwExamples] = vals
 		}
 	default:
 		return false
@@ -432,13 +433,13 @@ func (g *gen) numberRule(s map[string]any, f protoreflect.FieldDescriptor, v pro
 
 // String well-known formats and their JSON Schema form.
 var stringFormats = map[string]func(s map[string]any){
-	"email":    func(s map[string]any) { s["format"] = "email" },
-	"hostname": func(s map[string]any) { s["format"] = "hostname" },
-	"ipv4":     func(s map[string]any) { s["format"] = "ipv4" },
-	"ipv6":     func(s map[string]any) { s["format"] = "ipv6" },
-	"uri":      func(s map[string]any) { s["format"] = "uri" },
-	"uri_ref":  func(s map[string]any) { s["format"] = "uri-reference" },
-	"uuid":     func(s map[string]any) { s["format"] = "uuid" },
+	"email":    func(s map[string]any) { s[schema.KwFormat] = "email" },
+	"hostname": func(s map[string]any) { s[schema.KwFormat] = "hostname" },
+	"ipv4":     func(s map[string]any) { s[schema.KwFormat] = "ipv4" },
+	"ipv6":     func(s map[string]any) { s[schema.KwFormat] = "ipv6" },
+	"uri":      func(s map[string]any) { s[schema.KwFormat] = "uri" },
+	"uri_ref":  func(s map[string]any) { s[schema.KwFormat] = "uri-reference" },
+	"uuid":     func(s map[string]any) { s[schema.KwFormat] = "uuid" },
 	"tuuid":    func(s map[string]any) { addPattern(s, `^[0-9a-fA-F]{32}$`) },
 	"ulid":     func(s map[string]any) { addPattern(s, `^[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25}$`) },
 	"protobuf_fqn": func(s map[string]any) {
@@ -448,10 +449,10 @@ var stringFormats = map[string]func(s map[string]any){
 		addPattern(s, `^\.[A-Za-z_][A-Za-z_0-9]*(\.[A-Za-z_][A-Za-z_0-9]*)*$`)
 	},
 	"ip": func(s map[string]any) {
-		s["anyOf"] = []any{map[string]any{"format": "ipv4"}, map[string]any{"format": "ipv6"}}
+		s[schema.KwAnyOf] = []any{map[string]any{schema.KwFormat: "ipv4"}, map[string]any{schema.KwFormat: "ipv6"}}
 	},
 	"address": func(s map[string]any) {
-		s["anyOf"] = []any{map[string]any{"format": "hostname"}, map[string]any{"format": "ipv4"}, map[string]any{"format": "ipv6"}}
+		s[schema.KwAnyOf] = []any{map[string]any{schema.KwFormat: "hostname"}, map[string]any{schema.KwFormat: "ipv4"}, map[string]any{schema.KwFormat: "ipv6"}}
 	},
 }
 
@@ -465,14 +466,14 @@ func (g *gen) stringRule(s map[string]any, f protoreflect.FieldDescriptor, v pro
 	}
 	switch name {
 	case "const":
-		s["const"] = v.String()
+		s[schema.KwConst] = v.String()
 	case "len":
-		s["minLength"] = v.Uint()
-		s["maxLength"] = v.Uint()
+		s[schema.KwMinLength] = v.Uint()
+		s[schema.KwMaxLength] = v.Uint()
 	case "min_len":
-		s["minLength"] = v.Uint()
+		s[schema.KwMinLength] = v.Uint()
 	case "max_len":
-		s["maxLength"] = v.Uint()
+		s[schema.KwMaxLength] = v.Uint()
 	case "pattern":
 		if _, err := regexp.Compile(v.String()); err != nil {
 			return false
@@ -485,7 +486,7 @@ func (g *gen) stringRule(s map[string]any, f protoreflect.FieldDescriptor, v pro
 	case "contains":
 		addPattern(s, regexp.QuoteMeta(v.String()))
 	case "not_contains":
-		addNot(s, map[string]any{"pattern": regexp.QuoteMeta(v.String())})
+		addNot(s, map[string]any{schema.KwPattern: regexp.QuoteMeta(v.String())})
 	case "in", "not_in":
 		l := v.List()
 		vals := make([]any, l.Len())
@@ -493,9 +494,9 @@ func (g *gen) stringRule(s map[string]any, f protoreflect.FieldDescriptor, v pro
 			vals[i] = l.Get(i).String()
 		}
 		if name == "in" {
-			s["enum"] = vals
+			s[schema.KwEnum] = vals
 		} else if len(vals) > 0 {
-			addNot(s, map[string]any{"enum": vals})
+			addNot(s, map[string]any{schema.KwEnum: vals})
 		}
 	case "strict":
 		// only qualifies well_known_regex
@@ -506,7 +507,7 @@ func (g *gen) stringRule(s map[string]any, f protoreflect.FieldDescriptor, v pro
 			vals[i] = l.Get(i).String()
 		}
 		if len(vals) > 0 {
-			s["examples"] = vals
+			s[schema.KwExamples] = vals
 		}
 	default: // len_bytes, min_bytes, max_bytes, ip prefixes, host_and_port, well_known_regex
 		return false
@@ -542,7 +543,7 @@ func (g *gen) enumRule(s map[string]any, kfd protoreflect.FieldDescriptor, f pro
 				}
 			}
 		}
-		s["enum"] = vals
+		s[schema.KwEnum] = vals
 	}
 	switch name {
 	case "defined_only", "example":

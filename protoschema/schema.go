@@ -16,6 +16,7 @@ import (
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/schema"
 )
 
 // dialect is the "$schema" every generated document declares: draft
@@ -228,9 +229,9 @@ func (o SchemaOptions) generate(md protoreflect.MessageDescriptor) (out *generat
 	if g.err != nil {
 		return nil, g.err
 	}
-	root["$schema"] = dialect
+	root[schema.KwSchema] = dialect
 	if len(g.defs) > 0 {
-		root["$defs"] = g.defs
+		root[schema.KwDefs] = g.defs
 	}
 	doc, err := jsontext.Marshal(root)
 	if err != nil {
@@ -253,7 +254,7 @@ func (g *gen) note(el protoreflect.FullName, rule, text string) {
 // queueing the definition.
 func (g *gen) ref(md protoreflect.MessageDescriptor) map[string]any {
 	if md.FullName() == g.root.FullName() {
-		return map[string]any{"$ref": "#"}
+		return map[string]any{schema.KwRef: "#"}
 	}
 	if !g.seen[md.FullName()] {
 		if len(g.seen) >= g.o.maxMessages() {
@@ -265,13 +266,13 @@ func (g *gen) ref(md protoreflect.MessageDescriptor) map[string]any {
 			g.queue = append(g.queue, md)
 		}
 	}
-	return map[string]any{"$ref": "#/$defs/" + pointer.Escape(string(md.FullName()))}
+	return map[string]any{schema.KwRef: "#/$defs/" + pointer.Escape(string(md.FullName()))}
 }
 
 // message writes the object schema of a message type; at is the JSON
 // Pointer of the schema in the document.
 func (g *gen) message(md protoreflect.MessageDescriptor, at string) map[string]any {
-	s := map[string]any{"type": "object"}
+	s := map[string]any{schema.KwType: "object"}
 	props := map[string]any{}
 	aliases := map[string]any{}
 	// Pairs of names that must not stand together (a field's two names,
@@ -395,14 +396,14 @@ func (g *gen) message(md protoreflect.MessageDescriptor, at string) map[string]a
 		}
 	}
 
-	s["properties"] = props
+	s[schema.KwProperties] = props
 	if len(aliases) > 0 {
-		s["patternProperties"] = aliases
+		s[schema.KwPatternProperties] = aliases
 	}
-	s["additionalProperties"] = false
+	s[schema.KwAdditionalProperties] = false
 	if len(required) > 0 {
 		sort.Strings(required)
-		s["required"] = required
+		s[schema.KwRequired] = required
 	}
 	// One "not" forbids what must not be: a required group absent
 	// ({"properties": {names: false}} holds when none of the names is
@@ -416,17 +417,17 @@ func (g *gen) message(md protoreflect.MessageDescriptor, at string) map[string]a
 		for _, n := range gr.names {
 			p[n] = false
 		}
-		forbidden = append(forbidden, map[string]any{"properties": p})
+		forbidden = append(forbidden, map[string]any{schema.KwProperties: p})
 	}
 	for _, p := range pairs {
-		forbidden = append(forbidden, map[string]any{"required": []string{p[0], p[1]}})
+		forbidden = append(forbidden, map[string]any{schema.KwRequired: []string{p[0], p[1]}})
 	}
 	switch len(forbidden) {
 	case 0:
 	case 1:
-		s["not"] = forbidden[0]
+		s[schema.KwNot] = forbidden[0]
 	default:
-		s["not"] = map[string]any{"anyOf": forbidden}
+		s[schema.KwNot] = map[string]any{schema.KwAnyOf: forbidden}
 	}
 	if len(groups) > 0 {
 		g.groups[at] = groups
@@ -441,7 +442,7 @@ func (g *gen) message(md protoreflect.MessageDescriptor, at string) map[string]a
 		g.pairs[at] = pairs
 	}
 	if d := g.describe(md, extra); d != "" {
-		s["description"] = d
+		s[schema.KwDescription] = d
 	}
 	return s
 }
@@ -474,21 +475,21 @@ func (g *gen) field(fd protoreflect.FieldDescriptor) map[string]any {
 		if rules != nil && rules.GetMap().GetValues() != nil {
 			extra = append(extra, g.applyRules(fd, val, fd.MapValue(), rules.GetMap().GetValues(), "map.values.")...)
 		}
-		s = map[string]any{"type": "object", "additionalProperties": val}
+		s = map[string]any{schema.KwType: "object", schema.KwAdditionalProperties: val}
 		keys := keyNames(fd.MapKey())
 		if rules != nil && rules.GetMap().GetKeys() != nil {
 			if keys == nil {
 				keys = map[string]any{}
 			}
 			extra = append(extra, g.applyRules(fd, keys, fd.MapKey(), rules.GetMap().GetKeys(), "map.keys.")...)
-			if len(keys) == 1 && keys["type"] == "string" {
+			if len(keys) == 1 && keys[schema.KwType] == "string" {
 				keys = nil
 			}
 		}
 		if keys != nil {
-			delete(keys, "type") // property names are strings
+			delete(keys, schema.KwType) // property names are strings
 			if len(keys) > 0 {
-				s["propertyNames"] = keys
+				s[schema.KwPropertyNames] = keys
 			}
 		}
 	case fd.IsList():
@@ -496,7 +497,7 @@ func (g *gen) field(fd protoreflect.FieldDescriptor) map[string]any {
 		if rules != nil && rules.GetRepeated().GetItems() != nil {
 			extra = append(extra, g.applyRules(fd, item, fd, rules.GetRepeated().GetItems(), "repeated.items.")...)
 		}
-		s = map[string]any{"type": "array", "items": item}
+		s = map[string]any{schema.KwType: "array", schema.KwItems: item}
 	default:
 		s = g.single(fd)
 	}
@@ -504,12 +505,12 @@ func (g *gen) field(fd protoreflect.FieldDescriptor) map[string]any {
 		extra = append(extra, g.applyRules(fd, s, fd, rules, "")...)
 	}
 	if behaviors := fieldBehaviors(fd); behaviors.outputOnly {
-		s["readOnly"] = true
+		s[schema.KwReadOnly] = true
 	} else if behaviors.inputOnly {
-		s["writeOnly"] = true
+		s[schema.KwWriteOnly] = true
 	}
 	if d := g.describe(fd, extra); d != "" {
-		s["description"] = d
+		s[schema.KwDescription] = d
 	}
 	return s
 }
@@ -519,15 +520,15 @@ func (g *gen) field(fd protoreflect.FieldDescriptor) map[string]any {
 func keyNames(fd protoreflect.FieldDescriptor) map[string]any {
 	switch fd.Kind() {
 	case protoreflect.BoolKind:
-		return map[string]any{"type": "string", "enum": []any{"false", "true"}}
+		return map[string]any{schema.KwType: "string", schema.KwEnum: []any{"false", "true"}}
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
-		return map[string]any{"type": "string", "pattern": `^-?(0|[1-9][0-9]{0,9})$`}
+		return map[string]any{schema.KwType: "string", schema.KwPattern: `^-?(0|[1-9][0-9]{0,9})$`}
 	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
-		return map[string]any{"type": "string", "pattern": `^(0|[1-9][0-9]{0,9})$`}
+		return map[string]any{schema.KwType: "string", schema.KwPattern: `^(0|[1-9][0-9]{0,9})$`}
 	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
-		return map[string]any{"type": "string", "pattern": int64Pattern}
+		return map[string]any{schema.KwType: "string", schema.KwPattern: int64Pattern}
 	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
-		return map[string]any{"type": "string", "pattern": uint64Pattern}
+		return map[string]any{schema.KwType: "string", schema.KwPattern: uint64Pattern}
 	}
 	return nil
 }
@@ -536,15 +537,15 @@ func keyNames(fd protoreflect.FieldDescriptor) map[string]any {
 func (g *gen) single(fd protoreflect.FieldDescriptor) map[string]any {
 	switch fd.Kind() {
 	case protoreflect.BoolKind:
-		return map[string]any{"type": "boolean"}
+		return map[string]any{schema.KwType: "boolean"}
 	case protoreflect.StringKind:
-		return map[string]any{"type": "string"}
+		return map[string]any{schema.KwType: "string"}
 	case protoreflect.BytesKind:
-		return map[string]any{"type": "string", "contentEncoding": "base64", "pattern": base64Pattern}
+		return map[string]any{schema.KwType: "string", schema.KwContentEncoding: "base64", schema.KwPattern: base64Pattern}
 	case protoreflect.FloatKind:
-		return map[string]any{"type": "number", "minimum": json.Number(minFloat), "maximum": json.Number(maxFloat)}
+		return map[string]any{schema.KwType: "number", schema.KwMinimum: json.Number(minFloat), schema.KwMaximum: json.Number(maxFloat)}
 	case protoreflect.DoubleKind:
-		return map[string]any{"type": "number"}
+		return map[string]any{schema.KwType: "number"}
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
 		return intSchema(minInt32, maxInt32)
 	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
@@ -565,15 +566,15 @@ func (g *gen) single(fd protoreflect.FieldDescriptor) map[string]any {
 }
 
 func intSchema(lo, hi string) map[string]any {
-	return map[string]any{"type": "integer", "minimum": json.Number(lo), "maximum": json.Number(hi)}
+	return map[string]any{schema.KwType: "integer", schema.KwMinimum: json.Number(lo), schema.KwMaximum: json.Number(hi)}
 }
 
 func (g *gen) int64Schema(signed bool) map[string]any {
 	if g.o.Int64Strings {
 		if signed {
-			return map[string]any{"type": "string", "pattern": int64Pattern}
+			return map[string]any{schema.KwType: "string", schema.KwPattern: int64Pattern}
 		}
-		return map[string]any{"type": "string", "pattern": uint64Pattern}
+		return map[string]any{schema.KwType: "string", schema.KwPattern: uint64Pattern}
 	}
 	if signed {
 		return intSchema(minInt64, maxInt64)
@@ -583,12 +584,12 @@ func (g *gen) int64Schema(signed bool) map[string]any {
 
 func (g *gen) enum(ed protoreflect.EnumDescriptor) map[string]any {
 	if ed.FullName() == "google.protobuf.NullValue" {
-		return map[string]any{"type": "null"}
+		return map[string]any{schema.KwType: "null"}
 	}
 	vals := ed.Values()
 	if vals.Len() > g.o.maxEnumValues() {
-		g.note(ed.FullName(), "enum", fmt.Sprintf("%d values, over the limit of %d: names not listed", vals.Len(), g.o.maxEnumValues()))
-		return map[string]any{"type": "string", "description": fmt.Sprintf("A value name of %s (%d values).", ed.FullName(), vals.Len())}
+		g.note(ed.FullName(), schema.KwEnum, fmt.Sprintf("%d values, over the limit of %d: names not listed", vals.Len(), g.o.maxEnumValues()))
+		return map[string]any{schema.KwType: "string", schema.KwDescription: fmt.Sprintf("A value name of %s (%d values).", ed.FullName(), vals.Len())}
 	}
 	var names []any
 	var nums []any
@@ -602,9 +603,9 @@ func (g *gen) enum(ed protoreflect.EnumDescriptor) map[string]any {
 		}
 	}
 	if g.o.EnumNumbers {
-		return map[string]any{"type": []any{"string", "integer"}, "enum": append(names, nums...)}
+		return map[string]any{schema.KwType: []any{"string", "integer"}, schema.KwEnum: append(names, nums...)}
 	}
-	return map[string]any{"type": "string", "enum": names}
+	return map[string]any{schema.KwType: "string", schema.KwEnum: names}
 }
 
 // wellKnown returns the schema of a well-known type's JSON form, or nil.
@@ -613,34 +614,34 @@ func (g *gen) wellKnown(md protoreflect.MessageDescriptor) map[string]any {
 		return nil
 	}
 	nullable := func(s map[string]any) map[string]any {
-		s["type"] = []any{s["type"], "null"}
+		s[schema.KwType] = []any{s[schema.KwType], "null"}
 		return s
 	}
 	switch md.FullName() {
 	case "google.protobuf.Timestamp":
-		return map[string]any{"type": "string", "format": "date-time", "pattern": timestampPattern,
-			"description": `An RFC 3339 time in UTC ("Z") or with an offset, e.g. "2024-05-01T12:00:00Z".`}
+		return map[string]any{schema.KwType: "string", schema.KwFormat: "date-time", schema.KwPattern: timestampPattern,
+			schema.KwDescription: `An RFC 3339 time in UTC ("Z") or with an offset, e.g. "2024-05-01T12:00:00Z".`}
 	case "google.protobuf.Duration":
-		return map[string]any{"type": "string", "pattern": durationPattern,
-			"description": `A duration in seconds with the suffix "s", e.g. "1.5s".`}
+		return map[string]any{schema.KwType: "string", schema.KwPattern: durationPattern,
+			schema.KwDescription: `A duration in seconds with the suffix "s", e.g. "1.5s".`}
 	case "google.protobuf.FieldMask":
-		return map[string]any{"type": "string", "pattern": fieldMaskPattern,
-			"description": `Comma-separated field paths in lowerCamelCase, e.g. "name,address.city".`}
+		return map[string]any{schema.KwType: "string", schema.KwPattern: fieldMaskPattern,
+			schema.KwDescription: `Comma-separated field paths in lowerCamelCase, e.g. "name,address.city".`}
 	case "google.protobuf.Struct":
-		return map[string]any{"type": "object"}
+		return map[string]any{schema.KwType: "object"}
 	case "google.protobuf.Value":
 		return map[string]any{}
 	case "google.protobuf.ListValue":
-		return map[string]any{"type": "array"}
+		return map[string]any{schema.KwType: "array"}
 	case "google.protobuf.Empty":
-		return map[string]any{"type": "object", "properties": map[string]any{}, "additionalProperties": false}
+		return map[string]any{schema.KwType: "object", schema.KwProperties: map[string]any{}, schema.KwAdditionalProperties: false}
 	case "google.protobuf.Any":
-		return map[string]any{"type": "object", "properties": map[string]any{"@type": map[string]any{"type": "string"}},
-			"required": []string{"@type"}, "description": `A message of any type: "@type" names it (type.googleapis.com/full.Name) beside its fields, or beside "value" for a well-known type.`}
+		return map[string]any{schema.KwType: "object", schema.KwProperties: map[string]any{"@type": map[string]any{schema.KwType: "string"}},
+			schema.KwRequired: []string{"@type"}, schema.KwDescription: `A message of any type: "@type" names it (type.googleapis.com/full.Name) beside its fields, or beside "value" for a well-known type.`}
 	case "google.protobuf.DoubleValue":
-		return nullable(map[string]any{"type": "number"})
+		return nullable(map[string]any{schema.KwType: "number"})
 	case "google.protobuf.FloatValue":
-		return nullable(map[string]any{"type": "number", "minimum": json.Number(minFloat), "maximum": json.Number(maxFloat)})
+		return nullable(map[string]any{schema.KwType: "number", schema.KwMinimum: json.Number(minFloat), schema.KwMaximum: json.Number(maxFloat)})
 	case "google.protobuf.Int32Value":
 		return nullable(intSchema(minInt32, maxInt32))
 	case "google.protobuf.UInt32Value":
@@ -650,11 +651,11 @@ func (g *gen) wellKnown(md protoreflect.MessageDescriptor) map[string]any {
 	case "google.protobuf.UInt64Value":
 		return nullable(g.int64Schema(false))
 	case "google.protobuf.BoolValue":
-		return nullable(map[string]any{"type": "boolean"})
+		return nullable(map[string]any{schema.KwType: "boolean"})
 	case "google.protobuf.StringValue":
-		return nullable(map[string]any{"type": "string"})
+		return nullable(map[string]any{schema.KwType: "string"})
 	case "google.protobuf.BytesValue":
-		return nullable(map[string]any{"type": "string", "contentEncoding": "base64", "pattern": base64Pattern})
+		return nullable(map[string]any{schema.KwType: "string", schema.KwContentEncoding: "base64", schema.KwPattern: base64Pattern})
 	}
 	return nil
 }

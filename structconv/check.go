@@ -11,6 +11,7 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/restore"
+	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/internal/terms"
 )
 
@@ -146,18 +147,18 @@ func (o CheckOptions) validate(schema *coerce.Schema, m proto.Message, rep *coer
 // conversion saw in the text where only integers stand but the value
 // lost (1.0000000000000001 is a double 1, yet it was not written as an
 // integer).
-func (o CheckOptions) finish(schema *coerce.Schema, v any, rep *coerce.Report) error {
+func (o CheckOptions) finish(sch *coerce.Schema, v any, rep *coerce.Report) error {
 	ctx := o.ctx()
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	problems, err := schema.ValidateContext(ctx, v)
+	problems, err := sch.ValidateContext(ctx, v)
 	if err != nil {
 		return err // a *coerce.SchemaError, or the context's error
 	}
 	for _, c := range rep.Changes {
 		if c.Rule == terms.RuleFraction && !hasTypeProblemAt(problems, c.Path) {
-			problems = append(problems, coerce.Problem{Path: c.Path, Keyword: "type", Expected: "integer",
+			problems = append(problems, coerce.Problem{Path: c.Path, Keyword: schema.KwType, Expected: "integer",
 				Got: "number " + c.From, Msg: "expected integer, got number " + c.From, Schema: c.Schema})
 		}
 	}
@@ -173,7 +174,7 @@ func (o CheckOptions) finish(schema *coerce.Schema, v any, rep *coerce.Report) e
 
 func hasTypeProblemAt(problems []coerce.Problem, path string) bool {
 	for _, p := range problems {
-		if p.Path == path && p.Keyword == "type" {
+		if p.Path == path && p.Keyword == schema.KwType {
 			return true
 		}
 	}

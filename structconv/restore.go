@@ -12,6 +12,7 @@ import (
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/restore"
+	"github.com/structkit/structkit/internal/schema"
 )
 
 // This file applies, while the decoder reads an answer written under an
@@ -172,7 +173,7 @@ func (d *decoder) mergeExtra(l *plan.Loc, m map[string]*structpb.Value, base int
 	for _, p := range d.xtra[base:] {
 		if _, dup := m[p.key]; dup {
 			path := string(pointer.AppendToken([]byte(pointerOf(d.path)), p.key))
-			d.rt.Problem(path, "additionalProperties", "each member once", "member "+strconv.Quote(p.key)+" twice",
+			d.rt.Problem(path, schema.KwAdditionalProperties, "each member once", "member "+strconv.Quote(p.key)+" twice",
 				"member "+strconv.Quote(p.key)+" is given twice: as a property and among the further members", l)
 			continue
 		}

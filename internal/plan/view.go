@@ -6,33 +6,9 @@ import "github.com/structkit/structkit/internal/schema"
 // does and read the keywords behind each location: package adapt renders
 // an adapted schema from it, one location at a time, so that the locations
 // it records stand-ins at are the very locations (the same *Loc) the
-// codec reaches when it reads an answer. Read-only; nothing here changes
-// what the plan decides.
-
-// Lookup returns the schema at a pointer as Loc.Pointer gives it: a bare
-// JSON Pointer into the root document, or a resource URI, "#" and a
-// pointer into that resource.
-func (s *Schema) Lookup(ptr string) (any, bool) {
-	if s == nil {
-		return nil, false
-	}
-	return s.g.Lookup(ptr)
-}
-
-// Own returns the keywords of the schema l is in its document: ok is
-// false for a location that combines several (see Parts) and for a
-// boolean schema. Before 2019-09 the siblings of "$ref" are ignored;
-// refOnly says so.
-func (s *Schema) Own(l *Loc) (keywords map[string]any, refOnly, ok bool) {
-	if l == nil || l.node == nil || l.boolean {
-		return nil, false, false
-	}
-	m, isMap := l.node.Value.(map[string]any)
-	if !isMap {
-		return nil, false, false
-	}
-	return m, l.node.RefOverrides, true
-}
+// codec reaches when it reads an answer; the keywords are read from the
+// compiled nodes (Node). Read-only; nothing here changes what the plan
+// decides.
 
 // Node returns the compiled schema of a location: nil for a location
 // that combines several (see Parts).
@@ -46,7 +22,7 @@ func (l *Loc) Node() *schema.Node {
 // Parts is what applies at a location, as the plan combined it.
 type Parts struct {
 	// Own is true when the location is a schema of a document, whose own
-	// keywords (see Schema.Own) apply too.
+	// keywords (see Node) apply too.
 	Own bool
 	// All lists schemas that all apply here: allOf members, $ref targets.
 	All []*Loc

@@ -4,21 +4,28 @@
 // compiled Schema does. The plan (package plan), the validator (package
 // validate) and the adapter read those nodes; nothing above this package
 // looks up a keyword by its string name, and keyword names are written
-// as string literals here only (keywords.go exports them for code that
-// writes schemas).
+// as string literals here only: keywords.go exports them (Kw*) for code
+// that writes schemas or names a keyword in a problem, and a test of this
+// package parses the module's Go files to keep it so.
 //
 // A Node holds its keywords already parsed: types as a jsontype.Set,
 // properties, patternProperties (patterns compiled once), items,
 // alternatives, conditions, dependent schemas, bounds as exact numbers
 // (Number: 18446744073709551615 stays exact), counts, format, $ref,
 // $dynamicRef and $recursiveRef resolved to *Node, annotations, and the
-// node's document and pointer for errors.
+// node's document and pointer for errors. What no field holds (unknown
+// keywords, annotations without an accessor, values Check refused) is
+// listed by Node.Extras, and Constrains says which instance types a
+// keyword constrains, for the adapter, which reports what it cannot
+// write.
 //
 // The work is split by concern:
 //
 //   - dialect.go: the one dialect table (draft-04 to 2020-12, and the
 //     OpenAPI 3.0 form), vocabularies, and which keywords a draft reads;
-//   - keywords.go: the keyword names and in which drafts they apply;
+//   - keywords.go: the keyword names, in which drafts they apply, and
+//     which instance types they constrain;
+//   - extras.go: what no field of a node holds (Extras), Trivial, Example;
 //   - documents.go: documents, $id resources, anchors and base URIs;
 //   - resolve.go: reference resolution;
 //   - vocab.go: the vocabularies a metaschema turns on;

@@ -1,5 +1,7 @@
 package schema
 
+import "github.com/structkit/structkit/internal/jsontype"
+
 // The keyword names. They are written as string literals here only:
 // everything above the compiler reads keywords from typed nodes, and
 // code that writes schemas (the adapter) names keywords with these
@@ -77,11 +79,18 @@ const (
 
 	// KwNullable is OpenAPI 3.0's "nullable", read beside every draft.
 	KwNullable = "nullable"
+	// KwExample is OpenAPI 3.0's one "example" (JSON Schema's is the
+	// list "examples"): an annotation (see Node.Example).
+	KwExample = "example"
 	// KwComponents holds OpenAPI's #/components/schemas.
 	KwComponents = "components"
 	// KwSchemas is the member of KwComponents that holds the schemas.
 	KwSchemas = "schemas"
 )
+
+// FormatEnum is the "format" Gemini's Schema (OpenAPI 3.0) gives an enum
+// of strings: a marker, not a format (RewriteOpenAPI30 removes it).
+const FormatEnum = "enum"
 
 // kwSpec says in which drafts and under which vocabulary a keyword is
 // understood.
@@ -161,4 +170,42 @@ var keywordGroups = map[string]uint16{
 	KwMinimum: gNumbers, KwMaximum: gNumbers, KwExclusiveMinimum: gNumbers, KwExclusiveMaximum: gNumbers,
 	KwMultipleOf: gNumbers,
 	KwMinLength:  gStrings, KwMaxLength: gStrings, KwPattern: gStrings, KwFormat: gStrings,
+}
+
+// constrains says which instance types a keyword constrains beyond their
+// type and the shape of their members and items: the keywords only
+// validation reads (see Assertions), format, the content annotations
+// (what a string holds), the conditions and the dependent schemas (which
+// also shape locations). See Constrains.
+var constrains = map[string]jsontype.Set{
+	KwMinimum: jsontype.Numeric, KwMaximum: jsontype.Numeric, KwExclusiveMinimum: jsontype.Numeric,
+	KwExclusiveMaximum: jsontype.Numeric, KwMultipleOf: jsontype.Numeric,
+	KwMinLength: jsontype.String, KwMaxLength: jsontype.String, KwPattern: jsontype.String, KwFormat: jsontype.String,
+	KwContentEncoding: jsontype.String, KwContentMediaType: jsontype.String, KwContentSchema: jsontype.String,
+	KwMinItems: jsontype.Array, KwMaxItems: jsontype.Array, KwUniqueItems: jsontype.Array,
+	KwContains: jsontype.Array, KwMinContains: jsontype.Array, KwMaxContains: jsontype.Array,
+	KwUnevaluatedItems: jsontype.Array,
+	KwMinProperties:    jsontype.Object, KwMaxProperties: jsontype.Object, KwPropertyNames: jsontype.Object,
+	KwDependentRequired: jsontype.Object, KwDependencies: jsontype.Object, KwDependentSchemas: jsontype.Object,
+	KwUnevaluatedProperties: jsontype.Object,
+	KwNot:                   jsontype.Any, KwIf: jsontype.Any,
+}
+
+// Constrains returns the JSON types of the instances whose values a
+// keyword constrains beyond their type and shape: Numeric for minimum,
+// String for pattern, format and the content annotations, Array for
+// minItems, Object for minProperties and the dependencies, Any for not
+// and if. It is 0 for every other name: the keywords that shape instance
+// locations (type, enum, properties, items, allOf, $ref, ...), those that
+// name or hold schemas ($id, $defs), annotations and unknown keywords.
+// (A format on a schema of numbers only is OpenAPI's number format: the
+// reader decides.)
+func Constrains(kw string) jsontype.Set { return constrains[kw] }
+
+// naming are the keywords that name, locate or hold schemas rather than
+// say anything of instances: in every draft, since a document of one
+// draft often carries another's ("definitions" beside "$defs").
+var naming = map[string]bool{
+	KwSchema: true, KwID: true, KwIDDraft4: true, KwAnchor: true, KwDynamicAnchor: true, KwRecursiveAnchor: true,
+	KwVocabulary: true, KwDefs: true, KwDefinitions: true, KwComponents: true,
 }

@@ -91,8 +91,9 @@ type Node struct {
 	HasType, HasEnum, HasConst, Nullable               bool
 	ItemsAdditional                                    bool
 
-	read   bool
-	groups uint16 // the groups of keywords the schema object holds
+	read    bool
+	groups  uint16   // the groups of keywords the schema object holds
+	refused []string // keywords whose value Check refused (see Extras)
 }
 
 // Assertions are the keywords of a schema only validation reads.

@@ -362,3 +362,72 @@ func (n Number) Sign() int { return n.Cmp(Number{kind: numInt}) }
 // Int64 returns the number when it is an integer that fits an int64 and
 // is held as one (every such integer a literal writes).
 func (n Number) Int64() (int64, bool) { return n.i, n.kind == numInt }
+
+// Float64 returns the double nearest the number; exact says the number
+// is that double: the float64 (or float32) a decoded value held, or a
+// literal whose value a double holds exactly (0.5, 2^60, not 0.1 or
+// 2^53+1), so that a reader of the schema into doubles keeps it.
+func (n Number) Float64() (f float64, exact bool) {
+	switch n.kind {
+	case numInt:
+		f = float64(n.i)
+		return f, f < 1<<63 && int64(f) == n.i
+	case numFloat:
+		return n.f, true
+	}
+	f, exact = n.Rat().Float64()
+	return f, exact && !math.IsInf(f, 0)
+}
+
+// String returns the number as a JSON number literal of its exact value:
+// an integer as its digits, a float64 as encoding/json writes it (1.5,
+// 1e+21), any other decimal in positional notation (0.001).
+func (n Number) String() string {
+	switch n.kind {
+	case numInt:
+		return strconv.FormatInt(n.i, 10)
+	case numDec:
+		neg := n.i < 0
+		digits := strconv.FormatUint(uint64(max(n.i, -n.i)), 10)
+		if n.i == math.MinInt64 {
+			digits = strconv.FormatUint(1<<63, 10)
+		}
+		point := len(digits) + int(n.e) // digits before the point
+		if point <= 0 {
+			digits = strings.Repeat("0", 1-point) + digits
+			point = 1
+		}
+		s := digits[:point] + "." + digits[point:]
+		if neg {
+			s = "-" + s
+		}
+		return s
+	case numFloat:
+		abs := math.Abs(n.f)
+		if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+			s := strconv.FormatFloat(n.f, 'e', -1, 64)
+			if i := strings.Index(s, "e-0"); i >= 0 { // e-07 → e-7
+				s = s[:i+2] + s[i+3:]
+			}
+			return s
+		}
+		return strconv.FormatFloat(n.f, 'f', -1, 64)
+	}
+	if n.r.IsInt() {
+		return n.r.Num().String()
+	}
+	// A decimal's denominator is 2^a × 5^b: max(a, b) places are exact.
+	d := new(big.Int).Set(n.r.Denom())
+	twos := d.TrailingZeroBits()
+	d.Rsh(d, twos)
+	fives, five, q, m := uint(0), big.NewInt(5), new(big.Int), new(big.Int)
+	for d.Cmp(big.NewInt(1)) > 0 {
+		if q.QuoRem(d, five, m); m.Sign() != 0 {
+			break
+		}
+		d, q = q, d
+		fives++
+	}
+	places := int(max(twos, fives))
+	return n.r.FloatString(places)
+}

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+
+	"github.com/structkit/structkit/internal/jsontext"
 )
 
 // ratOf is the reference reading of a number: the decimal its literal (or
@@ -113,6 +115,56 @@ func TestNumberEdges(t *testing.T) {
 	for _, bad := range []any{json.Number("1e1000000000"), json.Number("0x10"), json.Number("1/2"), math.NaN(), math.Inf(1), "1"} {
 		if IsNumberValue(bad) {
 			t.Errorf("%v taken for a number", bad)
+		}
+	}
+}
+
+// TestNumberString: String writes a JSON number literal of the exact
+// value (read back, it compares equal), across the fast paths.
+func TestNumberString(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 20000; i++ {
+		v := randomNumber(r)
+		n, _ := NumberOf(v)
+		s := n.String()
+		back, ok := ParseNumber(s)
+		if !ok || !jsontext.IsNumber(s) || back.Cmp(n) != 0 {
+			t.Fatalf("String(%v) = %q, which reads back as %v, %v", v, s, back.Rat(), ok)
+		}
+	}
+	for _, c := range []struct {
+		v    any
+		want string
+	}{
+		{json.Number("5"), "5"}, {json.Number("5.0"), "5"}, {json.Number("1e2"), "100"}, {json.Number("-1.50"), "-1.5"},
+		{json.Number("0.001"), "0.001"}, {json.Number("-0.0"), "0"}, {float64(1.5), "1.5"}, {float64(1e21), "1e+21"},
+		{float64(1e-7), "1e-7"}, {uint64(math.MaxUint64), "18446744073709551615"},
+		{json.Number("1.2345678901234567890123456789"), "1.2345678901234567890123456789"},
+		{json.Number("-9223372036854775808"), "-9223372036854775808"},
+	} {
+		n, _ := NumberOf(c.v)
+		if got := n.String(); got != c.want {
+			t.Errorf("String(%v) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}
+
+// TestNumberFloat64: a number is exact when a double holds it: a float
+// always, a literal when its value is a double's.
+func TestNumberFloat64(t *testing.T) {
+	for _, c := range []struct {
+		v     any
+		f     float64
+		exact bool
+	}{
+		{float64(0.1), 0.1, true}, {json.Number("0.1"), 0.1, false}, {json.Number("0.5"), 0.5, true},
+		{json.Number("9007199254740992"), 1 << 53, true}, {json.Number("9007199254740993"), 1 << 53, false},
+		{json.Number("1152921504606846976"), 1 << 60, true}, {json.Number("1e400"), math.Inf(1), false},
+		{int64(math.MaxInt64), 1 << 63, false}, {json.Number("-7"), -7, true},
+	} {
+		n, _ := NumberOf(c.v)
+		if f, exact := n.Float64(); f != c.f || exact != c.exact {
+			t.Errorf("Float64(%v) = %v, %v; want %v, %v", c.v, f, exact, c.f, c.exact)
 		}
 	}
 }

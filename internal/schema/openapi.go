@@ -290,7 +290,7 @@ func normalizeExclusive(m map[string]any, kw, bound string) {
 // type as the numbers or booleans they name, and drops its "format":
 // "enum" marker.
 func normalizeEnum(m map[string]any, ptr string) error {
-	if f, ok := m[KwFormat].(string); ok && f == "enum" {
+	if f, ok := m[KwFormat].(string); ok && f == FormatEnum {
 		delete(m, KwFormat)
 	}
 	list, ok := m[KwEnum].([]any)

@@ -78,7 +78,12 @@ func (r *reader) fail(err error) error { return r.c.fail(r.n, err) }
 
 // invalid records an error of what only validation reads; reading goes
 // on.
-func (r *reader) invalid(err error) { r.c.record(r.n, err) }
+func (r *reader) invalid(err error) {
+	r.c.record(r.n, err)
+	if e, ok := err.(*Error); ok {
+		r.refuse(e.Keyword)
+	}
+}
 
 func (r *reader) errorf(kw, format string, args ...any) *Error {
 	return &Error{Pointer: r.n.Location, Keyword: kw, Msg: fmt.Sprintf(format, args...)}

@@ -152,8 +152,11 @@ func (r *reader) strings() {
 	if r.has(KwFormat) {
 		n.AssertFormat = r.c.opts.AssertFormat || r.d.vocab&vFormatAssertion != 0
 		f, ok := r.m[KwFormat].(string)
-		if !ok && n.AssertFormat {
+		switch {
+		case !ok && n.AssertFormat:
 			r.invalid(r.bad(KwFormat, "a string"))
+		case !ok:
+			r.refuse(KwFormat) // an annotation of no use
 		}
 		n.Format = f
 	}
