@@ -36,8 +36,11 @@ var literalAllowed = map[string]map[string]string{
 	// protovalidate's rule fields (buf.validate.*Rules), read by their
 	// protobuf field names.
 	"protoschema/rules.go": {KwType: "oneof of buf.validate.FieldRules", KwItems: "RepeatedRules.items",
-		KwEnum: "FieldRules.enum", KwConst: "the rules' const", KwExample: "the rules' example",
+		KwEnum: "FieldRules.enum", KwConst: "the rules' const", KwExample: "the rules' example"},
+	"protoschema/numrules.go": {KwConst: "the rules' const", KwExample: "the rules' example"},
+	"protoschema/stringrules.go": {KwConst: "the rules' const", KwExample: "the rules' example",
 		KwPattern: "StringRules.pattern", KwContains: "StringRules.contains"},
+	"protoschema/enumrules.go": {KwConst: "the rules' const", KwExample: "the rules' example"},
 }
 
 // keywordNames reads the compiler's keyword table: the values of the Kw

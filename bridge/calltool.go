@@ -1,0 +1,225 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/structkit/structkit/adapt"
+	"github.com/structkit/structkit/coerce"
+	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
+	"github.com/structkit/structkit/internal/rpcargs"
+	"github.com/structkit/structkit/internal/schema"
+	"github.com/structkit/structkit/mcpbridge"
+	"github.com/structkit/structkit/structconv"
+)
+
+// CallTool calls one tool. Errors: NotFound for a tool no upstream has,
+// Unavailable when the upstream is down (it exited or became unreachable
+// during the call, or cannot be restarted), InvalidArgument for arguments
+// that cannot be written as JSON (a NaN) or that the upstream rejected as
+// a protocol error, Internal for a structured result that cannot be
+// converted; a tool's own error is a result with is_error. The response
+// says whether the result's numbers are exact, and why the arguments were
+// sent unconverted or not validated, when they were.
+func (s *Server) CallTool(ctx context.Context, req *bridgev1.CallToolRequest) (*bridgev1.CallToolResponse, error) {
+	start := time.Now()
+	ctx, cancel := s.callContext(ctx)
+	defer cancel()
+	server := ""
+	var (
+		res  *mcpbridge.CallResult
+		u    *upstream
+		tool string
+	)
+	profile, err := profileOf(req.GetProfile())
+	if err == nil {
+		u, tool, err = s.route(req.GetName())
+	}
+	if err == nil {
+		server = u.name
+		err = unreadableArguments(req)
+	}
+	if err == nil {
+		res, err = s.call(ctx, u, req, tool, profile)
+	}
+	var resp *bridgev1.CallToolResponse
+	if err == nil {
+		resp, err = response(res)
+		if err != nil {
+			err = status.Errorf(codes.Internal, "MCP server %q, tool %s: %v", server, quoteName(tool), err)
+		}
+	}
+	s.logCall(ctx, req.GetName(), server, time.Since(start), res, err)
+	return resp, err
+}
+
+// callContext bounds a call by Options.CallTimeout.
+func (s *Server) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	d := s.opts.CallTimeout
+	switch {
+	case d == 0:
+		d = defaultCallTimeout
+	case d < 0:
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, d)
+}
+
+// unreadableArguments refuses a request whose arguments arrived but could
+// not be read: protobuf keeps a field of the wrong wire type as an unknown
+// field, and the call would otherwise run with none.
+func unreadableArguments(req *bridgev1.CallToolRequest) error {
+	b := req.ProtoReflect().GetUnknown()
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeField(b)
+		if n < 0 {
+			return status.Errorf(codes.InvalidArgument, "the request holds fields that cannot be read")
+		}
+		switch num {
+		case 2, 3:
+			return status.Errorf(codes.InvalidArgument, "the arguments cannot be read: field %d has wire type %d, want length-delimited (arguments as a google.protobuf.Struct, arguments_json as a string)", num, typ)
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+// call makes the call on the upstream's live session and maps its errors
+// to gRPC status errors. With a profile, the arguments (a model's answer
+// under the adapted input schema) are restored to the tool's own schema
+// first; restore's changes lead the report, and arguments restore finds
+// invalid are answered here.
+func (s *Server) call(ctx context.Context, u *upstream, req *bridgev1.CallToolRequest, tool string, p adapt.Profile) (*mcpbridge.CallResult, error) {
+	name := req.GetName()
+	sess, err := u.get(ctx)
+	if err != nil {
+		return nil, unavailable(ctx, u, err)
+	}
+	var res, local *mcpbridge.CallResult
+	var restored *coerce.Report
+	switch a := req.GetArgs().(type) {
+	case *bridgev1.CallToolRequest_ArgumentsJson:
+		js := []byte(a.ArgumentsJson)
+		if p != "" {
+			if js, restored, local, err = s.restoreJSON(ctx, p, sess, name, tool, js); err != nil || local != nil {
+				return local, err
+			}
+		}
+		res, err = sess.client.CallToolJSON(ctx, tool, js)
+	case *bridgev1.CallToolRequest_Arguments:
+		args := a.Arguments
+		if p != "" {
+			if args, restored, local, err = s.restoreArgs(ctx, p, sess, name, tool, args); err != nil || local != nil {
+				return local, err
+			}
+		}
+		res, err = sess.client.CallTool(ctx, tool, args)
+	default:
+		if err := missingArguments(sess.client, tool, name); err != nil {
+			return nil, err
+		}
+		res, err = sess.client.CallTool(ctx, tool, nil)
+	}
+	if err == nil && restored != nil {
+		res.Report.Changes = append(restored.Changes, res.Report.Changes...)
+	}
+	if err != nil {
+		if !u.fixed && ctx.Err() == nil && errors.Is(err, mcp.ErrConnectionClosed) {
+			// The session is over (mcpbridge says so by the error): the
+			// next call restarts the server, without waiting for the
+			// session's watcher to notice.
+			u.end(sess, err)
+		}
+		return nil, callStatus(ctx, u.name, name, tool, err)
+	}
+	return res, nil
+}
+
+// missingArguments refuses a call that sent no arguments to a tool whose
+// input schema requires members: it is not called with {}.
+func missingArguments(c *mcpbridge.Client, tool, name string) error {
+	ti, ok := c.Tool(tool)
+	if !ok || ti.Input == nil {
+		return nil // unknown tools are CallTool's to report
+	}
+	problems, err := ti.Input.Validate(map[string]any{})
+	if err != nil {
+		return nil // a schema the validator cannot compile: CallTool says so
+	}
+	var missing []string
+	for _, p := range problems {
+		if p.Path == "" && p.Keyword == schema.KwRequired {
+			missing = append(missing, p.Expected)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return status.Errorf(codes.InvalidArgument, "tool %s: no arguments were sent (set arguments or arguments_json), and it requires %s", quoteName(name), strings.Join(missing, ", "))
+}
+
+// response maps a call's result to the gRPC response.
+func response(res *mcpbridge.CallResult) (*bridgev1.CallToolResponse, error) {
+	resp := &bridgev1.CallToolResponse{
+		StructuredContent: res.Structured,
+		IsError:           res.IsError,
+		Report:            rpcargs.AppendReport(nil, "arguments", &res.Report),
+		Exact:             res.Exact,
+		Unconverted:       res.Unconverted,
+		NotValidated:      res.NotValidated,
+	}
+	for i, b := range res.Content {
+		st := &structpb.Struct{}
+		if err := structconv.Unmarshal(b, st); err != nil {
+			return nil, fmt.Errorf("content block %d: %w", i, err)
+		}
+		resp.Content = append(resp.Content, st)
+	}
+	return resp, nil
+}
+
+// logCall writes the line of one call.
+func (s *Server) logCall(ctx context.Context, tool, server string, d time.Duration, res *mcpbridge.CallResult, err error) {
+	attrs := []slog.Attr{
+		slog.String("tool", boundedName(tool)),
+		slog.String("server", server),
+		slog.Duration("duration", d),
+	}
+	level := slog.LevelInfo
+	if res != nil {
+		attrs = append(attrs,
+			slog.Int("changes", len(res.Report.Changes)),
+			slog.Int("problems", len(res.Report.Problems)),
+			slog.Bool("is_error", res.IsError))
+		if res.Local {
+			attrs = append(attrs, slog.Bool("local", true))
+		}
+		if res.Unconverted != "" {
+			attrs = append(attrs, slog.String("unconverted", res.Unconverted))
+		}
+		if res.NotValidated != "" {
+			attrs = append(attrs, slog.String("not_validated", res.NotValidated))
+		}
+		if !res.Exact {
+			// The numbers of the result are the SDK's float64 decoding.
+			level = slog.LevelWarn
+			attrs = append(attrs, slog.Bool("exact", false))
+		}
+	}
+	if err != nil {
+		level = slog.LevelWarn
+		st := status.Convert(err)
+		attrs = append(attrs, slog.String("code", st.Code().String()), slog.String("err", st.Message()))
+	}
+	s.logger.LogAttrs(ctx, level, "call", attrs...)
+}

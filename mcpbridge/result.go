@@ -1,0 +1,134 @@
+package mcpbridge
+
+import (
+	// encoding/json: the go-sdk hands us and takes JSON text as
+	// json.RawMessage and decoded values (float64, json.Number), and
+	// marshals its own types (mcp.TextContent); we read no JSON with it.
+	"encoding/json"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/internal/pointer"
+	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/structconv"
+)
+
+// structuredPath prefixes the Path of report entries about the structured
+// result (see CallResult.Report).
+const structuredPath = "/structuredContent"
+
+// result fills res from the SDK's result and the raw JSON the capture
+// kept of it, if any.
+func (c *Client) result(ti *ToolInfo, out *mcp.CallToolResult, res *CallResult) error {
+	res.IsError = out.IsError
+	raw, captured := c.cap.Take(out)
+	res.Exact = captured
+	if captured && raw.Content != nil {
+		res.Content = make([]json.RawMessage, len(raw.Content))
+		for i, b := range raw.Content {
+			// Handed on as the server wrote them, only compacted: read
+			// under the token layer's grammar, the rest is the caller's.
+			cb, err := jsontext.Compact(nil, string(b), jsontext.Loose)
+			if err != nil {
+				return err
+			}
+			res.Content[i] = cb
+		}
+	} else {
+		// Plain text blocks (the SDK decodes them without loss), or no
+		// capture.
+		res.Content = make([]json.RawMessage, len(out.Content))
+		for i, ct := range out.Content {
+			b, err := jsontext.Marshal(ct)
+			if err != nil {
+				return err
+			}
+			res.Content[i] = b
+		}
+	}
+	var urep coerce.Report
+	switch {
+	case captured:
+		if raw.Structured == nil {
+			break
+		}
+		v := &structpb.Value{}
+		if err := (structconv.UnmarshalOptions{Schema: ti.Output, Report: &urep}).Unmarshal(raw.Structured, v); err != nil {
+			return err
+		}
+		res.Structured = v
+	case out.StructuredContent != nil:
+		v := &structpb.Value{}
+		if err := (structconv.GoOptions{Schema: ti.Output, Report: &urep}).FromGo(out.StructuredContent, v); err != nil {
+			return err
+		}
+		res.Structured = v
+		flagLostDigits(&urep, out.StructuredContent, nil)
+	}
+	if !captured {
+		res.Exact = !hasNumber(out.StructuredContent) && !slices.ContainsFunc(res.Content, hasNumberLiteral)
+	}
+	appendChanges(&res.Report, urep.Changes, structuredPath)
+	return nil
+}
+
+// hasNumber reports whether a decoded JSON tree holds a number.
+func hasNumber(v any) bool {
+	switch t := v.(type) {
+	case map[string]any:
+		for _, e := range t {
+			if hasNumber(e) {
+				return true
+			}
+		}
+	case []any:
+		return slices.ContainsFunc(t, hasNumber)
+	case float64, json.Number:
+		return true
+	}
+	return false
+}
+
+// hasNumberLiteral reports whether JSON text holds a number literal (or
+// is not JSON the token layer reads, which may hide one).
+func hasNumberLiteral(b json.RawMessage) bool {
+	d := jsontext.NewDecoder(string(b), jsontext.Loose)
+	for {
+		k, err := d.Next()
+		switch {
+		case err != nil, k == jsontext.Number:
+			return true
+		case k == jsontext.EOF:
+			return false
+		}
+	}
+}
+
+// flagLostDigits flags whole float64 values beyond ±2^53 in a decoded
+// tree: the SDK decoded them from JSON and may have dropped digits.
+func flagLostDigits(rep *coerce.Report, v any, ptr []byte) {
+	switch t := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			flagLostDigits(rep, t[k], pointer.AppendToken(ptr, k))
+		}
+	case []any:
+		for i, e := range t {
+			flagLostDigits(rep, e, pointer.AppendIndex(ptr, i))
+		}
+	case float64:
+		if (jsontext.Unsafe(t) || t == jsontext.MaxSafe || t == -jsontext.MaxSafe) && jsontext.IsWhole(t) { // 2^53 itself may be a rounded 2^53+1
+			lit := string(jsontext.AppendWhole(nil, t))
+			rep.Add(coerce.Change{Path: string(ptr), Rule: terms.RulePrecisionUnsafe, From: lit, To: lit})
+		}
+	}
+}
