@@ -15,11 +15,11 @@ import (
 
 // This file holds what the lenient coercion policy (coerce.Policy) needs
 // from the codec. Package internal/lenient decides, once, what the policy
-// does with a value at a location; each conversion path below only applies
-// that decision: the decoder (Unmarshal), the encoder (Marshal), the fixer
-// (CheckOptions.Struct, in place) and the Go-value converter (GoOptions). Embedded
-// JSON ("json-string") is read by the codec's own strict decoder
-// on every path.
+// does with a value at a location; each conversion path only applies that
+// decision: the decoder (Unmarshal) and the encoder (Marshal) here, the
+// fixer (CheckOptions.Struct, in place) in fix.go, and the Go-value
+// converter (GoOptions) in lenientgo.go. Embedded JSON ("json-string") is
+// read by the codec's own strict decoder on every path.
 
 // isCarried reports whether a string read from a Struct is the codec's
 // carried form of a big integer at a location that takes it as one. The
