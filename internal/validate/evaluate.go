@@ -231,7 +231,7 @@ func (r *run) evalNode(n *schema.Node, loc, st int32, full bool) result {
 			f.report(&verr{kind: kEnum})
 		}
 		return f.result()
-	case f.fl.format != nil && t == tString && !f.fl.format(r.in.vals[loc].v.(string)):
+	case f.fl.format != nil && t == tString && !f.fl.format(r.in.vals[loc].s):
 		if f.failure() {
 			f.report(&verr{kind: kFormat})
 		}
@@ -317,26 +317,24 @@ func (f *frame) applicators() {
 			return
 		}
 	}
+	// The branches of anyOf and oneOf are asked for their verdicts only:
+	// a branch that fails where another passes costs no detail. Only when
+	// none passes, and the detail is wanted, is each evaluated in full
+	// for its part in the problem.
 	if n.AnyOf != nil {
 		matched := false
-		var causes []*verr
-		var branches []int
-		for i, c := range n.AnyOf {
-			res := r.eval(c, f.loc, f.st, f.full)
+		for _, c := range n.AnyOf {
+			res := r.eval(c, f.loc, f.st, false)
 			if res.ok {
 				matched = true
 				if !f.fl.ann {
 					break
 				}
 				f.ann.merge(res.ann) // every branch that passes counts
-				continue
-			}
-			if f.full {
-				causes = append(causes, res.err)
-				branches = append(branches, i)
 			}
 		}
 		if !matched && f.failure() {
+			causes, branches := f.causes(n.AnyOf)
 			f.report(&verr{kind: kAnyOf, causes: causes, branches: branches})
 		}
 		if f.stop() {
@@ -345,15 +343,9 @@ func (f *frame) applicators() {
 	}
 	if n.OneOf != nil {
 		matched := -1
-		var causes []*verr
-		var branches []int
 		for i, c := range n.OneOf {
-			res := r.eval(c, f.loc, f.st, f.full && matched < 0)
+			res := r.eval(c, f.loc, f.st, false)
 			if !res.ok {
-				if f.full && matched < 0 {
-					causes = append(causes, res.err)
-					branches = append(branches, i)
-				}
 				continue
 			}
 			if matched >= 0 {
@@ -368,6 +360,7 @@ func (f *frame) applicators() {
 			}
 		}
 		if matched < 0 && f.failure() {
+			causes, branches := f.causes(n.OneOf)
 			f.report(&verr{kind: kOneOf, causes: causes, branches: branches})
 		}
 		if f.stop() {
@@ -388,6 +381,20 @@ func (f *frame) applicators() {
 			f.merge(r.eval(n.Else, f.loc, f.st, f.full))
 		}
 	}
+}
+
+// causes evaluates in full the branches of an anyOf or oneOf of which
+// none passed: the failure of each, and its position.
+func (f *frame) causes(alts []*schema.Node) ([]*verr, []int) {
+	causes := make([]*verr, 0, len(alts))
+	branches := make([]int, 0, len(alts))
+	for i, c := range alts {
+		if res := f.r.eval(c, f.loc, f.st, true); !res.ok {
+			causes = append(causes, res.err)
+			branches = append(branches, i)
+		}
+	}
+	return causes, branches
 }
 
 // unevaluated applies unevaluatedProperties and unevaluatedItems to what
@@ -430,7 +437,7 @@ func (f *frame) str() {
 	if a == none {
 		return
 	}
-	s := f.r.in.vals[f.loc].v.(string)
+	s := f.r.in.vals[f.loc].s
 	if a.MinLength >= 0 || a.MaxLength >= 0 {
 		l := utf8.RuneCountInString(s)
 		if a.MinLength >= 0 && l < a.MinLength && f.failure() {
