@@ -41,7 +41,7 @@ func (f *frame) object() {
 	if n.Properties != nil || n.PatternProperties != nil || n.AdditionalProperties != nil {
 		var extra []string
 		for j := 0; j < nk; j++ {
-			name, c := iv.keys[j], iv.first+int32(j)
+			name, c := r.in.names[iv.ks+int32(j)], iv.first+int32(j)
 			evaluated := false
 			if p := n.Properties[name]; p != nil {
 				evaluated = true
@@ -77,7 +77,7 @@ func (f *frame) object() {
 	}
 	if f.a.PropertyNames != nil {
 		for j := 0; j < nk; j++ {
-			name := iv.keys[j]
+			name := r.in.names[iv.ks+int32(j)]
 			if !r.eval(f.a.PropertyNames, r.nameLoc(f.loc, int32(j), name), f.st, false).ok && f.failure() {
 				f.report(&verr{kind: kPropertyNames, s: name})
 			}
@@ -130,7 +130,7 @@ func (r *run) nameLoc(obj, j int32, name string) int32 {
 	if r.names == nil {
 		r.names = map[[2]int32]int32{}
 	}
-	l := r.in.add(name, obj)
+	l := r.in.addString(name, obj)
 	r.names[key] = l
 	return l
 }

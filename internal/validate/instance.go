@@ -32,14 +32,13 @@ const (
 // validation reads a value tree the codec recorded (Recorder) as it reads
 // a Go value tree.
 type ival struct {
-	v      any    // the value, for a Go value tree (and a value that is not JSON); nil when recorded
-	s      string // tString: the string; tNumber: the literal it was written as, when known
-	keys   []string
+	s      string        // tString: the string; tNumber: the literal it was written as, when known
 	num    schema.Number // for numbers, once read
 	parent int32         // -1 for the root (or a detached value)
 	index  int32         // position among the parent's children
 	first  int32         // first child
 	n      int32         // number of children
+	ks     int32         // tObject: where its sorted member names start in instance.names
 	t      vtype
 	b      bool // tBool: the value
 	numOK  bool // num is read
@@ -50,6 +49,32 @@ type ival struct {
 type instance struct {
 	vals  []ival
 	names []string // the members' names of every object, each object's a sorted run
+	// srcs holds, by location, the values of a Go value tree as given
+	// (and a recorded value that is not JSON); it is shorter than vals,
+	// or empty, where there are none.
+	srcs []any
+}
+
+// src returns the value given at i, or nil.
+func (in *instance) src(i int32) any {
+	if int(i) < len(in.srcs) {
+		return in.srcs[i]
+	}
+	return nil
+}
+
+// setSrc sets the value given at i.
+func (in *instance) setSrc(i int32, v any) {
+	for int32(len(in.srcs)) <= i {
+		in.srcs = append(in.srcs, nil)
+	}
+	in.srcs[i] = v
+}
+
+// keys returns the sorted member names of the object at i.
+func (in *instance) keys(i int32) []string {
+	iv := &in.vals[i]
+	return in.names[iv.ks : iv.ks+iv.n : iv.ks+iv.n]
 }
 
 // add appends v as a new root (a detached value such as a property name
@@ -57,33 +82,38 @@ type instance struct {
 // flattens it; it returns its location.
 func (in *instance) add(v any, parent int32) int32 {
 	i := int32(len(in.vals))
-	in.vals = append(in.vals, ival{v: v, parent: parent, index: -1})
+	in.vals = append(in.vals, ival{parent: parent, index: -1})
+	in.setSrc(i, v)
 	in.fill(i)
 	return i
 }
 
+// fill flattens the value given at i; the values given are kept in step
+// with the locations.
 func (in *instance) fill(i int32) {
-	switch x := in.vals[i].v.(type) {
+	switch x := in.srcs[i].(type) {
 	case map[string]any:
 		start := len(in.names)
 		for k := range x {
 			in.names = append(in.names, k)
 		}
-		keys := in.names[start:len(in.names):len(in.names)]
+		keys := in.names[start:]
 		sort.Strings(keys)
 		first := int32(len(in.vals))
 		for j, k := range keys {
-			in.vals = append(in.vals, ival{v: x[k], parent: i, index: int32(j)})
+			in.vals = append(in.vals, ival{parent: i, index: int32(j)})
+			in.srcs = append(in.srcs, x[k])
 		}
 		iv := &in.vals[i]
-		iv.t, iv.first, iv.n, iv.keys = tObject, first, int32(len(keys)), keys
+		iv.t, iv.first, iv.n, iv.ks = tObject, first, int32(len(keys)), int32(start)
 		for j := range keys {
 			in.fill(first + int32(j))
 		}
 	case []any:
 		first := int32(len(in.vals))
 		for j, e := range x {
-			in.vals = append(in.vals, ival{v: e, parent: i, index: int32(j)})
+			in.vals = append(in.vals, ival{parent: i, index: int32(j)})
+			in.srcs = append(in.srcs, e)
 		}
 		iv := &in.vals[i]
 		iv.t, iv.first, iv.n = tArray, first, int32(len(x))
@@ -103,12 +133,33 @@ func (in *instance) fill(i int32) {
 	}
 }
 
+// addString appends the string s as a new root, detached (see add).
+func (in *instance) addString(s string, parent int32) int32 {
+	in.vals = append(in.vals, ival{parent: parent, index: -1, t: tString, s: s})
+	return int32(len(in.vals) - 1)
+}
+
+// reset empties the instance, keeping its room.
+func (in *instance) reset() {
+	clear(in.vals)
+	in.vals = in.vals[:0]
+	clear(in.names)
+	in.names = in.names[:0]
+	clear(in.srcs)
+	in.srcs = in.srcs[:0]
+}
+
+// pooled reports whether the instance is small enough to keep for reuse.
+func (in *instance) pooled() bool {
+	return cap(in.vals) <= maxPooled && cap(in.names) <= maxPooled && cap(in.srcs) <= maxPooled
+}
+
 // number returns the number at location i (of type tNumber), read on
 // first use.
 func (in *instance) number(i int32) schema.Number {
 	iv := &in.vals[i]
 	if !iv.numOK {
-		iv.num, _ = schema.NumberOf(iv.v)
+		iv.num, _ = schema.NumberOf(in.src(i))
 		iv.numOK = true
 	}
 	return iv.num
@@ -117,10 +168,10 @@ func (in *instance) number(i int32) schema.Number {
 // member returns the location of the member name of the object at i, or
 // -1.
 func (in *instance) member(i int32, name string) int32 {
-	iv := &in.vals[i]
-	k := sort.SearchStrings(iv.keys, name)
-	if k < len(iv.keys) && iv.keys[k] == name {
-		return iv.first + int32(k)
+	keys := in.keys(i)
+	k := sort.SearchStrings(keys, name)
+	if k < len(keys) && keys[k] == name {
+		return in.vals[i].first + int32(k)
 	}
 	return -1
 }
@@ -141,7 +192,7 @@ func (in *instance) path(i int32) string {
 		iv := &in.vals[toks[k]]
 		p := &in.vals[iv.parent]
 		if p.t == tObject {
-			b = pointer.AppendToken(b, p.keys[iv.index])
+			b = pointer.AppendToken(b, in.names[p.ks+iv.index])
 		} else {
 			b = pointer.AppendIndex(b, int(iv.index))
 		}
@@ -189,7 +240,7 @@ func (in *instance) equalAt(i int32, w any) bool {
 		if !ok || len(m) != int(iv.n) {
 			return false
 		}
-		for j, k := range iv.keys {
+		for j, k := range in.keys(i) {
 			e, ok := m[k]
 			if !ok || !in.equalAt(iv.first+int32(j), e) {
 				return false
@@ -221,7 +272,7 @@ func (in *instance) equalLocs(x, y int32) bool {
 			return false
 		}
 		for j := int32(0); j < a.n; j++ {
-			if a.t == tObject && a.keys[j] != b.keys[j] {
+			if a.t == tObject && in.names[a.ks+j] != in.names[b.ks+j] {
 				return false
 			}
 			if !in.equalLocs(a.first+j, b.first+j) {
@@ -254,7 +305,7 @@ func (in *instance) hashAt(h *maphash.Hash, i int32) {
 		h.WriteByte(4)
 		for j := int32(0); j < iv.n; j++ {
 			if iv.t == tObject {
-				h.WriteString(iv.keys[j]) // the names are sorted: equal objects list them alike
+				h.WriteString(in.names[iv.ks+j]) // the names are sorted: equal objects list them alike
 				h.WriteByte(0)
 			}
 			in.hashAt(h, iv.first+j)
@@ -284,8 +335,8 @@ func (in *instance) hashAt(h *maphash.Hash, i int32) {
 // numbers as float64 or, where the literal is known, json.Number).
 func (in *instance) value(i int32) any {
 	iv := &in.vals[i]
-	if iv.v != nil {
-		return iv.v
+	if v := in.src(i); v != nil {
+		return v
 	}
 	switch iv.t {
 	case tBool:
@@ -313,7 +364,7 @@ func (in *instance) value(i int32) any {
 		return a
 	case tObject:
 		m := make(map[string]any, iv.n)
-		for j, k := range iv.keys {
+		for j, k := range in.keys(i) {
 			m[k] = in.value(iv.first + int32(j))
 		}
 		return m

@@ -196,7 +196,7 @@ func (c *collector) collect(e *verr) {
 				Got: got, Msg: fmt.Sprintf("property %q is not allowed%s", p, allowed), Schema: schemaPtr})
 		}
 	case kUnevaluatedProp:
-		name := in.vals[in.vals[e.loc].parent].keys[in.vals[e.loc].index]
+		name := in.names[in.vals[in.vals[e.loc].parent].ks+in.vals[e.loc].index]
 		add(schema.KwUnevaluatedProperties, "no property "+strconv.Quote(name), in.describe(e.loc),
 			fmt.Sprintf("property %q is not allowed", name))
 	case kUnevaluatedItem:

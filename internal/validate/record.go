@@ -3,6 +3,7 @@ package validate
 import (
 	"context"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/structkit/structkit/internal/jsontext"
@@ -35,13 +36,10 @@ func NewRecorder() *Recorder { return recorders.Get().(*Recorder) }
 // Release forgets the instance and returns the Recorder for reuse; it
 // must not be used afterwards.
 func (r *Recorder) Release() {
-	if cap(r.in.vals) > maxPooled || cap(r.in.names) > maxPooled {
+	if !r.in.pooled() {
 		return
 	}
-	clear(r.in.vals)
-	r.in.vals = r.in.vals[:0]
-	clear(r.in.names)
-	r.in.names = r.in.names[:0]
+	r.in.reset()
 	r.stack = r.stack[:0]
 	recorders.Put(r)
 }
@@ -62,8 +60,10 @@ func (r *Recorder) slot() int32 {
 func (r *Recorder) open(t vtype, n int) *ival {
 	loc := r.slot()
 	first := int32(len(r.in.vals))
-	for j := range n {
-		r.in.vals = append(r.in.vals, ival{parent: loc, index: int32(j)})
+	r.in.vals = slices.Grow(r.in.vals, n)[:int(first)+n]
+	for j := range int32(n) {
+		c := &r.in.vals[first+j]
+		c.parent, c.index = loc, j
 	}
 	iv := &r.in.vals[loc]
 	iv.t, iv.first, iv.n = t, first, int32(n)
@@ -75,16 +75,15 @@ func (r *Recorder) open(t vtype, n int) *ival {
 // follow, then End.
 func (r *Recorder) Object(n int) {
 	iv := r.open(tObject, n)
-	start := len(r.in.names)
+	iv.ks = int32(len(r.in.names))
 	r.in.names = append(r.in.names, make([]string, n)...)
-	iv.keys = r.in.names[start : start+n : start+n]
 }
 
 // Key records the name of the object's next member, whose value is
 // recorded next.
 func (r *Recorder) Key(name string) {
 	top := &r.stack[len(r.stack)-1]
-	r.in.vals[top.loc].keys[top.next] = name
+	r.in.names[r.in.vals[top.loc].ks+top.next] = name
 }
 
 // Array records an array of n items; their values follow, then End.
@@ -118,7 +117,8 @@ func (r *Recorder) Float(f float64, integer bool) {
 	var ok bool
 	switch {
 	case math.IsNaN(f) || math.IsInf(f, 0):
-		iv.t, iv.v = tInvalid, f
+		iv.t = tInvalid
+		r.in.setSrc(int32(len(r.in.vals)-1), f)
 		return
 	case !integer || f != math.Trunc(f):
 		n, ok = schema.NumberOf(f)
@@ -139,7 +139,8 @@ func (r *Recorder) Literal(lit string) {
 	iv := &r.in.vals[r.slot()]
 	n, ok := schema.ParseNumber(lit)
 	if !ok {
-		iv.t, iv.v = tInvalid, lit
+		iv.t = tInvalid
+		r.in.setSrc(int32(len(r.in.vals)-1), lit)
 		return
 	}
 	iv.t, iv.s, iv.num, iv.numOK = tNumber, lit, n, true

@@ -122,13 +122,10 @@ const maxPooled = 1 << 12
 
 // release returns the run to the pool, forgetting the instance.
 func (r *run) release() {
-	if cap(r.in.vals) > maxPooled || cap(r.in.names) > maxPooled || len(r.memo) > maxPooled {
+	if !r.in.pooled() || len(r.memo) > maxPooled {
 		return
 	}
-	clear(r.in.vals)
-	r.in.vals = r.in.vals[:0]
-	clear(r.in.names)
-	r.in.names = r.in.names[:0]
+	r.in.reset()
 	clear(r.memo)
 	clear(r.names)
 	*r = run{in: r.in, memo: r.memo, names: r.names}
