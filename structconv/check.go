@@ -66,9 +66,14 @@ func (o CheckOptions) ctx() context.Context {
 // a schema the validator cannot compile (a *coerce.SchemaError, the same
 // on every method of CheckOptions).
 func (o CheckOptions) JSON(schema *coerce.Schema, args []byte) ([]byte, *coerce.Report, error) {
-	// A context from package adapt carries a restore (restore.WithHook):
-	// the answer is restored to the original schema while it is read.
-	return o.checkJSON(schema, args, restore.HookOf(o.Context))
+	// A schema from package adapt may carry the table of an adapted
+	// schema's stand-ins (plan.Schema.Restoring): the answer is restored
+	// to the original schema while it is read.
+	var hook restore.Hook
+	if t, ok := planOf(schema).Restore().(*restore.Table); ok && t != nil {
+		hook = &restore.Run{T: t}
+	}
+	return o.checkJSON(schema, args, hook)
 }
 
 // checkJSON is the check of JSON arguments in one pass over them: the

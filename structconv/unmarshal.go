@@ -63,8 +63,8 @@ type UnmarshalOptions struct {
 	MaxNumberDigits int
 
 	// restore, when set, applies an adapted schema's stand-ins while
-	// reading (see restore.go); only the check sets it, from a context of
-	// package adapt (restore.WithHook).
+	// reading (see restore.go); only the check sets it, from a schema of
+	// package adapt (plan.Schema.Restoring).
 	restore restore.Hook
 	// lits, when set, keeps the number literals whose double is not their
 	// value, for the check to validate exactly (check.go).
