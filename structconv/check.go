@@ -171,7 +171,7 @@ var errNoSchema = &Error{Code: CodeType, Offset: -1, Msg: "a check needs a schem
 // (numbers exact, the literals in lits standing for their values). With
 // scratch, the bytes are not kept and what JSON cannot hold is written as
 // it comes, for the validator to name. problems is sorted by path.
-func (o CheckOptions) write(schema *coerce.Schema, m proto.Message, lits map[*structpb.Value]string, scratch bool) ([]byte, []coerce.Problem, error) {
+func (o CheckOptions) write(schema *coerce.Schema, m proto.Message, lits map[*structpb.Value_NumberValue]string, scratch bool) ([]byte, []coerce.Problem, error) {
 	ctx := o.ctx()
 	val := validate.Of(planOf(schema))
 	e := encoderPool.Get().(*encoder)
@@ -234,7 +234,7 @@ func (o CheckOptions) observe(rep *coerce.Report) { terms.Observe(o.Observer, o.
 // writes (write); the zero value records nothing.
 type check struct {
 	rec      *validate.Recorder
-	lits     map[*structpb.Value]string // the literals of numbers whose double is not their value
+	lits     map[*structpb.Value_NumberValue]string // the literals of numbers whose double is not their value
 	tolerant bool                       // write NaN, ±Inf and text that is not UTF-8 as they come: the bytes are not kept
 }
 
@@ -249,7 +249,7 @@ func (e *encoder) record(v *structpb.Value, l *plan.Loc) {
 	case *structpb.Value_BoolValue:
 		e.rec.Bool(k.BoolValue)
 	case *structpb.Value_NumberValue:
-		if lit, ok := e.lits[v]; ok {
+		if lit, ok := e.lits[k]; ok {
 			e.rec.Literal(lit)
 			return
 		}
@@ -265,8 +265,11 @@ func (e *encoder) record(v *structpb.Value, l *plan.Loc) {
 
 // literals keeps, for the check, the number literals the decoder read
 // whose double is not their value (1.0000000000000001 reads as 1), so
-// that validation reads them exactly.
-type literals struct{ m map[*structpb.Value]string }
+// that validation reads them exactly. They are kept by the number's kind
+// (what Unmarshal keeps of the root it read into a Value).
+type literals struct {
+	m map[*structpb.Value_NumberValue]string
+}
 
 // keep keeps lit, the literal v was read from, when v is a double that
 // is not lit's value.
@@ -280,9 +283,9 @@ func (t *literals) keep(v *structpb.Value, lit string) {
 		return
 	}
 	if t.m == nil {
-		t.m = map[*structpb.Value]string{}
+		t.m = map[*structpb.Value_NumberValue]string{}
 	}
-	t.m[v] = lit
+	t.m[k] = lit
 }
 
 // exactDouble reports, without parsing, whether the literal's double is

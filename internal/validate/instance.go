@@ -34,6 +34,7 @@ const (
 type ival struct {
 	s      string        // tString: the string; tNumber: the literal it was written as, when known
 	num    schema.Number // for numbers, once read
+	f      float64       // a double recorded where no integer is admitted (dbl)
 	parent int32         // -1 for the root (or a detached value)
 	index  int32         // position among the parent's children
 	first  int32         // first child
@@ -42,6 +43,7 @@ type ival struct {
 	t      vtype
 	b      bool // tBool: the value
 	numOK  bool // num is read
+	dbl    bool // a double recorded as such: f, read as its shortest decimal
 }
 
 // instance is a flattened decoded JSON value: an object's members are its
@@ -159,7 +161,11 @@ func (in *instance) pooled() bool {
 func (in *instance) number(i int32) schema.Number {
 	iv := &in.vals[i]
 	if !iv.numOK {
-		iv.num, _ = schema.NumberOf(in.src(i))
+		if iv.dbl {
+			iv.num, _ = schema.NumberOf(iv.f)
+		} else {
+			iv.num, _ = schema.NumberOf(in.src(i))
+		}
 		iv.numOK = true
 	}
 	return iv.num
@@ -346,6 +352,9 @@ func (in *instance) value(i int32) any {
 	case tNumber:
 		if iv.s != "" {
 			return json.Number(iv.s)
+		}
+		if iv.dbl {
+			return iv.f
 		}
 		n := in.number(i)
 		if v, ok := n.Int64(); ok {

@@ -121,7 +121,8 @@ func (r *Recorder) Float(f float64, integer bool) {
 		r.in.setSrc(int32(len(r.in.vals)-1), f)
 		return
 	case !integer || f != math.Trunc(f):
-		n, ok = schema.NumberOf(f)
+		iv.t, iv.f, iv.dbl = tNumber, f, true // read on first use
+		return
 	case f >= -(1<<63) && f < 1<<63:
 		n, ok = schema.NumberOf(int64(f))
 	case f >= 0 && f < 1<<64:
