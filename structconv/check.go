@@ -235,7 +235,7 @@ func (o CheckOptions) observe(rep *coerce.Report) { terms.Observe(o.Observer, o.
 type check struct {
 	rec      *validate.Recorder
 	lits     map[*structpb.Value_NumberValue]string // the literals of numbers whose double is not their value
-	tolerant bool                       // write NaN, ±Inf and text that is not UTF-8 as they come: the bytes are not kept
+	tolerant bool                                   // write NaN, ±Inf and text that is not UTF-8 as they come: the bytes are not kept
 }
 
 // record records the scalar v, about to be written at l, for the

@@ -17,16 +17,18 @@ import (
 // the dynamic scope add the scope to the key. A memoised result holds the
 // verdict, the error tree when it was computed in full, and the
 // annotations. So every node is evaluated at most twice per location and
-// scope — once for a verdict, once more in full when the verdict was
-// "invalid" and the problems are wanted — and a schema that doubles
+// scope — once for a verdict, once more in full when a verdict of
+// "invalid" turns out to be part of a problem — and a schema that doubles
 // itself through references costs what it would cost written out once.
 //
-// A run first asks for the verdict only, which allocates nothing for
-// errors; only an invalid instance is evaluated again in full, sharing the
-// memo, to collect its problems. Within a full evaluation, the places
-// where only the verdict matters (not, if, contains, propertyNames, the
-// branches of a oneOf after the first match) still ask for the verdict
-// only, as the reference validator does.
+// A run evaluates the root once, in full: a failure records its error,
+// and a valid instance, having none, costs what its verdict costs. The
+// places where only the verdict matters (not, if, contains,
+// propertyNames, the branches of a oneOf after the first match) ask for
+// the verdict only, as the reference validator does; so do the branches
+// of anyOf and oneOf, which are evaluated again in full only when none
+// passes, for their part in the problem: a branch that fails where
+// another passes costs no detail.
 //
 // Every evaluation is a step; every 256 steps the run looks at its
 // context and gives up with the context's error once it is done.
