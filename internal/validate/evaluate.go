@@ -210,6 +210,9 @@ func (r *run) evalNode(n *schema.Node, loc, st int32, full bool) result {
 		}
 		return result{err: &verr{kind: kFalse, n: n, loc: loc}}
 	}
+	if r.prog.flags[n.ID].leaf {
+		return r.evalLeaf(n, loc, full)
+	}
 	f := frame{r: r, n: n, a: assertOf(n), fl: &r.prog.flags[n.ID], loc: loc, st: st, full: full}
 	t := r.in.vals[loc].t
 	switch {
@@ -272,6 +275,32 @@ func (r *run) evalNode(n *schema.Node, loc, st int32, full bool) result {
 	}
 	f.unevaluated()
 	return f.result()
+}
+
+// evalLeaf is evalNode of a schema with nothing past type, const, enum
+// and format (flags.leaf), which it applies in the same order, without a
+// frame.
+func (r *run) evalLeaf(n *schema.Node, loc int32, full bool) result {
+	var kind verrKind
+	t := r.in.vals[loc].t
+	switch {
+	case t == tInvalid:
+		kind = kInvalid
+	case n.Types != 0 && !r.typeOK(n.Types, loc):
+		kind = kType
+	case n.HasConst && !r.in.equalAt(loc, n.Const):
+		kind = kConst
+	case n.HasEnum && !r.inEnum(n, loc):
+		kind = kEnum
+	case r.prog.flags[n.ID].format != nil && t == tString && !r.prog.flags[n.ID].format(r.in.vals[loc].s):
+		kind = kFormat
+	default:
+		return result{ok: true}
+	}
+	if !full {
+		return result{}
+	}
+	return result{err: &verr{kind: kind, n: n, loc: loc}}
 }
 
 func (r *run) typeOK(types jsontype.Set, loc int32) bool {
