@@ -6,8 +6,8 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pragma"
-	"github.com/structkit/structkit/internal/restore"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -57,11 +57,11 @@ func (o RestoreOptions) JSON(answer []byte) ([]byte, *coerce.Report, error) {
 	if o.Schema == nil {
 		return nil, nil, errNoSchema
 	}
-	// The check applies the restore while it reads the answer: the hook
-	// travels in the context of this one call (see restore.WithHook).
-	c := o.CheckOptions
-	c.Context = restore.WithHook(c.Context, &restore.Run{T: o.Schema.tbl})
-	return c.JSON(o.Schema.orig, answer)
+	// The check applies the restore while it reads the answer: it is
+	// given the original schema as the answer is restored against it,
+	// with the table of the adapted schema's stand-ins attached.
+	restoring := (*coerce.Schema)((*plan.Schema)(o.Schema.orig).Restoring(o.Schema.tbl))
+	return o.CheckOptions.JSON(restoring, answer)
 }
 
 // Struct restores an answer held in a Struct, such as Vertex AI's

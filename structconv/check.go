@@ -1,6 +1,7 @@
 package structconv
 
 import (
+	"bytes"
 	"context"
 	"slices"
 	"strings"
@@ -9,10 +10,13 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/restore"
 	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/internal/validate"
 )
 
 // CheckOptions configures the pre-dispatch check of a tool call's
@@ -62,27 +66,45 @@ func (o CheckOptions) ctx() context.Context {
 // a schema the validator cannot compile (a *coerce.SchemaError, the same
 // on every method of CheckOptions).
 func (o CheckOptions) JSON(schema *coerce.Schema, args []byte) ([]byte, *coerce.Report, error) {
+	// A schema from package adapt may carry the table of an adapted
+	// schema's stand-ins (plan.Schema.Restoring): the answer is restored
+	// to the original schema while it is read.
+	var hook restore.Hook
+	if t, ok := planOf(schema).Restore().(*restore.Table); ok && t != nil {
+		hook = &restore.Run{T: t}
+	}
+	return o.checkJSON(schema, args, hook)
+}
+
+// checkJSON is the check of JSON arguments in one pass over them: the
+// decoder reads them once, applying the integer rules, the policy and
+// hook (a restore, or nil) at each location, and keeps the literals whose
+// double is not their value; the encoder writes the result and records,
+// as it writes, the instance the validator reads (numbers exact: the
+// literals kept, carried big integers as the integers they are); the
+// validator evaluates it once.
+func (o CheckOptions) checkJSON(schema *coerce.Schema, args []byte, hook restore.Hook) ([]byte, *coerce.Report, error) {
 	if schema == nil {
 		return nil, nil, errNoSchema
 	}
-	rep := &coerce.Report{}
-	var s structpb.Value
 	if err := o.ctx().Err(); err != nil {
 		return nil, nil, err
 	}
-	// A context from package adapt carries a restore (restore.WithHook):
-	// the answer is restored to the original schema while it is read.
-	hook := restore.HookOf(o.Context)
-	if err := (UnmarshalOptions{Schema: schema, Policy: o.Policy, Report: rep, MaxDepth: o.MaxDepth, MaxNumberDigits: o.MaxNumberDigits, restore: hook}).Unmarshal(args, &s); err != nil {
+	rep := &coerce.Report{}
+	var s structpb.Value
+	var lits literals
+	if err := (UnmarshalOptions{Schema: schema, Policy: o.Policy, Report: rep, MaxDepth: o.MaxDepth,
+		MaxNumberDigits: o.MaxNumberDigits, restore: hook, lits: &lits}).Unmarshal(args, &s); err != nil {
 		return nil, nil, err
 	}
-	if err := o.validate(schema, &s, rep); err != nil {
-		return nil, nil, err
-	}
-	out, err := MarshalOptions{Schema: schema}.Marshal(&s)
+	out, problems, err := o.write(schema, &s, lits.m, false)
 	if err != nil {
 		return nil, nil, err
 	}
+	if hook != nil {
+		problems = append(problems, hook.Problems()...)
+	}
+	o.finish(rep, problems)
 	return out, rep, nil
 }
 
@@ -102,9 +124,15 @@ func (o CheckOptions) Struct(schema *coerce.Schema, args proto.Message) (*coerce
 	if err := fix(schema, o.Policy, rep, args); err != nil {
 		return nil, err
 	}
-	if err := o.validate(schema, args, rep); err != nil {
+	// The Struct as the encoder would write it is what is validated: it is
+	// walked once, as it would be written, without the bytes being kept,
+	// and what JSON cannot hold (NaN, text that is not UTF-8) is left for
+	// the validator to name.
+	_, problems, err := o.write(schema, args, nil, true)
+	if err != nil {
 		return nil, err
 	}
+	o.finish(rep, problems)
 	return rep, nil
 }
 
@@ -124,61 +152,67 @@ func (o CheckOptions) Go(schema *coerce.Schema, args any) (any, *coerce.Report, 
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := o.finish(schema, v, rep); err != nil {
+	ctx := o.ctx()
+	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
+	problems, err := schema.ValidateContext(ctx, v)
+	if err != nil {
+		return nil, nil, err // a *coerce.SchemaError, or the context's error
+	}
+	o.finish(rep, problems)
 	return v, rep, nil
 }
 
 var errNoSchema = &Error{Code: CodeType, Offset: -1, Msg: "a check needs a schema"}
 
-// validate converts a Struct into exact Go values (integers as int64,
-// uint64 or json.Number where the schema admits integer) and validates.
-func (o CheckOptions) validate(schema *coerce.Schema, m proto.Message, rep *coerce.Report) error {
-	v, err := GoOptions{Schema: schema}.ToGo(m)
-	if err != nil {
-		return err
+// write writes m under the schema, as Marshal does, and validates what it
+// wrote: the encoder records the instance for the validator as it writes
+// (numbers exact, the literals in lits standing for their values). With
+// scratch, the bytes are not kept and what JSON cannot hold is written as
+// it comes, for the validator to name. problems is sorted by path.
+func (o CheckOptions) write(schema *coerce.Schema, m proto.Message, lits map[*structpb.Value_NumberValue]string, scratch bool) ([]byte, []coerce.Problem, error) {
+	ctx := o.ctx()
+	val := validate.Of(planOf(schema))
+	e := encoderPool.Get().(*encoder)
+	e.b = e.buf[:0]
+	if val != nil {
+		e.rec, e.lits, e.tolerant = validate.NewRecorder(), lits, scratch
+		defer e.rec.Release()
 	}
-	return o.finish(schema, v, rep)
+	err := MarshalOptions{Schema: schema}.encode(e, m)
+	var out []byte
+	if err == nil && !scratch {
+		out = bytes.Clone(e.b)
+	}
+	rec := e.rec
+	if cap(e.b) <= maxPooledBuffer {
+		e.buf = e.b[:0]
+	}
+	e.release()
+	if err != nil || val == nil {
+		return out, nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	problems, err := val.ValidateRecorded(ctx, rec)
+	if err != nil {
+		return nil, nil, err // a *coerce.SchemaError, or the context's error
+	}
+	return out, problems, nil
 }
 
-// finish validates the converted value v and completes the report: the
-// policy's changes, the problems, and a problem for every fraction the
-// conversion saw in the text where only integers stand but the value
-// lost (1.0000000000000001 is a double 1, yet it was not written as an
-// integer).
-func (o CheckOptions) finish(sch *coerce.Schema, v any, rep *coerce.Report) error {
-	ctx := o.ctx()
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	problems, err := sch.ValidateContext(ctx, v)
-	if err != nil {
-		return err // a *coerce.SchemaError, or the context's error
-	}
-	for _, c := range rep.Changes {
-		if c.Rule == terms.RuleFraction && !hasTypeProblemAt(problems, c.Path) {
-			problems = append(problems, coerce.Problem{Path: c.Path, Keyword: schema.KwType, Expected: "integer",
-				Got: "number " + c.From, Msg: "expected integer, got number " + c.From, Schema: c.Schema})
-		}
-	}
-	if h := restore.HookOf(o.Context); h != nil {
-		problems = append(problems, h.Problems()...)
-	}
+// finish completes the report: the policy's changes and the problems,
+// sorted by path (stably: the validator's first), then tells the
+// observer.
+func (o CheckOptions) finish(rep *coerce.Report, problems []coerce.Problem) {
 	slices.SortStableFunc(problems, func(a, b coerce.Problem) int { return strings.Compare(a.Path, b.Path) })
 	rep.Changes = onlyPolicyChanges(rep.Changes)
-	rep.Problems = problems
-	o.observe(rep)
-	return nil
-}
-
-func hasTypeProblemAt(problems []coerce.Problem, path string) bool {
-	for _, p := range problems {
-		if p.Path == path && p.Keyword == schema.KwType {
-			return true
-		}
+	if len(problems) > 0 {
+		rep.Problems = problems
 	}
-	return false
+	o.observe(rep)
 }
 
 // onlyPolicyChanges keeps the changes a model's arguments underwent:
@@ -195,3 +229,82 @@ func onlyPolicyChanges(changes []coerce.Change) []coerce.Change {
 }
 
 func (o CheckOptions) observe(rep *coerce.Report) { terms.Observe(o.Observer, o.Tool, rep) }
+
+// check is what the encoder keeps for the check's recording of what it
+// writes (write); the zero value records nothing.
+type check struct {
+	rec      *validate.Recorder
+	lits     map[*structpb.Value_NumberValue]string // the literals of numbers whose double is not their value
+	tolerant bool                                   // write NaN, ±Inf and text that is not UTF-8 as they come: the bytes are not kept
+}
+
+// record records the scalar v, about to be written at l, for the
+// validator: a number by its literal when the decoder kept it, a carried
+// big integer (a string the encoder writes as an integer literal) by its
+// digits.
+func (e *encoder) record(v *structpb.Value, l *plan.Loc) {
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_NullValue:
+		e.rec.Null()
+	case *structpb.Value_BoolValue:
+		e.rec.Bool(k.BoolValue)
+	case *structpb.Value_NumberValue:
+		if lit, ok := e.lits[k]; ok {
+			e.rec.Literal(lit)
+			return
+		}
+		e.rec.Float(k.NumberValue, l.Integer())
+	case *structpb.Value_StringValue:
+		if l.RestoresCarried() && jsontext.Carried(k.StringValue) {
+			e.rec.Literal(k.StringValue)
+			return
+		}
+		e.rec.String(k.StringValue)
+	}
+}
+
+// literals keeps, for the check, the number literals the decoder read
+// whose double is not their value (1.0000000000000001 reads as 1), so
+// that validation reads them exactly. They are kept by the number's kind
+// (what Unmarshal keeps of the root it read into a Value).
+type literals struct {
+	m map[*structpb.Value_NumberValue]string
+}
+
+// keep keeps lit, the literal v was read from, when v is a double that
+// is not lit's value.
+func (t *literals) keep(v *structpb.Value, lit string) {
+	k, ok := v.GetKind().(*structpb.Value_NumberValue)
+	if !ok || exactDouble(lit) {
+		return
+	}
+	n, ok := schema.ParseNumber(lit)
+	if f, fok := schema.NumberOf(k.NumberValue); !ok || !fok || n.Cmp(f) == 0 {
+		return
+	}
+	if t.m == nil {
+		t.m = map[*structpb.Value_NumberValue]string{}
+	}
+	t.m[k] = lit
+}
+
+// exactDouble reports, without parsing, whether the literal's double is
+// its value as validation reads a double (its shortest decimal): a
+// literal of at most 15 digits (DBL_DIG) whose exponent, if any, keeps it
+// in the range of normal doubles.
+func exactDouble(lit string) bool {
+	digits := 0
+	for i := 0; i < len(lit); i++ {
+		switch c := lit[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == 'e' || c == 'E':
+			e := lit[i+1:]
+			if e != "" && (e[0] == '+' || e[0] == '-') {
+				e = e[1:]
+			}
+			return digits <= 15 && len(e) <= 2
+		}
+	}
+	return digits <= 15
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/plan"
@@ -100,4 +101,83 @@ func BenchmarkCheck(b *testing.B) {
 			}
 		}
 	})
+}
+
+// loopCPU runs f b.N times and reports, beside the wall-clock ns/op, the
+// CPU time per operation (cpu-ns/op): on a loaded machine it says more
+// about the work done than the wall clock does.
+func loopCPU(b *testing.B, f func()) {
+	start := cpuTime()
+	for b.Loop() {
+		f()
+	}
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkCheckCodec measures the check of both bench documents
+// (testdata/bench small and large, under their schemas) beside what the
+// codec alone does with the same document in the same run: Unmarshal
+// then Marshal, both with the schema. The check's target is at most 1.5×
+// unmarshal_marshal.
+func BenchmarkCheckCodec(b *testing.B) {
+	for _, c := range benchCases(b) {
+		b.Run(c.name, func(b *testing.B) {
+			if _, rep, err := (structconv.CheckOptions{}).JSON(c.schema, c.json); err != nil || !rep.Valid() {
+				b.Fatalf("bench document is not valid: %v %v", rep, err)
+			}
+			b.Run("unmarshal_marshal", func(b *testing.B) {
+				b.SetBytes(int64(len(c.json)))
+				b.ReportAllocs()
+				loopCPU(b, func() {
+					var s structpb.Struct
+					if err := (structconv.UnmarshalOptions{Schema: c.schema}).Unmarshal(c.json, &s); err != nil {
+						b.Fatal(err)
+					}
+					if _, err := (structconv.MarshalOptions{Schema: c.schema}).Marshal(&s); err != nil {
+						b.Fatal(err)
+					}
+				})
+			})
+			for _, p := range []struct {
+				name string
+				opts structconv.CheckOptions
+			}{
+				{"check_strict", structconv.CheckOptions{}},
+				{"check_lenient", structconv.CheckOptions{Policy: coerce.Lenient()}},
+			} {
+				b.Run(p.name, func(b *testing.B) {
+					b.SetBytes(int64(len(c.json)))
+					b.ReportAllocs()
+					loopCPU(b, func() {
+						if _, _, err := p.opts.JSON(c.schema, c.json); err != nil {
+							b.Fatal(err)
+						}
+					})
+				})
+			}
+			// An invalid variant: one value out of its bounds or type.
+			bad := bytes.Replace(c.json, []byte(`"per_page":50`), []byte(`"per_page":500`), 1)
+			bad = bytes.Replace(bad, []byte(`"votes":59`), []byte(`"votes":"59"`), 1)
+			if _, rep, err := (structconv.CheckOptions{}).JSON(c.schema, bad); err != nil || rep.Valid() {
+				b.Fatalf("invalid bench variant: %v %v", rep, err)
+			}
+			b.Run("check_invalid", func(b *testing.B) {
+				b.SetBytes(int64(len(bad)))
+				b.ReportAllocs()
+				loopCPU(b, func() {
+					if _, _, err := (structconv.CheckOptions{}).JSON(c.schema, bad); err != nil {
+						b.Fatal(err)
+					}
+				})
+			})
+			b.Run("check_struct", func(b *testing.B) {
+				b.ReportAllocs()
+				loopCPU(b, func() {
+					if _, err := (structconv.CheckOptions{}).Struct(c.schema, c.msg); err != nil {
+						b.Fatal(err)
+					}
+				})
+			})
+		})
+	}
 }

@@ -165,6 +165,7 @@ func (d *decoder) readEmbedded(text string, l *plan.Loc, lenient bool, want json
 		digits:   d.digits,
 		path:     slices.Clone(d.path),
 		slabSize: 8,
+		lits:     d.lits,
 	}
 	room := d.maxDepth - len(d.path) // levels left for the text
 	e.reset(text, max(room, 1))

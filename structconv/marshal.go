@@ -114,6 +114,7 @@ func (e *encoder) release() {
 	e.b, e.report = nil, nil
 	e.policy, e.lenient = coerce.Policy{}, false
 	e.path = e.path[:0]
+	e.check = check{}
 	clear(e.pairs)
 	e.pairs = e.pairs[:0]
 	encoderPool.Put(e)
@@ -136,6 +137,7 @@ type encoder struct {
 	path     []seg
 	pairs    []pair // members being written, as a stack over nesting levels
 	maxDepth int    // nesting limit, set by encode
+	check           // the check's recording of what is written (check.go); zero otherwise
 }
 
 func (e *encoder) fail(code ErrorCode, format string, args ...any) error {
@@ -151,6 +153,9 @@ func (e *encoder) value(v *structpb.Value, l *plan.Loc) error {
 		if done, err := e.lenientValue(v, l); done {
 			return err
 		}
+	}
+	if e.rec != nil {
+		e.record(v, l)
 	}
 	switch k := v.GetKind().(type) {
 	case *structpb.Value_NullValue:
@@ -177,6 +182,10 @@ func (e *encoder) value(v *structpb.Value, l *plan.Loc) error {
 
 func (e *encoder) number(f float64, l *plan.Loc) error {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
+		if e.tolerant {
+			e.b = append(e.b, "null"...)
+			return nil
+		}
 		return e.fail(CodeNumber, "%v cannot be written as a JSON number", f)
 	}
 	if l.Integer() {
@@ -210,7 +219,7 @@ func (e *encoder) str(s string, l *plan.Loc) error {
 		return nil
 	}
 	var ok bool
-	if e.b, ok = jsontext.AppendString(e.b, s); !ok {
+	if e.b, ok = jsontext.AppendString(e.b, s); !ok && !e.tolerant {
 		return e.fail(CodeInvalidUTF8, "string is not valid UTF-8")
 	}
 	return nil
@@ -218,8 +227,14 @@ func (e *encoder) str(s string, l *plan.Loc) error {
 
 func (e *encoder) object(s *structpb.Struct, l *plan.Loc) error {
 	fields := s.GetFields()
+	if e.rec != nil {
+		e.rec.Object(len(fields))
+	}
 	if len(fields) == 0 {
 		e.b = append(e.b, "{}"...)
+		if e.rec != nil {
+			e.rec.End()
+		}
 		return nil
 	}
 	base := len(e.pairs)
@@ -254,8 +269,11 @@ func (e *encoder) object(s *structpb.Struct, l *plan.Loc) error {
 			e.b = append(e.b, ',')
 		}
 		wrote++
+		if e.rec != nil {
+			e.rec.Key(p.key)
+		}
 		var ok bool
-		if e.b, ok = jsontext.AppendString(e.b, p.key); !ok {
+		if e.b, ok = jsontext.AppendString(e.b, p.key); !ok && !e.tolerant {
 			return e.fail(CodeInvalidUTF8, "member name is not valid UTF-8")
 		}
 		e.b = append(e.b, ':')
@@ -267,13 +285,22 @@ func (e *encoder) object(s *structpb.Struct, l *plan.Loc) error {
 	clear(e.pairs[base:])
 	e.pairs = e.pairs[:base]
 	e.b = append(e.b, '}')
+	if e.rec != nil {
+		e.rec.End()
+	}
 	return nil
 }
 
 func (e *encoder) list(lv *structpb.ListValue, l *plan.Loc) error {
 	values := lv.GetValues()
+	if e.rec != nil {
+		e.rec.Array(len(values))
+	}
 	if len(values) == 0 {
 		e.b = append(e.b, "[]"...)
+		if e.rec != nil {
+			e.rec.End()
+		}
 		return nil
 	}
 	var inst plan.Instance
@@ -297,6 +324,9 @@ func (e *encoder) list(lv *structpb.ListValue, l *plan.Loc) error {
 	}
 	e.path = e.path[:depth]
 	e.b = append(e.b, ']')
+	if e.rec != nil {
+		e.rec.End()
+	}
 	return nil
 }
 

@@ -63,9 +63,12 @@ type UnmarshalOptions struct {
 	MaxNumberDigits int
 
 	// restore, when set, applies an adapted schema's stand-ins while
-	// reading (see restore.go); only the check sets it, from a context of
-	// package adapt (restore.WithHook).
+	// reading (see restore.go); only the check sets it, from a schema of
+	// package adapt (plan.Schema.Restoring).
 	restore restore.Hook
+	// lits, when set, keeps the number literals whose double is not their
+	// value, for the check to validate exactly (check.go).
+	lits *literals
 }
 
 // Unmarshal reads JSON into m without a schema.
@@ -92,6 +95,7 @@ func (o UnmarshalOptions) Unmarshal(b []byte, m proto.Message) error {
 		maxDepth: effectiveDepth(o.MaxDepth),
 		digits:   effectiveDigits(o.MaxNumberDigits),
 		rt:       o.restore,
+		lits:     o.lits,
 	}
 	d.reset(string(b), d.maxDepth)
 	d.slabSize = min(max(len(b)/16, 8), 256)
@@ -147,6 +151,7 @@ type decoder struct {
 	elems    []*structpb.Value
 	rt       restore.Hook // restoring an answer under an adapted schema; nil otherwise
 	xtra     []pair       // restore: undeclared members read from the extra member, a stack
+	lits     *literals    // the check's exact literals; nil otherwise
 
 	// slabs: values are allocated in batches
 	slabSize int
@@ -356,6 +361,9 @@ func (d *decoder) valueOf(t jsontext.Kind, l *plan.Loc) (*structpb.Value, error)
 	case jsontext.Number:
 		lit := d.r.Text()
 		v, err := d.number(lit, l)
+		if d.lits != nil && err == nil {
+			d.lits.keep(v, lit)
+		}
 		if err == nil && d.lenient && l != nil {
 			return d.lenientScalar(v, lit, l), nil
 		}

@@ -18,7 +18,6 @@
 package restore
 
 import (
-	"context"
 	"strings"
 
 	"google.golang.org/protobuf/types/known/structpb"
@@ -301,28 +300,4 @@ func (r *Run) Problems() []terms.Problem { return r.problems }
 func (r *Run) Problem(path, keyword, expected, got, msg string, l *plan.Loc) {
 	r.problems = append(r.problems, terms.Problem{Path: path, Keyword: keyword, Expected: expected, Got: got,
 		Msg: msg, Schema: l.Pointer()})
-}
-
-type hookKey struct{}
-
-// WithHook returns ctx carrying h, for structconv's check of JSON
-// arguments (CheckOptions.Context) to apply while it reads them. This is
-// how package adapt hands a restore to the check without a public option:
-// only packages of this module can name the key. The hook belongs to the
-// one call the context is made for (it collects that answer's problems).
-func WithHook(ctx context.Context, h Hook) context.Context {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return context.WithValue(ctx, hookKey{}, h)
-}
-
-// HookOf returns the hook ctx carries (see WithHook), or nil; ctx may be
-// nil.
-func HookOf(ctx context.Context) Hook {
-	if ctx == nil {
-		return nil
-	}
-	h, _ := ctx.Value(hookKey{}).(Hook)
-	return h
 }

@@ -17,6 +17,7 @@ type flags struct {
 	dyn    bool // evaluation can reach a dynamic reference: the scope joins the memo key
 	ann    bool // its annotations (evaluated members or items) are consumed
 	enters bool // entering it may bind dynamic anchors
+	leaf   bool // nothing to evaluate past type, const, enum and format
 
 	format  func(string) bool // the format asserted, if any
 	dynName int32             // $dynamicRef's anchor name, as a name of the dynamic scope
@@ -80,9 +81,20 @@ func build(p *plan.Schema) *program {
 		if n.DynamicRefAnchor != "" {
 			fl.dynName = name(n.DynamicRefAnchor)
 		}
+		fl.leaf = leaf(n)
 	}
 	prog.mark()
 	return prog
+}
+
+// leaf reports whether a schema has nothing to evaluate past type,
+// const, enum and format (the keywords evalNode applies first): no
+// reference, applicator, assertion or keyword of objects and arrays.
+func leaf(n *schema.Node) bool {
+	return !n.Bool && n.Assert == nil && n.Ref == nil && n.DynamicRef == nil && n.RecursiveRef == nil &&
+		n.Required == nil && n.Properties == nil && n.PatternProperties == nil && n.AdditionalProperties == nil &&
+		n.Dependencies == nil && n.DependentSchemas == nil && n.PrefixItems == nil && n.Items == nil &&
+		n.AllOf == nil && n.AnyOf == nil && n.OneOf == nil && n.If == nil
 }
 
 // dynamic reports whether a node's dynamic reference can resolve in the

@@ -41,7 +41,7 @@ func (f *frame) object() {
 	if n.Properties != nil || n.PatternProperties != nil || n.AdditionalProperties != nil {
 		var extra []string
 		for j := 0; j < nk; j++ {
-			name, c := iv.keys[j], iv.first+int32(j)
+			name, c := r.in.names[iv.ks+int32(j)], iv.first+int32(j)
 			evaluated := false
 			if p := n.Properties[name]; p != nil {
 				evaluated = true
@@ -77,7 +77,7 @@ func (f *frame) object() {
 	}
 	if f.a.PropertyNames != nil {
 		for j := 0; j < nk; j++ {
-			name := iv.keys[j]
+			name := r.in.names[iv.ks+int32(j)]
 			if !r.eval(f.a.PropertyNames, r.nameLoc(f.loc, int32(j), name), f.st, false).ok && f.failure() {
 				f.report(&verr{kind: kPropertyNames, s: name})
 			}
@@ -130,7 +130,7 @@ func (r *run) nameLoc(obj, j int32, name string) int32 {
 	if r.names == nil {
 		r.names = map[[2]int32]int32{}
 	}
-	l := r.in.add(name, obj)
+	l := r.in.addString(name, obj)
 	r.names[key] = l
 	return l
 }
@@ -213,16 +213,7 @@ func (f *frame) array() {
 func (r *run) duplicates(loc int32) (int, int, bool) {
 	iv := r.in.vals[loc]
 	nk := int(iv.n)
-	eq := func(a, b int) bool {
-		x, y := iv.first+int32(a), iv.first+int32(b)
-		if r.in.vals[x].t != r.in.vals[y].t {
-			return false
-		}
-		if r.in.vals[x].t == tNumber {
-			return r.in.number(x).Cmp(r.in.number(y)) == 0
-		}
-		return equalJSON(r.in.vals[x].v, r.in.vals[y].v)
-	}
+	eq := func(a, b int) bool { return r.in.equalLocs(iv.first+int32(a), iv.first+int32(b)) }
 	if nk <= 20 {
 		for j := 1; j < nk; j++ {
 			for i := 0; i < j; i++ {
@@ -240,7 +231,7 @@ func (r *run) duplicates(loc int32) (int, int, bool) {
 	for j := 0; j < nk; j++ {
 		r.tick()
 		h.Reset()
-		hashJSON(&h, r.in.vals[iv.first+int32(j)].v)
+		r.in.hashAt(&h, iv.first+int32(j))
 		sum := h.Sum64()
 		for _, i := range buckets[sum] {
 			if eq(i, j) {

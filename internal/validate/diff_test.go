@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -455,6 +456,10 @@ func compareOne(t testing.TB, draft int, doc map[string]any, format bool, instan
 		problems, err := v.Validate(context.Background(), inst)
 		if err != nil {
 			return diffMismatch, fmt.Sprintf("draft %d: %v\nschema: %s\ninstance: %s", d.ver, err, text, ib), 0
+		}
+		if rp, err := validateRecorded(t, v, inst); err != nil || !reflect.DeepEqual(rp, problems) {
+			return diffMismatch, fmt.Sprintf("draft %d: recorded: %v %v, as Go values %v\nschema: %s\ninstance: %s",
+				d.ver, rp, err, problems, text, ib), 0
 		}
 		want := ls.Validate(inst) == nil
 		if got := len(problems) == 0; got != want {

@@ -22,10 +22,17 @@
 // tree when computed in full, and the annotations unevaluatedProperties
 // and unevaluatedItems need (which members or items were evaluated),
 // collected only by the nodes in the in-place reach of those keywords. A
-// validation first asks for the verdict alone and only an invalid
-// instance is evaluated again, sharing the memo, for its problems. A
+// validation evaluates the instance once, in full: a valid instance
+// records nothing, and an invalid one has its problems at once. The
+// branches of anyOf and oneOf are asked for their verdicts only, and
+// evaluated in full for their part in a problem only when none passes. A
 // schema that doubles itself through references at every level costs what
 // it would cost written out once.
+//
+// The instance is a decoded Go value tree (Validate) or one a codec
+// recorded while it wrote the value (Recorder, ValidateRecorded): package
+// structconv's check records the arguments as it writes them, numbers
+// exact, so that it validates what it read without a copy.
 //
 // The work is split by concern:
 //
@@ -40,6 +47,7 @@
 //   - annotations.go: what unevaluated* needs to know;
 //   - instance.go: the instance flattened into numbered locations,
 //     equality of JSON values;
+//   - record.go: an instance recorded by a codec's pass;
 //   - formats.go: the formats asserted when format is an assertion;
 //   - problems.go, describe.go: failures in words a model can act on.
 //

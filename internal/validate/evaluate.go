@@ -17,16 +17,18 @@ import (
 // the dynamic scope add the scope to the key. A memoised result holds the
 // verdict, the error tree when it was computed in full, and the
 // annotations. So every node is evaluated at most twice per location and
-// scope — once for a verdict, once more in full when the verdict was
-// "invalid" and the problems are wanted — and a schema that doubles
+// scope — once for a verdict, once more in full when a verdict of
+// "invalid" turns out to be part of a problem — and a schema that doubles
 // itself through references costs what it would cost written out once.
 //
-// A run first asks for the verdict only, which allocates nothing for
-// errors; only an invalid instance is evaluated again in full, sharing the
-// memo, to collect its problems. Within a full evaluation, the places
-// where only the verdict matters (not, if, contains, propertyNames, the
-// branches of a oneOf after the first match) still ask for the verdict
-// only, as the reference validator does.
+// A run evaluates the root once, in full: a failure records its error,
+// and a valid instance, having none, costs what its verdict costs. The
+// places where only the verdict matters (not, if, contains,
+// propertyNames, the branches of a oneOf after the first match) ask for
+// the verdict only, as the reference validator does; so do the branches
+// of anyOf and oneOf, which are evaluated again in full only when none
+// passes, for their part in the problem: a branch that fails where
+// another passes costs no detail.
 //
 // Every evaluation is a step; every 256 steps the run looks at its
 // context and gives up with the context's error once it is done.
@@ -208,6 +210,9 @@ func (r *run) evalNode(n *schema.Node, loc, st int32, full bool) result {
 		}
 		return result{err: &verr{kind: kFalse, n: n, loc: loc}}
 	}
+	if r.prog.flags[n.ID].leaf {
+		return r.evalLeaf(n, loc, full)
+	}
 	f := frame{r: r, n: n, a: assertOf(n), fl: &r.prog.flags[n.ID], loc: loc, st: st, full: full}
 	t := r.in.vals[loc].t
 	switch {
@@ -231,7 +236,7 @@ func (r *run) evalNode(n *schema.Node, loc, st int32, full bool) result {
 			f.report(&verr{kind: kEnum})
 		}
 		return f.result()
-	case f.fl.format != nil && t == tString && !f.fl.format(r.in.vals[loc].v.(string)):
+	case f.fl.format != nil && t == tString && !f.fl.format(r.in.vals[loc].s):
 		if f.failure() {
 			f.report(&verr{kind: kFormat})
 		}
@@ -270,6 +275,32 @@ func (r *run) evalNode(n *schema.Node, loc, st int32, full bool) result {
 	}
 	f.unevaluated()
 	return f.result()
+}
+
+// evalLeaf is evalNode of a schema with nothing past type, const, enum
+// and format (flags.leaf), which it applies in the same order, without a
+// frame.
+func (r *run) evalLeaf(n *schema.Node, loc int32, full bool) result {
+	var kind verrKind
+	t := r.in.vals[loc].t
+	switch {
+	case t == tInvalid:
+		kind = kInvalid
+	case n.Types != 0 && !r.typeOK(n.Types, loc):
+		kind = kType
+	case n.HasConst && !r.in.equalAt(loc, n.Const):
+		kind = kConst
+	case n.HasEnum && !r.inEnum(n, loc):
+		kind = kEnum
+	case r.prog.flags[n.ID].format != nil && t == tString && !r.prog.flags[n.ID].format(r.in.vals[loc].s):
+		kind = kFormat
+	default:
+		return result{ok: true}
+	}
+	if !full {
+		return result{}
+	}
+	return result{err: &verr{kind: kind, n: n, loc: loc}}
 }
 
 func (r *run) typeOK(types jsontype.Set, loc int32) bool {
@@ -317,26 +348,24 @@ func (f *frame) applicators() {
 			return
 		}
 	}
+	// The branches of anyOf and oneOf are asked for their verdicts only:
+	// a branch that fails where another passes costs no detail. Only when
+	// none passes, and the detail is wanted, is each evaluated in full
+	// for its part in the problem.
 	if n.AnyOf != nil {
 		matched := false
-		var causes []*verr
-		var branches []int
-		for i, c := range n.AnyOf {
-			res := r.eval(c, f.loc, f.st, f.full)
+		for _, c := range n.AnyOf {
+			res := r.eval(c, f.loc, f.st, false)
 			if res.ok {
 				matched = true
 				if !f.fl.ann {
 					break
 				}
 				f.ann.merge(res.ann) // every branch that passes counts
-				continue
-			}
-			if f.full {
-				causes = append(causes, res.err)
-				branches = append(branches, i)
 			}
 		}
 		if !matched && f.failure() {
+			causes, branches := f.causes(n.AnyOf)
 			f.report(&verr{kind: kAnyOf, causes: causes, branches: branches})
 		}
 		if f.stop() {
@@ -345,15 +374,9 @@ func (f *frame) applicators() {
 	}
 	if n.OneOf != nil {
 		matched := -1
-		var causes []*verr
-		var branches []int
 		for i, c := range n.OneOf {
-			res := r.eval(c, f.loc, f.st, f.full && matched < 0)
+			res := r.eval(c, f.loc, f.st, false)
 			if !res.ok {
-				if f.full && matched < 0 {
-					causes = append(causes, res.err)
-					branches = append(branches, i)
-				}
 				continue
 			}
 			if matched >= 0 {
@@ -368,6 +391,7 @@ func (f *frame) applicators() {
 			}
 		}
 		if matched < 0 && f.failure() {
+			causes, branches := f.causes(n.OneOf)
 			f.report(&verr{kind: kOneOf, causes: causes, branches: branches})
 		}
 		if f.stop() {
@@ -388,6 +412,20 @@ func (f *frame) applicators() {
 			f.merge(r.eval(n.Else, f.loc, f.st, f.full))
 		}
 	}
+}
+
+// causes evaluates in full the branches of an anyOf or oneOf of which
+// none passed: the failure of each, and its position.
+func (f *frame) causes(alts []*schema.Node) ([]*verr, []int) {
+	causes := make([]*verr, 0, len(alts))
+	branches := make([]int, 0, len(alts))
+	for i, c := range alts {
+		if res := f.r.eval(c, f.loc, f.st, true); !res.ok {
+			causes = append(causes, res.err)
+			branches = append(branches, i)
+		}
+	}
+	return causes, branches
 }
 
 // unevaluated applies unevaluatedProperties and unevaluatedItems to what
@@ -430,7 +468,7 @@ func (f *frame) str() {
 	if a == none {
 		return
 	}
-	s := f.r.in.vals[f.loc].v.(string)
+	s := f.r.in.vals[f.loc].s
 	if a.MinLength >= 0 || a.MaxLength >= 0 {
 		l := utf8.RuneCountInString(s)
 		if a.MinLength >= 0 && l < a.MinLength && f.failure() {

@@ -106,13 +106,13 @@ func (c *collector) collect(e *verr) {
 	c.seen[e] = true
 	in := &c.r.in
 	path := in.path(e.loc)
-	val := in.vals[e.loc].v
+	val := func() any { return in.value(e.loc) }
 	loc, schemaPtr := c.r.prog.p.LocOf(e.n), e.n.Location
 	add := func(keyword, expected, got, msg string) {
 		c.emit(Problem{Path: path, Keyword: keyword, Expected: expected, Got: got, Msg: msg, Schema: schemaPtr})
 	}
 	expectGot := func(keyword, expected string) {
-		got := describeValue(val)
+		got := in.describe(e.loc)
 		add(keyword, expected, got, "expected "+expected+", got "+got)
 	}
 	switch e.kind {
@@ -121,7 +121,7 @@ func (c *collector) collect(e *verr) {
 			c.collect(cause)
 		}
 	case kOneOfMany:
-		add(schema.KwOneOf, "exactly one alternative", describeValue(val),
+		add(schema.KwOneOf, "exactly one alternative", in.describe(e.loc),
 			fmt.Sprintf("matches alternatives %d and %d, but exactly one is allowed", e.a+1, e.b+1))
 	case kAnyOf, kOneOf:
 		keyword, members := schema.KwAnyOf, e.n.AnyOf
@@ -130,7 +130,7 @@ func (c *collector) collect(e *verr) {
 		}
 		// Where exactly one alternative takes a value of this type, its
 		// problems are the useful ones.
-		t := typeOfValue(val)
+		t := in.typeOf(e.loc)
 		branches := loc.AltGroup(keyword == schema.KwOneOf)
 		var fit []*verr
 		for k, cause := range e.causes {
@@ -153,7 +153,7 @@ func (c *collector) collect(e *verr) {
 			}
 		}
 		expected := strings.Join(wants, ", or ")
-		got := describeValue(val)
+		got := in.describe(e.loc)
 		if i := strings.IndexByte(got, ' '); i > 0 {
 			got = got[:i] // the type says enough beside a list of alternatives
 		}
@@ -172,11 +172,11 @@ func (c *collector) collect(e *verr) {
 			items = append(items, shortJSON(w))
 		}
 		expected := "one of " + strings.Join(items, ", ")
-		got := shortJSON(val)
+		got := shortJSON(val())
 		add(schema.KwEnum, expected, got, "expected "+expected+"; got "+got)
 	case kConst:
 		expected := shortJSON(e.n.Const)
-		got := shortJSON(val)
+		got := shortJSON(val())
 		add(schema.KwConst, expected, got, "expected "+expected+"; got "+got)
 	case kRequired:
 		for _, m := range e.strs {
@@ -189,27 +189,28 @@ func (c *collector) collect(e *verr) {
 		}
 		for _, p := range e.strs {
 			pp := string(pointer.AppendToken([]byte(path), p))
-			var got any
+			got := "null"
 			if m := in.member(e.loc, p); m >= 0 {
-				got = in.vals[m].v
+				got = in.describe(m)
 			}
 			c.emit(Problem{Path: pp, Keyword: schema.KwAdditionalProperties, Expected: "no property " + strconv.Quote(p),
-				Got: describeValue(got), Msg: fmt.Sprintf("property %q is not allowed%s", p, allowed), Schema: schemaPtr})
+				Got: got, Msg: fmt.Sprintf("property %q is not allowed%s", p, allowed), Schema: schemaPtr})
 		}
 	case kUnevaluatedProp:
-		name := in.vals[in.vals[e.loc].parent].keys[in.vals[e.loc].index]
-		add(schema.KwUnevaluatedProperties, "no property "+strconv.Quote(name), describeValue(val),
+		name := in.names[in.vals[in.vals[e.loc].parent].ks+in.vals[e.loc].index]
+		add(schema.KwUnevaluatedProperties, "no property "+strconv.Quote(name), in.describe(e.loc),
 			fmt.Sprintf("property %q is not allowed", name))
 	case kUnevaluatedItem:
 		i := int(in.vals[e.loc].index)
-		add(schema.KwUnevaluatedItems, "no item "+strconv.Itoa(i), describeValue(val), fmt.Sprintf("item %d is not allowed", i))
+		add(schema.KwUnevaluatedItems, "no item "+strconv.Itoa(i), in.describe(e.loc), fmt.Sprintf("item %d is not allowed", i))
 	case kFalse:
-		add("false", "nothing", describeValue(val), "no value is allowed here")
+		add("false", "nothing", in.describe(e.loc), "no value is allowed here")
 	case kNot:
-		add(schema.KwNot, "a different value", describeValue(val), "this value is not allowed here")
+		add(schema.KwNot, "a different value", in.describe(e.loc), "this value is not allowed here")
 	case kInvalid:
-		got := fmt.Sprintf("%T", val)
-		switch x := val.(type) {
+		v := val()
+		got := fmt.Sprintf("%T", v)
+		switch x := v.(type) {
 		case float64:
 			got = "float64 " + strconv.FormatFloat(x, 'g', -1, 64)
 		case json.Number:
@@ -217,7 +218,7 @@ func (c *collector) collect(e *verr) {
 		}
 		add(schema.KwType, "a JSON value", got, "expected a JSON value, got "+got)
 	case kCycle:
-		add(schema.KwRef, "", describeValue(val), "the schema refers back to itself here without reaching a property or an item")
+		add(schema.KwRef, "", in.describe(e.loc), "the schema refers back to itself here without reaching a property or an item")
 	case kMinimum:
 		expectGot(schema.KwMinimum, "at least "+ratString(e.bnd.Rat()))
 	case kMaximum:

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -179,6 +180,9 @@ func TestSuite(t *testing.T) {
 					if err != nil {
 						t.Errorf("%s/%s: %v", key, tc.Description, err)
 						continue
+					}
+					if rp, err := validateRecorded(t, v, inst); err != nil || !reflect.DeepEqual(rp, problems) {
+						t.Errorf("%s/%s: recorded: %v %v, as Go values %v", key, tc.Description, rp, err, problems)
 					}
 					got := len(problems) == 0
 					if got == tc.Valid {

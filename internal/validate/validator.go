@@ -64,6 +64,11 @@ func (v *Validator) Validate(ctx context.Context, inst any) ([]Problem, error) {
 // validate is Validate reporting the steps it took; onCheck, if not nil,
 // is called at every look at the context.
 func (v *Validator) validate(ctx context.Context, inst any, onCheck func(int)) (problems []Problem, steps int, err error) {
+	return v.run(ctx, onCheck, func(in *instance) { in.add(inst, -1) })
+}
+
+// run validates the instance load puts in the run's (empty) instance.
+func (v *Validator) run(ctx context.Context, onCheck func(int), load func(*instance)) (problems []Problem, steps int, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
@@ -85,14 +90,18 @@ func (v *Validator) validate(ctx context.Context, inst any, onCheck func(int)) (
 			problems, err = nil, a.err
 		}
 	}()
-	r.in.add(inst, -1)
+	load(&r.in)
 	st := r.start(prog.root)
-	if res := r.eval(prog.root, 0, st, false); res.ok {
+	// One evaluation: in full, so that an invalid instance has its
+	// problems at once; a valid one costs what its verdict costs, since
+	// only a failure records anything (and the branches of anyOf and
+	// oneOf are asked for their verdicts first).
+	res := r.eval(prog.root, 0, st, true)
+	if res.ok {
 		return nil, r.steps, nil
 	}
-	res := r.eval(prog.root, 0, st, true)
-	if res.ok || res.err == nil {
-		// Cannot be: the verdict does not depend on the detail asked for.
+	if res.err == nil {
+		// Cannot be: a full evaluation that fails says why.
 		return nil, r.steps, nil
 	}
 	return r.problems(res.err), r.steps, nil
@@ -113,13 +122,10 @@ const maxPooled = 1 << 12
 
 // release returns the run to the pool, forgetting the instance.
 func (r *run) release() {
-	if cap(r.in.vals) > maxPooled || cap(r.in.names) > maxPooled || len(r.memo) > maxPooled {
+	if !r.in.pooled() || len(r.memo) > maxPooled {
 		return
 	}
-	clear(r.in.vals)
-	r.in.vals = r.in.vals[:0]
-	clear(r.in.names)
-	r.in.names = r.in.names[:0]
+	r.in.reset()
 	clear(r.memo)
 	clear(r.names)
 	*r = run{in: r.in, memo: r.memo, names: r.names}
