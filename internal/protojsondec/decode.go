@@ -107,8 +107,12 @@ func (o Options) Unmarshal(src string, m proto.Message) error {
 	if _, err := d.next(); err != nil { // EOF, or trailing data refused
 		return err
 	}
-	if err := proto.CheckInitialized(m); err != nil {
-		return d.fail(0, "every required field", "a message without one", err.Error())
+	if err := proto.CheckInitialized(m); err != nil { // its text is not passed on
+		what := "every required field"
+		if name := missingRequired(m.ProtoReflect(), 0); name != "" {
+			what = "required field " + name
+		}
+		return d.fail(0, what, "nothing", "missing "+what)
 	}
 	return nil
 }
@@ -195,10 +199,16 @@ func (d *decoder) message(m protoreflect.Message, k jsontext.Kind) error {
 // fields reads an object of m's fields; with skipType, the "@type"
 // member of an Any is passed over.
 func (d *decoder) fields(m protoreflect.Message, k jsontext.Kind, skipType bool) error {
-	md := m.Descriptor()
 	if k != jsontext.ObjectOpen {
-		return d.unexpected(k, "an object ("+string(md.FullName())+")")
+		return d.unexpected(k, "an object ("+string(m.Descriptor().FullName())+")")
 	}
+	return d.members(m, skipType)
+}
+
+// members reads the members of an object whose '{' is read, up to its
+// '}', as fields of m.
+func (d *decoder) members(m protoreflect.Message, skipType bool) error {
+	md := m.Descriptor()
 	fds := md.Fields()
 	var seen map[protoreflect.FieldNumber]bool
 	var oneofs map[int]string
@@ -283,7 +293,7 @@ func (d *decoder) field(md protoreflect.MessageDescriptor, fds protoreflect.Fiel
 			return fd, nil
 		}
 		if err != protoregistry.NotFound {
-			return nil, d.fail(at, "a known extension", strconv.Quote(name), fmt.Sprintf("unable to resolve %s: %v", name, err))
+			return nil, d.fail(at, "a known extension", strconv.Quote(clip(name)), fmt.Sprintf("unable to resolve extension %s", clip(name)))
 		}
 	} else if fd := fds.ByJSONName(name); fd != nil {
 		return fd, nil
@@ -385,4 +395,36 @@ func isValue(fd protoreflect.FieldDescriptor) bool {
 
 func isNullValue(fd protoreflect.FieldDescriptor) bool {
 	return fd.Enum() != nil && fd.Enum().FullName() == "google.protobuf.NullValue"
+}
+
+// missingRequired names the first required field not set in m or the
+// messages it holds, "" if none is found.
+func missingRequired(m protoreflect.Message, depth int) string {
+	if depth > jsontext.MaxDepthLimit {
+		return ""
+	}
+	fds := m.Descriptor().Fields()
+	for i := 0; i < fds.Len(); i++ {
+		if fd := fds.Get(i); fd.Cardinality() == protoreflect.Required && !m.Has(fd) {
+			return string(fd.FullName())
+		}
+	}
+	found := ""
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsMap() && fd.MapValue().Message() != nil:
+			v.Map().Range(func(_ protoreflect.MapKey, v protoreflect.Value) bool {
+				found = missingRequired(v.Message(), depth+1)
+				return found == ""
+			})
+		case fd.IsList() && fd.Message() != nil:
+			for i := 0; i < v.List().Len() && found == ""; i++ {
+				found = missingRequired(v.List().Get(i).Message(), depth+1)
+			}
+		case !fd.IsMap() && !fd.IsList() && fd.Message() != nil:
+			found = missingRequired(v.Message(), depth+1)
+		}
+		return found == ""
+	})
+	return found
 }

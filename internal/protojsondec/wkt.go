@@ -1,6 +1,7 @@
 package protojsondec
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/structkit/structkit/internal/jsontext"
 )
@@ -101,8 +103,9 @@ func (d *decoder) duration(m protoreflect.Message, k jsontext.Kind) error {
 	return nil
 }
 
-// parseDuration reads [-+]digits[.digits]s, at most nine fractional
-// digits, the integer part without leading zeros.
+// parseDuration reads [-+]digits[.digits]s as protojson does: at most
+// nine fractional digits, the integer part without leading zeros (and
+// optional before a '.': ".5s").
 func parseDuration(s string) (int64, int32, bool) {
 	if len(s) < 2 || s[len(s)-1] != 's' {
 		return 0, 0, false
@@ -120,7 +123,7 @@ func parseDuration(s string) (int64, int32, bool) {
 		i++
 	}
 	intp, rest := s[:i], s[i:]
-	if intp == "" || len(intp) > 1 && intp[0] == '0' {
+	if intp == "" && (rest == "" || rest[0] != '.') || len(intp) > 1 && intp[0] == '0' {
 		return 0, 0, false
 	}
 	var frac string
@@ -138,9 +141,13 @@ func parseDuration(s string) (int64, int32, bool) {
 			}
 		}
 	}
-	secs, err := strconv.ParseInt(intp, 10, 64)
-	if err != nil {
-		return 0, 0, false
+	var secs int64
+	if intp != "" {
+		n, err := strconv.ParseInt(intp, 10, 64)
+		if err != nil {
+			return 0, 0, false
+		}
+		secs = n
 	}
 	var nanos int64
 	for j := 0; j < 9; j++ {
@@ -301,87 +308,123 @@ func (d *decoder) listValue(m protoreflect.Message, k jsontext.Kind) error {
 
 // any reads a google.protobuf.Any: "@type" names the type (resolved with
 // the Resolver), and the other members are its fields, or "value" holds
-// the JSON form of a well-known type. The object is read whole first (the
-// "@type" member may come last), then again from its text.
+// the JSON form of a well-known type. When "@type" comes first (as every
+// writer puts it) the object is read once; otherwise it is read whole, to
+// find "@type", and then again from its text.
 func (d *decoder) any(m protoreflect.Message, k jsontext.Kind) error {
 	if k != jsontext.ObjectOpen {
 		return d.unexpected(k, "an object with \"@type\" (google.protobuf.Any)")
 	}
 	start := d.r.Start()
 	objAt := d.at()
-	end, err := d.skip()
-	if err != nil {
-		return err
+	k, err := d.next()
+	if err != nil || k == jsontext.ObjectClose {
+		return err // {} is the empty Any
 	}
-	text := d.r.Source()[start:end]
-	s := &decoder{doc: d.doc, base: d.base + start, opts: d.opts}
-	// The whole object was read under the limits: read it again loosely.
-	s.r.Reset(text, jsontext.Loose)
-	typeURL, typeAt, found, err := s.findType()
-	if err != nil {
-		return err
-	}
-	if !found {
-		if text == "{}" || strings.TrimSpace(text[1:len(text)-1]) == "" {
-			return nil
+	if d.r.Text() == "@type" {
+		inner, typeURL, err := d.anyType()
+		if err != nil {
+			return err
 		}
-		return d.fail(objAt, `a member "@type" naming the type`, "an object without one",
-			`google.protobuf.Any needs a member "@type" naming the type of its other members`)
+		return d.anyRest(m, inner, typeURL, objAt)
 	}
+	// "@type" comes later: skip to the end of the object, then read its
+	// text again, loosely (it was read whole under the limits).
+	for {
+		if _, err := d.next(); err != nil {
+			return err
+		}
+		if _, err := d.skip(); err != nil {
+			return err
+		}
+		if k, err = d.next(); err != nil {
+			return err
+		}
+		if k == jsontext.ObjectClose {
+			break
+		}
+	}
+	text := d.r.Source()[start:d.r.Current().End()]
+	s := &decoder{doc: d.doc, base: d.base + start, opts: d.opts}
+	s.r.Reset(text, jsontext.Loose)
+	if _, err := s.next(); err != nil {
+		return err
+	}
+	for {
+		k, err := s.next()
+		if err != nil {
+			return err
+		}
+		if k == jsontext.ObjectClose {
+			return d.fail(objAt, `a member "@type" naming the type`, "an object without one",
+				`google.protobuf.Any needs a member "@type" naming the type of its other members`)
+		}
+		if s.r.Text() == "@type" {
+			break
+		}
+		if _, err := s.next(); err != nil {
+			return err
+		}
+		if _, err := s.skip(); err != nil {
+			return err
+		}
+	}
+	inner, typeURL, err := s.anyType()
+	if err != nil {
+		return err
+	}
+	s.r.Reset(text, jsontext.Loose)
+	if _, err := s.next(); err != nil {
+		return err
+	}
+	return s.anyRest(m, inner, typeURL, objAt)
+}
+
+// anyType reads the value of the "@type" member whose name is current and
+// resolves it.
+func (d *decoder) anyType() (protoreflect.Message, string, error) {
+	k, err := d.next()
+	if err != nil {
+		return nil, "", err
+	}
+	if k != jsontext.String {
+		return nil, "", d.unexpected(k, "a type URL string")
+	}
+	typeURL := d.r.Text()
 	mt, err := d.opts.Resolver.FindMessageByURL(typeURL)
 	if err != nil {
-		return s.fail(typeAt, "a type URL the resolver knows", strconv.Quote(clip(typeURL)),
-			fmt.Sprintf("unable to resolve type %q: %v", clip(typeURL), err))
+		why := "no such type is known" // protobuf's own error text is not passed on
+		if !errors.Is(err, protoregistry.NotFound) {
+			why = "the resolver failed"
+		}
+		return nil, "", d.fail(d.at(), "a type URL the resolver knows", strconv.Quote(clip(typeURL)),
+			fmt.Sprintf("unable to resolve type %q: %s", clip(typeURL), why))
 	}
-	inner := mt.New()
-	s.r.Reset(text, jsontext.Loose)
-	k, err = s.next()
-	if err != nil {
-		return err
-	}
+	return mt.New(), typeURL, nil
+}
+
+// anyRest reads the members of an Any after its '{' or its "@type" (the
+// "@type" member is passed over wherever it is) into inner, and stores
+// inner in m.
+func (d *decoder) anyRest(m, inner protoreflect.Message, typeURL string, objAt int) error {
+	var err error
 	if wkt := wellKnown(inner.Descriptor().FullName()); wkt != nil {
-		err = s.anyValue(inner, wkt, objAt)
+		err = d.anyValue(inner, wkt, objAt)
 	} else {
-		err = s.fields(inner, k, true)
+		err = d.members(inner, true)
 	}
 	if err != nil {
 		return err
 	}
 	b, err := proto.MarshalOptions{AllowPartial: true, Deterministic: true}.Marshal(inner.Interface())
 	if err != nil {
-		return d.fail(objAt, "a message that can be encoded", string(inner.Descriptor().FullName()), err.Error())
+		return d.fail(objAt, "a message that can be encoded", string(inner.Descriptor().FullName()),
+			"the message cannot be encoded in the binary format")
 	}
 	fds := m.Descriptor().Fields()
 	m.Set(fds.ByNumber(1), protoreflect.ValueOfString(typeURL))
 	m.Set(fds.ByNumber(2), protoreflect.ValueOfBytes(b))
 	return nil
-}
-
-// findType finds the "@type" member of the object s reads.
-func (s *decoder) findType() (url string, at int, found bool, err error) {
-	if _, err := s.next(); err != nil {
-		return "", 0, false, err
-	}
-	for {
-		k, err := s.next()
-		if err != nil || k == jsontext.ObjectClose {
-			return url, at, found, err
-		}
-		isType := s.r.Text() == "@type"
-		if k, err = s.next(); err != nil {
-			return "", 0, false, err
-		}
-		if isType {
-			if k != jsontext.String {
-				return "", 0, false, s.unexpected(k, "a type URL string")
-			}
-			url, at, found = s.r.Text(), s.at(), true
-			continue
-		}
-		if _, err := s.skip(); err != nil {
-			return "", 0, false, err
-		}
-	}
 }
 
 // anyValue reads the members of an Any holding a well-known type: "@type"
