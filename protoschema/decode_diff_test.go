@@ -1,12 +1,15 @@
 package protoschema_test
 
 import (
+	"errors"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/protojsondec"
 	"github.com/structkit/structkit/protoschema"
 )
@@ -55,4 +58,59 @@ func TestDecoderDifferential(t *testing.T) {
 		}
 	}
 	t.Logf("%d documents read alike", compared)
+}
+
+// TestCodecDecoding: through the Codec, a big literal in a Struct field
+// reaches the message with every digit, and the decoder's refusals are
+// problems in parts, with no protobuf error text in them.
+func TestCodecDecoding(t *testing.T) {
+	md := orderRequest()
+	c, err := protoschema.NewCodec(md, protoschema.CodecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lenient := range []bool{false, true} {
+		opts := protoschema.CodecOptions{}
+		if lenient {
+			opts.CheckOptions.Policy = coerce.Lenient()
+		}
+		c, err := protoschema.NewCodec(md, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		quantity := "2"
+		if lenient {
+			quantity = `"2"` // repaired: the codec's output is read
+		}
+		m := newDynamic(md)
+		in := `{"order":{"metadata":{"n":9007199254740993,"d":1.5},"extra":[-123456789012345678901],"items":[{"quantity":` + quantity + `}]}}`
+		if _, err := c.Unmarshal([]byte(in), m); err != nil {
+			t.Fatal(err)
+		}
+		out, err := c.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Carried as the strings of their digits (a Value holds no integer).
+		if want := `"extra":["-123456789012345678901"]`; !strings.Contains(string(out), want) || !strings.Contains(string(out), `"n":"9007199254740993"`) {
+			t.Errorf("lenient %v: %s", lenient, out)
+		}
+	}
+	for _, tc := range []struct{ in, path, expected, got string }{
+		{`{"order":{"createdAt":"0000-01-01T00:00:00Z","items":[{}]}}`, "/order/createdAt", "RFC 3339", `string "0000-01-01T00:00:00Z"`},
+		{`{"order":{"holdFor":"999999999999s","items":[{}]}}`, "/order/holdFor", "duration", `string "999999999999s"`},
+	} {
+		_, err := c.Unmarshal([]byte(tc.in), newDynamic(md))
+		var pe *protoschema.ProblemsError
+		if !errors.As(err, &pe) || len(pe.Problems) != 1 {
+			t.Fatalf("%s: %v", tc.in, err)
+		}
+		p := pe.Problems[0]
+		if p.Path != tc.path || p.Keyword != "protobuf" || !strings.Contains(p.Expected, tc.expected) || p.Got != tc.got {
+			t.Errorf("%s: %+v", tc.in, p)
+		}
+		if text := coerce.FormatProblems("t", pe.Problems); strings.Contains(text, "proto:") || strings.Contains(text, "\u00a0") {
+			t.Errorf("%s: %q", tc.in, text)
+		}
+	}
 }
