@@ -52,4 +52,3 @@ func BenchmarkUnmarshal(b *testing.B) {
 		}
 	})
 }
-
