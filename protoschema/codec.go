@@ -3,13 +3,12 @@ package protoschema
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -21,13 +20,14 @@ import (
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/protojsondec"
 	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
 // resolver finds the message types google.protobuf.Any names, and
-// extensions, for protojson.
+// extensions, for the decoder and protojson.
 type resolver = interface {
 	protoregistry.MessageTypeResolver
 	protoregistry.ExtensionTypeResolver
@@ -46,7 +46,7 @@ type CodecOptions struct {
 	// place of its Context.
 	structconv.CheckOptions
 	// Resolver resolves the types of google.protobuf.Any, and extensions,
-	// for protojson; nil means protoregistry.GlobalTypes.
+	// for reading and writing; nil means protoregistry.GlobalTypes.
 	// dynamicpb.NewTypes(files) is one for descriptors from reflection.
 	Resolver interface {
 		protoregistry.MessageTypeResolver
@@ -142,7 +142,8 @@ func (c *Codec) check(m proto.Message) error {
 // Unmarshal reads JSON text, as a model wrote it, into m (reset first),
 // which must be of the codec's type (generated or dynamicpb). The input
 // goes through the codec under the schema — integers exact at any
-// magnitude, the Policy's repairs, full validation — and then protojson.
+// magnitude, the Policy's repairs, full validation — and then into the
+// message under the proto3 JSON mapping, through the same token layer.
 // It returns the report of repairs; an invalid input gives a
 // *ProblemsError, JSON that does not parse a *structconv.Error, both
 // naming the location.
@@ -172,19 +173,29 @@ func (c *Codec) UnmarshalContext(ctx context.Context, args []byte, m proto.Messa
 	if !rep.Valid() {
 		return rep, &ProblemsError{Message: c.md.FullName(), Problems: c.explain(out, rep.Problems), Report: rep}
 	}
-	// protojson reads the text the model wrote unless a lenient rule
-	// repaired it: the codec's output carries a number beyond ±2^53 at a
-	// location of any type (inside a Struct or Value field) as a string,
-	// which protojson would store as a string; protojson reads integer
-	// fields exactly from the text either way.
+	// The message is read from the text the model wrote (so that a
+	// refusal names its place there) unless a lenient rule repaired it.
+	// Either way integer fields are read exactly from their digits, and a
+	// plain integer literal beyond ±2^53 in a Struct or Value field is
+	// carried as the string of its digits, as the codec's output holds it.
 	text := args
 	if repaired(rep) {
 		text = out
 	}
-	if err := (protojson.UnmarshalOptions{Resolver: c.resolver()}).Unmarshal(text, m); err != nil {
-		return rep, &ProblemsError{Message: c.md.FullName(), Problems: []coerce.Problem{locate(text, err)}, Report: rep}
+	dec := protojsondec.Options{MaxDepth: check.MaxDepth, MaxDigits: check.MaxNumberDigits, Resolver: c.resolver()}
+	if err := dec.Unmarshal(string(text), m); err != nil {
+		var de *protojsondec.Error
+		if !errors.As(err, &de) {
+			return rep, err
+		}
+		return rep, &ProblemsError{Message: c.md.FullName(), Problems: []coerce.Problem{problemOf(de)}, Report: rep}
 	}
 	return rep, nil
+}
+
+// problemOf turns the decoder's refusal into a problem, part for part.
+func problemOf(e *protojsondec.Error) coerce.Problem {
+	return coerce.Problem{Path: e.Path, Keyword: "protobuf", Expected: e.Expected, Got: e.Got, Msg: e.Msg}
 }
 
 // repaired reports whether a lenient rule changed the input.
@@ -341,56 +352,3 @@ func valueAtPath(v any, ptr string) any {
 	}
 	return v
 }
-
-var protojsonPos = regexp.MustCompile(`\(line (\d+):(\d+)\)`)
-
-// locate turns a protojson error about doc into a problem at the JSON
-// Pointer of the value it names.
-func locate(doc []byte, err error) coerce.Problem {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "proto: ")
-	path := ""
-	if m := protojsonPos.FindStringSubmatchIndex(msg); m != nil {
-		line, _ := strconv.Atoi(msg[m[2]:m[3]])
-		col, _ := strconv.Atoi(msg[m[4]:m[5]])
-		path = pointerAt(doc, offsetOf(doc, line, col))
-		msg = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(msg[:m[0]]+msg[m[1]:]), ":"))
-		msg = strings.TrimPrefix(msg, "syntax error ")
-		msg = strings.TrimSpace(strings.TrimPrefix(msg, ":"))
-	}
-	return coerce.Problem{Path: path, Keyword: "protobuf", Expected: "a value the message type accepts", Got: clip(msg),
-		Msg: clip(msg)}
-}
-
-func clip(s string) string {
-	if len(s) <= 200 {
-		return s
-	}
-	cut := 196
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-// offsetOf converts protojson's 1-based line and column (in runes) into
-// a byte offset.
-func offsetOf(doc []byte, line, col int) int {
-	off := 0
-	for l := 1; l < line; l++ {
-		i := bytes.IndexByte(doc[off:], '\n')
-		if i < 0 {
-			return len(doc)
-		}
-		off += i + 1
-	}
-	for c := 1; c < col && off < len(doc); c++ {
-		_, n := utf8.DecodeRune(doc[off:])
-		off += n
-	}
-	return off
-}
-
-// pointerAt returns the JSON Pointer of the innermost value or member that
-// starts at or before byte off of doc, a valid JSON document.
-func pointerAt(doc []byte, off int) string { return jsontext.PointerAt(string(doc), off) }
