@@ -94,7 +94,7 @@ func (o UnmarshalOptions) Unmarshal(b []byte, m proto.Message) error {
 		rt:       o.restore,
 	}
 	d.reset(string(b), d.maxDepth)
-	d.slabSize = min(max(len(b)/16, 8), 256)
+	d.slabSize = slabSizeFor(len(b))
 	root := planOf(o.Schema).Root()
 	var err error
 	switch t := m.(type) {
@@ -167,16 +167,25 @@ func (d *decoder) reset(s string, depth int) {
 	d.r.Reset(s, jsontext.Options{MaxDepth: depth, MaxDigits: d.digits, AllowDuplicateNames: true})
 }
 
+// slabSizeFor is the number of values a slab holds for a document of n
+// bytes: about one value per 16 bytes, at least 8, at most 256.
+func slabSizeFor(n int) int { return min(max(n/16, 8), 256) }
+
 // slab hands out pointers into arrays allocated n at a time: one
 // allocation for many values. A retained value keeps its array alive.
-type slab[T any] struct{ free []T }
+// Taking the next element moves an index, not the slice: no pointer is
+// written (and no write barrier run) but once per array.
+type slab[T any] struct {
+	buf  []T
+	used int
+}
 
 func (s *slab[T]) next(n int) *T {
-	if len(s.free) == 0 {
-		s.free = make([]T, n)
+	if s.used == len(s.buf) {
+		s.buf, s.used = make([]T, n), 0
 	}
-	p := &s.free[0]
-	s.free = s.free[1:]
+	p := &s.buf[s.used]
+	s.used++
 	return p
 }
 
@@ -355,7 +364,7 @@ func (d *decoder) valueOf(t jsontext.Kind, l *plan.Loc) (*structpb.Value, error)
 		return d.stringValue(s), nil
 	case jsontext.Number:
 		lit := d.r.Text()
-		v, err := d.number(lit, l)
+		v, err := d.numberOf(lit, d.r.Plain(), d.r.Start(), l)
 		if err == nil && d.lenient && l != nil {
 			return d.lenientScalar(v, lit, l), nil
 		}
@@ -421,15 +430,13 @@ func (d *decoder) object(l *plan.Loc, mode objMode) (map[string]*structpb.Value,
 		}
 		d.members = append(d.members, pair{key: key, val: v, at: at})
 	}
-	members := d.members[base:]
-	m := make(map[string]*structpb.Value, len(members))
-	for i, p := range members {
-		m[p.key] = p.val
-		if len(m) != i+1 {
-			d.path[depth].key = p.key
-			return nil, d.failAt(p.at, CodeDuplicateKey, "member %q appears more than once", p.key)
-		}
+	m, dup := d.fields(base)
+	if dup >= 0 {
+		p := d.members[dup]
+		d.path[depth].key = p.key
+		return nil, d.failAt(p.at, CodeDuplicateKey, "member %q appears more than once", p.key)
 	}
+	members := d.members[base:]
 	if mode == objPlain && (d.lenient || d.rt != nil) {
 		for _, p := range members {
 			if p.val == nil {
@@ -441,8 +448,7 @@ func (d *decoder) object(l *plan.Loc, mode objMode) (map[string]*structpb.Value,
 	if mode == objPlain && d.rt != nil {
 		d.mergeExtra(l, m, xbase)
 	}
-	clear(members)
-	d.members = d.members[:base]
+	d.members = d.members[:base] // not cleared, as d.elems (see values)
 	return m, nil
 }
 
@@ -511,12 +517,35 @@ func (d *decoder) array(l *plan.Loc, pr *pairsRead) ([]*structpb.Value, bool, er
 		}
 		d.elems = append(d.elems, v)
 	}
-	values := d.valueSlice(len(d.elems) - base)
-	copy(values, d.elems[base:])
-	clear(d.elems[base:])
-	d.elems = d.elems[:base]
+	values := d.values(base)
 	d.path = d.path[:depth]
 	return values, good, nil
+}
+
+// fields returns the map of the object members d.members[base:], sized
+// to them; dup is the index in d.members of a name given twice (its
+// second occurrence), or -1. The map tells at no further cost: its size
+// stops growing.
+func (d *decoder) fields(base int) (m map[string]*structpb.Value, dup int) {
+	members := d.members[base:]
+	m = make(map[string]*structpb.Value, len(members))
+	for i, p := range members {
+		m[p.key] = p.val
+		if len(m) != i+1 {
+			return nil, base + i
+		}
+	}
+	return m, -1
+}
+
+// values returns the elements d.elems[base:] as the array's slice, and
+// pops them. The stack is not cleared: it lives no longer than the
+// decoder, and what it points to is in the tree being built.
+func (d *decoder) values(base int) []*structpb.Value {
+	values := d.valueSlice(len(d.elems) - base)
+	copy(values, d.elems[base:])
+	d.elems = d.elems[:base]
+	return values
 }
 
 // element reads an element that starts with the current token, of kind
@@ -541,10 +570,10 @@ func (d *decoder) valueOrText(l *plan.Loc, text bool) (*structpb.Value, error) {
 	return d.valueOf(t, l)
 }
 
-// number applies the integer rules to the number literal lit, the
-// current token, at l.
-func (d *decoder) number(lit string, l *plan.Loc) (*structpb.Value, error) {
-	plain := d.r.Plain()
+// numberOf applies the integer rules to the number literal lit at l,
+// which starts at offset start and is plain when written with digits
+// only.
+func (d *decoder) numberOf(lit string, plain bool, start int, l *plan.Loc) (*structpb.Value, error) {
 	// Fast path: up to 15 digits, no fraction or exponent: exact.
 	if plain && len(lit) <= 16 {
 		digits := lit
@@ -563,7 +592,6 @@ func (d *decoder) number(lit string, l *plan.Loc) (*structpb.Value, error) {
 			return d.numberValue(f), nil
 		}
 	}
-	start := d.r.Start()
 	f, err := jsontext.ParseFloat(lit)
 	if err != nil {
 		// A plain integer literal too long for any double is still an exact

@@ -1,6 +1,7 @@
 package jsontext
 
 import (
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -13,18 +14,19 @@ import (
 func readString(s string, i int, scratch *[]byte) (val string, end int, err *SyntaxError) {
 	i++
 	start := i
-	for i < len(s) {
-		c := s[i]
-		switch {
+	for {
+		i = skipPlain(s, i)
+		if i >= len(s) {
+			return "", len(s), &SyntaxError{Kind: ErrSyntax, Offset: len(s), Msg: "unexpected end of input in string"}
+		}
+		switch c := s[i]; {
 		case c == '"':
 			return s[start:i], i + 1, nil
 		case c == '\\':
 			return readEscaped(s, start, i, scratch)
 		case c < 0x20:
 			return "", i, controlError(c, i)
-		case c < utf8.RuneSelf:
-			i++
-		default:
+		default: // not ASCII
 			r, size := utf8.DecodeRuneInString(s[i:])
 			if r == utf8.RuneError && size == 1 {
 				return "", i, &SyntaxError{Kind: ErrUTF8, Offset: i, Msg: "string is not valid UTF-8"}
@@ -32,7 +34,39 @@ func readString(s string, i int, scratch *[]byte) (val string, end int, err *Syn
 			i += size
 		}
 	}
-	return "", len(s), &SyntaxError{Kind: ErrSyntax, Offset: len(s), Msg: "unexpected end of input in string"}
+}
+
+// The bytes of a string that need a look of their own: the quote, the
+// backslash, control characters, and bytes of UTF-8 sequences. skipPlain
+// passes the rest eight bytes at a time.
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// skipPlain returns the offset of the first byte from s[i] on that is a
+// quote, a backslash, a control character or not ASCII; len(s) if there
+// is none.
+func skipPlain(s string, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		w := s[i : i+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		// In each term the lowest flagged byte is the first match: a
+		// borrow only flags bytes above one.
+		q := x ^ (lsb * '"')
+		b := x ^ (lsb * '\\')
+		m := ((x-lsb*0x20)&^x | (q-lsb)&^q | (b-lsb)&^b | x) & msb
+		if m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return i
 }
 
 func controlError(c byte, i int) *SyntaxError {
