@@ -414,17 +414,30 @@ func (d *decoder) object(l *plan.Loc, mode objMode) (map[string]*structpb.Value,
 	xbase := len(d.xtra)
 	depth := len(d.path)
 	d.path = append(d.path, seg{isKey: true})
+	fast := mode == objPlain && d.rt == nil && !d.lenient
 	for {
-		t, err := d.read()
+		t, err := d.r.Next()
 		if err != nil {
-			return nil, err
+			return nil, d.syntax(err)
 		}
 		if t == jsontext.ObjectClose {
 			break
 		}
 		key, at := d.r.Text(), d.r.Start()
 		d.path[depth].key = key
-		v, err := d.member(l, mode, key)
+		var v *structpb.Value
+		if fast { // member(l, objPlain, key) with no hook and no policy
+			var child *plan.Loc
+			if l != nil {
+				child = l.Property(key, nil)
+			}
+			if t, err = d.r.Next(); err != nil {
+				return nil, d.syntax(err)
+			}
+			v, err = d.valueOf(t, child)
+		} else {
+			v, err = d.member(l, mode, key)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -505,12 +518,19 @@ func (d *decoder) array(l *plan.Loc, pr *pairsRead) ([]*structpb.Value, bool, er
 		if t == jsontext.ArrayClose {
 			break
 		}
+		var item *plan.Loc
+		if l != nil {
+			item = l.Item(n, nil)
+		}
 		var v *structpb.Value
-		if pr != nil {
+		switch {
+		case pr != nil:
 			v, err = d.pairElement(t, pr)
 			good = good && err == nil && pr.good
-		} else {
-			v, err = d.element(t, l.Item(n, nil))
+		case d.rt == nil:
+			v, err = d.valueOf(t, item)
+		default:
+			v, err = d.element(t, item)
 		}
 		if err != nil {
 			return nil, false, err

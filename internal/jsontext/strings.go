@@ -12,10 +12,13 @@ import (
 // escapes is a substring of s; one with escapes is unescaped into
 // *scratch, which it reuses, and copied out.
 func readString(s string, i int, scratch *[]byte) (val string, end int, err *SyntaxError) {
-	i++
-	start := i
+	return finishString(s, i+1, skipPlain(s, i+1), scratch)
+}
+
+// finishString continues readString for the string whose value starts
+// at s[start], at s[i]: the first byte skipPlain stopped at.
+func finishString(s string, start, i int, scratch *[]byte) (val string, end int, err *SyntaxError) {
 	for {
-		i = skipPlain(s, i)
 		if i >= len(s) {
 			return "", len(s), &SyntaxError{Kind: ErrSyntax, Offset: len(s), Msg: "unexpected end of input in string"}
 		}
@@ -31,7 +34,7 @@ func readString(s string, i int, scratch *[]byte) (val string, end int, err *Syn
 			if r == utf8.RuneError && size == 1 {
 				return "", i, &SyntaxError{Kind: ErrUTF8, Offset: i, Msg: "string is not valid UTF-8"}
 			}
-			i += size
+			i = skipPlain(s, i+size)
 		}
 	}
 }
