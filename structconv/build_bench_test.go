@@ -3,7 +3,7 @@ package structconv
 // BenchmarkBuildOnly is the lower bound of Unmarshal without a schema:
 // building the same Struct from the bench documents (testdata/bench)
 // already cut into tokens, with no reading at all. It builds as the
-// decoder builds (its slabs, maps sized to their members, element slices
+// decoder builds (its slabs, maps sized as it sizes them, element slices
 // cut from a block, the same number conversion), so beside
 // BenchmarkUnmarshal and BenchmarkTokenize it shows where Unmarshal's
 // time goes: reading the tokens, or building the tree (allocation,
@@ -62,16 +62,16 @@ func (b *builder) next() preToken {
 	return t
 }
 
-func (b *builder) value(t preToken) *structpb.Value {
+func (b *builder) value(t preToken, depth int) *structpb.Value {
 	d := &b.d
 	switch t.kind {
 	case jsontext.ObjectOpen:
 		v := d.newValue()
-		v.Kind = d.structKind(b.object())
+		v.Kind = d.structKind(b.object(depth))
 		return v
 	case jsontext.ArrayOpen:
 		v := d.newValue()
-		v.Kind = d.listKind(b.array())
+		v.Kind = d.listKind(b.array(depth))
 		return v
 	case jsontext.String:
 		return d.stringValue(t.text)
@@ -82,34 +82,30 @@ func (b *builder) value(t preToken) *structpb.Value {
 		}
 		return v
 	case jsontext.Bool:
-		v := d.newValue()
-		v.Kind = d.boolKind(t.text == "true")
-		return v
+		return d.boolValue(t.text == "true")
 	}
-	v := d.newValue()
-	v.Kind = d.nullKind()
-	return v
+	return d.nullValue()
 }
 
-func (b *builder) object() map[string]*structpb.Value {
+func (b *builder) object(depth int) map[string]*structpb.Value {
 	d := &b.d
-	base := len(d.members)
+	m := d.fieldMap(depth, b.toks[b.i].kind == jsontext.ObjectClose)
 	for {
 		t := b.next()
 		if t.kind == jsontext.ObjectClose {
 			break
 		}
-		d.members = append(d.members, pair{key: t.text, val: b.value(b.next())})
+		n := len(m)
+		m[t.text] = b.value(b.next(), depth+1)
+		if len(m) == n {
+			panic("a name given twice")
+		}
 	}
-	m, dup := d.fields(base)
-	if dup >= 0 {
-		panic("a name given twice")
-	}
-	d.members = d.members[:base]
+	d.sized(depth, len(m))
 	return m
 }
 
-func (b *builder) array() []*structpb.Value {
+func (b *builder) array(depth int) []*structpb.Value {
 	d := &b.d
 	base := len(d.elems)
 	for {
@@ -117,7 +113,7 @@ func (b *builder) array() []*structpb.Value {
 		if t.kind == jsontext.ArrayClose {
 			break
 		}
-		d.elems = append(d.elems, b.value(t))
+		d.elems = append(d.elems, b.value(t, depth+1))
 	}
 	return d.values(base)
 }
@@ -127,7 +123,7 @@ func (b *builder) array() []*structpb.Value {
 func build(toks []preToken, size int) *structpb.Struct {
 	b := builder{toks: toks, d: decoder{slabSize: slabSizeFor(size)}}
 	b.next() // '{'
-	return &structpb.Struct{Fields: b.object()}
+	return &structpb.Struct{Fields: b.object(0)}
 }
 
 func BenchmarkBuildOnly(b *testing.B) {

@@ -143,7 +143,7 @@ type decoder struct {
 	maxDepth int
 	digits   int // most digits a number literal may have
 	path     []seg
-	members  []pair // object members being read, a stack over nesting levels
+	hints    []int // by depth: the members of the last object read there
 	elems    []*structpb.Value
 	rt       restore.Hook // restoring an answer under an adapted schema; nil otherwise
 	xtra     []pair       // restore: undeclared members read from the extra member, a stack
@@ -165,77 +165,6 @@ type decoder struct {
 // of each object tells at no further cost.
 func (d *decoder) reset(s string, depth int) {
 	d.r.Reset(s, jsontext.Options{MaxDepth: depth, MaxDigits: d.digits, AllowDuplicateNames: true})
-}
-
-// slabSizeFor is the number of values a slab holds for a document of n
-// bytes: about one value per 16 bytes, at least 8, at most 256.
-func slabSizeFor(n int) int { return min(max(n/16, 8), 256) }
-
-// slab hands out pointers into arrays allocated n at a time: one
-// allocation for many values. A retained value keeps its array alive.
-// Taking the next element moves an index, not the slice: no pointer is
-// written (and no write barrier run) but once per array.
-type slab[T any] struct {
-	buf  []T
-	used int
-}
-
-func (s *slab[T]) next(n int) *T {
-	if s.used == len(s.buf) {
-		s.buf, s.used = make([]T, n), 0
-	}
-	p := &s.buf[s.used]
-	s.used++
-	return p
-}
-
-// structSlot and listSlot allocate a kind wrapper with its message.
-type structSlot struct {
-	kind structpb.Value_StructValue
-	msg  structpb.Struct
-}
-
-type listSlot struct {
-	kind structpb.Value_ListValue
-	msg  structpb.ListValue
-}
-
-func (d *decoder) structKind(fields map[string]*structpb.Value) *structpb.Value_StructValue {
-	slot := d.objs.next(d.slabSize/4 + 1)
-	slot.msg.Fields = fields
-	slot.kind.StructValue = &slot.msg
-	return &slot.kind
-}
-
-func (d *decoder) listKind(values []*structpb.Value) *structpb.Value_ListValue {
-	slot := d.lists.next(d.slabSize/8 + 1)
-	slot.msg.Values = values
-	slot.kind.ListValue = &slot.msg
-	return &slot.kind
-}
-
-func (d *decoder) boolKind(b bool) *structpb.Value_BoolValue {
-	k := d.bools.next(d.slabSize/4 + 1)
-	k.BoolValue = b
-	return k
-}
-
-func (d *decoder) nullKind() *structpb.Value_NullValue {
-	return d.nulls.next(d.slabSize/8 + 1)
-}
-
-// valueSlice returns a slice of n values cut from a shared block, its
-// capacity capped so that appending to it never writes into a neighbour.
-func (d *decoder) valueSlice(n int) []*structpb.Value {
-	if n > 64 {
-		return make([]*structpb.Value, n)
-	}
-	if len(d.ptrs) < n {
-		d.ptrs = make([]*structpb.Value, max(d.slabSize, 64))
-	}
-	s := d.ptrs[:n:n]
-	d.ptrs = d.ptrs[n:]
-	return s
 }
 
 func (d *decoder) fail(code ErrorCode, format string, args ...any) error {
@@ -281,26 +210,6 @@ func (d *decoder) syntax(err error) error {
 
 func (d *decoder) note(rule coerce.Rule, from, to string, l *plan.Loc) {
 	d.report.Add(coerce.Change{Path: pointerOf(d.path), Rule: rule, From: from, To: to, Schema: l.Pointer()})
-}
-
-func (d *decoder) newValue() *structpb.Value {
-	return d.vals.next(d.slabSize)
-}
-
-func (d *decoder) numberValue(f float64) *structpb.Value {
-	k := d.nums.next(d.slabSize)
-	k.NumberValue = f
-	v := d.newValue()
-	v.Kind = k
-	return v
-}
-
-func (d *decoder) stringValue(s string) *structpb.Value {
-	k := d.strs.next(d.slabSize)
-	k.StringValue = s
-	v := d.newValue()
-	v.Kind = k
-	return v
 }
 
 // describe names what stands next in the input, for errors.
@@ -370,13 +279,10 @@ func (d *decoder) valueOf(t jsontext.Kind, l *plan.Loc) (*structpb.Value, error)
 		}
 		return v, err
 	case jsontext.Bool:
-		v := d.newValue()
-		v.Kind = d.boolKind(d.r.Bool())
-		return d.lenientLiteral(v, l), nil
+		return d.lenientLiteral(d.boolValue(d.r.Bool()), l), nil
 	}
-	v := d.newValue() // null: the token layer hands out nothing else here
-	v.Kind = d.nullKind()
-	return d.lenientLiteral(v, l), nil
+	// null: the token layer hands out nothing else here
+	return d.lenientLiteral(d.nullValue(), l), nil
 }
 
 // lenientLiteral applies the policy to true, false or null just read.
@@ -408,52 +314,69 @@ const (
 
 // object reads the members of an object whose '{' was just read, and
 // returns them by name; a name given twice is refused at its second
-// occurrence, once the object is read (the map tells at no cost).
+// occurrence, once the object is read (the map tells at no cost: its
+// size stops growing).
+//
+// Members go straight into the map (see fieldMap). The member's name is written into the
+// path only where something below can read it: before a container, a
+// value with a plan, hook or policy to consult, or a number that may be
+// reported; otherwise only on an error.
 func (d *decoder) object(l *plan.Loc, mode objMode) (map[string]*structpb.Value, error) {
-	base := len(d.members)
 	xbase := len(d.xtra)
 	depth := len(d.path)
 	d.path = append(d.path, seg{isKey: true})
+	m := d.fieldMap(depth, d.r.Peek() == jsontext.ObjectClose)
 	fast := mode == objPlain && d.rt == nil && !d.lenient
+	dupAt, dupKey := -1, ""
+	key := "" // the last member's name
 	for {
 		t, err := d.r.Next()
 		if err != nil {
+			d.path[depth].key = key
 			return nil, d.syntax(err)
 		}
 		if t == jsontext.ObjectClose {
 			break
 		}
-		key, at := d.r.Text(), d.r.Start()
-		d.path[depth].key = key
+		key = d.r.Text()
+		at := d.r.Start()
 		var v *structpb.Value
 		if fast { // member(l, objPlain, key) with no hook and no policy
-			var child *plan.Loc
-			if l != nil {
-				child = l.Property(key, nil)
-			}
 			if t, err = d.r.Next(); err != nil {
+				d.path[depth].key = key
 				return nil, d.syntax(err)
 			}
-			v, err = d.valueOf(t, child)
+			var ok bool
+			if v, ok = d.scalar(t); !ok {
+				d.path[depth].key = key
+				var child *plan.Loc
+				if l != nil {
+					child = l.Property(key, nil)
+				}
+				v, err = d.valueOf(t, child)
+			}
 		} else {
+			d.path[depth].key = key
 			v, err = d.member(l, mode, key)
 		}
 		if err != nil {
 			return nil, err
 		}
-		d.members = append(d.members, pair{key: key, val: v, at: at})
+		n := len(m)
+		m[key] = v
+		if len(m) == n && dupAt < 0 {
+			dupAt, dupKey = at, key
+		}
 	}
-	m, dup := d.fields(base)
-	if dup >= 0 {
-		p := d.members[dup]
-		d.path[depth].key = p.key
-		return nil, d.failAt(p.at, CodeDuplicateKey, "member %q appears more than once", p.key)
+	d.sized(depth, len(m))
+	if dupAt >= 0 {
+		d.path[depth].key = dupKey
+		return nil, d.failAt(dupAt, CodeDuplicateKey, "member %q appears more than once", dupKey)
 	}
-	members := d.members[base:]
 	if mode == objPlain && (d.lenient || d.rt != nil) {
-		for _, p := range members {
-			if p.val == nil {
-				delete(m, p.key) // dropped by the policy, or absent (restore)
+		for k, v := range m {
+			if v == nil {
+				delete(m, k) // dropped by the policy, or absent (restore)
 			}
 		}
 	}
@@ -461,8 +384,52 @@ func (d *decoder) object(l *plan.Loc, mode objMode) (map[string]*structpb.Value,
 	if mode == objPlain && d.rt != nil {
 		d.mergeExtra(l, m, xbase)
 	}
-	d.members = d.members[:base] // not cleared, as d.elems (see values)
 	return m, nil
+}
+
+// scalar builds the value of the current token, of kind t, where no
+// plan, hook or policy is consulted: a string, a boolean, null, or a
+// number written as an integer of up to 15 digits (exact in a double:
+// no integer rule applies). ok is false for any other token.
+func (d *decoder) scalar(t jsontext.Kind) (v *structpb.Value, ok bool) {
+	switch t {
+	case jsontext.String:
+		return d.stringValue(d.r.Text()), true
+	case jsontext.Number:
+		if f, ok := smallInteger(d.r.Text(), d.r.Plain()); ok {
+			return d.numberValue(f), true
+		}
+	case jsontext.Bool:
+		return d.boolValue(d.r.Bool()), true
+	case jsontext.Null:
+		return d.nullValue(), true
+	}
+	return nil, false
+}
+
+// smallInteger returns the value of a number literal written as an
+// integer of up to 15 digits, which a double holds exactly (plain: digits
+// only); ok is false for any other.
+func smallInteger(lit string, plain bool) (f float64, ok bool) {
+	if !plain || len(lit) > 16 {
+		return 0, false
+	}
+	digits := lit
+	if lit[0] == '-' {
+		digits = lit[1:]
+	}
+	if len(digits) > 15 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range []byte(digits) {
+		n = n*10 + int64(c-'0')
+	}
+	f = float64(n)
+	if lit[0] == '-' {
+		f = -f // keeps -0
+	}
+	return f, true
 }
 
 // member reads the value of the member key of an object at l; nil when
@@ -504,6 +471,7 @@ func (d *decoder) array(l *plan.Loc, pr *pairsRead) ([]*structpb.Value, bool, er
 	depth := len(d.path)
 	d.path = append(d.path, seg{})
 	good := true
+	fast := pr == nil && d.rt == nil && !d.lenient
 	for n := 0; ; n++ {
 		after := d.r.Offset()
 		d.path[depth].index = n
@@ -518,19 +486,21 @@ func (d *decoder) array(l *plan.Loc, pr *pairsRead) ([]*structpb.Value, bool, er
 		if t == jsontext.ArrayClose {
 			break
 		}
-		var item *plan.Loc
-		if l != nil {
-			item = l.Item(n, nil)
-		}
 		var v *structpb.Value
-		switch {
-		case pr != nil:
+		if fast {
+			var ok bool
+			if v, ok = d.scalar(t); !ok {
+				var item *plan.Loc
+				if l != nil {
+					item = l.Item(n, nil)
+				}
+				v, err = d.valueOf(t, item)
+			}
+		} else if pr != nil {
 			v, err = d.pairElement(t, pr)
 			good = good && err == nil && pr.good
-		case d.rt == nil:
-			v, err = d.valueOf(t, item)
-		default:
-			v, err = d.element(t, item)
+		} else {
+			v, err = d.element(t, l.Item(n, nil))
 		}
 		if err != nil {
 			return nil, false, err
@@ -540,32 +510,6 @@ func (d *decoder) array(l *plan.Loc, pr *pairsRead) ([]*structpb.Value, bool, er
 	values := d.values(base)
 	d.path = d.path[:depth]
 	return values, good, nil
-}
-
-// fields returns the map of the object members d.members[base:], sized
-// to them; dup is the index in d.members of a name given twice (its
-// second occurrence), or -1. The map tells at no further cost: its size
-// stops growing.
-func (d *decoder) fields(base int) (m map[string]*structpb.Value, dup int) {
-	members := d.members[base:]
-	m = make(map[string]*structpb.Value, len(members))
-	for i, p := range members {
-		m[p.key] = p.val
-		if len(m) != i+1 {
-			return nil, base + i
-		}
-	}
-	return m, -1
-}
-
-// values returns the elements d.elems[base:] as the array's slice, and
-// pops them. The stack is not cleared: it lives no longer than the
-// decoder, and what it points to is in the tree being built.
-func (d *decoder) values(base int) []*structpb.Value {
-	values := d.valueSlice(len(d.elems) - base)
-	copy(values, d.elems[base:])
-	d.elems = d.elems[:base]
-	return values
 }
 
 // element reads an element that starts with the current token, of kind
@@ -594,23 +538,8 @@ func (d *decoder) valueOrText(l *plan.Loc, text bool) (*structpb.Value, error) {
 // which starts at offset start and is plain when written with digits
 // only.
 func (d *decoder) numberOf(lit string, plain bool, start int, l *plan.Loc) (*structpb.Value, error) {
-	// Fast path: up to 15 digits, no fraction or exponent: exact.
-	if plain && len(lit) <= 16 {
-		digits := lit
-		if lit[0] == '-' {
-			digits = lit[1:]
-		}
-		if len(digits) <= 15 {
-			var n int64
-			for _, c := range []byte(digits) {
-				n = n*10 + int64(c-'0')
-			}
-			f := float64(n)
-			if lit[0] == '-' {
-				f = -f // keeps -0
-			}
-			return d.numberValue(f), nil
-		}
+	if f, ok := smallInteger(lit, plain); ok { // exact: no rule applies
+		return d.numberValue(f), nil
 	}
 	f, err := jsontext.ParseFloat(lit)
 	if err != nil {
