@@ -1,6 +1,11 @@
 package structconv
 
-import "google.golang.org/protobuf/types/known/structpb"
+import (
+	"math/bits"
+	"unsafe"
+
+	"google.golang.org/protobuf/types/known/structpb"
+)
 
 // The values the decoder builds come from slabs: arrays of values, kind
 // wrappers and messages allocated many at a time, and element slices cut
@@ -8,8 +13,9 @@ import "google.golang.org/protobuf/types/known/structpb"
 // hundred values beside one map per object.
 
 // slabSizeFor is the number of values a slab holds for a document of n
-// bytes: about one value per 16 bytes, at least 8, at most 256.
-func slabSizeFor(n int) int { return min(max(n/16, 8), 256) }
+// bytes: about one value per 16 bytes, at least 8, at most 292 (as many
+// as fill 16 KiB).
+func slabSizeFor(n int) int { return min(max(n/16, 8), 292) }
 
 // slab hands out pointers into arrays allocated n at a time: one
 // allocation for many values. A retained value keeps its array alive.
@@ -22,11 +28,30 @@ type slab[T any] struct {
 
 func (s *slab[T]) next(n int) *T {
 	if s.used == len(s.buf) {
-		s.buf, s.used = make([]T, n), 0
+		s.buf, s.used = make([]T, fill[T](n)), 0
 	}
 	p := &s.buf[s.used]
 	s.used++
 	return p
+}
+
+// fill returns how many elements of type T make an array of about n of
+// them that fills its memory: beyond 1 KiB it is sized to the nearest
+// power of two (with the 8-byte header of an array holding pointers),
+// which the allocator hands out with nothing left over (256 values of 56
+// bytes would take a 16 KiB block, 292 fill it).
+func fill[T any](n int) int {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	b := n*size + 8
+	if size == 0 || b <= 1024 {
+		return n
+	}
+	p := 1 << (bits.Len(uint(b)) - 1) // the power of two at or below b
+	if b-p > p/2 {
+		p *= 2
+	}
+	return (p - 8) / size
 }
 
 // structSlot and listSlot allocate a kind wrapper with its message.
