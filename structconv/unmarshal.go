@@ -95,6 +95,7 @@ func (o UnmarshalOptions) Unmarshal(b []byte, m proto.Message) error {
 	}
 	d.reset(string(b), d.maxDepth)
 	d.slabSize = slabSizeFor(len(b))
+	d.path, d.elems, d.hints = d.pathBuf[:0], d.elemBuf[:0], d.hintBuf[:0]
 	root := planOf(o.Schema).Root()
 	var err error
 	switch t := m.(type) {
@@ -158,6 +159,11 @@ type decoder struct {
 	bools    slab[structpb.Value_BoolValue]
 	nulls    slab[structpb.Value_NullValue]
 	ptrs     []*structpb.Value // element slices are cut from it
+
+	// the stacks' first blocks, allocated with the decoder
+	pathBuf [8]seg
+	elemBuf [16]*structpb.Value
+	hintBuf [8]int
 }
 
 // reset starts reading the document s, with room for depth more levels
