@@ -429,13 +429,33 @@ func (d *Decoder) value() (Kind, error) {
 		d.i = end
 		d.state = stAfter
 		return d.setString(String, at, end, val)
-	case c == '-' || c >= '0' && c <= '9':
+	case c >= '1' && c <= '9': // digits only, the common case
+		end := at + 1
+		for end < len(s) && s[end]-'0' <= 9 {
+			end++
+		}
+		if (end == len(s) || !wordBytes[s[end]]) && end-at <= d.digits {
+			d.i = end
+			d.state = stAfter
+			return d.set(Number, at, end, true)
+		}
+		return d.number() // a fraction, an exponent, an error, or too many digits
+	case c == '-' || c == '0':
 		return d.number()
 	case c == 't':
+		if len(s)-at >= 4 && s[at:at+4] == "true" && (len(s)-at == 4 || !wordBytes[s[at+4]]) {
+			return d.word(at+4, Bool)
+		}
 		return d.literal("true", Bool)
 	case c == 'f':
+		if len(s)-at >= 5 && s[at:at+5] == "false" && (len(s)-at == 5 || !wordBytes[s[at+5]]) {
+			return d.word(at+5, Bool)
+		}
 		return d.literal("false", Bool)
 	case c == 'n':
+		if len(s)-at >= 4 && s[at:at+4] == "null" && (len(s)-at == 4 || !wordBytes[s[at+4]]) {
+			return d.word(at+4, Null)
+		}
 		return d.literal("null", Null)
 	case c == '{' || c == '[':
 		if d.depth >= d.maxDepth {
@@ -457,6 +477,16 @@ func (d *Decoder) value() (Kind, error) {
 	return d.fail(ErrSyntax, at, "unexpected "+d.describe()+", want a value")
 }
 
+// word makes the literal from d.i to end, well formed, the current
+// token.
+func (d *Decoder) word(end int, k Kind) (Kind, error) {
+	at := d.i
+	d.i = end
+	d.state = stAfter
+	return d.set(k, at, end, false)
+}
+
+// literal reads true, false or null, or fails.
 func (d *Decoder) literal(word string, k Kind) (Kind, error) {
 	at := d.i
 	if len(d.s)-at < len(word) || d.s[at:at+len(word)] != word {
@@ -471,9 +501,15 @@ func (d *Decoder) literal(word string, k Kind) (Kind, error) {
 }
 
 // isWordByte: a byte that cannot follow a literal or number directly.
-func isWordByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '+' || c == '-'
-}
+func isWordByte(c byte) bool { return wordBytes[c] }
+
+// wordBytes tells isWordByte's bytes.
+var wordBytes = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '+' || c == '-'
+	}
+	return t
+}()
 
 func (d *Decoder) number() (Kind, error) {
 	at := d.i
