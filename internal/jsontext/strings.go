@@ -6,17 +6,14 @@ import (
 	"unicode/utf8"
 )
 
-// readString reads the string whose opening quote is at s[i]. It returns
-// the string's value, the offset just past its closing quote, and on
-// failure the kind, offset and message of the problem. A string without
-// escapes is a substring of s; one with escapes is unescaped into
+// finishString reads the rest of the string whose value starts at
+// s[start] (just past its opening quote), from s[i]: the first byte
+// skipPlain stopped at, when that is not the closing quote (names and
+// strings without escapes are cut from the input before calling it). It
+// returns the string's value, the offset just past its closing quote,
+// and on failure the kind, offset and message of the problem. A string
+// without escapes is a substring of s; one with escapes is unescaped into
 // *scratch, which it reuses, and copied out.
-func readString(s string, i int, scratch *[]byte) (val string, end int, err *SyntaxError) {
-	return finishString(s, i+1, skipPlain(s, i+1), scratch)
-}
-
-// finishString continues readString for the string whose value starts
-// at s[start], at s[i]: the first byte skipPlain stopped at.
 func finishString(s string, start, i int, scratch *[]byte) (val string, end int, err *SyntaxError) {
 	for {
 		if i >= len(s) {
@@ -80,7 +77,7 @@ func quoteControl(c byte) string {
 	return "U+00" + string([]byte{hexDigits[c>>4], hexDigits[c&0xF]})
 }
 
-// readEscaped continues readString from the first backslash, at s[i].
+// readEscaped continues finishString from the first backslash, at s[i].
 func readEscaped(s string, start, i int, scratch *[]byte) (string, int, *SyntaxError) {
 	b := append((*scratch)[:0], s[start:i]...)
 	defer func() { *scratch = b }()
