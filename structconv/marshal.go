@@ -125,7 +125,6 @@ var encoderPool = sync.Pool{New: func() any { return new(encoder) }}
 type pair struct {
 	key string
 	val *structpb.Value
-	at  int // the byte offset of the member in the input (decoder)
 }
 
 type encoder struct {

@@ -43,10 +43,36 @@ func jsontextTokens(d *jsontext.Decoder, b []byte, dups bool) (int, error) {
 	}
 }
 
+// jsontextNext reads b's tokens the codec's way: Next, and the current
+// token's text without copying the token out.
+func jsontextNext(d *jsontext.Decoder, b []byte) (int, error) {
+	d.Reset(string(b), jsontext.Options{AllowDuplicateNames: true})
+	n := 0
+	for {
+		k, err := d.Next()
+		if err != nil {
+			return n, err
+		}
+		if k == jsontext.EOF {
+			return n, nil
+		}
+		benchSink += len(d.Text())
+		n++
+	}
+}
+
+// benchSink keeps the tokenizers' reads of the text from being optimized
+// away.
+var benchSink int
+
 var benchTokenizers = append([]benchTokenizer{
 	{"jsontext", func(b []byte) (int, error) {
 		var d jsontext.Decoder
 		return jsontextTokens(&d, b, false)
+	}},
+	{"jsontext_next", func(b []byte) (int, error) {
+		var d jsontext.Decoder
+		return jsontextNext(&d, b)
 	}},
 	{"jsontext_dupcheck", func(b []byte) (int, error) {
 		var d jsontext.Decoder

@@ -17,7 +17,6 @@ import (
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/restore"
-	"github.com/structkit/structkit/internal/terms"
 )
 
 // BigIntegers says what Unmarshal does with an integer literal beyond
@@ -98,7 +97,8 @@ func (o UnmarshalOptions) Unmarshal(b []byte, m proto.Message) error {
 		lits:     o.lits,
 	}
 	d.reset(string(b), d.maxDepth)
-	d.slabSize = min(max(len(b)/16, 8), 256)
+	d.slabSize = slabSizeFor(len(b))
+	d.path, d.elems, d.hints = d.pathBuf[:0], d.elemBuf[:0], d.hintBuf[:0]
 	root := planOf(o.Schema).Root()
 	var err error
 	switch t := m.(type) {
@@ -147,7 +147,7 @@ type decoder struct {
 	maxDepth int
 	digits   int // most digits a number literal may have
 	path     []seg
-	members  []pair // object members being read, a stack over nesting levels
+	hints    []int // by depth: the members of the last object read there
 	elems    []*structpb.Value
 	rt       restore.Hook // restoring an answer under an adapted schema; nil otherwise
 	xtra     []pair       // restore: undeclared members read from the extra member, a stack
@@ -163,6 +163,11 @@ type decoder struct {
 	bools    slab[structpb.Value_BoolValue]
 	nulls    slab[structpb.Value_NullValue]
 	ptrs     []*structpb.Value // element slices are cut from it
+
+	// the stacks' first blocks, allocated with the decoder
+	pathBuf [8]seg
+	elemBuf [16]*structpb.Value
+	hintBuf [8]int
 }
 
 // reset starts reading the document s, with room for depth more levels
@@ -170,68 +175,6 @@ type decoder struct {
 // of each object tells at no further cost.
 func (d *decoder) reset(s string, depth int) {
 	d.r.Reset(s, jsontext.Options{MaxDepth: depth, MaxDigits: d.digits, AllowDuplicateNames: true})
-}
-
-// slab hands out pointers into arrays allocated n at a time: one
-// allocation for many values. A retained value keeps its array alive.
-type slab[T any] struct{ free []T }
-
-func (s *slab[T]) next(n int) *T {
-	if len(s.free) == 0 {
-		s.free = make([]T, n)
-	}
-	p := &s.free[0]
-	s.free = s.free[1:]
-	return p
-}
-
-// structSlot and listSlot allocate a kind wrapper with its message.
-type structSlot struct {
-	kind structpb.Value_StructValue
-	msg  structpb.Struct
-}
-
-type listSlot struct {
-	kind structpb.Value_ListValue
-	msg  structpb.ListValue
-}
-
-func (d *decoder) structKind(fields map[string]*structpb.Value) *structpb.Value_StructValue {
-	slot := d.objs.next(d.slabSize/4 + 1)
-	slot.msg.Fields = fields
-	slot.kind.StructValue = &slot.msg
-	return &slot.kind
-}
-
-func (d *decoder) listKind(values []*structpb.Value) *structpb.Value_ListValue {
-	slot := d.lists.next(d.slabSize/8 + 1)
-	slot.msg.Values = values
-	slot.kind.ListValue = &slot.msg
-	return &slot.kind
-}
-
-func (d *decoder) boolKind(b bool) *structpb.Value_BoolValue {
-	k := d.bools.next(d.slabSize/4 + 1)
-	k.BoolValue = b
-	return k
-}
-
-func (d *decoder) nullKind() *structpb.Value_NullValue {
-	return d.nulls.next(d.slabSize/8 + 1)
-}
-
-// valueSlice returns a slice of n values cut from a shared block, its
-// capacity capped so that appending to it never writes into a neighbour.
-func (d *decoder) valueSlice(n int) []*structpb.Value {
-	if n > 64 {
-		return make([]*structpb.Value, n)
-	}
-	if len(d.ptrs) < n {
-		d.ptrs = make([]*structpb.Value, max(d.slabSize, 64))
-	}
-	s := d.ptrs[:n:n]
-	d.ptrs = d.ptrs[n:]
-	return s
 }
 
 func (d *decoder) fail(code ErrorCode, format string, args ...any) error {
@@ -277,26 +220,6 @@ func (d *decoder) syntax(err error) error {
 
 func (d *decoder) note(rule coerce.Rule, from, to string, l *plan.Loc) {
 	d.report.Add(coerce.Change{Path: pointerOf(d.path), Rule: rule, From: from, To: to, Schema: l.Pointer()})
-}
-
-func (d *decoder) newValue() *structpb.Value {
-	return d.vals.next(d.slabSize)
-}
-
-func (d *decoder) numberValue(f float64) *structpb.Value {
-	k := d.nums.next(d.slabSize)
-	k.NumberValue = f
-	v := d.newValue()
-	v.Kind = k
-	return v
-}
-
-func (d *decoder) stringValue(s string) *structpb.Value {
-	k := d.strs.next(d.slabSize)
-	k.StringValue = s
-	v := d.newValue()
-	v.Kind = k
-	return v
 }
 
 // describe names what stands next in the input, for errors.
@@ -360,7 +283,7 @@ func (d *decoder) valueOf(t jsontext.Kind, l *plan.Loc) (*structpb.Value, error)
 		return d.stringValue(s), nil
 	case jsontext.Number:
 		lit := d.r.Text()
-		v, err := d.number(lit, l)
+		v, err := d.numberOf(lit, d.r.Plain(), d.r.Start(), l)
 		if d.lits != nil && err == nil {
 			d.lits.keep(v, lit)
 		}
@@ -369,13 +292,10 @@ func (d *decoder) valueOf(t jsontext.Kind, l *plan.Loc) (*structpb.Value, error)
 		}
 		return v, err
 	case jsontext.Bool:
-		v := d.newValue()
-		v.Kind = d.boolKind(d.r.Bool())
-		return d.lenientLiteral(v, l), nil
+		return d.lenientLiteral(d.boolValue(d.r.Bool()), l), nil
 	}
-	v := d.newValue() // null: the token layer hands out nothing else here
-	v.Kind = d.nullKind()
-	return d.lenientLiteral(v, l), nil
+	// null: the token layer hands out nothing else here
+	return d.lenientLiteral(d.nullValue(), l), nil
 }
 
 // lenientLiteral applies the policy to true, false or null just read.
@@ -407,41 +327,69 @@ const (
 
 // object reads the members of an object whose '{' was just read, and
 // returns them by name; a name given twice is refused at its second
-// occurrence, once the object is read (the map tells at no cost).
+// occurrence, once the object is read (the map tells at no cost: its
+// size stops growing).
+//
+// Members go straight into the map (see fieldMap). The member's name is written into the
+// path only where something below can read it: before a container, a
+// value with a plan, hook or policy to consult, or a number that may be
+// reported; otherwise only on an error.
 func (d *decoder) object(l *plan.Loc, mode objMode) (map[string]*structpb.Value, error) {
-	base := len(d.members)
 	xbase := len(d.xtra)
 	depth := len(d.path)
 	d.path = append(d.path, seg{isKey: true})
+	m := d.fieldMap(depth, d.r.Peek() == jsontext.ObjectClose)
+	fast := mode == objPlain && d.rt == nil && !d.lenient
+	dupAt, dupKey := -1, ""
+	key := "" // the last member's name
 	for {
-		t, err := d.read()
+		t, err := d.r.Next()
 		if err != nil {
-			return nil, err
+			d.path[depth].key = key
+			return nil, d.syntax(err)
 		}
 		if t == jsontext.ObjectClose {
 			break
 		}
-		key, at := d.r.Text(), d.r.Start()
-		d.path[depth].key = key
-		v, err := d.member(l, mode, key)
+		key = d.r.Text()
+		at := d.r.Start()
+		var v *structpb.Value
+		if fast { // member(l, objPlain, key) with no hook and no policy
+			if t, err = d.r.Next(); err != nil {
+				d.path[depth].key = key
+				return nil, d.syntax(err)
+			}
+			var ok bool
+			if v, ok = d.scalar(t); !ok {
+				d.path[depth].key = key
+				var child *plan.Loc
+				if l != nil {
+					child = l.Property(key, nil)
+				}
+				v, err = d.valueOf(t, child)
+			}
+		} else {
+			d.path[depth].key = key
+			v, err = d.member(l, mode, key)
+		}
 		if err != nil {
 			return nil, err
 		}
-		d.members = append(d.members, pair{key: key, val: v, at: at})
-	}
-	members := d.members[base:]
-	m := make(map[string]*structpb.Value, len(members))
-	for i, p := range members {
-		m[p.key] = p.val
-		if len(m) != i+1 {
-			d.path[depth].key = p.key
-			return nil, d.failAt(p.at, CodeDuplicateKey, "member %q appears more than once", p.key)
+		n := len(m)
+		m[key] = v
+		if len(m) == n && dupAt < 0 {
+			dupAt, dupKey = at, key
 		}
 	}
+	d.sized(depth, len(m))
+	if dupAt >= 0 {
+		d.path[depth].key = dupKey
+		return nil, d.failAt(dupAt, CodeDuplicateKey, "member %q appears more than once", dupKey)
+	}
 	if mode == objPlain && (d.lenient || d.rt != nil) {
-		for _, p := range members {
-			if p.val == nil {
-				delete(m, p.key) // dropped by the policy, or absent (restore)
+		for k, v := range m {
+			if v == nil {
+				delete(m, k) // dropped by the policy, or absent (restore)
 			}
 		}
 	}
@@ -449,9 +397,27 @@ func (d *decoder) object(l *plan.Loc, mode objMode) (map[string]*structpb.Value,
 	if mode == objPlain && d.rt != nil {
 		d.mergeExtra(l, m, xbase)
 	}
-	clear(members)
-	d.members = d.members[:base]
 	return m, nil
+}
+
+// scalar builds the value of the current token, of kind t, where no
+// plan, hook or policy is consulted: a string, a boolean, null, or a
+// number written as an integer of up to 15 digits (exact in a double:
+// no integer rule applies). ok is false for any other token.
+func (d *decoder) scalar(t jsontext.Kind) (v *structpb.Value, ok bool) {
+	switch t {
+	case jsontext.String:
+		return d.stringValue(d.r.Text()), true
+	case jsontext.Number:
+		if f, ok := smallInteger(d.r.Text(), d.r.Plain()); ok {
+			return d.numberValue(f), true
+		}
+	case jsontext.Bool:
+		return d.boolValue(d.r.Bool()), true
+	case jsontext.Null:
+		return d.nullValue(), true
+	}
+	return nil, false
 }
 
 // member reads the value of the member key of an object at l; nil when
@@ -493,6 +459,7 @@ func (d *decoder) array(l *plan.Loc, pr *pairsRead) ([]*structpb.Value, bool, er
 	depth := len(d.path)
 	d.path = append(d.path, seg{})
 	good := true
+	fast := pr == nil && d.rt == nil && !d.lenient
 	for n := 0; ; n++ {
 		after := d.r.Offset()
 		d.path[depth].index = n
@@ -508,7 +475,16 @@ func (d *decoder) array(l *plan.Loc, pr *pairsRead) ([]*structpb.Value, bool, er
 			break
 		}
 		var v *structpb.Value
-		if pr != nil {
+		if fast {
+			var ok bool
+			if v, ok = d.scalar(t); !ok {
+				var item *plan.Loc
+				if l != nil {
+					item = l.Item(n, nil)
+				}
+				v, err = d.valueOf(t, item)
+			}
+		} else if pr != nil {
 			v, err = d.pairElement(t, pr)
 			good = good && err == nil && pr.good
 		} else {
@@ -519,10 +495,7 @@ func (d *decoder) array(l *plan.Loc, pr *pairsRead) ([]*structpb.Value, bool, er
 		}
 		d.elems = append(d.elems, v)
 	}
-	values := d.valueSlice(len(d.elems) - base)
-	copy(values, d.elems[base:])
-	clear(d.elems[base:])
-	d.elems = d.elems[:base]
+	values := d.values(base)
 	d.path = d.path[:depth]
 	return values, good, nil
 }
@@ -547,78 +520,4 @@ func (d *decoder) valueOrText(l *plan.Loc, text bool) (*structpb.Value, error) {
 		return d.childText(d.r.Text(), l), nil
 	}
 	return d.valueOf(t, l)
-}
-
-// number applies the integer rules to the number literal lit, the
-// current token, at l.
-func (d *decoder) number(lit string, l *plan.Loc) (*structpb.Value, error) {
-	plain := d.r.Plain()
-	// Fast path: up to 15 digits, no fraction or exponent: exact.
-	if plain && len(lit) <= 16 {
-		digits := lit
-		if lit[0] == '-' {
-			digits = lit[1:]
-		}
-		if len(digits) <= 15 {
-			var n int64
-			for _, c := range []byte(digits) {
-				n = n*10 + int64(c-'0')
-			}
-			f := float64(n)
-			if lit[0] == '-' {
-				f = -f // keeps -0
-			}
-			return d.numberValue(f), nil
-		}
-	}
-	start := d.r.Start()
-	f, err := jsontext.ParseFloat(lit)
-	if err != nil {
-		// A plain integer literal too long for any double is still an exact
-		// integer: carried where integers are carried (any length).
-		if plain && d.bigInts == BigIntegersCarry && !l.RoundsBigIntegers() {
-			canon, _ := jsontext.IntegerDigits(lit)
-			return d.bigInteger(lit, canon, plain, f, l, start)
-		}
-		return nil, d.failAt(start, CodeNumber, "number %s is out of range of a double", clip(lit))
-	}
-	if jsontext.Unsafe(f) || f == jsontext.MaxSafe || f == -jsontext.MaxSafe {
-		if canon, ok := jsontext.IntegerDigits(lit); ok && jsontext.BeyondSafe(canon) {
-			return d.bigInteger(lit, canon, plain, f, l, start)
-		}
-	}
-	// A fraction written in the text is a fraction, whatever the double
-	// rounds it to (1.0000000000000001 reads as 1).
-	if d.report != nil && l.Integer() && l.Admits()&jsontype.Number == 0 && (!jsontext.IsWhole(f) || jsontext.HasFraction(lit)) {
-		d.note(terms.RuleFraction, lit, lit, l)
-	}
-	return d.numberValue(f), nil
-}
-
-// bigInteger applies the big-integer policy to an integral literal beyond
-// ±2^53; canon is its canonical digits, plain tells whether it was written
-// as digits only, and f is its nearest double. Where the schema admits
-// integer, any notation is carried; where there is no schema (or no type),
-// only plain integer literals are: "1e21" was written as a float.
-func (d *decoder) bigInteger(lit, canon string, plain bool, f float64, l *plan.Loc, start int) (*structpb.Value, error) {
-	switch {
-	case d.bigInts == BigIntegersReject:
-		return nil, d.failAt(start, CodeBigInteger, "integer %s is beyond ±2^53 and cannot be held exactly in a double", clip(lit))
-	case d.bigInts == BigIntegersRound || l.RoundsBigIntegers() || !plain && !l.Integer():
-		if d.report != nil && string(jsontext.AppendWhole(nil, f)) != canon {
-			d.note(terms.RuleBigIntRounded, lit, string(jsontext.AppendFloat(nil, f)), l)
-		}
-		return d.numberValue(f), nil
-	}
-	if d.report != nil {
-		d.note(terms.RuleBigIntCarried, lit, strconv.Quote(canon), l)
-	}
-	return d.stringValue(canon), nil
-}
-
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:37] + "..."
-	}
-	return s
 }

@@ -32,84 +32,6 @@ type Options struct {
 	AllowDuplicateNames bool
 }
 
-// Kind is the kind of a Token.
-type Kind uint8
-
-// The token kinds.
-const (
-	Invalid Kind = iota
-	EOF          // the end of the document
-	Null
-	Bool
-	Number
-	String
-	Name // a member name (the ':' after it is read with the value)
-	ObjectOpen
-	ObjectClose
-	ArrayOpen
-	ArrayClose
-)
-
-// String describes the kind as messages name what they found: "an
-// object", "a number", "end of input".
-func (k Kind) String() string {
-	switch k {
-	case EOF:
-		return "end of input"
-	case Null:
-		return "null"
-	case Bool:
-		return "a boolean"
-	case Number:
-		return "a number"
-	case String:
-		return "a string"
-	case Name:
-		return "a member name"
-	case ObjectOpen:
-		return "an object"
-	case ObjectClose:
-		return "'}'"
-	case ArrayOpen:
-		return "an array"
-	case ArrayClose:
-		return "']'"
-	}
-	return "invalid"
-}
-
-// Token is one token of a document.
-type Token struct {
-	kind  Kind
-	plain bool
-	esc   bool // the decoder's current token: text holds the unescaped string
-	off   int
-	end   int
-	text  string
-}
-
-// Kind returns the token's kind.
-func (t Token) Kind() Kind { return t.kind }
-
-// Offset returns the byte offset of the token's first byte in the input.
-func (t Token) Offset() int { return t.off }
-
-// End returns the byte offset just past the token as written (past the
-// closing quote of a string or name).
-func (t Token) End() int { return t.end }
-
-// Text returns the token's value as text: the unescaped value of a String
-// or Name, the exact literal of a Number, "true", "false" or "null", the
-// bracket of an open or close token; "" for EOF.
-func (t Token) Text() string { return t.text }
-
-// Bool returns the value of a Bool token (false for any other).
-func (t Token) Bool() bool { return t.kind == Bool && t.text == "true" }
-
-// Plain reports whether a Number token is written with digits only: no
-// fraction, no exponent.
-func (t Token) Plain() bool { return t.plain }
-
 // what may come next
 const (
 	stValue     uint8 = iota // a value: the document's
@@ -240,15 +162,18 @@ func kindOf(c byte) Kind {
 	return Invalid
 }
 
-func (d *Decoder) skipSpace() {
-	for d.i < len(d.s) {
-		switch d.s[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
+func (d *Decoder) skipSpace() { d.i = skipSpace(d.s, d.i) }
+
+// skipSpace returns the offset of the first byte from s[i] on that is
+// not white space.
+func skipSpace(s string, i int) int {
+	for i < len(s) && s[i] <= ' ' { // one comparison for the bytes tokens start with
+		if c := s[i]; c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			break
 		}
+		i++
 	}
+	return i
 }
 
 // Read returns the next token: after the document's last token, a token
@@ -256,44 +181,34 @@ func (d *Decoder) skipSpace() {
 // an error, it returns a *SyntaxError, and the same error from every later
 // call.
 func (d *Decoder) Read() (Token, error) {
-	_, err := d.Next()
-	t := d.tok
-	t.text = d.Text()
-	return t, err
+	k, err := d.Next()
+	// Built field by field: copying d.tok whole would read it back while
+	// its fields are being stored.
+	return Token{kind: k, plain: d.tok.plain, esc: d.tok.esc, off: d.tok.off, end: d.tok.end, text: d.Text()}, err
 }
 
 // Next reads the next token as Read does, and returns its kind; the
 // token is then Current, and Text, Start, Plain and Bool read it without
 // copying it out (the codec's way through a document).
+//
+// The ways through a document that well-formed input takes (a ',' and
+// the next member or element, a ':' and the value, a close) are taken
+// first; everything else, errors and the end of the document included,
+// goes on to after.
 func (d *Decoder) Next() (Kind, error) {
 	if d.err != nil {
 		return Invalid, d.err
 	}
-	d.skipSpace()
+	s := d.s
+	i := skipSpace(s, d.i)
+	d.i = i
 	switch d.state {
-	case stValue:
-		return d.value()
-	case stColon:
-		if d.i >= len(d.s) || d.s[d.i] != ':' {
-			return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+" after member name, want ':'")
-		}
-		d.i++
-		d.skipSpace()
-		return d.value()
 	case stAfter:
-		if d.depth == 0 {
-			if d.i < len(d.s) {
-				return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+" after the document")
-			}
-			d.state = stEnd
-			return d.set(EOF, d.i, d.i, false)
-		}
-		obj := d.inObject()
-		if d.i < len(d.s) {
-			switch c := d.s[d.i]; {
+		if i < len(s) && d.depth > 0 {
+			obj := d.inObject()
+			switch c := s[i]; {
 			case c == ',':
-				d.i++
-				d.skipSpace()
+				d.i = skipSpace(s, i+1)
 				if obj {
 					return d.name()
 				}
@@ -302,22 +217,43 @@ func (d *Decoder) Next() (Kind, error) {
 				return d.close(c)
 			}
 		}
-		if obj {
-			return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+" in object, want ',' or '}'")
+		return d.after()
+	case stColon:
+		if i < len(s) && s[i] == ':' {
+			d.i = skipSpace(s, i+1)
+			return d.value()
 		}
-		return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+" in array, want ',' or ']'")
+		return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+" after member name, want ':'")
 	case stFirstName:
-		if d.i < len(d.s) && d.s[d.i] == '}' {
+		if i < len(s) && s[i] == '}' {
 			return d.close('}')
 		}
 		return d.name()
 	case stFirstElem:
-		if d.i < len(d.s) && d.s[d.i] == ']' {
+		if i < len(s) && s[i] == ']' {
 			return d.close(']')
 		}
 		return d.value()
+	case stValue:
+		return d.value()
 	}
 	return d.set(EOF, d.i, d.i, false)
+}
+
+// after is Next after a value where no fast path applies: the end of the
+// document, or an error.
+func (d *Decoder) after() (Kind, error) {
+	if d.depth == 0 {
+		if d.i < len(d.s) {
+			return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+" after the document")
+		}
+		d.state = stEnd
+		return d.set(EOF, d.i, d.i, false)
+	}
+	if d.inObject() {
+		return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+" in object, want ',' or '}'")
+	}
+	return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+" in array, want ',' or ']'")
 }
 
 func (d *Decoder) fail(kind ErrorKind, off int, msg string) (Kind, error) {
@@ -368,16 +304,22 @@ func (d *Decoder) close(c byte) (Kind, error) {
 	return d.set(ArrayClose, at, d.i, false)
 }
 
-// name reads a member name and its ':'.
+// name reads a member name (its ':' is read with the value).
 func (d *Decoder) name() (Kind, error) {
-	if d.i >= len(d.s) || d.s[d.i] != '"' {
-		return d.fail(ErrSyntax, d.i, "unexpected "+d.describe()+", want a member name")
+	s, at := d.s, d.i
+	if at >= len(s) || s[at] != '"' {
+		return d.fail(ErrSyntax, at, "unexpected "+d.describe()+", want a member name")
 	}
-	at := d.i
-	name, end, err := readString(d.s, d.i, &d.scratch)
-	if err != nil {
-		d.i = err.Offset
-		return d.failWith(err)
+	var name string
+	end := skipPlain(s, at+1)
+	if end < len(s) && s[end] == '"' { // no escape, ASCII: the common case
+		name, end = s[at+1:end], end+1
+	} else {
+		var err *SyntaxError
+		if name, end, err = finishString(s, at+1, end, &d.scratch); err != nil {
+			d.i = err.Offset
+			return d.failWith(err)
+		}
 	}
 	d.i = end
 	if d.dups && d.names.Add(name) {
@@ -387,12 +329,56 @@ func (d *Decoder) name() (Kind, error) {
 	return d.setString(Name, at, end, name)
 }
 
+// value reads a value, the most frequent kinds first.
 func (d *Decoder) value() (Kind, error) {
-	if d.i >= len(d.s) {
-		return d.fail(ErrSyntax, d.i, "unexpected end of input, want a value")
+	s, at := d.s, d.i
+	if at >= len(s) {
+		return d.fail(ErrSyntax, at, "unexpected end of input, want a value")
 	}
-	at := d.i
-	switch c := d.s[d.i]; {
+	switch c := s[at]; {
+	case c == '"':
+		var val string
+		end := skipPlain(s, at+1)
+		if end < len(s) && s[end] == '"' {
+			val, end = s[at+1:end], end+1
+		} else {
+			var err *SyntaxError
+			if val, end, err = finishString(s, at+1, end, &d.scratch); err != nil {
+				d.i = err.Offset
+				return d.failWith(err)
+			}
+		}
+		d.i = end
+		d.state = stAfter
+		return d.setString(String, at, end, val)
+	case c >= '1' && c <= '9': // digits only, the common case
+		end := at + 1
+		for end < len(s) && s[end]-'0' <= 9 {
+			end++
+		}
+		if (end == len(s) || !wordBytes[s[end]]) && end-at <= d.digits {
+			d.i = end
+			d.state = stAfter
+			return d.set(Number, at, end, true)
+		}
+		return d.number() // a fraction, an exponent, an error, or too many digits
+	case c == '-' || c == '0':
+		return d.number()
+	case c == 't':
+		if len(s)-at >= 4 && s[at:at+4] == "true" && (len(s)-at == 4 || !wordBytes[s[at+4]]) {
+			return d.word(at+4, Bool)
+		}
+		return d.literal("true", Bool)
+	case c == 'f':
+		if len(s)-at >= 5 && s[at:at+5] == "false" && (len(s)-at == 5 || !wordBytes[s[at+5]]) {
+			return d.word(at+5, Bool)
+		}
+		return d.literal("false", Bool)
+	case c == 'n':
+		if len(s)-at >= 4 && s[at:at+4] == "null" && (len(s)-at == 4 || !wordBytes[s[at+4]]) {
+			return d.word(at+4, Null)
+		}
+		return d.literal("null", Null)
 	case c == '{' || c == '[':
 		if d.depth >= d.maxDepth {
 			return d.fail(ErrDepth, at, "nesting deeper than "+strconv.Itoa(d.maxDepth)+" levels")
@@ -409,27 +395,20 @@ func (d *Decoder) value() (Kind, error) {
 		}
 		d.state = stFirstElem
 		return d.set(ArrayOpen, at, d.i, false)
-	case c == '"':
-		s, end, err := readString(d.s, d.i, &d.scratch)
-		if err != nil {
-			d.i = err.Offset
-			return d.failWith(err)
-		}
-		d.i = end
-		d.state = stAfter
-		return d.setString(String, at, end, s)
-	case c == '-' || c >= '0' && c <= '9':
-		return d.number()
-	case c == 't':
-		return d.literal("true", Bool)
-	case c == 'f':
-		return d.literal("false", Bool)
-	case c == 'n':
-		return d.literal("null", Null)
 	}
 	return d.fail(ErrSyntax, at, "unexpected "+d.describe()+", want a value")
 }
 
+// word makes the literal from d.i to end, well formed, the current
+// token.
+func (d *Decoder) word(end int, k Kind) (Kind, error) {
+	at := d.i
+	d.i = end
+	d.state = stAfter
+	return d.set(k, at, end, false)
+}
+
+// literal reads true, false or null, or fails.
 func (d *Decoder) literal(word string, k Kind) (Kind, error) {
 	at := d.i
 	if len(d.s)-at < len(word) || d.s[at:at+len(word)] != word {
@@ -444,9 +423,15 @@ func (d *Decoder) literal(word string, k Kind) (Kind, error) {
 }
 
 // isWordByte: a byte that cannot follow a literal or number directly.
-func isWordByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '+' || c == '-'
-}
+func isWordByte(c byte) bool { return wordBytes[c] }
+
+// wordBytes tells isWordByte's bytes.
+var wordBytes = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '+' || c == '-'
+	}
+	return t
+}()
 
 func (d *Decoder) number() (Kind, error) {
 	at := d.i

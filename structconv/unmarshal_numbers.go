@@ -1,0 +1,98 @@
+package structconv
+
+import (
+	"strconv"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/internal/jsontype"
+	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/internal/terms"
+)
+
+// The decoder's number rules: a literal to a double, exactly where it
+// can be, and the big-integer policy beyond ±2^53.
+
+// smallInteger returns the value of a number literal written as an
+// integer of up to 15 digits, which a double holds exactly (plain: digits
+// only); ok is false for any other.
+func smallInteger(lit string, plain bool) (f float64, ok bool) {
+	if !plain || len(lit) > 16 {
+		return 0, false
+	}
+	digits := lit
+	if lit[0] == '-' {
+		digits = lit[1:]
+	}
+	if len(digits) > 15 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range []byte(digits) {
+		n = n*10 + int64(c-'0')
+	}
+	f = float64(n)
+	if lit[0] == '-' {
+		f = -f // keeps -0
+	}
+	return f, true
+}
+
+// numberOf applies the integer rules to the number literal lit at l,
+// which starts at offset start and is plain when written with digits
+// only.
+func (d *decoder) numberOf(lit string, plain bool, start int, l *plan.Loc) (*structpb.Value, error) {
+	if f, ok := smallInteger(lit, plain); ok { // exact: no rule applies
+		return d.numberValue(f), nil
+	}
+	f, err := jsontext.ParseFloat(lit)
+	if err != nil {
+		// A plain integer literal too long for any double is still an exact
+		// integer: carried where integers are carried (any length).
+		if plain && d.bigInts == BigIntegersCarry && !l.RoundsBigIntegers() {
+			canon, _ := jsontext.IntegerDigits(lit)
+			return d.bigInteger(lit, canon, plain, f, l, start)
+		}
+		return nil, d.failAt(start, CodeNumber, "number %s is out of range of a double", clip(lit))
+	}
+	if jsontext.Unsafe(f) || f == jsontext.MaxSafe || f == -jsontext.MaxSafe {
+		if canon, ok := jsontext.IntegerDigits(lit); ok && jsontext.BeyondSafe(canon) {
+			return d.bigInteger(lit, canon, plain, f, l, start)
+		}
+	}
+	// A fraction written in the text is a fraction, whatever the double
+	// rounds it to (1.0000000000000001 reads as 1).
+	if d.report != nil && l.Integer() && l.Admits()&jsontype.Number == 0 && (!jsontext.IsWhole(f) || jsontext.HasFraction(lit)) {
+		d.note(terms.RuleFraction, lit, lit, l)
+	}
+	return d.numberValue(f), nil
+}
+
+// bigInteger applies the big-integer policy to an integral literal beyond
+// ±2^53; canon is its canonical digits, plain tells whether it was written
+// as digits only, and f is its nearest double. Where the schema admits
+// integer, any notation is carried; where there is no schema (or no type),
+// only plain integer literals are: "1e21" was written as a float.
+func (d *decoder) bigInteger(lit, canon string, plain bool, f float64, l *plan.Loc, start int) (*structpb.Value, error) {
+	switch {
+	case d.bigInts == BigIntegersReject:
+		return nil, d.failAt(start, CodeBigInteger, "integer %s is beyond ±2^53 and cannot be held exactly in a double", clip(lit))
+	case d.bigInts == BigIntegersRound || l.RoundsBigIntegers() || !plain && !l.Integer():
+		if d.report != nil && string(jsontext.AppendWhole(nil, f)) != canon {
+			d.note(terms.RuleBigIntRounded, lit, string(jsontext.AppendFloat(nil, f)), l)
+		}
+		return d.numberValue(f), nil
+	}
+	if d.report != nil {
+		d.note(terms.RuleBigIntCarried, lit, strconv.Quote(canon), l)
+	}
+	return d.stringValue(canon), nil
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:37] + "..."
+	}
+	return s
+}
