@@ -156,7 +156,7 @@ const (
 	srcAnthropic    = "Anthropic, Structured outputs, \"JSON Schema limitations\" (docs.claude.com/en/docs/build-with-claude/structured-outputs#json-schema-limitations); strict tool use"
 	srcGeminiSchema = "Gemini API reference, Schema (ai.google.dev/api/caching#Schema); Vertex AI REST reference, Schema (cloud.google.com/vertex-ai/docs/reference/rest/v1/Schema); google.golang.org/genai types.go Schema"
 	srcGeminiJSON   = "Gemini API, Structured output, \"JSON Schema support\" (ai.google.dev/gemini-api/docs/structured-output); FunctionDeclaration.parametersJsonSchema (ai.google.dev/api/caching#FunctionDeclaration)"
-	srcIssue        = "All three providers reject a root anyOf (the incident in issue 11); MCP requires an object (modelcontextprotocol.io/specification, Tool.inputSchema)"
+	srcRootObject   = "All three providers reject a root anyOf; MCP requires an object (modelcontextprotocol.io/specification, Tool.inputSchema)"
 	srcStructkit    = "structkit: a bound that no double holds exactly is changed by any client that reads the schema into doubles (genai's Schema has float64 minimum/maximum)"
 )
 
@@ -182,7 +182,7 @@ var profiles = map[Profile]*limits{
 		// 15000 characters; the guide now says 5000, 10, 1000 and 120000.
 		maxDepth: 10, maxProperties: 5000, maxEnumValues: 1000, maxEnumLength: 15000, enumLengthFrom: 250, maxStringTotal: 120000,
 		rules: []Rule{
-			{"root-object", "the root is an object (type object), not anyOf", srcOpenAI + "; " + srcIssue},
+			{"root-object", "the root is an object (type object), not anyOf", srcOpenAI + "; " + srcRootObject},
 			{"keywords", "only type, properties, required, additionalProperties, items, anyOf, enum, const, $ref, $defs, description, and pattern, format, multipleOf, minimum, maximum, exclusiveMinimum, exclusiveMaximum, minItems, maxItems; no allOf, oneOf, not, if/then/else, dependentSchemas, patternProperties, prefixItems, minLength, maxLength, uniqueItems, minProperties, maxProperties, propertyNames", srcOpenAI},
 			{"typed", "every schema has a type (or anyOf or $ref)", srcOpenAI},
 			{"types", "type is one JSON type, or [type, \"null\"]", srcOpenAI},
@@ -215,7 +215,7 @@ var profiles = map[Profile]*limits{
 		enumStrings: true, enumNumbers: true, enumOther: true,
 		minItemsMax: 1, simplePatterns: true,
 		rules: []Rule{
-			{"root-object", "the root is an object, not a union", srcAnthropic + "; " + srcIssue},
+			{"root-object", "the root is an object, not a union", srcAnthropic + "; " + srcRootObject},
 			{"keywords", "only type, properties, required, additionalProperties, items, anyOf, enum, const, $ref, $defs, description, and pattern, format, minItems; no numeric bounds (minimum, maximum, multipleOf, exclusive*), no minLength/maxLength, no maxItems/uniqueItems, no oneOf, not, if/then/else, patternProperties, allOf (flattened)", srcAnthropic},
 			{"types", "type is one JSON type, or [type, \"null\"]", srcAnthropic},
 			{"closed-objects", "additionalProperties: false on every object", srcAnthropic},
@@ -244,7 +244,7 @@ var profiles = map[Profile]*limits{
 		enumStrings: true, enumNumbers: true,
 		minItemsMax: -1, int64Strings: true,
 		rules: []Rule{
-			{"root-object", "the root is an object, not a union", srcGeminiJSON + "; " + srcIssue},
+			{"root-object", "the root is an object, not a union", srcGeminiJSON + "; " + srcRootObject},
 			{"keywords", "only type, properties, required, additionalProperties, items, anyOf, enum, $ref, $defs, description, and format, minimum, maximum, minItems, maxItems; no allOf, oneOf, not, const, if/then/else, patternProperties, minLength, maxLength, pattern, exclusive bounds, multipleOf", srcGeminiJSON},
 			{"types", "type is one JSON type, or [type, \"null\"]", srcGeminiJSON},
 			{"object-properties", "an object declares properties or additionalProperties (the root of a function without parameters excepted)", srcGeminiJSON},
@@ -275,7 +275,7 @@ var profiles = map[Profile]*limits{
 		enumStrings: true,
 		minItemsMax: -1, simplePatterns: true, int64Strings: true,
 		rules: []Rule{
-			{"root-object", "the root is an OBJECT, not a union", srcGeminiSchema + "; " + srcIssue},
+			{"root-object", "the root is an OBJECT, not a union", srcGeminiSchema + "; " + srcRootObject},
 			{"keywords", "only the Schema fields: type, format, description, nullable, enum, items, properties, required, anyOf, minimum, maximum, minItems, maxItems, minLength, maxLength, pattern, minProperties, maxProperties; no $ref, $defs, additionalProperties, allOf, oneOf, not, const, exclusive bounds, multipleOf", srcGeminiSchema},
 			{"types", "type is one of STRING, NUMBER, INTEGER, BOOLEAN, ARRAY, OBJECT (null by nullable)", srcGeminiSchema},
 			{"object-properties", "an OBJECT has at least one property (the root of a function without parameters excepted: leave parameters unset)", srcGeminiSchema},

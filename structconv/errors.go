@@ -26,7 +26,7 @@ const (
 	// ±Infinity, or a literal out of double range (1e400).
 	CodeNumber
 	// CodeBigInteger: an integer literal beyond ±2^53 under
-	// BigIntegerReject.
+	// BigIntegersReject.
 	CodeBigInteger
 	// CodeDepth: nesting deeper than the configured limit.
 	CodeDepth

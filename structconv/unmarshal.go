@@ -56,9 +56,8 @@ type UnmarshalOptions struct {
 	// levels, and values above 100000 (the hard cap) mean 100000.
 	// Deeper input fails with CodeDepth; no input can exhaust the stack.
 	MaxDepth int
-	// MaxNumberDigits limits the digits of one number literal; 0 means
-	// 4300. A longer literal fails with CodeNumber. See
-	// limits.go.
+	// MaxNumberDigits limits the digits of one number literal (mantissa
+	// and exponent); 0 means 4300. A longer literal fails with CodeNumber.
 	MaxNumberDigits int
 
 	// restore, when set, applies an adapted schema's stand-ins while
