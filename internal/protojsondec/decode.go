@@ -92,7 +92,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // is an *Error.
 func (o Options) Unmarshal(src string, m proto.Message) error {
 	proto.Reset(m)
-	d := &decoder{doc: src, opts: o}
+	d := &decoder{doc: src, opts: o, reread: new(int)}
 	if d.opts.Resolver == nil {
 		d.opts.Resolver = protoregistry.GlobalTypes
 	}
@@ -124,7 +124,16 @@ type decoder struct {
 	base int
 	r    jsontext.Decoder
 	opts Options
+	// reread counts the bytes read again for Anys whose "@type" comes
+	// after other members, shared by the decoders of one document: it is
+	// bounded (maxReread) so that nesting such Anys cannot make the work
+	// grow with depth times size.
+	reread *int
 }
+
+// maxReread bounds the bytes re-read for out-of-order Anys, as a multiple
+// of the document's length.
+const maxReread = 64
 
 // next reads the next token; a syntax error becomes an *Error.
 func (d *decoder) next() (jsontext.Kind, error) {

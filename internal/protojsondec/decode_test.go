@@ -265,3 +265,22 @@ func TestDepth(t *testing.T) {
 	}
 	must(t, protojsondec.Options{Resolver: resolver}.Unmarshal(deep(1500), newT()))
 }
+
+// TestAnyRereadBounded: Anys that put "@type" after other members are
+// read again in whole; nested deeply, that work would grow with depth
+// times size, so past a bound linear in the document they are refused,
+// naming the location.
+func TestAnyRereadBounded(t *testing.T) {
+	at := `"s":"x","@type":"type.googleapis.com/t.T","wAny":`
+	n := 1500
+	any := strings.Repeat(`{`+at, n) + `{}` + strings.Repeat(`}`, n)
+	err := protojsondec.Options{Resolver: resolver}.Unmarshal(`{"wAny":`+any+`}`, newT())
+	var e *protojsondec.Error
+	if !errors.As(err, &e) || !strings.Contains(e.Msg, `"@type" first`) || e.Path == "" {
+		t.Fatalf("got %v, want the re-read bound, at a path", err)
+	}
+	// With "@type" first, the same nesting is read once and accepted.
+	at = `"@type":"type.googleapis.com/t.T","wAny":`
+	any = strings.Repeat(`{`+at, n) + `{}` + strings.Repeat(`}`, n)
+	must(t, protojsondec.Options{Resolver: resolver}.Unmarshal(`{"wAny":`+any+`}`, newT()))
+}

@@ -345,7 +345,11 @@ func (d *decoder) any(m protoreflect.Message, k jsontext.Kind) error {
 		}
 	}
 	text := d.r.Source()[start:d.r.Current().End()]
-	s := &decoder{doc: d.doc, base: d.base + start, opts: d.opts}
+	if *d.reread += 2 * len(text); *d.reread > maxReread*len(d.doc)+4096 {
+		return d.fail(objAt, `"@type" first in a google.protobuf.Any`, `"@type" after other members, nested too deeply`,
+			`google.protobuf.Any objects nested this deeply must put "@type" first: each one with "@type" later is read again in whole`)
+	}
+	s := &decoder{doc: d.doc, base: d.base + start, opts: d.opts, reread: d.reread}
 	s.r.Reset(text, jsontext.Loose)
 	if _, err := s.next(); err != nil {
 		return err
