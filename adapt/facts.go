@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/schema"
@@ -384,15 +385,11 @@ func (fr *factReader) schemaText(l *plan.Loc) string {
 	if n == nil {
 		return ""
 	}
-	b, err := json.Marshal(n.Value)
+	b, err := jsontext.Marshal(n.Value)
 	if err != nil {
 		return ""
 	}
-	s := string(b)
-	if len(s) > 400 {
-		s = s[:397] + "..."
-	}
-	return s
+	return clipText(string(b), 400)
 }
 
 // firstNode is the compiled schema a location's pointer names: its own,

@@ -6,7 +6,9 @@ import (
 	"math"
 	"math/big"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/schema"
@@ -209,15 +211,11 @@ func phrase(kw string, v any) string {
 
 // short writes a value as compact JSON, at most 300 characters.
 func short(v any) string {
-	b, err := json.Marshal(v)
+	b, err := jsontext.Marshal(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	s := string(b)
-	if len(s) > 300 {
-		s = s[:297] + "..."
-	}
-	return s
+	return clipText(string(b), 300)
 }
 
 func joinValues(list []any) string {
@@ -230,4 +228,17 @@ func joinValues(list []any) string {
 		parts = append(parts, short(v))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// clipText cuts s to at most n bytes, "..." included, on a character
+// boundary, so that what a description quotes stays UTF-8.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - 3
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/plan"
 )
@@ -191,12 +192,12 @@ func valueKey(v any) string {
 		}
 		return b.String() + "]"
 	}
-	b, _ := json.Marshal(v)
+	b, _ := jsontext.Marshal(v)
 	return string(b)
 }
 
 func quote(s string) string {
-	b, _ := json.Marshal(s)
+	b, _ := jsontext.Marshal(s)
 	return string(b)
 }
 
