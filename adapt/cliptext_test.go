@@ -4,15 +4,17 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/structkit/structkit/internal/terms"
 )
 
-// TestClipText: what a description quotes is cut on a character
+// TestClip: what a description quotes is cut on a character
 // boundary, within its bound, and left whole when it fits.
-func TestClipText(t *testing.T) {
+func TestClip(t *testing.T) {
 	for _, s := range []string{"", "short", strings.Repeat("é", 400), strings.Repeat("a", 299) + "日本語", strings.Repeat("🙂", 100)} {
-		got := clipText(s, 300)
+		got := terms.Clip(s, 300)
 		if !utf8.ValidString(got) || len(got) > 300 || len(s) <= 300 && got != s || len(s) > 300 && !strings.HasSuffix(got, "...") {
-			t.Errorf("clipText(%d bytes) = %q (%d bytes)", len(s), got, len(got))
+			t.Errorf("Clip(%d bytes) = %q (%d bytes)", len(s), got, len(got))
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/schema"
+	"github.com/structkit/structkit/internal/terms"
 )
 
 // This file reads what applies at a location of the original plan: the
@@ -389,7 +390,7 @@ func (fr *factReader) schemaText(l *plan.Loc) string {
 	if err != nil {
 		return ""
 	}
-	return clipText(string(b), 400)
+	return terms.Clip(string(b), 400)
 }
 
 // firstNode is the compiled schema a location's pointer names: its own,

@@ -6,12 +6,12 @@ import (
 	"math"
 	"math/big"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/schema"
+	"github.com/structkit/structkit/internal/terms"
 )
 
 // notes collects what a location's adapted schema cannot say, for its
@@ -215,7 +215,7 @@ func short(v any) string {
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	return clipText(string(b), 300)
+	return terms.Clip(string(b), 300)
 }
 
 func joinValues(list []any) string {
@@ -228,17 +228,4 @@ func joinValues(list []any) string {
 		parts = append(parts, short(v))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// clipText cuts s to at most n bytes, "..." included, on a character
-// boundary, so that what a description quotes stays UTF-8.
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n - 3
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "..."
 }

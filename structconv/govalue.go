@@ -161,10 +161,10 @@ func (g *goConv) checkNumber(lit string) error {
 		return err
 	}
 	if !jsontext.IsNumber(lit) {
-		return g.fail(CodeNumber, "json.Number %q is not a number", clip(lit))
+		return g.fail(CodeNumber, "json.Number %q is not a number", terms.Clip(lit, 40))
 	}
 	if !jsontext.InDoubleRange(lit) {
-		return g.fail(CodeNumber, "number %s is out of range of a double", clip(lit))
+		return g.fail(CodeNumber, "number %s is out of range of a double", terms.Clip(lit, 40))
 	}
 	return nil
 }
@@ -509,7 +509,7 @@ func (g *goConv) toValue(v any, l *plan.Loc) (*structpb.Value, error) {
 	case json.Number:
 		lit := string(x)
 		if !jsontext.IsNumber(lit) {
-			return nil, g.fail(CodeNumber, "json.Number %q is not a number", clip(lit))
+			return nil, g.fail(CodeNumber, "json.Number %q is not a number", terms.Clip(lit, 40))
 		}
 		if err := g.checkDigits(lit); err != nil {
 			return nil, err
@@ -519,7 +519,7 @@ func (g *goConv) toValue(v any, l *plan.Loc) (*structpb.Value, error) {
 		}
 		f, err := jsontext.ParseFloat(lit)
 		if err != nil {
-			return nil, g.fail(CodeNumber, "number %s is out of range of a double", clip(lit))
+			return nil, g.fail(CodeNumber, "number %s is out of range of a double", terms.Clip(lit, 40))
 		}
 		return structpb.NewNumberValue(f), nil
 	case map[string]any:
@@ -583,7 +583,7 @@ func (g *goConv) float(f float64) (*structpb.Value, error) {
 func (g *goConv) integer(canon string, l *plan.Loc) (*structpb.Value, error) {
 	f, err := strconv.ParseFloat(canon, 64)
 	if err != nil {
-		return nil, g.fail(CodeNumber, "number %s is out of range of a double", clip(canon))
+		return nil, g.fail(CodeNumber, "number %s is out of range of a double", terms.Clip(canon, 40))
 	}
 	if !jsontext.BeyondSafe(canon) {
 		return structpb.NewNumberValue(f), nil

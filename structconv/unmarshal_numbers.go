@@ -54,7 +54,7 @@ func (d *decoder) numberOf(lit string, plain bool, start int, l *plan.Loc) (*str
 			canon, _ := jsontext.IntegerDigits(lit)
 			return d.bigInteger(lit, canon, plain, f, l, start)
 		}
-		return nil, d.failAt(start, CodeNumber, "number %s is out of range of a double", clip(lit))
+		return nil, d.failAt(start, CodeNumber, "number %s is out of range of a double", terms.Clip(lit, 40))
 	}
 	if jsontext.Unsafe(f) || f == jsontext.MaxSafe || f == -jsontext.MaxSafe {
 		if canon, ok := jsontext.IntegerDigits(lit); ok && jsontext.BeyondSafe(canon) {
@@ -77,7 +77,7 @@ func (d *decoder) numberOf(lit string, plain bool, start int, l *plan.Loc) (*str
 func (d *decoder) bigInteger(lit, canon string, plain bool, f float64, l *plan.Loc, start int) (*structpb.Value, error) {
 	switch {
 	case d.bigInts == BigIntegersReject:
-		return nil, d.failAt(start, CodeBigInteger, "integer %s is beyond ±2^53 and cannot be held exactly in a double", clip(lit))
+		return nil, d.failAt(start, CodeBigInteger, "integer %s is beyond ±2^53 and cannot be held exactly in a double", terms.Clip(lit, 40))
 	case d.bigInts == BigIntegersRound || l.RoundsBigIntegers() || !plain && !l.Integer():
 		if d.report != nil && string(jsontext.AppendWhole(nil, f)) != canon {
 			d.note(terms.RuleBigIntRounded, lit, string(jsontext.AppendFloat(nil, f)), l)
@@ -88,11 +88,4 @@ func (d *decoder) bigInteger(lit, canon string, plain bool, f float64, l *plan.L
 		d.note(terms.RuleBigIntCarried, lit, strconv.Quote(canon), l)
 	}
 	return d.stringValue(canon), nil
-}
-
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:37] + "..."
-	}
-	return s
 }

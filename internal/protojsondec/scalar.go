@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/internal/terms"
 )
 
 // scalar reads a value of a field of scalar or enum kind; the first token,
@@ -256,7 +257,7 @@ func (d *decoder) mapKey(fd protoreflect.FieldDescriptor, name string, at int) (
 	}
 	if !ok {
 		what := "a map key (" + fd.Kind().String() + ")"
-		return protoreflect.MapKey{}, d.fail(at, what, strconv.Quote(clip(name)), fmt.Sprintf("expected %s, got %q", what, clip(name)))
+		return protoreflect.MapKey{}, d.fail(at, what, strconv.Quote(terms.Clip(name, 40)), fmt.Sprintf("expected %s, got %q", what, terms.Clip(name, 40)))
 	}
 	return v.MapKey(), nil
 }

@@ -214,7 +214,7 @@ func (c *collector) collect(e *verr) {
 		case float64:
 			got = "float64 " + strconv.FormatFloat(x, 'g', -1, 64)
 		case json.Number:
-			got = "json.Number " + strconv.Quote(clipText(string(x))) + ", which is not a JSON number"
+			got = "json.Number " + strconv.Quote(terms.Clip(string(x), 40)) + ", which is not a JSON number"
 		}
 		add(schema.KwType, "a JSON value", got, "expected a JSON value, got "+got)
 	case kCycle:
@@ -276,12 +276,4 @@ func (c *collector) collect(e *verr) {
 		add(schema.KwMaxContains, fmt.Sprintf("at most %s", plural(e.a, "matching item")), strconv.Itoa(e.b),
 			fmt.Sprintf("expected at most %s, got %d", plural(e.a, "matching item"), e.b))
 	}
-}
-
-// clipText shortens a text quoted in a problem.
-func clipText(s string) string {
-	if len(s) > 40 {
-		return s[:37] + "..."
-	}
-	return s
 }
