@@ -1,6 +1,7 @@
 package structconv_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -83,11 +84,69 @@ func TestCheckSchemaErrorsAlike(t *testing.T) {
 	}
 }
 
-// TestNilReport: a nil *coerce.Report answers without panicking.
+// TestNilReport: a nil *coerce.Report answers without panicking, and is
+// not valid: it is what a failed check returns beside its error.
 func TestNilReport(t *testing.T) {
 	var r *coerce.Report
-	if !r.Valid() || r.Count(terms.RuleInteger) != 0 || r.String() != "" {
-		t.Error("a nil Report must be valid, count nothing and print nothing")
+	if r.Valid() || r.Count(terms.RuleInteger) != 0 || r.String() != "" {
+		t.Error("a nil Report must be invalid, count nothing and print nothing")
+	}
+	if !(&coerce.Report{}).Valid() {
+		t.Error("an empty Report must be valid")
+	}
+}
+
+// TestFailedCheckNotValid: every way a check can fail returns an error and
+// a report that does not read as valid, so that a caller who looks at the
+// report first (or ignores the error) never dispatches what was not checked.
+func TestFailedCheckNotValid(t *testing.T) {
+	s, err := coerce.Compile(`{"type":"object","properties":{"n":{"type":"integer"}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	cases := []struct {
+		name string
+		run  func() (*coerce.Report, error)
+	}{
+		{"JSON malformed", func() (*coerce.Report, error) {
+			_, rep, err := structconv.CheckOptions{}.JSON(s, []byte(`{"n":`))
+			return rep, err
+		}},
+		{"JSON bad number", func() (*coerce.Report, error) {
+			_, rep, err := structconv.CheckOptions{}.JSON(s, []byte(`{"n":007}`))
+			return rep, err
+		}},
+		{"JSON no schema", func() (*coerce.Report, error) {
+			_, rep, err := structconv.CheckOptions{}.JSON(nil, []byte(`{}`))
+			return rep, err
+		}},
+		{"JSON too deep", func() (*coerce.Report, error) {
+			_, rep, err := structconv.CheckOptions{MaxDepth: 2}.JSON(s, []byte(`{"a":{"b":{"c":1}}}`))
+			return rep, err
+		}},
+		{"JSON cancelled", func() (*coerce.Report, error) {
+			_, rep, err := structconv.CheckOptions{Context: done}.JSON(s, []byte(`{"n":1}`))
+			return rep, err
+		}},
+		{"Struct no schema", func() (*coerce.Report, error) {
+			return structconv.CheckOptions{}.Struct(nil, &structpb.Struct{})
+		}},
+		{"Go no schema", func() (*coerce.Report, error) {
+			_, rep, err := structconv.CheckOptions{}.Go(nil, map[string]any{})
+			return rep, err
+		}},
+	}
+	for _, c := range cases {
+		rep, err := c.run()
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		if rep.Valid() {
+			t.Errorf("%s: failed with %v, but its report reads as valid", c.name, err)
+		}
 	}
 }
 

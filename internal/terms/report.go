@@ -107,9 +107,12 @@ type Report struct {
 	Problems []Problem `json:"problems"`
 }
 
-// Valid reports whether no problem was found. A nil Report is valid: it
-// holds no problem.
-func (r *Report) Valid() bool { return r == nil || len(r.Problems) == 0 }
+// Valid reports whether a check ran and found no problem. A nil Report is
+// not valid: a check that fails (malformed JSON, a schema that does not
+// compile, a cancelled context) returns a nil Report with its error, and
+// that must never read as a pass, even to a caller that looks at the
+// report before the error.
+func (r *Report) Valid() bool { return r != nil && len(r.Problems) == 0 }
 
 // Add appends a change.
 func (r *Report) Add(c Change) { r.Changes = append(r.Changes, c) }
