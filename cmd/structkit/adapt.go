@@ -4,15 +4,14 @@ import (
 	// encoding/json: only json.RawMessage, the type of JSON text in the
 	// output structs (written through jsontext).
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
@@ -42,18 +41,14 @@ func profileNames() string {
 // sourceSchema reads the schema the flags name, decoded through the token
 // layer (numbers exact), with the name to use in messages: the --schema
 // file, or the inputSchema of --tool in --tools.
-func (s *schemaFlags) sourceSchema() (name string, doc any, err error) {
+func (s *schemaFlags) sourceSchema(e *env) (name string, doc any, err error) {
 	switch {
 	case s.schema != "" && (s.tools != "" || s.tool != ""):
 		return "", nil, usagef("--schema and --tools/--tool exclude each other: give one")
 	case s.schema != "":
-		doc, err := s.readSchema()
-		if err != nil {
-			return "", nil, err
-		}
-		return s.schema, doc, nil
+		return s.readSchema(e)
 	case s.tools != "" && s.tool != "":
-		tools, err := s.readTools()
+		tools, err := s.readTools(e)
 		if err != nil {
 			return "", nil, err
 		}
@@ -69,12 +64,12 @@ func (s *schemaFlags) sourceSchema() (name string, doc any, err error) {
 	return "", nil, usagef("a schema is needed: --schema FILE or --tools FILE --tool NAME")
 }
 
-func (s *schemaFlags) readTools() ([]mcpTool, error) {
-	data, err := os.ReadFile(s.tools)
+func (s *schemaFlags) readTools(e *env) ([]mcpTool, error) {
+	name, data, err := e.readFile("--tools", s.tools)
 	if err != nil {
-		return nil, usagef("--tools: %v", err)
+		return nil, err
 	}
-	return parseTools(s.tools, data)
+	return parseTools(name, data)
 }
 
 // adaptResult is one adapted schema in --format json.
@@ -83,6 +78,22 @@ type adaptResult struct {
 	Description string          `json:"description,omitempty"`
 	InputSchema json.RawMessage `json:"inputSchema"`
 	Report      *adapt.Report   `json:"report"`
+}
+
+// adaptSchema adapts the schema doc read from name. The whole schema must
+// compile, what only validation reads included: the library adapts a
+// server's schema whose bounds are malformed (and leaves the error to the
+// check of each answer), but the command, run on a schema being written,
+// says so at once (exit 2).
+func adaptSchema(name string, doc any, p adapt.Profile) (*adapt.Schema, error) {
+	if _, err := coerce.Compile(doc); err != nil {
+		return nil, usagef("%s: %v", name, err)
+	}
+	s, err := adapt.Adapt(doc, p)
+	if err != nil {
+		return nil, usagef("%s: %v", name, err)
+	}
+	return s, nil
 }
 
 // runAdapt implements "structkit adapt".
@@ -95,6 +106,8 @@ func runAdapt(e *env, args []string) error {
 	rules := fs.Bool("rules", false, "print the profile's rules (all profiles' without --profile) instead")
 	format := newEnum("text", "text", "json")
 	fs.Var(format, "format", "`FORMAT` of the output: text (schema on stdout, report on stderr) or json (schema and report on stdout)")
+	var jo jsonOutput
+	jo.register(fs)
 	pos, err := parseFlags(e, fs, args, func(w io.Writer) { adaptUsage(w, fs) })
 	if err != nil {
 		return err
@@ -103,26 +116,29 @@ func runAdapt(e *env, args []string) error {
 		return usagef("adapt takes no arguments, got %s", strings.Join(pos, " "))
 	}
 	if *rules {
-		return writeRules(e, pf.p, format.value)
+		if sf.schema != "" || sf.tools != "" || sf.tool != "" {
+			return usagef("adapt: --rules prints the profiles' rules and reads no schema: drop --schema/--tools/--tool")
+		}
+		return writeRules(e, jo, pf.p, format.value)
 	}
 	if pf.p == "" {
 		return usagef("adapt needs --profile NAME (%s)", profileNames())
 	}
 	if sf.tools != "" && sf.tool == "" && sf.schema == "" {
-		return adaptTools(e, &sf, pf.p, format.value)
+		return adaptTools(e, jo, &sf, pf.p, format.value)
 	}
-	name, doc, err := sf.sourceSchema()
+	name, doc, err := sf.sourceSchema(e)
 	if err != nil {
 		return err
 	}
-	s, err := adapt.Adapt(doc, pf.p)
+	s, err := adaptSchema(name, doc, pf.p)
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return err
 	}
 	if format.value == "json" {
-		return writeJSON(e, adaptResult{Name: sf.tool, InputSchema: s.JSON(), Report: s.Report()})
+		return jo.value(e, adaptResult{Name: sf.tool, InputSchema: s.JSON(), Report: s.Report()})
 	}
-	if err := writeIndented(e, s.JSON()); err != nil {
+	if err := jo.write(e, s.JSON()); err != nil {
 		return err
 	}
 	if r := s.Report().String(); r != "" {
@@ -134,12 +150,8 @@ func runAdapt(e *env, args []string) error {
 // adaptTools adapts every tool of a tools/list answer: {"tools": [...]}
 // with the adapted input schemas on stdout, the reports on stderr (text)
 // or beside each tool (json).
-func adaptTools(e *env, sf *schemaFlags, p adapt.Profile, format string) error {
-	data, err := os.ReadFile(sf.tools)
-	if err != nil {
-		return usagef("--tools: %v", err)
-	}
-	tools, err := parseTools(sf.tools, data)
+func adaptTools(e *env, jo jsonOutput, sf *schemaFlags, p adapt.Profile, format string) error {
+	tools, err := sf.readTools(e)
 	if err != nil {
 		return err
 	}
@@ -162,7 +174,7 @@ func adaptTools(e *env, sf *schemaFlags, p adapt.Profile, format string) error {
 		}
 		out.Tools = append(out.Tools, res)
 	}
-	if err := writeJSON(e, out); err != nil {
+	if err := jo.value(e, out); err != nil {
 		return err
 	}
 	if len(failed) > 0 {
@@ -171,7 +183,7 @@ func adaptTools(e *env, sf *schemaFlags, p adapt.Profile, format string) error {
 	return nil
 }
 
-func writeRules(e *env, p adapt.Profile, format string) error {
+func writeRules(e *env, jo jsonOutput, p adapt.Profile, format string) error {
 	profiles := adapt.Profiles()
 	if p != "" {
 		profiles = []adapt.Profile{p}
@@ -181,7 +193,7 @@ func writeRules(e *env, p adapt.Profile, format string) error {
 		for _, q := range profiles {
 			out[string(q)] = q.Rules()
 		}
-		return writeJSON(e, out)
+		return jo.value(e, out)
 	}
 	var b strings.Builder
 	for _, q := range profiles {
@@ -191,25 +203,6 @@ func writeRules(e *env, p adapt.Profile, format string) error {
 		}
 	}
 	return writeOutput(e, []byte(b.String()))
-}
-
-// writeJSON writes v indented, through the token layer's writer (values
-// of other types, such as adapt.Report, write themselves).
-func writeJSON(e *env, v any) error {
-	b, err := jsontext.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return writeIndented(e, b)
-}
-
-// writeIndented writes JSON text indented by two spaces.
-func writeIndented(e *env, b []byte) error {
-	out, err := jsontext.Indent(nil, string(b), "  ", jsontext.Options{})
-	if err != nil {
-		return err
-	}
-	return writeOutput(e, append(out, '\n'))
 }
 
 // runRestore implements "structkit restore".
@@ -223,8 +216,13 @@ func runRestore(e *env, args []string) error {
 	rules := fs.String("rules", "", "repair with these `RULES` only, comma-separated: "+joinRules(terms.AllRules())+"; or lenient, all")
 	format := newEnum("text", "text", "json")
 	fs.Var(format, "format", "`FORMAT` of the output: text (arguments on stdout, report on stderr) or json (one object on stdout)")
+	var jo jsonOutput
+	jo.register(fs)
 	pos, err := parseFlags(e, fs, args, func(w io.Writer) { restoreUsage(w, fs) })
 	if err != nil {
+		return err
+	}
+	if err := exclusive(fs, "lenient", "rules"); err != nil {
 		return err
 	}
 	if pf.p == "" {
@@ -237,13 +235,13 @@ func runRestore(e *env, args []string) error {
 	if *lenient {
 		policy = policy.Or(coerce.Lenient())
 	}
-	name, doc, err := sf.sourceSchema()
+	name, doc, err := sf.sourceSchema(e)
 	if err != nil {
 		return err
 	}
-	s, err := adapt.Adapt(doc, pf.p)
+	s, err := adaptSchema(name, doc, pf.p)
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return err
 	}
 	inName, answer, err := readInput(e, "restore", pos)
 	if err != nil {
@@ -251,17 +249,21 @@ func runRestore(e *env, args []string) error {
 	}
 	where := ""
 	out, rep, err := adapt.RestoreOptions{Schema: s, CheckOptions: structconv.CheckOptions{Policy: policy, Tool: sf.tool}}.JSON(answer)
+	var schemaErr *coerce.SchemaError
+	if errors.As(err, &schemaErr) {
+		return usagef("%s: %v", name, err) // the schema is at fault, not the answer
+	}
 	if err != nil {
 		if rep, where, err = inputReport(inName, answer, err); err != nil {
 			return err
 		}
 		out = nil
 	}
-	return writeCheckResult(e, format.value, out, rep, where, writeJSON)
+	return writeCheckResult(e, jo, format.value, out, rep, where)
 }
 
 func adaptUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprint(w, `Usage: structkit adapt --profile NAME (--schema FILE | --tools FILE [--tool NAME]) [--format text|json]
+	fmt.Fprint(w, `Usage: structkit adapt --profile NAME (--schema FILE | --tools FILE [--tool NAME]) [--format text|json] [--indent]
        structkit adapt --rules [--profile NAME]
 
 Adapt rewrites a tool's JSON Schema into what a provider's function calling
@@ -278,8 +280,8 @@ on standard output, the reports (each line prefixed by the tool's name) on
 standard error. --format json puts the reports beside the schemas on
 standard output. --rules prints the profiles' rules, each with its source.
 
-Exit status: 0 ok, 1 a schema that does not compile or cannot be adapted,
-2 bad usage.
+Exit status: 0 ok; 2 bad usage, or a schema that cannot be read, does
+not compile or cannot be adapted.
 
 `+schemaHelp+`
 Flags:
@@ -288,7 +290,7 @@ Flags:
 }
 
 func restoreUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprint(w, `Usage: structkit restore --profile NAME (--schema FILE | --tools FILE --tool NAME) [--lenient | --rules r1,r2] [--format text|json] [ANSWER]
+	fmt.Fprint(w, `Usage: structkit restore --profile NAME (--schema FILE | --tools FILE --tool NAME) [--lenient | --rules r1,r2] [--format text|json] [--indent] [ANSWER]
 
 Restore reads a model's answer (a tool call's arguments as the provider
 returned them, from the file ANSWER or standard input), written under the
@@ -300,7 +302,8 @@ repairs made, then the result checked against the original schema.
 The output is that of "structkit check": the arguments on standard output
 and the report on standard error, or one JSON object with --format json.
 
-Exit status: 0 valid, 1 invalid, 2 bad usage or an unreadable file.
+Exit status: 0 valid; 1 invalid (an answer that is not JSON included); 2
+bad usage, or a schema that cannot be read, compiled or adapted.
 
 `+schemaHelp+`
 Flags:

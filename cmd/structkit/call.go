@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
@@ -73,7 +74,7 @@ func runCall(e *env, args []string) error {
 
 	tools, err := client.ListTools(ctx, &bridgev1.ListToolsRequest{Profile: string(pf.p)})
 	if err != nil {
-		return rpcError(*addr, "ListTools", err)
+		return rpcError(ctx, *addr, "ListTools", cf.useTLS(), err)
 	}
 	if *list {
 		return writeTools(e, tools, format.value)
@@ -99,7 +100,7 @@ func runCall(e *env, args []string) error {
 	}
 	resp, err := client.CallTool(ctx, &bridgev1.CallToolRequest{Name: *tool, Args: &bridgev1.CallToolRequest_ArgumentsJson{ArgumentsJson: string(argsData)}, Profile: string(pf.p)})
 	if err != nil {
-		return rpcError(*addr, "CallTool "+*tool, err)
+		return rpcError(ctx, *addr, "CallTool "+*tool, cf.useTLS(), err)
 	}
 
 	if format.value == "json" {
@@ -145,9 +146,14 @@ func (c *connFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.insecure, "insecure", false, "allow sending the token without TLS to an address that is not loopback")
 }
 
+// useTLS reports whether the flags ask for TLS.
+func (c *connFlags) useTLS() bool {
+	return c.tls || c.tlsCA != "" || c.tlsServerName != "" || c.tlsCert != "" || c.tlsKey != ""
+}
+
 // dialOptions returns the options of the connection to addr.
 func (c *connFlags) dialOptions(ctx context.Context, addr string) ([]grpc.DialOption, error) {
-	useTLS := c.tls || c.tlsCA != "" || c.tlsServerName != "" || c.tlsCert != "" || c.tlsKey != ""
+	useTLS := c.useTLS()
 	creds := insecure.NewCredentials()
 	if useTLS {
 		cfg, err := expose.ClientTLS{CAFile: c.tlsCA, ServerName: c.tlsServerName, CertFile: c.tlsCert, KeyFile: c.tlsKey}.Config()
@@ -196,10 +202,25 @@ func compileSchema(s *structpb.Struct) (*coerce.Schema, error) {
 	return coerce.CompileOptions{LazyValidator: true}.Compile(b) // for conversion only
 }
 
-// rpcError describes a failed RPC in the words of its status.
-func rpcError(addr, what string, err error) error {
+// rpcError describes a failed RPC in the words of its status. A call the
+// bridge refused (an unknown tool, arguments it cannot use) is the input's
+// fault, exit 1; a bridge that cannot be reached or refuses the client is
+// the environment's, exit 2, with a hint at the likely cause when a probe
+// of the address finds one.
+func rpcError(ctx context.Context, addr, what string, usedTLS bool, err error) error {
 	st := status.Convert(err)
-	return fmt.Errorf("%s at %s: %s: %s", what, addr, st.Code(), st.Message())
+	msg := fmt.Sprintf("%s at %s: %s: %s", what, addr, st.Code(), st.Message())
+	switch st.Code() {
+	case codes.InvalidArgument, codes.NotFound, codes.FailedPrecondition, codes.OutOfRange:
+		return inputFaultf(err, "%s", msg)
+	case codes.Unauthenticated:
+		msg += " (give the bridge's token with --auth-token-file)"
+	case codes.Unavailable:
+		if hint := connectionHint(context.WithoutCancel(ctx), addr, "structkit bridge", "structkit bridge --listen "+addr, usedTLS); hint != "" {
+			msg += " (" + hint + ")"
+		}
+	}
+	return usagef("%s", msg)
 }
 
 // writeTools writes the tools: one line each (name, server, the first line

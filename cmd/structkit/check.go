@@ -38,8 +38,13 @@ func runCheck(e *env, args []string) error {
 	rules := fs.String("rules", "", "repair with these `RULES` only, comma-separated: "+joinRules(terms.AllRules())+"; or lenient, all")
 	format := newEnum("text", "text", "json")
 	fs.Var(format, "format", "`FORMAT` of the output: text (arguments on stdout, report on stderr) or json (one object on stdout)")
+	var jo jsonOutput
+	jo.register(fs)
 	pos, err := parseFlags(e, fs, args, func(w io.Writer) { checkUsage(w, fs) })
 	if err != nil {
+		return err
+	}
+	if err := exclusive(fs, "lenient", "rules"); err != nil {
 		return err
 	}
 	policy, err := terms.ParsePolicy(*rules)
@@ -49,7 +54,7 @@ func runCheck(e *env, args []string) error {
 	if *lenient {
 		policy = policy.Or(coerce.Lenient())
 	}
-	schema, err := sf.load()
+	schema, err := sf.load(e)
 	if err != nil {
 		return err
 	}
@@ -75,7 +80,7 @@ func runCheck(e *env, args []string) error {
 		}
 		out = nil
 	}
-	return writeCheckResult(e, format.value, out, rep, where, writeCompactJSON)
+	return writeCheckResult(e, jo, format.value, out, rep, where)
 }
 
 // inputReport turns an error reading arguments (or an answer) into the
@@ -106,7 +111,7 @@ func inputReport(name string, data []byte, err error) (rep *coerce.Report, where
 // on stdout and the report on stderr, its problems placed after where
 // when where is not empty (input that is not JSON: "name:line:col: /path:
 // message"). Problems make it errInvalid.
-func writeCheckResult(e *env, format string, out []byte, rep *coerce.Report, where string, writeValue func(*env, any) error) error {
+func writeCheckResult(e *env, jo jsonOutput, format string, out []byte, rep *coerce.Report, where string) error {
 	if format == "json" {
 		res := checkResult{Valid: rep.Valid(), Arguments: out, Changes: rep.Changes, Problems: rep.Problems}
 		if res.Arguments == nil {
@@ -118,12 +123,12 @@ func writeCheckResult(e *env, format string, out []byte, rep *coerce.Report, whe
 		if res.Problems == nil {
 			res.Problems = []coerce.Problem{}
 		}
-		if err := writeValue(e, res); err != nil {
+		if err := jo.value(e, res); err != nil {
 			return err
 		}
 	} else {
 		if out != nil {
-			if err := writeOutput(e, append(out, '\n')); err != nil {
+			if err := jo.write(e, out); err != nil {
 				return err
 			}
 		}
@@ -141,15 +146,6 @@ func writeCheckResult(e *env, format string, out []byte, rep *coerce.Report, whe
 	return nil
 }
 
-// writeCompactJSON writes v as one line of JSON, without HTML escaping.
-func writeCompactJSON(e *env, v any) error {
-	b, err := jsontext.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return writeOutput(e, append(b, '\n'))
-}
-
 func joinRules(rules []coerce.Rule) string {
 	names := make([]string, len(rules))
 	for i, r := range rules {
@@ -159,7 +155,7 @@ func joinRules(rules []coerce.Rule) string {
 }
 
 func checkUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprint(w, `Usage: structkit check [--schema FILE | --tools FILE --tool NAME] [--lenient | --rules r1,r2] [--format text|json] [FILE]
+	fmt.Fprint(w, `Usage: structkit check [--schema FILE | --tools FILE --tool NAME] [--lenient | --rules r1,r2] [--format text|json] [--indent] [FILE]
 
 Check reads a tool call's arguments as a model wrote them, from FILE or
 standard input when FILE is absent or "-", repairs what the chosen rules
@@ -172,8 +168,8 @@ to standard error. With --format json one object goes to standard output:
 {"valid", "arguments", "changes": [{"path","rule","from","to"}],
 "problems": [{"path","keyword","expected","got","message"}]}.
 
-Exit status: 0 valid, 1 invalid (arguments that are not JSON included),
-2 bad usage or an unreadable file.
+Exit status: 0 valid; 1 invalid (arguments that are not JSON included);
+2 bad usage, or a schema that cannot be read or compiled.
 
 `+schemaHelp+`
 Flags:

@@ -17,16 +17,62 @@ import (
 // errHelp is returned by a command that printed its usage on request.
 var errHelp = errors.New("help requested")
 
-// usageError is bad usage: an unknown flag, a missing or conflicting flag,
-// an unreadable file, a schema that cannot be used. It exits with status
-// 2; every other error with 1 (which check also uses for invalid
-// arguments).
+// The exit statuses, the same in every command.
+const (
+	// exitOK: done; for check and restore, the arguments are valid.
+	exitOK = 0
+	// exitInvalid: the input is at fault — arguments or an answer that are
+	// not JSON, are invalid, or cannot be converted; a tool call refused.
+	exitInvalid = 1
+	// exitUsage: the command cannot run as given — bad usage (an unknown
+	// or conflicting flag), a schema, descriptor or tools list that cannot
+	// be used, or the environment (a file that cannot be read, a server
+	// that cannot be reached, an address in use).
+	exitUsage = 2
+)
+
+// exitCode is the exit status for err: exitInvalid for errInvalid and the
+// input's faults (*inputFault), exitUsage for every other error.
+func exitCode(err error) int {
+	var f *inputFault
+	if errors.Is(err, errInvalid) || errors.As(err, &f) {
+		return exitInvalid
+	}
+	return exitUsage
+}
+
+// exitStatusHelp ends the usage of a command that says nothing more
+// particular about its exit status.
+const exitStatusHelp = `
+Exit status: 0 ok; 1 the input is at fault (not JSON, invalid, cannot be
+converted; a call refused); 2 the command cannot run as given (usage, a
+schema or descriptor, a file, a server that cannot be reached).
+`
+
+// usageError is what the command was given (flags, files, a schema, the
+// environment) at fault: exit 2, as every error that is not an
+// *inputFault.
 type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error {
 	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// inputFault is the input at fault (exit 1): the arguments, answer or
+// Struct the command reads are not JSON, or cannot be converted.
+type inputFault struct {
+	msg string
+	err error
+}
+
+func (e *inputFault) Error() string { return e.msg }
+func (e *inputFault) Unwrap() error { return e.err }
+
+// inputFaultf is an *inputFault wrapping err (which may be nil).
+func inputFaultf(err error, format string, args ...any) error {
+	return &inputFault{fmt.Sprintf(format, args...), err}
 }
 
 // parseFlags parses a command's flags, which may come before, between and
@@ -39,7 +85,12 @@ func parseFlags(e *env, fs *flag.FlagSet, args []string, usage func(io.Writer)) 
 	for {
 		err := fs.Parse(args)
 		if errors.Is(err, flag.ErrHelp) {
-			usage(e.stdout)
+			var b strings.Builder
+			usage(&b)
+			if !strings.Contains(b.String(), "Exit status") {
+				b.WriteString(exitStatusHelp)
+			}
+			fmt.Fprint(e.stdout, b.String())
 			return nil, errHelp
 		}
 		if err != nil {
@@ -93,6 +144,29 @@ func (f *enumFlag) Set(s string) error {
 
 const stdinName = "<stdin>"
 
+// readFile reads a file a flag names (what is the flag, "--schema"),
+// or standard input for "-". Standard input can be read once: a second
+// claim is bad usage, naming the first. A file that cannot be read is the
+// environment's fault (exit 2).
+func (e *env) readFile(what, path string) (name string, data []byte, err error) {
+	if path != "-" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return path, nil, usagef("%s: %v", what, err)
+		}
+		return path, data, nil
+	}
+	if e.stdinFor != "" {
+		return stdinName, nil, usagef("%s: standard input (-) is already read for %s; give one of them as a FILE", what, e.stdinFor)
+	}
+	e.stdinFor = what
+	data, err = io.ReadAll(e.stdin)
+	if err != nil {
+		return stdinName, nil, usagef("%s: reading %s: %v", what, stdinName, err)
+	}
+	return stdinName, data, nil
+}
+
 // readInput reads the command's input: the one FILE argument, or standard
 // input when there is none or it is "-". It returns the name to use in
 // messages. A file that cannot be read is a usage error.
@@ -100,21 +174,51 @@ func readInput(e *env, cmd string, pos []string) (name string, data []byte, err 
 	if len(pos) > 1 {
 		return "", nil, usagef("%s: want at most one FILE, got %d: %s", cmd, len(pos), strings.Join(pos, " "))
 	}
-	if len(pos) == 0 || pos[0] == "-" {
-		data, err := io.ReadAll(e.stdin)
-		if err != nil {
-			return stdinName, nil, fmt.Errorf("%s: %w", stdinName, err)
-		}
-		return stdinName, data, nil
+	if len(pos) == 0 {
+		pos = []string{"-"}
 	}
-	data, err = os.ReadFile(pos[0])
-	if err != nil {
-		return pos[0], nil, usagef("%v", err)
-	}
-	return pos[0], data, nil
+	return e.readFile("the input", pos[0])
 }
 
-// locatedError is a conversion error placed in the named input.
+// exclusive refuses flags of fs that exclude each other: of names, at most
+// one may be set on the command line.
+func exclusive(fs *flag.FlagSet, names ...string) error {
+	var set []string
+	fs.Visit(func(f *flag.Flag) {
+		for _, n := range names {
+			if f.Name == n {
+				set = append(set, "--"+n)
+			}
+		}
+	})
+	if len(set) > 1 {
+		return usagef("%s: %s exclude each other: give one", fs.Name(), strings.Join(set, " and "))
+	}
+	return nil
+}
+
+// inputError places err, as returned by structconv for input data (nil
+// when the input was not JSON text), in the input called name:
+// "name:line:column: /json/pointer: message (byte N)". It is the input's
+// fault (exit 1).
+func inputError(name string, data []byte, err error) error {
+	var se *structconv.Error
+	if !errors.As(err, &se) {
+		return &inputFault{name + ": " + err.Error(), err}
+	}
+	path := se.Path
+	if path == "" {
+		path = "/"
+	}
+	if se.Offset >= 0 && data != nil {
+		line, col := jsontext.LineCol(string(data), se.Offset)
+		return &inputFault{fmt.Sprintf("%s:%d:%d: %s: %s (byte %d)", name, line, col, path, se.Msg, se.Offset), err}
+	}
+	return &inputFault{fmt.Sprintf("%s: %s: %s", name, path, se.Msg), err}
+}
+
+// locatedError is an error placed in a file the command was given (a
+// schema, a tools list): "name:line:col: message". Its exit status is 2.
 type locatedError struct {
 	msg string
 	err error
@@ -123,23 +227,35 @@ type locatedError struct {
 func (e *locatedError) Error() string { return e.msg }
 func (e *locatedError) Unwrap() error { return e.err }
 
-// inputError places err, as returned by structconv for input data (nil
-// when the input was not JSON text), in the input called name:
-// "name:line:column: /json/pointer: message (byte N)".
-func inputError(name string, data []byte, err error) error {
-	var se *structconv.Error
-	if !errors.As(err, &se) {
-		return &locatedError{name + ": " + err.Error(), err}
+// jsonOutput is the one JSON output style of every command: compact, one
+// document per line, unless --indent.
+type jsonOutput struct{ indent bool }
+
+func (j *jsonOutput) register(fs *flag.FlagSet) {
+	fs.BoolVar(&j.indent, "indent", false, "indent the JSON output by two spaces (default: compact, one line)")
+}
+
+// write writes the JSON text b, compact (as it is) or indented, and a
+// newline.
+func (j jsonOutput) write(e *env, b []byte) error {
+	if j.indent {
+		out, err := jsontext.Indent(nil, string(b), "  ", jsontext.Options{})
+		if err != nil {
+			return err
+		}
+		b = out
 	}
-	path := se.Path
-	if path == "" {
-		path = "/"
+	return writeOutput(e, append(b[:len(b):len(b)], '\n'))
+}
+
+// value writes v through the token layer's writer (no HTML escaping;
+// values such as adapt.Report write themselves).
+func (j jsonOutput) value(e *env, v any) error {
+	b, err := jsontext.Marshal(v)
+	if err != nil {
+		return err
 	}
-	if se.Offset >= 0 && data != nil {
-		line, col := jsontext.LineCol(string(data), se.Offset)
-		return &locatedError{fmt.Sprintf("%s:%d:%d: %s: %s (byte %d)", name, line, col, path, se.Msg, se.Offset), err}
-	}
-	return &locatedError{fmt.Sprintf("%s: %s: %s", name, path, se.Msg), err}
+	return j.write(e, b)
 }
 
 // writeReport prints the changes of r, then its problems, one per line;

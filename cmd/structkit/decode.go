@@ -29,6 +29,8 @@ func runDecode(e *env, args []string) error {
 	fs.Var(bigInts, "big-integers", "`MODE` for integer literals beyond ±2^53: carry (exact, as decimal strings, where the schema admits integer), round (to the nearest double) or reject")
 	maxDepth := fs.Int("max-depth", 0, "accept at most `N` levels of nested arrays and objects; 0 means 2000")
 	report := fs.Bool("report", false, "print what the conversion changed to standard error, one change per line")
+	var jo jsonOutput
+	jo.register(fs)
 	pos, err := parseFlags(e, fs, args, func(w io.Writer) { decodeUsage(w, fs) })
 	if err != nil {
 		return err
@@ -37,7 +39,7 @@ func runDecode(e *env, args []string) error {
 		return usagef("decode: --max-depth must not be negative")
 	}
 	sf.convertOnly = true
-	schema, err := sf.load()
+	schema, err := sf.load(e)
 	if err != nil {
 		return err
 	}
@@ -63,24 +65,27 @@ func runDecode(e *env, args []string) error {
 		return inputError(name, data, err)
 	}
 
-	var out []byte
-	switch to.value {
-	case "binary":
-		out, err = proto.MarshalOptions{Deterministic: true}.Marshal(&st)
-	default:
-		// Without the schema: show what the Struct holds, carried big
-		// integers as the strings they are.
-		out, err = structconv.Marshal(&st)
-		out = append(out, '\n')
+	if to.value == "binary" {
+		if jo.indent {
+			return usagef("decode: --indent is for JSON output, not --to binary")
+		}
+		out, err := proto.MarshalOptions{Deterministic: true}.Marshal(&st)
+		if err != nil {
+			return inputFaultf(err, "%s: %v", name, err)
+		}
+		return writeOutput(e, out)
 	}
+	// Without the schema: show what the Struct holds, carried big integers
+	// as the strings they are.
+	out, err := structconv.Marshal(&st)
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		return inputFaultf(err, "%s: %v", name, err)
 	}
-	return writeOutput(e, out)
+	return jo.write(e, out)
 }
 
 func decodeUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprint(w, `Usage: structkit decode [--schema FILE | --tools FILE --tool NAME] [--to json|binary] [--big-integers carry|round|reject] [--report] [FILE]
+	fmt.Fprint(w, `Usage: structkit decode [--schema FILE | --tools FILE --tool NAME] [--to json|binary] [--big-integers carry|round|reject] [--report] [--indent] [FILE]
 
 Decode reads JSON arguments as a model wrote them, from FILE or standard
 input when FILE is absent or "-", and converts them into a

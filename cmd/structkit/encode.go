@@ -20,12 +20,14 @@ func runEncode(e *env, args []string) error {
 	from := newEnum("json", "json", "binary")
 	fs.Var(from, "from", "the input `FORMAT`: json (JSON text showing what the Struct holds) or binary (protobuf wire format of google.protobuf.Struct)")
 	report := fs.Bool("report", false, "print what the conversion changed to standard error, one change per line")
+	var jo jsonOutput
+	jo.register(fs)
 	pos, err := parseFlags(e, fs, args, func(w io.Writer) { encodeUsage(w, fs) })
 	if err != nil {
 		return err
 	}
 	sf.convertOnly = true
-	schema, err := sf.load()
+	schema, err := sf.load(e)
 	if err != nil {
 		return err
 	}
@@ -38,7 +40,7 @@ func runEncode(e *env, args []string) error {
 	switch from.value {
 	case "binary":
 		if err := proto.Unmarshal(data, &st); err != nil {
-			return fmt.Errorf("%s: not a binary google.protobuf.Struct: %w", name, err)
+			return inputFaultf(err, "%s: not a binary google.protobuf.Struct: %v", name, err)
 		}
 	default:
 		// The text shows what the Struct holds: read it as is, without the
@@ -59,11 +61,11 @@ func runEncode(e *env, args []string) error {
 	if err != nil {
 		return inputError(name, nil, err)
 	}
-	return writeOutput(e, append(out, '\n'))
+	return jo.write(e, out)
 }
 
 func encodeUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprint(w, `Usage: structkit encode [--schema FILE | --tools FILE --tool NAME] [--from json|binary] [--report] [FILE]
+	fmt.Fprint(w, `Usage: structkit encode [--schema FILE | --tools FILE --tool NAME] [--from json|binary] [--report] [--indent] [FILE]
 
 Encode reads a google.protobuf.Struct and writes the JSON its schema calls
 for, compact with members sorted, followed by a newline: whole numbers at

@@ -44,9 +44,6 @@
 //	        set (--descriptor-set FILE) or a server's reflection (--grpc).
 //	help    Print usage, of structkit or of one command.
 //
-// Exit status of check and restore: 0 valid, 1 invalid, 2 bad usage or an
-// unreadable file.
-//
 // The schema is a JSON Schema document (--schema FILE) or the inputSchema of
 // one tool of an MCP tools/list answer (--tools FILE --tool NAME); the file
 // may be the result object {"tools": [...]}, a bare array of tools, or the
@@ -55,14 +52,21 @@
 // changed to standard error, one change per line.
 //
 // Input is read from FILE, or from standard input when FILE is absent or
-// "-". Flags take one or two dashes and may come before or after FILE.
+// "-"; every flag that names a file (--schema, --tools, --descriptor-set)
+// takes "-" for standard input too, which can be read once. Flags take one
+// or two dashes and may come before or after FILE; flags that exclude each
+// other are refused. JSON output is compact, one document per line, unless
+// --indent. "structkit --version" prints the version from the build
+// information.
 //
-// Exit status: 0 on success, 1 for bad input (unparseable JSON, a value that
-// cannot be converted, a schema that does not compile), 2 for bad usage (an
-// unknown command or flag, a missing --tool, an unreadable file). Errors are
-// printed to standard error prefixed with "structkit: " and name the
-// location: the JSON Pointer of the value, and for JSON input the line,
-// column and byte offset.
+// Exit status, the same in every command: 0 ok (for check and restore: the
+// arguments are valid); 1 the input is at fault (arguments or an answer
+// that are not JSON, invalid, or cannot be converted; a tool call refused);
+// 2 the command cannot run as given (bad usage, a schema, descriptor set or
+// tools list that cannot be used, a file that cannot be read, a server
+// that cannot be reached). Errors are printed to standard error prefixed
+// with "structkit: " and name the location: the JSON Pointer of the value,
+// and for JSON input the line, column and byte offset.
 //
 // Examples, with the schema in examples/code_nav (line and ids typed as
 // integer):
@@ -78,6 +82,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 func main() {
@@ -88,6 +93,9 @@ func main() {
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// stdinFor names what standard input was read for ("--schema", "the
+	// input"), once it was: it can be read only once.
+	stdinFor string
 }
 
 // command is one subcommand. run parses its own flags (with parseFlags) and
@@ -131,6 +139,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	name, rest := args[0], args[1:]
 	switch name {
+	case "-version", "--version", "version":
+		if len(rest) > 0 {
+			return fail(stderr, usagef("%s takes no arguments, got %s", name, strings.Join(rest, " ")))
+		}
+		printVersion(e)
+		return exitOK
 	case "-h", "-help", "--help", "help":
 		if name == "help" && len(rest) > 0 {
 			c := lookupCommand(rest[0])
@@ -151,22 +165,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func finish(e *env, err error) int {
 	if err == nil || errors.Is(err, errHelp) {
-		return 0
+		return exitOK
 	}
 	if errors.Is(err, errInvalid) {
-		return 1 // the report says why
+		return exitInvalid // the report says why
 	}
 	return fail(e.stderr, err)
 }
 
-// fail prints err and returns its exit status.
+// fail prints err and returns its exit status (see exitCode).
 func fail(stderr io.Writer, err error) int {
 	fmt.Fprintf(stderr, "structkit: %v\n", err)
-	var u *usageError
-	if errors.As(err, &u) {
-		return 2
-	}
-	return 1
+	return exitCode(err)
 }
 
 func mainUsage(w io.Writer) {
@@ -185,8 +195,10 @@ The commands are:
 	}
 	fmt.Fprint(w, `
 Use "structkit help <command>" or "structkit <command> --help" for more
-about a command.
+about a command, and "structkit --version" for the version.
 
-Exit status: 0 ok, 1 bad input, 2 bad usage.
+Exit status, in every command: 0 ok (check, restore: valid), 1 the input is
+at fault (not JSON, invalid, cannot be converted; a tool call refused), 2 the
+command cannot run as given (usage, a schema or descriptor, a file, a server).
 `)
 }

@@ -91,10 +91,10 @@ func TestSchemaCommand(t *testing.T) {
 	}{
 		{[]string{"schema", "structkit.example.v2.Order"}, 2, "one of --descriptor-set FILE and --grpc ADDR"},
 		{[]string{"schema", "--descriptor-set", set}, 2, "wants one MESSAGE"},
-		{[]string{"schema", "--descriptor-set", set, "structkit.example.v2.Nope"}, 1, "no message structkit.example.v2.Nope"},
-		{[]string{"schema", "--descriptor-set", set, "structkit.example.v2.OrderService"}, 1, "is not a message"},
-		{[]string{"schema", "--grpc", addr, "structkit.example.v2.Nope"}, 1, "does not know it"},
-		{[]string{"schema", "--descriptor-set", schemaFile, "x.Y"}, 1, "not a descriptor set"},
+		{[]string{"schema", "--descriptor-set", set, "structkit.example.v2.Nope"}, 2, "no message structkit.example.v2.Nope"},
+		{[]string{"schema", "--descriptor-set", set, "structkit.example.v2.OrderService"}, 2, "is not a message"},
+		{[]string{"schema", "--grpc", addr, "structkit.example.v2.Nope"}, 2, "does not know it"},
+		{[]string{"schema", "--descriptor-set", schemaFile, "x.Y"}, 2, "not a descriptor set"},
 	} {
 		code, _, errOut := invoke(nil, tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.want) {

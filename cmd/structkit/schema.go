@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -23,8 +22,8 @@ type schemaFlags struct {
 }
 
 func (s *schemaFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&s.schema, "schema", "", "read the JSON Schema document from `FILE`")
-	fs.StringVar(&s.tools, "tools", "", "read an MCP tools/list answer from `FILE` and use the inputSchema of --tool")
+	fs.StringVar(&s.schema, "schema", "", "read the JSON Schema document from `FILE` (- for standard input)")
+	fs.StringVar(&s.tools, "tools", "", "read an MCP tools/list answer from `FILE` (- for standard input) and use the inputSchema of --tool")
 	fs.StringVar(&s.tool, "tool", "", "the `NAME` of the tool in --tools whose inputSchema to use")
 }
 
@@ -45,34 +44,34 @@ one tool of an MCP tools/list answer (--tools FILE --tool NAME), given as
 
 // load compiles the schema the flags name. It returns nil (no schema) when
 // none is named.
-func (s *schemaFlags) load() (*coerce.Schema, error) {
+func (s *schemaFlags) load(e *env) (*coerce.Schema, error) {
 	switch {
 	case s.schema != "" && (s.tools != "" || s.tool != ""):
 		return nil, usagef("--schema and --tools/--tool exclude each other: give one")
 	case s.tool != "" && s.tools == "":
 		return nil, usagef("--tool needs --tools FILE, the tools/list answer to pick it from")
 	case s.schema != "":
-		doc, err := s.readSchema()
+		name, doc, err := s.readSchema(e)
 		if err != nil {
 			return nil, err
 		}
 		sch, err := coerce.CompileOptions{LazyValidator: s.convertOnly}.Compile(doc)
 		if err != nil {
-			return nil, usagef("--schema %s: %v", s.schema, err)
+			return nil, usagef("--schema %s: %v", name, err)
 		}
 		return sch, nil
 	case s.tools != "":
-		return s.loadTool()
+		return s.loadTool(e)
 	}
 	return nil, nil
 }
 
-func (s *schemaFlags) loadTool() (*coerce.Schema, error) {
-	data, err := os.ReadFile(s.tools)
+func (s *schemaFlags) loadTool(e *env) (*coerce.Schema, error) {
+	name, data, err := e.readFile("--tools", s.tools)
 	if err != nil {
-		return nil, usagef("--tools: %v", err)
+		return nil, err
 	}
-	tools, err := parseTools(s.tools, data)
+	tools, err := parseTools(name, data)
 	if s.tool == "" {
 		if err == nil && len(tools) > 0 {
 			return nil, usagef("--tools needs --tool NAME; %s has: %s", s.tools, toolNames(tools))
@@ -104,16 +103,16 @@ func (s *schemaFlags) loadTool() (*coerce.Schema, error) {
 // readSchema reads the --schema file through the token layer, for the
 // compiler or the adapter: numbers exact; a file that cannot be read, or
 // is not JSON ("file:line:col: message"), is bad usage.
-func (s *schemaFlags) readSchema() (any, error) {
-	data, err := os.ReadFile(s.schema)
+func (s *schemaFlags) readSchema(e *env) (name string, doc any, err error) {
+	name, data, err := e.readFile("--schema", s.schema)
 	if err != nil {
-		return nil, usagef("--schema: %v", err)
+		return name, nil, err
 	}
-	doc, err := readJSON(s.schema, data)
+	doc, err = readJSON(name, data)
 	if err != nil {
-		return nil, usagef("%v", err)
+		return name, nil, usagef("%v", err)
 	}
-	return doc, nil
+	return name, doc, nil
 }
 
 // mcpTool is the part of an MCP tool definition that matters here. The

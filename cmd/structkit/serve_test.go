@@ -146,20 +146,25 @@ func TestBridgeTLS(t *testing.T) {
 	f := newTLSFiles(t)
 	other := certtest.Write(t, "other.pem", certtest.NewCA(t, "other CA").PEM)
 	s := serveBridge(t, "--listen", "127.0.0.1:0", "--tls-cert", f.cert, "--tls-key", f.key)
+	// A connection that fails is the environment's fault: exit 2.
 	for _, tc := range []struct {
 		args []string
 		code int
+		hint string
 	}{
-		{[]string{"--tls-ca", f.ca}, 0},
-		{[]string{"--tls-ca", f.ca, "--tls-server-name", "bridge.test"}, 0},
-		{nil, 1}, // plain text to a TLS server
-		{[]string{"--tls-ca", other}, 1},
-		{[]string{"--tls-ca", f.ca, "--tls-server-name", "elsewhere.test"}, 1},
-		{[]string{"--tls"}, 1}, // the system's roots do not know the test CA
+		{[]string{"--tls-ca", f.ca}, 0, ""},
+		{[]string{"--tls-ca", f.ca, "--tls-server-name", "bridge.test"}, 0, ""},
+		{nil, 2, "speaks TLS: add --tls-ca"}, // plain text to a TLS server
+		{[]string{"--tls-ca", other}, 2, ""},
+		{[]string{"--tls-ca", f.ca, "--tls-server-name", "elsewhere.test"}, 2, ""},
+		{[]string{"--tls"}, 2, ""}, // the system's roots do not know the test CA
 	} {
 		code, stdout, stderr := invoke(nil, append([]string{"call", "--addr", s.addr, "--list", "--timeout", "10s"}, tc.args...)...)
 		if code != tc.code {
 			t.Errorf("call %q: exit %d, want %d\nstdout: %s\nstderr: %s", tc.args, code, tc.code, stdout, stderr)
+		}
+		if tc.hint != "" && !strings.Contains(stderr, tc.hint) {
+			t.Errorf("call %q: stderr lacks the hint %q:\n%s", tc.args, tc.hint, stderr)
 		}
 		if code == 0 && !strings.Contains(stdout, "code_nav") {
 			t.Errorf("call %q: no tools:\n%s", tc.args, stdout)
@@ -181,8 +186,8 @@ func TestBridgeMutualTLS(t *testing.T) {
 		code int
 	}{
 		{[]string{"--tls-ca", f.ca, "--tls-cert", f.clientCert, "--tls-key", f.clientKey}, 0},
-		{[]string{"--tls-ca", f.ca}, 1},
-		{[]string{"--tls-ca", f.ca, "--tls-cert", intruderCert, "--tls-key", intruderKey}, 1},
+		{[]string{"--tls-ca", f.ca}, 2},
+		{[]string{"--tls-ca", f.ca, "--tls-cert", intruderCert, "--tls-key", intruderKey}, 2},
 		{[]string{"--tls-ca", f.ca, "--tls-cert", f.clientCert}, 2}, // a certificate without its key
 	} {
 		code, stdout, stderr := invoke(nil, append([]string{"call", "--addr", s.addr, "--tool", "code_nav", "--args", `{"path":"a.go","line":5,"column":1}`, "--timeout", "10s"}, tc.args...)...)
@@ -207,8 +212,8 @@ func TestBridgeToken(t *testing.T) {
 		"wrong token": {"--auth-token-file", wrongFile},
 	} {
 		code, _, stderr := invoke(nil, append([]string{"call", "--addr", s.addr, "--list"}, args...)...)
-		if code != 1 || !strings.Contains(stderr, "Unauthenticated") {
-			t.Errorf("%s: exit %d, stderr %s; want 1, Unauthenticated", name, code, stderr)
+		if code != 2 || !strings.Contains(stderr, "Unauthenticated") || !strings.Contains(stderr, "--auth-token-file") {
+			t.Errorf("%s: exit %d, stderr %s; want 2, Unauthenticated and a hint at --auth-token-file", name, code, stderr)
 		}
 		if strings.Contains(stderr, "0ddba11") || strings.Contains(s.stderr.String(), "0ddba11") {
 			t.Errorf("%s: the token was echoed", name)
