@@ -160,6 +160,10 @@ type CallResult struct {
 	// schema compiles for conversion, but the validator cannot compile it
 	// (an ECMAScript-only regular expression in a "pattern", say).
 	NotValidated string
+
+	// structuredJSON is the raw structuredContent, when it was captured
+	// (for CallToolFor).
+	structuredJSON json.RawMessage
 }
 
 // Client is a connection to one MCP server. It is safe for concurrent use.
