@@ -15,6 +15,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -78,6 +79,13 @@ func AddToolFor[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In
 		return fmt.Errorf("mcpbridge: AddToolFor %q: input schema: %w", t.Name, err)
 	}
 	tool.InputSchema = json.RawMessage(rawIn)
+	if t.InputSchema != nil {
+		// A given schema may admit members that encoding/json would match
+		// to In's fields case-insensitively ("REPO_ID" for repo_id): In's
+		// own shape is kept to refuse them (the inferred schema admits no
+		// such member).
+		tt.shape, _ = inferShape(reflect.TypeFor[In]())
+	}
 	rawOut, err := typedSchema(t.OutputSchema, reflect.TypeFor[Out](), false)
 	if err != nil {
 		return fmt.Errorf("mcpbridge: AddToolFor %q: output schema: %w", t.Name, err)
@@ -138,7 +146,8 @@ type typedTool[In, Out any] struct {
 	in, out  *coerce.Schema
 	h        mcp.ToolHandlerFor[In, Out]
 	opts     ServerOptions
-	elemZero any // Out's element's zero value, when Out is a pointer whose schema was inferred
+	elemZero any                // Out's element's zero value, when Out is a pointer whose schema was inferred
+	shape    *jsonschema.Schema // In's inferred shape, when the input schema was given
 }
 
 func (tt *typedTool[In, Out]) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -226,6 +235,9 @@ func (tt *typedTool[In, Out]) arguments(ctx context.Context, raw []byte) (in In,
 	terms.Observe(tt.opts.Observer, tt.name, rep)
 	if !rep.Valid() {
 		return in, errorResult(coerce.FormatProblems(tt.name, rep.Problems))
+	}
+	if p, ok := foldedMember(tt.shape, checked, nil); ok {
+		return in, errorResult(coerce.FormatProblems(tt.name, []coerce.Problem{p}))
 	}
 	text, err := jsontext.Marshal(checked)
 	if err != nil {

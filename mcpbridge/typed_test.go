@@ -362,3 +362,41 @@ func TestTypedToolListed(t *testing.T) {
 		}
 	}
 }
+
+// With a given schema that admits other members, a member encoding/json
+// would match to a field of another name (it matches case-insensitively)
+// is refused, not decoded into that field.
+func TestTypedToolFoldedNames(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "typed", Version: "v1"}, nil)
+	given := json.RawMessage(`{"type":"object","properties":{"repo_id":{"type":"integer"},"nested":{"type":"array"}}}`)
+	type item struct {
+		ID int64 `json:"id"`
+	}
+	type in struct {
+		RepoID int64  `json:"repo_id"`
+		Nested []item `json:"nested"`
+	}
+	if err := mcpbridge.AddToolFor(s, &mcp.Tool{Name: "t", InputSchema: given}, func(_ context.Context, _ *mcp.CallToolRequest, a in) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(a)}}}, nil, nil
+	}, mcpbridge.ServerOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cs := sdkClient(t, s)
+	for _, tc := range []struct {
+		args, want string
+		isError    bool
+	}{
+		{`{"repo_id":1,"other":2}`, "{1 []}", false},
+		{`{"REPO_ID":9223372036854775807}`, `- /REPO_ID: member "REPO_ID" is not "repo_id"`, true},
+		{`{"repo_id":1,"Repo_Id":2}`, `- /Repo_Id: member "Repo_Id" is not "repo_id"`, true},
+		{`{"nested":[{"id":1},{"ID":2}]}`, `- /nested/1/ID: member "ID" is not "id"`, true},
+	} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "t", Arguments: json.RawMessage(tc.args)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sdkText(res); res.IsError != tc.isError || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: error %v %q, want %q", tc.args, res.IsError, got, tc.want)
+		}
+	}
+}

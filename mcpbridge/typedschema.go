@@ -3,11 +3,15 @@ package mcpbridge
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/schema"
@@ -34,20 +38,9 @@ const (
 // map with non-string keys, a func or chan, a complex number) is an
 // error; so is any panic in the inference.
 func inferSchema(rt reflect.Type) (text []byte, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			text, err = nil, fmt.Errorf("inferring the schema of %v: %v", rt, r)
-		}
-	}()
-	if rt.Kind() == reflect.Pointer {
-		rt = rt.Elem()
-	}
-	s, err := jsonschema.ForType(rt, &jsonschema.ForOptions{})
+	s, err := inferShape(rt)
 	if err != nil {
 		return nil, err
-	}
-	if s == nil {
-		return nil, fmt.Errorf("no schema for type %v", rt)
 	}
 	wide := map[string]string{}
 	wideIntegers(s, nil, wide)
@@ -59,6 +52,70 @@ func inferSchema(rt reflect.Type) (text []byte, err error) {
 		return nil, err
 	}
 	return addBounds(string(b), wide)
+}
+
+// inferShape is jsonschema-go's inference of rt (of its element type, for
+// a pointer), an error for a type it refuses or a panic in it.
+func inferShape(rt reflect.Type) (s *jsonschema.Schema, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s, err = nil, fmt.Errorf("inferring the schema of %v: %v", rt, r)
+		}
+	}()
+	if rt.Kind() == reflect.Pointer {
+		rt = rt.Elem()
+	}
+	if s, err = jsonschema.ForType(rt, &jsonschema.ForOptions{}); err == nil && s == nil {
+		err = fmt.Errorf("no schema for type %v", rt)
+	}
+	return s, err
+}
+
+// foldedMember finds, in the checked arguments v, the first member (in
+// name order) that encoding/json would decode into a struct field of
+// another name, as it matches names case-insensitively when none is
+// equal: "REPO_ID" into the field named repo_id, or, beside "repo_id",
+// over it. shape is the Go type's inferred schema (structs are the
+// objects with properties and additionalProperties false); nil finds
+// nothing.
+func foldedMember(shape *jsonschema.Schema, v any, ptr []byte) (coerce.Problem, bool) {
+	if shape == nil {
+		return coerce.Problem{}, false
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		names := slices.Sorted(maps.Keys(x))
+		if shape.Properties != nil && shape.AdditionalProperties != nil && shape.AdditionalProperties.Not != nil {
+			for _, name := range names {
+				at := pointer.AppendToken(slices.Clip(ptr), name)
+				if p, ok := shape.Properties[name]; ok {
+					if pr, ok := foldedMember(p, x[name], at); ok {
+						return pr, true
+					}
+					continue
+				}
+				for _, field := range slices.Sorted(maps.Keys(shape.Properties)) {
+					if strings.EqualFold(field, name) {
+						return coerce.Problem{Path: string(at), Keyword: schema.KwProperties, Expected: strconv.Quote(field),
+							Got: strconv.Quote(name), Msg: fmt.Sprintf("member %q is not %q: name it exactly", name, field)}, true
+					}
+				}
+			}
+			return coerce.Problem{}, false
+		}
+		for _, name := range names {
+			if pr, ok := foldedMember(shape.AdditionalProperties, x[name], pointer.AppendToken(slices.Clip(ptr), name)); ok {
+				return pr, true
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if pr, ok := foldedMember(shape.Items, e, pointer.AppendIndex(slices.Clip(ptr), i)); ok {
+				return pr, true
+			}
+		}
+	}
+	return coerce.Problem{}, false
 }
 
 // wideIntegers records in wide, under the JSON Pointer of each schema in
