@@ -246,6 +246,16 @@ func (tt *typedTool[In, Out]) arguments(ctx context.Context, raw []byte) (in In,
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.UseNumber()
 	if err := dec.Decode(&in); err != nil {
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) && ute.Type != nil {
+			// A value the schema admits but In's Go type cannot hold (a
+			// given schema wider than In, an int on a 32-bit platform):
+			// located in the text (the offset is just past the value, or
+			// past an object's or array's opening).
+			p := coerce.Problem{Path: jsontext.PointerAt(string(text), max(int(ute.Offset)-1, 0)), Expected: ute.Type.String(), Got: ute.Value,
+				Msg: fmt.Sprintf("got %s, which the tool's Go type %s cannot hold", ute.Value, ute.Type)}
+			return in, errorResult(coerce.FormatProblems(tt.name, []coerce.Problem{p}))
+		}
 		return in, invalid(err)
 	}
 	return in, nil

@@ -305,7 +305,7 @@ func TestTypedToolHostileTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.IsError || !strings.Contains(sdkText(res), "io.Reader") {
+	if !res.IsError || !strings.Contains(sdkText(res), "- /reader: got object, which the tool's Go type io.Reader cannot hold") {
 		t.Errorf("an io.Reader member: error %v %q", res.IsError, sdkText(res))
 	}
 }
@@ -390,6 +390,10 @@ func TestTypedToolFoldedNames(t *testing.T) {
 		{`{"REPO_ID":9223372036854775807}`, `- /REPO_ID: member "REPO_ID" is not "repo_id"`, true},
 		{`{"repo_id":1,"Repo_Id":2}`, `- /Repo_Id: member "Repo_Id" is not "repo_id"`, true},
 		{`{"nested":[{"id":1},{"ID":2}]}`, `- /nested/1/ID: member "ID" is not "id"`, true},
+		// What the given schema admits but In cannot hold, located.
+		{`{"repo_id":9223372036854775808}`, `- /repo_id: got number 9223372036854775808, which the tool's Go type int64 cannot hold`, true},
+		{`{"nested":[{"id":1},{"id":"x"}]}`, `- /nested/1/id: got string, which the tool's Go type int64 cannot hold`, true},
+		{`{"nested":{"id":1}}`, `- /nested: expected array, got object`, true},
 	} {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "t", Arguments: json.RawMessage(tc.args)})
 		if err != nil {
