@@ -55,8 +55,10 @@ type schemaShapes struct {
 	When       time.Time           `json:"when"`
 	Any        any                 `json:"any,omitempty"`
 	Skipped    int64               `json:"-"`
-	unexported int64
+	unexported int64               // left out, as encoding/json leaves it
 }
+
+var _ = schemaShapes{unexported: 0}
 
 // TestInferSchemaGolden: the inferred schema with exact 64-bit bounds,
 // property order as the fields', everything else as jsonschema-go infers
