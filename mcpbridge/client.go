@@ -40,9 +40,10 @@
 // on the server side too: arguments are validated as a float64 map and
 // re-marshaled before they are decoded into In (an int field accepts 5.0,
 // an int64 receives 9007199254740992 for 9007199254740993), and a typed
-// Out with an object output schema is re-marshaled the same way. A handler
-// that needs exact integers decodes req.Params.Arguments itself, or is
-// registered with this package's AddTool.
+// Out with an object output schema is re-marshaled the same way. AddToolFor
+// registers the same typed handler with exact numbers (and CallToolFor
+// decodes a structured result into a Go type exactly); AddTool registers a
+// handler of Structs.
 package mcpbridge
 
 import (
@@ -160,6 +161,10 @@ type CallResult struct {
 	// schema compiles for conversion, but the validator cannot compile it
 	// (an ECMAScript-only regular expression in a "pattern", say).
 	NotValidated string
+
+	// structuredJSON is the raw structuredContent, when it was captured
+	// (for CallToolFor).
+	structuredJSON json.RawMessage
 }
 
 // Client is a connection to one MCP server. It is safe for concurrent use.

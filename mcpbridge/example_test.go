@@ -73,3 +73,100 @@ func ExampleClient_CallTool() {
 	// /structuredContent/repo_id: bigint-carried 9007199254740993 -> "9007199254740993"
 	// true {"type":"text","text":"Invalid arguments for tool \"search_issues\":\n- /limit: expected integer, got number 1.5\nCorrect these arguments and call the tool again."}
 }
+
+// A typed Go tool whose int64 and uint64 keep every digit: the same
+// handler under the go-sdk's mcp.AddTool refuses 9223372036854775807
+// ("overflows int64") and rounds 9007199254740993 to 9007199254740992.
+func ExampleAddToolFor() {
+	type args struct {
+		RepoID int64  `json:"repo_id" jsonschema:"64-bit repository id"`
+		NodeID uint64 `json:"node_id"`
+	}
+	type node struct {
+		RepoID int64  `json:"repo_id"`
+		NodeID uint64 `json:"node_id"`
+	}
+	server := mcp.NewServer(&mcp.Implementation{Name: "issues", Version: "v1"}, nil)
+	err := mcpbridge.AddToolFor(server, &mcp.Tool{Name: "get_node", Description: "Get a node of a repository."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in args) (*mcp.CallToolResult, node, error) {
+			return nil, node(in), nil
+		}, mcpbridge.ServerOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	// Any MCP client: here the go-sdk's, in memory.
+	ctx := context.Background()
+	serverT, clientT := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, serverT, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v1"}, nil).Connect(ctx, clientT, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer cs.Close()
+	for _, arguments := range []string{
+		`{"repo_id":9223372036854775807,"node_id":18446744073709551615}`,
+		`{"repo_id":9223372036854775808,"node_id":-1}`,
+	} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_node", Arguments: json.RawMessage(arguments)})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(res.IsError, res.Content[0].(*mcp.TextContent).Text)
+	}
+	// Output:
+	// false {"repo_id":9223372036854775807,"node_id":18446744073709551615}
+	// true Invalid arguments for tool "get_node":
+	// - /node_id: expected at least 0, got integer -1
+	// - /repo_id: expected at most 9223372036854775807, got integer 9223372036854775808
+	// Correct these arguments and call the tool again.
+}
+
+// The client side: a tool's structured result decoded into a Go type with
+// every digit, arguments written from a Go value.
+func ExampleCallToolFor() {
+	type ids struct {
+		RepoID int64  `json:"repo_id"`
+		NodeID uint64 `json:"node_id"`
+	}
+	server := mcp.NewServer(&mcp.Implementation{Name: "issues", Version: "v1"}, nil)
+	err := mcpbridge.AddToolFor(server, &mcp.Tool{Name: "echo"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in ids) (*mcp.CallToolResult, ids, error) {
+			return nil, in, nil
+		}, mcpbridge.ServerOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	serverT, clientT := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, serverT, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ss.Close()
+	c, err := mcpbridge.Connect(ctx, clientT, mcpbridge.ClientOptions{Name: "issues", Check: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	out, res, err := mcpbridge.CallToolFor[ids](ctx, c, "echo", ids{RepoID: -9223372036854775808, NodeID: 18446744073709551615})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(out.RepoID, out.NodeID, res.Exact)
+	// Output:
+	// -9223372036854775808 18446744073709551615 true
+}

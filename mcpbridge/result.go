@@ -60,7 +60,7 @@ func (c *Client) result(ti *ToolInfo, out *mcp.CallToolResult, res *CallResult) 
 		if err := (structconv.UnmarshalOptions{Schema: ti.Output, Report: &urep}).Unmarshal(raw.Structured, v); err != nil {
 			return err
 		}
-		res.Structured = v
+		res.Structured, res.structuredJSON = v, raw.Structured
 	case out.StructuredContent != nil:
 		v := &structpb.Value{}
 		if err := (structconv.GoOptions{Schema: ti.Output, Report: &urep}).FromGo(out.StructuredContent, v); err != nil {

@@ -47,11 +47,14 @@ func mcpExampleUsage(w io.Writer) {
 
 Mcp-example runs the bundled example MCP server over stdio (newline-
 delimited JSON-RPC on standard input and output) until standard input
-closes. Its tools are strict about types, like typed handlers:
+closes. Its tools are typed Go tools (mcpbridge.AddToolFor), strict
+about types like typed handlers in any language, and exact to the last
+digit of a 64-bit integer, in arguments and in structured results:
 
 	code_nav       {path, line integer, column integer}
 	search_issues  {query, since_ms int64, limit integer or null,
-	               repo_id int64, filters[].value strings or an integer}
+	               repo_id int64, exclude_ids []uint64,
+	               filters[].value strings or an integer}
 	echo_raw       echoes the arguments exactly as they arrived
 
 Try it behind the bridge:
