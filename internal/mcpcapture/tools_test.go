@@ -25,7 +25,9 @@ const (
 // paginates its tools/list (0: the SDK's default).
 func schemaServer(n, pageSize int) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "schemas", Version: "v1"}, &mcp.ServerOptions{PageSize: pageSize})
-	h := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil }
+	h := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	}
 	for i := range n {
 		tool := &mcp.Tool{Name: fmt.Sprintf("t%d", i), InputSchema: json.RawMessage(bigInputSchema), OutputSchema: json.RawMessage(bigOutputSchema)}
 		if i == 0 {
