@@ -47,9 +47,10 @@ type Options struct {
 	// are refused with InvalidArgument naming the path, before anything is
 	// sent: no request can end an upstream session.
 	structconv.CheckOptions
-	// Logger receives a line per call (tool, server, duration, changes,
-	// problems, is_error) and the upstreams' starts and ends; nil logs
-	// nothing.
+	// Logger receives a line per call (tool, server, duration, changes
+	// and problems of the arguments, result_changes when converting the
+	// result noted any, is_error) and the upstreams' starts and ends; nil
+	// logs nothing.
 	Logger *slog.Logger
 	// StartTimeout bounds each start of an upstream (connection,
 	// initialization, tools/list); 0 means 30s.
