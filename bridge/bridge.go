@@ -10,6 +10,13 @@
 // with codes.Unavailable naming the server, and the next call restarts it,
 // with a backoff between attempts.
 //
+// Tool schemas are listed as the MCP server wrote them (read below the MCP
+// SDK, see mcpbridge's "Numbers in tool schemas"): ListTools gives each
+// as JSON text (exact) beside the google.protobuf.Struct form (numbers as
+// doubles), and the check and the profiles' adapted schemas use the exact
+// text. A call's report labels its entries: "arguments", or
+// "structured_content" for what converting the result noted.
+//
 // Every call is logged; a call whose result numbers are not known to be
 // exact (the upstream's transport could not be wrapped to capture raw
 // results, see mcpbridge.Connect) is logged as a warning with exact=false.

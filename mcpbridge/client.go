@@ -36,6 +36,19 @@
 // CallResult.Exact says, per call, whether the numbers are as the server
 // wrote them.
 //
+// # Numbers in tool schemas
+//
+// The go-sdk decodes tools/list the same way: a tool's InputSchema and
+// OutputSchema are `any` with float64 numbers, so "maximum":
+// 18446744073709551615 would be 18446744073709552000 (and the check would
+// pass one past it). Over the same transports, the Client keeps each
+// listed tool's raw schemas below the SDK (under the same private _meta
+// key, in the tool's own _meta), and compiles and exposes those bytes
+// (ToolInfo.InputSchema, OutputSchema; ToolInfo.Exact), through
+// pagination and every relisting. Over any other transport, or for a
+// listing beyond 64 MiB, the schemas are the SDK's values and
+// ToolInfo.Exact is false.
+//
 // The go-sdk's typed tools (mcp.AddTool with a ToolHandlerFor) are lossy
 // on the server side too: arguments are validated as a float64 map and
 // re-marshaled before they are decoded into In (an int field accepts 5.0,
