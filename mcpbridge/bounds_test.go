@@ -2,10 +2,12 @@ package mcpbridge_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -134,5 +136,34 @@ func TestResultReportSeparate(t *testing.T) {
 		if len(res.Report.Changes) != 0 || !hasRule(res.ResultReport, "/structuredContent/n", terms.RuleBigIntCarried) {
 			t.Errorf("%s: arguments' report %v, result's %v", name, rules(res.Report), rules(res.ResultReport))
 		}
+	}
+}
+
+// A tool added later is relisted on list_changed with its exact schemas.
+func TestToolSchemasExactAfterListChanged(t *testing.T) {
+	s := bounds.NewServer()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	c, err := mcpbridge.Connect(context.Background(), ct, mcpbridge.ClientOptions{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const late = `{"type":"object","properties":{"u":{"type":"integer","exclusiveMaximum":18446744073709551616}}}`
+	s.AddTool(&mcp.Tool{Name: "late", InputSchema: json.RawMessage(late)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	})
+	eventually(t, 20*time.Second, "the late tool listed", func() bool { _, ok := c.Tool("late"); return ok })
+	ti, _ := c.Tool("late")
+	if !ti.Exact || string(ti.InputSchema) != late {
+		t.Errorf("relisted: exact %v, %s", ti.Exact, ti.InputSchema)
+	}
+	res, err := c.CallToolJSON(context.Background(), "late", []byte(`{"u":18446744073709551616}`))
+	if err != nil || !res.Local {
+		t.Errorf("2^64 passed the exclusive bound 2^64: %v %v", res, err)
 	}
 }
