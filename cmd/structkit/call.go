@@ -201,9 +201,10 @@ func compileSchema(t *bridgev1.Tool) (*coerce.Schema, error) {
 	return coerce.CompileOptions{LazyValidator: true}.Compile(b) // for conversion only
 }
 
-// writeCallReport writes the report of a call: the entries about the
-// arguments as they are, those about the result (field
-// "structured_content") labelled "result".
+// writeCallReport writes the report of a call as writeReport writes a
+// coerce.Report (the changes, then the problems' messages, one per line):
+// the entries about the arguments as they are, those about the result
+// (field "structured_content") labelled "result".
 func writeCallReport(w io.Writer, r *structkitv1.Report) {
 	label := func(field string) string {
 		if field == resultField {
