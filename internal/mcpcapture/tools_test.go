@@ -169,4 +169,8 @@ func TestAnnotateToolsBounds(t *testing.T) {
 	if _, ok := c.annotateTools([]byte(big)); ok {
 		t.Error("a listing beyond maxBody was rewritten")
 	}
+	// The same bound as tools/call results, over every transport.
+	if _, ok := c.annotate([]byte(`{"structuredContent":{"s":"` + strings.Repeat("x", maxBody) + `"}}`)); ok {
+		t.Error("a result beyond maxBody was rewritten")
+	}
 }
