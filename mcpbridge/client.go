@@ -302,10 +302,11 @@ func (c *Client) refresher() {
 // to wrap, false for any other (see also ToolInfo.Exact).
 func (c *Client) ExactResults() bool { return c.exact }
 
-// Session returns the underlying SDK session. A tools/call result it
-// returns directly carries the Client's capture in its Meta, under a key
-// starting "structkit.dev/raw-result-" (a JSON string of the raw
-// structuredContent and content); ignore it.
+// Session returns the underlying SDK session. A tools/call result or a
+// listed tool it returns directly carries the Client's capture in its
+// Meta, under a key starting "structkit.dev/raw-result-" (a JSON string of
+// the raw structuredContent and content, or of the raw inputSchema and
+// outputSchema); ignore it.
 func (c *Client) Session() *mcp.ClientSession { return c.cs }
 
 // Name returns the server's name (ClientOptions.Name, or "mcp").
