@@ -271,7 +271,11 @@ func roundTrip(t *testing.T, name string, a *Schema, adapted *coerce.Schema, x [
 		t.Errorf("%s: Restore(Forward(x)): %v %v\n x:  %s\n fw: %s", name, err, rep, x, fw)
 		return
 	}
-	if want := canonical(t, a.Original(), x); !bytes.Equal(out, want) {
+	// Compared as a Struct holds them: restore writes a big integer the
+	// answer wrote as a number at a free location as that number, where
+	// canonical's Struct holds its digits (exactness: the bridge's
+	// TestFreeLocationsExactUnderProfiles).
+	if want := canonical(t, a.Original(), x); !bytes.Equal(canonical(t, a.Original(), out), want) {
 		t.Errorf("%s: Restore(Forward(x)) differs from x:\n x:   %s\n fw:  %s\n got: %s\n S':  %s", name, want, fw, out, a.JSON())
 		return
 	}

@@ -10,6 +10,13 @@
 // with codes.Unavailable naming the server, and the next call restarts it,
 // with a backoff between attempts.
 //
+// Tool schemas are listed as the MCP server wrote them (read below the MCP
+// SDK, see mcpbridge's "Numbers in tool schemas"): ListTools gives each
+// as JSON text (exact) beside the google.protobuf.Struct form (numbers as
+// doubles), and the check and the profiles' adapted schemas use the exact
+// text. A call's report labels its entries: "arguments", or
+// "structured_content" for what converting the result noted.
+//
 // Every call is logged; a call whose result numbers are not known to be
 // exact (the upstream's transport could not be wrapped to capture raw
 // results, see mcpbridge.Connect) is logged as a warning with exact=false.
@@ -47,9 +54,10 @@ type Options struct {
 	// are refused with InvalidArgument naming the path, before anything is
 	// sent: no request can end an upstream session.
 	structconv.CheckOptions
-	// Logger receives a line per call (tool, server, duration, changes,
-	// problems, is_error) and the upstreams' starts and ends; nil logs
-	// nothing.
+	// Logger receives a line per call (tool, server, duration, changes
+	// and problems of the arguments, result_changes when converting the
+	// result noted any, is_error) and the upstreams' starts and ends; nil
+	// logs nothing.
 	Logger *slog.Logger
 	// StartTimeout bounds each start of an upstream (connection,
 	// initialization, tools/list); 0 means 30s.

@@ -17,6 +17,7 @@ import (
 	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
+	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
 	"github.com/structkit/structkit/internal/rpcargs"
 	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/mcpbridge"
@@ -173,7 +174,7 @@ func response(res *mcpbridge.CallResult) (*bridgev1.CallToolResponse, error) {
 	resp := &bridgev1.CallToolResponse{
 		StructuredContent: res.Structured,
 		IsError:           res.IsError,
-		Report:            rpcargs.AppendReport(nil, "arguments", &res.Report),
+		Report:            report(res),
 		Exact:             res.Exact,
 		Unconverted:       res.Unconverted,
 		NotValidated:      res.NotValidated,
@@ -188,6 +189,32 @@ func response(res *mcpbridge.CallResult) (*bridgev1.CallToolResponse, error) {
 	return resp, nil
 }
 
+// Fields of the response's report entries: what each is about.
+const (
+	argumentsField = "arguments"          // the arguments
+	resultField    = "structured_content" // the result's structured content
+)
+
+// report is the response's report: the entries about the arguments (field
+// "arguments"), then those about the result (field "structured_content",
+// paths inside it: mcpbridge's "/structuredContent" prefix is the field).
+func report(res *mcpbridge.CallResult) *structkitv1.Report {
+	out := rpcargs.AppendReport(nil, argumentsField, &res.Report)
+	n, m := len(out.Changes), len(out.Problems)
+	out = rpcargs.AppendReport(out, resultField, &res.ResultReport)
+	for _, c := range out.Changes[n:] {
+		c.Path = strings.TrimPrefix(c.Path, mcpbridgeStructuredPath)
+	}
+	for _, p := range out.Problems[m:] {
+		p.Path = strings.TrimPrefix(p.Path, mcpbridgeStructuredPath)
+	}
+	return out
+}
+
+// mcpbridgeStructuredPath starts the paths of mcpbridge's result report
+// (mcpbridge.CallResult.ResultReport).
+const mcpbridgeStructuredPath = "/structuredContent"
+
 // logCall writes the line of one call.
 func (s *Server) logCall(ctx context.Context, tool, server string, d time.Duration, res *mcpbridge.CallResult, err error) {
 	attrs := []slog.Attr{
@@ -201,6 +228,11 @@ func (s *Server) logCall(ctx context.Context, tool, server string, d time.Durati
 			slog.Int("changes", len(res.Report.Changes)),
 			slog.Int("problems", len(res.Report.Problems)),
 			slog.Bool("is_error", res.IsError))
+		if n := len(res.ResultReport.Changes); n > 0 {
+			// Notes of converting the result (big integers carried, ...),
+			// not changes to the arguments.
+			attrs = append(attrs, slog.Int("result_changes", n))
+		}
 		if res.Local {
 			attrs = append(attrs, slog.Bool("local", true))
 		}

@@ -78,10 +78,10 @@ func profileOf(name string) (adapt.Profile, error) {
 	return p, nil
 }
 
-// adaptedInput returns the tool's input schema adapted to p, as a Struct;
-// nil when the tool has none, it cannot be adapted (logged), or ctx is
-// done.
-func (s *Server) adaptedInput(ctx context.Context, p adapt.Profile, server string, t mcpbridge.ToolInfo) *structpb.Struct {
+// adaptedInput returns the tool's input schema (its exact text) adapted
+// to p, as JSON text; nil when the tool has none, it cannot be adapted
+// (logged), or ctx is done.
+func (s *Server) adaptedInput(ctx context.Context, p adapt.Profile, server string, t mcpbridge.ToolInfo) []byte {
 	if len(t.InputSchema) == 0 || string(t.InputSchema) == "null" {
 		return nil
 	}
@@ -93,11 +93,7 @@ func (s *Server) adaptedInput(ctx context.Context, p adapt.Profile, server strin
 		s.logger.Warn("input schema cannot be adapted; left out", "server", server, "tool", t.Name, "profile", p, "err", err)
 		return nil
 	}
-	st, err := schemaStruct(a.JSON())
-	if err != nil {
-		return nil
-	}
-	return st
+	return a.JSON()
 }
 
 // restoreArgs restores arguments written under the tool's input schema

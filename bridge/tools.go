@@ -40,6 +40,9 @@ func (s *Server) route(name string) (*upstream, string, error) {
 // that is down is started; if it cannot be, the tools of its last session
 // are listed, and if it never had one the call fails with Unavailable.
 // With a profile, the input schemas are adapted to it (package adapt).
+// Each schema is given twice: as a Struct, and as the JSON text the
+// bridge checks with, every number exact (input_schema_json,
+// output_schema_json).
 func (s *Server) ListTools(ctx context.Context, req *bridgev1.ListToolsRequest) (*bridgev1.ListToolsResponse, error) {
 	profile, err := profileOf(req.GetProfile())
 	if err != nil {
@@ -60,17 +63,23 @@ func (s *Server) ListTools(ctx context.Context, req *bridgev1.ListToolsRequest) 
 			s.logger.Warn("listing the tools of the last session", "server", u.name, "err", err)
 		}
 		for _, t := range tools {
-			bt := &bridgev1.Tool{Name: s.toolName(u, t.Name), Description: t.Description, Server: u.name}
+			bt := &bridgev1.Tool{Name: s.toolName(u, t.Name), Description: t.Description, Server: u.name, SchemasExact: t.Exact}
+			input := []byte(t.InputSchema)
 			if profile != "" {
-				bt.InputSchema = s.adaptedInput(ctx, profile, u.name, t)
+				input = s.adaptedInput(ctx, profile, u.name, t)
 				if ctx.Err() != nil {
 					return nil, status.FromContextError(context.Cause(ctx)).Err()
 				}
-			} else if bt.InputSchema, err = schemaStruct(t.InputSchema); err != nil {
+			}
+			if bt.InputSchema, err = schemaStruct(input); err != nil {
 				s.logger.Warn("input schema is not a JSON object; left out", "server", u.name, "tool", t.Name, "err", err)
+			} else if bt.InputSchema != nil {
+				bt.InputSchemaJson = string(input)
 			}
 			if bt.OutputSchema, err = schemaStruct(t.OutputSchema); err != nil {
 				s.logger.Warn("output schema is not a JSON object; left out", "server", u.name, "tool", t.Name, "err", err)
+			} else if bt.OutputSchema != nil {
+				bt.OutputSchemaJson = string(t.OutputSchema)
 			}
 			resp.Tools = append(resp.Tools, bt)
 		}
@@ -80,7 +89,8 @@ func (s *Server) ListTools(ctx context.Context, req *bridgev1.ListToolsRequest) 
 }
 
 // schemaStruct converts a schema's JSON text to a Struct; nil when there is
-// none.
+// none. The Struct holds numbers as doubles (a bound beyond 2^53 is
+// rounded; Tool.input_schema_json keeps the text).
 func schemaStruct(raw []byte) (*structpb.Struct, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil

@@ -213,6 +213,7 @@ func (c *Client) send(ctx context.Context, name string, ti *ToolInfo, argJSON []
 		return nil, &CallError{Server: c.name, Tool: name, Stage: StageResult, Err: err}
 	}
 	c.observe(name, &res.Report)
+	c.observe(name, &res.ResultReport)
 	return res, nil
 }
 

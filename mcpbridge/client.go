@@ -36,6 +36,19 @@
 // CallResult.Exact says, per call, whether the numbers are as the server
 // wrote them.
 //
+// # Numbers in tool schemas
+//
+// The go-sdk decodes tools/list the same way: a tool's InputSchema and
+// OutputSchema are `any` with float64 numbers, so "maximum":
+// 18446744073709551615 would be 18446744073709552000 (and the check would
+// pass one past it). Over the same transports, the Client keeps each
+// listed tool's raw schemas below the SDK (under the same private _meta
+// key, in the tool's own _meta), and compiles and exposes those bytes
+// (ToolInfo.InputSchema, OutputSchema; ToolInfo.Exact), through
+// pagination and every relisting. Over any other transport, or for a
+// listing beyond 64 MiB, the schemas are the SDK's values and
+// ToolInfo.Exact is false.
+//
 // The go-sdk's typed tools (mcp.AddTool with a ToolHandlerFor) are lossy
 // on the server side too: arguments are validated as a float64 map and
 // re-marshaled before they are decoded into In (an int field accepts 5.0,
@@ -81,7 +94,7 @@ type ClientOptions struct {
 	// CheckOptions configure what is done to the arguments: the lenient
 	// policy's repairs (applied before the check, or alone without it);
 	// the Observer, which receives every change and problem of every
-	// call's Report, with the tool's name; the limits. Each call names its
+	// call's Report and ResultReport, with the tool's name; the limits. Each call names its
 	// tool and is bounded by its context. MaxDepth bounds the nesting of
 	// the arguments sent; here 0 means 512, well under the 1000 levels at
 	// which the go-sdk refuses a JSON-RPC message (and a stdio server built
@@ -102,11 +115,22 @@ type ClientOptions struct {
 type ToolInfo struct {
 	Name        string
 	Description string
-	// InputSchema and OutputSchema are the schemas as the server sent
-	// them, as JSON (re-encoded from the SDK's decoded value: members
-	// sorted); nil if absent. Do not modify.
+	// InputSchema and OutputSchema are the schemas as JSON; nil if
+	// absent. When Exact, they are the text the server wrote, compacted
+	// (members in its order, every literal as written); otherwise they are
+	// re-encoded from the SDK's decoded value (members sorted, numbers
+	// float64). Do not modify.
 	InputSchema  json.RawMessage
 	OutputSchema json.RawMessage
+	// Exact is true when InputSchema and OutputSchema (and so Input,
+	// Output, the check and adapted schemas) were read from the raw
+	// tools/list result, captured below the SDK as results are (see
+	// Client.ExactResults): a "maximum" of 18446744073709551615, a const
+	// or enum beyond 2^53 are exact. When false (a transport the Client
+	// cannot wrap, which Connect logs; or a listing the capture could not
+	// rewrite, which Refresh logs), they are the SDK's float64 decoding,
+	// exact only up to 2^53.
+	Exact bool
 	// Input and Output are the compiled schemas; nil if absent or not
 	// compilable, in which case InputErr/OutputErr hold the compile error.
 	Input     *coerce.Schema
@@ -118,7 +142,9 @@ type ToolInfo struct {
 	// does not compile, or one that says nothing about the members (such
 	// as {"type": "object"}).
 	Unchecked bool
-	// Tool is the tool as the SDK listed it. Do not modify.
+	// Tool is the tool as the SDK listed it (without the capture's entry
+	// in its Meta; its InputSchema and OutputSchema are the SDK's float64
+	// decoding: use the fields above). Do not modify.
 	Tool *mcp.Tool
 }
 
@@ -133,15 +159,18 @@ type CallResult struct {
 	Structured *structpb.Value
 	// IsError is the result's isError, or true for a local answer.
 	IsError bool
-	// Report lists the changes made to the arguments (lenient repairs,
-	// big integers restored, fractions at integer locations, ...), the
-	// problems found by the check, and the notes of converting the
-	// structured result (bigint-carried, ...), whose paths start with
-	// "/structuredContent": "/structuredContent/id" is the result's member
-	// "id" (entries about the arguments have plain paths). Changes of rule
-	// "integer" (a whole number written as an integer literal) are left
-	// out: every integer gets one.
+	// Report is about the arguments: the changes made to them (lenient
+	// repairs, big integers restored, fractions at integer locations,
+	// ...) and the problems found by the check, with paths inside the
+	// arguments. Changes of rule "integer" (a whole number written as an
+	// integer literal) are left out: every integer gets one.
 	Report coerce.Report
+	// ResultReport is about the result: the notes of converting its
+	// structured content with the tool's output schema (bigint-carried,
+	// precision-unsafe, ...), whose paths start with "/structuredContent"
+	// ("/structuredContent/id" is the result's member "id"). The Observer
+	// receives them after the arguments' entries, with those paths.
+	ResultReport coerce.Report
 	// Local is true when the call was answered locally (invalid
 	// arguments): the server was not called.
 	Local bool
@@ -149,8 +178,8 @@ type CallResult struct {
 	// server wrote them: the raw result was captured (see ExactResults),
 	// or it holds no number the SDK's decoding could have changed, or the
 	// call was answered locally. When false, Structured holds the SDK's
-	// float64 values, and Report flags the whole ones beyond ±2^53 with
-	// "precision-unsafe".
+	// float64 values, and ResultReport flags the whole ones beyond ±2^53
+	// with "precision-unsafe".
 	Exact bool
 	// Unconverted, when not empty, says why the arguments went out
 	// unconverted (plain structconv.Marshal): the tool has no usable input
@@ -233,7 +262,7 @@ func Connect(ctx context.Context, t mcp.Transport, opts ClientOptions) (*Client,
 	wrapped, exact := c.cap.Wrap(t)
 	c.exact = exact
 	if !exact && opts.Logger != nil {
-		opts.Logger.Warn("mcpbridge: the client cannot capture raw results over this transport: numbers in results are decoded by the MCP SDK as float64 (integers beyond 2^53 may lose digits)",
+		opts.Logger.Warn("mcpbridge: the client cannot capture raw results and tool schemas over this transport: numbers in results and in tool schemas are decoded by the MCP SDK as float64 (integers beyond 2^53 may lose digits)",
 			"server", name, "transport", fmt.Sprintf("%T", t))
 	}
 	cs, err := mc.Connect(ctx, wrapped, nil)
@@ -273,14 +302,16 @@ func (c *Client) refresher() {
 }
 
 // ExactResults reports whether the Client captures each tools/call
-// result's raw JSON, so that numbers in results are exact: true for the
-// transports Connect knows how to wrap, false for any other.
+// result's raw JSON and each listed tool's raw schemas, so that numbers in
+// results and schemas are exact: true for the transports Connect knows how
+// to wrap, false for any other (see also ToolInfo.Exact).
 func (c *Client) ExactResults() bool { return c.exact }
 
-// Session returns the underlying SDK session. A tools/call result it
-// returns directly carries the Client's capture in its Meta, under a key
-// starting "structkit.dev/raw-result-" (a JSON string of the raw
-// structuredContent and content); ignore it.
+// Session returns the underlying SDK session. A tools/call result or a
+// listed tool it returns directly carries the Client's capture in its
+// Meta, under a key starting "structkit.dev/raw-result-" (a JSON string of
+// the raw structuredContent and content, or of the raw inputSchema and
+// outputSchema); ignore it.
 func (c *Client) Session() *mcp.ClientSession { return c.cs }
 
 // Name returns the server's name (ClientOptions.Name, or "mcp").

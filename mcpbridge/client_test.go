@@ -115,8 +115,11 @@ func TestExactIntegers(t *testing.T) {
 	if n := len(sc["issues"].GetListValue().GetValues()); n != 3 || sc["count"].GetNumberValue() != 3 {
 		t.Errorf("structured issues: %d, count %v", n, sc["count"])
 	}
-	if !hasRule(res.Report, "/structuredContent/repo_id", terms.RuleBigIntCarried) {
-		t.Errorf("report lacks /structuredContent/repo_id bigint-carried: %v", rules(res.Report))
+	if !hasRule(res.ResultReport, "/structuredContent/repo_id", terms.RuleBigIntCarried) {
+		t.Errorf("result report lacks /structuredContent/repo_id bigint-carried: %v", rules(res.ResultReport))
+	}
+	if hasRule(res.Report, "/structuredContent/repo_id", terms.RuleBigIntCarried) {
+		t.Errorf("the arguments' report holds the result's note: %v", rules(res.Report))
 	}
 	// Written back with the output schema, the result is the server's JSON.
 	ti, _ := c.Tool("search_issues")
@@ -343,7 +346,7 @@ func TestLenient(t *testing.T) {
 				t.Errorf("check=%v: report lacks %s %s: %v", check, r.path, r.rule, rules(res.Report))
 			}
 		}
-		if len(obs.changes) != len(res.Report.Changes) || !strings.HasPrefix(obs.changes[0], "search_issues /") {
+		if len(obs.changes) != len(res.Report.Changes)+len(res.ResultReport.Changes) || !strings.HasPrefix(obs.changes[0], "search_issues /") {
 			t.Errorf("check=%v: observer saw %q", check, obs.changes)
 		}
 	}

@@ -149,8 +149,8 @@ func TestUnwrappedTransport(t *testing.T) {
 	if got := res.Structured.GetStructValue().GetFields()["repo_id"].GetNumberValue(); got != 9007199254740996 {
 		t.Errorf("repo_id %v, want the SDK's rounded 9007199254740996", res.Structured)
 	}
-	if !hasRule(res.Report, "/structuredContent/repo_id", terms.RulePrecisionUnsafe) {
-		t.Errorf("report: %s", res.Report.String())
+	if !hasRule(res.ResultReport, "/structuredContent/repo_id", terms.RulePrecisionUnsafe) {
+		t.Errorf("result report: %s", res.ResultReport.String())
 	}
 	// A result without numbers is exact all the same.
 	res, err = c.CallTool(ctx, "echo_raw", mustStruct(t, map[string]any{"a": "b"}))

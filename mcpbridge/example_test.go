@@ -60,7 +60,8 @@ func ExampleClient_CallTool() {
 	}
 	fmt.Println(string(res.Content[0]))
 	fmt.Printf("%q exact=%v\n", res.Structured.GetStructValue().Fields["repo_id"].GetStringValue(), res.Exact)
-	fmt.Println(res.Report.String())
+	fmt.Println(res.Report.String())       // about the arguments
+	fmt.Println(res.ResultReport.String()) // about the result
 
 	// Invalid arguments are answered locally, in words a model can act on.
 	args, _ = structpb.NewStruct(map[string]any{"query": "panic", "repo_id": 1.0, "limit": 1.5})

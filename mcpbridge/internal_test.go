@@ -40,7 +40,7 @@ func TestResultFallback(t *testing.T) {
 		t.Errorf("structured %v", res.Structured)
 	}
 	var got []string
-	for _, ch := range res.Report.Changes {
+	for _, ch := range res.ResultReport.Changes {
 		got = append(got, ch.String())
 	}
 	want := []string{

@@ -18,7 +18,7 @@ import (
 )
 
 // structuredPath prefixes the Path of report entries about the structured
-// result (see CallResult.Report).
+// result (see CallResult.ResultReport).
 const structuredPath = "/structuredContent"
 
 // result fills res from the SDK's result and the raw JSON the capture
@@ -72,7 +72,7 @@ func (c *Client) result(ti *ToolInfo, out *mcp.CallToolResult, res *CallResult) 
 	if !captured {
 		res.Exact = !hasNumber(out.StructuredContent) && !slices.ContainsFunc(res.Content, hasNumberLiteral)
 	}
-	appendChanges(&res.Report, urep.Changes, structuredPath)
+	appendChanges(&res.ResultReport, urep.Changes, structuredPath)
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/internal/mcpcapture"
 	"github.com/structkit/structkit/internal/schema"
 )
 
@@ -50,6 +51,7 @@ func (c *Client) Refresh(ctx context.Context) error {
 	defer c.refreshMu.Unlock()
 	old := c.tools.Load()
 	var list []ToolInfo
+	var inexact []string // tools listed through a wrapped transport without their raw schemas
 	seen := map[string]bool{}
 	for tool, err := range c.cs.Tools(ctx, nil) {
 		if err != nil {
@@ -63,7 +65,15 @@ func (c *Client) Refresh(ctx context.Context) error {
 		if old != nil {
 			prev = old.byName[tool.Name]
 		}
-		list = append(list, toolInfo(tool, prev))
+		raw, clean, captured := c.cap.ToolSchemas(tool)
+		if c.exact && !captured {
+			inexact = append(inexact, tool.Name)
+		}
+		list = append(list, toolInfo(clean, raw, captured, prev))
+	}
+	if len(inexact) > 0 && c.opts.Logger != nil {
+		c.opts.Logger.Warn("mcpbridge: the raw schemas of some tools could not be captured (a listing beyond 64 MiB, or a tool object the capture cannot rewrite): their schemas are the MCP SDK's float64 decoding (numbers beyond 2^53 may have lost digits)",
+			"server", c.name, "tools", len(inexact), "first", inexact[0])
 	}
 	slices.SortFunc(list, func(a, b ToolInfo) int { return cmp.Compare(a.Name, b.Name) })
 	set := &toolSet{list: list, byName: make(map[string]*ToolInfo, len(list)), at: time.Now()}
@@ -83,11 +93,17 @@ func bridgeCompile(schema []byte) (*coerce.Schema, error) {
 }
 
 // toolInfo compiles a listed tool's schemas, reusing prev's where the
-// schema is the same.
-func toolInfo(tool *mcp.Tool, prev *ToolInfo) ToolInfo {
-	ti := ToolInfo{Name: tool.Name, Description: tool.Description, Tool: tool}
-	ti.InputSchema, ti.InputErr = schemaJSON(tool.InputSchema)
-	ti.OutputSchema, ti.OutputErr = schemaJSON(tool.OutputSchema)
+// schema is the same: the raw schemas the capture kept when captured, else
+// the SDK's decoding of them.
+func toolInfo(tool *mcp.Tool, raw mcpcapture.ToolSchemas, captured bool, prev *ToolInfo) ToolInfo {
+	ti := ToolInfo{Name: tool.Name, Description: tool.Description, Tool: tool, Exact: captured}
+	if captured {
+		ti.InputSchema, ti.InputErr = schemaJSON(raw.Input)
+		ti.OutputSchema, ti.OutputErr = schemaJSON(raw.Output)
+	} else {
+		ti.InputSchema, ti.InputErr = schemaJSON(tool.InputSchema)
+		ti.OutputSchema, ti.OutputErr = schemaJSON(tool.OutputSchema)
+	}
 	if prev != nil && ti.InputErr == nil && bytes.Equal(prev.InputSchema, ti.InputSchema) {
 		ti.Input, ti.InputErr, ti.Unchecked = prev.Input, prev.InputErr, prev.Unchecked
 	} else if ti.InputErr == nil && ti.InputSchema != nil {
@@ -104,8 +120,8 @@ func toolInfo(tool *mcp.Tool, prev *ToolInfo) ToolInfo {
 	return ti
 }
 
-// schemaJSON encodes a schema as the SDK holds it (a decoded map, or
-// json.RawMessage); nil for none.
+// schemaJSON encodes a schema as the capture or the SDK holds it (raw
+// text, compacted; or a decoded map); nil for none.
 func schemaJSON(s any) (json.RawMessage, error) {
 	switch v := s.(type) {
 	case nil:

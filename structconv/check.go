@@ -97,7 +97,7 @@ func (o CheckOptions) checkJSON(schema *coerce.Schema, args []byte, hook restore
 		MaxNumberDigits: o.MaxNumberDigits, restore: hook, lits: &lits}).Unmarshal(args, &s); err != nil {
 		return nil, nil, err
 	}
-	out, problems, err := o.write(schema, &s, lits.m, false)
+	out, problems, err := o.write(schema, &s, &lits, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -168,16 +168,20 @@ var errNoSchema = &Error{Code: CodeType, Offset: -1, Msg: "a check needs a schem
 
 // write writes m under the schema, as Marshal does, and validates what it
 // wrote: the encoder records the instance for the validator as it writes
-// (numbers exact, the literals in lits standing for their values). With
-// scratch, the bytes are not kept and what JSON cannot hold is written as
-// it comes, for the validator to name. problems is sorted by path.
-func (o CheckOptions) write(schema *coerce.Schema, m proto.Message, lits map[*structpb.Value_NumberValue]string, scratch bool) ([]byte, []coerce.Problem, error) {
+// (numbers exact). lits, when not nil, holds what the decoder kept of the
+// JSON it read m from: those literals are written (and recorded) as they
+// were read, so that a number reaches the output as the number the input
+// held, schema or not. With scratch, the bytes are not kept and what JSON
+// cannot hold is written as it comes, for the validator to name. problems
+// is sorted by path.
+func (o CheckOptions) write(schema *coerce.Schema, m proto.Message, lits *literals, scratch bool) ([]byte, []coerce.Problem, error) {
 	ctx := o.ctx()
 	val := validate.Of(planOf(schema))
 	e := encoderPool.Get().(*encoder)
 	e.b = e.buf[:0]
+	e.lits = lits
 	if val != nil {
-		e.rec, e.lits, e.tolerant = validate.NewRecorder(), lits, scratch
+		e.rec, e.tolerant = validate.NewRecorder(), scratch
 		defer e.rec.Release()
 	}
 	err := MarshalOptions{Schema: schema}.encode(e, m)
@@ -234,8 +238,8 @@ func (o CheckOptions) observe(rep *coerce.Report) { terms.Observe(o.Observer, o.
 // writes (write); the zero value records nothing.
 type check struct {
 	rec      *validate.Recorder
-	lits     map[*structpb.Value_NumberValue]string // the literals of numbers whose double is not their value
-	tolerant bool                                   // write NaN, ±Inf and text that is not UTF-8 as they come: the bytes are not kept
+	lits     *literals // what the decoder kept of the literals it read; nil for none
+	tolerant bool      // write NaN, ±Inf and text that is not UTF-8 as they come: the bytes are not kept
 }
 
 // record records the scalar v, about to be written at l, for the
@@ -249,13 +253,13 @@ func (e *encoder) record(v *structpb.Value, l *plan.Loc) {
 	case *structpb.Value_BoolValue:
 		e.rec.Bool(k.BoolValue)
 	case *structpb.Value_NumberValue:
-		if lit, ok := e.lits[k]; ok {
+		if lit, ok := e.lits.number(k); ok {
 			e.rec.Literal(lit)
 			return
 		}
 		e.rec.Float(k.NumberValue, l.Integer())
 	case *structpb.Value_StringValue:
-		if l.RestoresCarried() && jsontext.Carried(k.StringValue) {
+		if e.lits.isCarried(k) || l.RestoresCarried() && jsontext.Carried(k.StringValue) {
 			e.rec.Literal(k.StringValue)
 			return
 		}
@@ -263,12 +267,49 @@ func (e *encoder) record(v *structpb.Value, l *plan.Loc) {
 	}
 }
 
-// literals keeps, for the check, the number literals the decoder read
-// whose double is not their value (1.0000000000000001 reads as 1), so
-// that validation reads them exactly. They are kept by the number's kind
-// (what Unmarshal keeps of the root it read into a Value).
+// literals keeps, for the check, what a Struct cannot say of the number
+// literals the decoder read, so that the check's output and its
+// validation read them exactly, JSON in to JSON out: the literals whose
+// double is not their value (1.0000000000000001 reads as 1), and the big
+// integers it carried as strings of digits (which, where the schema does
+// not say integer, such as a location with no schema, could not be told
+// from strings the input wrote). They are kept by the value's kind (what
+// Unmarshal keeps of the root it read into a Value).
 type literals struct {
-	m map[*structpb.Value_NumberValue]string
+	m       map[*structpb.Value_NumberValue]string
+	carried map[*structpb.Value_StringValue]struct{}
+}
+
+// carry marks v, a string of digits standing for a big integer the input
+// wrote as a number.
+func (t *literals) carry(v *structpb.Value) {
+	k, ok := v.GetKind().(*structpb.Value_StringValue)
+	if !ok {
+		return
+	}
+	if t.carried == nil {
+		t.carried = map[*structpb.Value_StringValue]struct{}{}
+	}
+	t.carried[k] = struct{}{}
+}
+
+// number returns the literal kept for k; ok is false when there is none.
+func (t *literals) number(k *structpb.Value_NumberValue) (lit string, ok bool) {
+	if t == nil {
+		return "", false
+	}
+	lit, ok = t.m[k]
+	return lit, ok
+}
+
+// isCarried reports whether k is a big integer the input wrote as a
+// number.
+func (t *literals) isCarried(k *structpb.Value_StringValue) bool {
+	if t == nil {
+		return false
+	}
+	_, ok := t.carried[k]
+	return ok
 }
 
 // keep keeps lit, the literal v was read from, when v is a double that

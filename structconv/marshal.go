@@ -168,6 +168,13 @@ func (e *encoder) value(v *structpb.Value, l *plan.Loc) error {
 	case *structpb.Value_NumberValue:
 		return e.number(k.NumberValue, l)
 	case *structpb.Value_StringValue:
+		if e.lits.isCarried(k) && !l.RestoresCarried() {
+			// A big integer the check's input wrote as a number, where
+			// the schema does not say it is one: written back as the
+			// number it was.
+			e.b = append(e.b, k.StringValue...)
+			return nil
+		}
 		return e.str(k.StringValue, l)
 	case *structpb.Value_StructValue:
 		return e.object(k.StructValue, l)

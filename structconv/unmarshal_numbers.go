@@ -87,5 +87,9 @@ func (d *decoder) bigInteger(lit, canon string, plain bool, f float64, l *plan.L
 	if d.report != nil {
 		d.note(terms.RuleBigIntCarried, lit, strconv.Quote(canon), l)
 	}
-	return d.stringValue(canon), nil
+	v := d.stringValue(canon)
+	if d.lits != nil {
+		d.lits.carry(v) // the check writes it back as the number it was
+	}
+	return v, nil
 }

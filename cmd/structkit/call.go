@@ -22,6 +22,7 @@ import (
 	"github.com/structkit/structkit/cmd/structkit/internal/expose"
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
+	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -85,7 +86,7 @@ func runCall(e *env, args []string) error {
 		if t.GetName() != *tool {
 			continue
 		}
-		if out, err = compileSchema(t.GetOutputSchema()); err != nil {
+		if out, err = compileSchema(t); err != nil {
 			return fmt.Errorf("tool %q: output schema: %w", *tool, err)
 		}
 	}
@@ -111,7 +112,7 @@ func runCall(e *env, args []string) error {
 		if err := writeResult(e, resp, out); err != nil {
 			return err
 		}
-		writeProtoReport(e.stderr, resp.GetReport())
+		writeCallReport(e.stderr, resp.GetReport())
 		if why := resp.GetUnconverted(); why != "" {
 			fmt.Fprintf(e.stderr, "note: arguments sent unconverted: %s\n", why)
 		}
@@ -191,16 +192,42 @@ func readArgs(e *env, v string) (name string, data []byte, err error) {
 }
 
 // compileSchema compiles a schema held in a Struct; nil for none.
-func compileSchema(s *structpb.Struct) (*coerce.Schema, error) {
-	if s == nil {
-		return nil, nil
-	}
-	b, err := structconv.Marshal(s)
-	if err != nil {
-		return nil, err
+func compileSchema(t *bridgev1.Tool) (*coerce.Schema, error) {
+	b := []byte(t.GetOutputSchemaJson()) // exact; a bridge before it gives only the Struct
+	if len(b) == 0 {
+		s := t.GetOutputSchema()
+		if s == nil {
+			return nil, nil
+		}
+		var err error
+		if b, err = structconv.Marshal(s); err != nil {
+			return nil, err
+		}
 	}
 	return coerce.CompileOptions{LazyValidator: true}.Compile(b) // for conversion only
 }
+
+// writeCallReport writes the report of a call as writeReport writes a
+// coerce.Report (the changes, then the problems' messages, one per line):
+// the entries about the arguments as they are, those about the result
+// (field "structured_content") labelled "result".
+func writeCallReport(w io.Writer, r *structkitv1.Report) {
+	label := func(field string) string {
+		if field == resultField {
+			return "result "
+		}
+		return ""
+	}
+	for _, c := range r.GetChanges() {
+		fmt.Fprintln(w, label(c.GetField())+coerce.Change{Path: c.GetPath(), Rule: coerce.Rule(c.GetRule()), From: c.GetFrom(), To: c.GetTo()}.String())
+	}
+	for _, p := range r.GetProblems() {
+		fmt.Fprintln(w, label(p.GetField())+p.GetMessage())
+	}
+}
+
+// resultField is the field of the report entries about a call's result.
+const resultField = "structured_content"
 
 // rpcError describes a failed RPC in the words of its status. A call the
 // bridge refused (an unknown tool, arguments it cannot use) is the input's

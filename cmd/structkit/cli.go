@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/structkit/structkit/coerce"
-	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/structconv"
 )
@@ -269,18 +268,6 @@ func writeReport(w io.Writer, r *coerce.Report) {
 	}
 	for _, p := range r.Problems {
 		fmt.Fprintln(w, p.String())
-	}
-}
-
-// writeProtoReport prints a structkit.v1.Report as writeReport prints a
-// coerce.Report: the changes, then the problems' messages (each its
-// rendered line), one per line.
-func writeProtoReport(w io.Writer, r *structkitv1.Report) {
-	for _, c := range r.GetChanges() {
-		fmt.Fprintln(w, coerce.Change{Path: c.GetPath(), Rule: coerce.Rule(c.GetRule()), From: c.GetFrom(), To: c.GetTo()}.String())
-	}
-	for _, p := range r.GetProblems() {
-		fmt.Fprintln(w, p.GetMessage())
 	}
 }
 

@@ -1,5 +1,6 @@
-// Package mcpcapture keeps the raw JSON of tools/call results that the
-// go-sdk (github.com/modelcontextprotocol/go-sdk) decodes lossily.
+// Package mcpcapture keeps the raw JSON of tools/call results and of the
+// tool schemas of tools/list results, which the go-sdk
+// (github.com/modelcontextprotocol/go-sdk) decodes lossily.
 //
 // The SDK decodes a tools/call result into mcp.CallToolResult with
 // encoding/json semantics: StructuredContent is an `any` whose numbers are
@@ -12,6 +13,13 @@
 // result's raw structuredContent (and its raw content, unless every block
 // is a plain text block, which the SDK decodes losslessly). The SDK keeps
 // that string in CallToolResult.Meta; Take reads it and removes it.
+//
+// The schemas of tools/list results are kept the same way (tools.go):
+// each tool object of a tools/list response gets, under the same key of
+// its own _meta, a JSON string holding its raw inputSchema and
+// outputSchema, which ToolSchemas reads from mcp.Tool.Meta. A result or a
+// listing beyond 64 MiB (maxBody, the bound of every buffer here) is left
+// as it came, and is not captured.
 //
 // Only transports known to be safe are wrapped (see Wrap): for the
 // command, IO and in-memory transports a wrapper of their connection (the
@@ -52,6 +60,7 @@ const MetaKeyPrefix = "structkit.dev/raw-result-"
 
 const (
 	methodCallTool  = "tools/call"
+	methodListTools = "tools/list"
 	methodCancelled = "notifications/cancelled"
 )
 
@@ -79,8 +88,8 @@ func New() *Capture {
 // Key is the private _meta key under which results carry their raw JSON.
 func (c *Capture) Key() string { return c.key }
 
-// Wrap returns t wrapped so that its tools/call results carry their raw
-// JSON, and true; or t itself and false when t is not one of the
+// Wrap returns t wrapped so that its tools/call results and listed tools
+// carry their raw JSON, and true; or t itself and false when t is not one of the
 // transports known to be safe to wrap: *mcp.CommandTransport,
 // *mcp.IOTransport, *mcp.StdioTransport, *mcp.InMemoryTransport and
 // *mcp.StreamableClientTransport (t itself is not modified: the streamable
@@ -182,16 +191,18 @@ func readEntry(s string) (raw Raw, ok bool) {
 
 // annotate returns a tools/call result with this Capture's entry added to
 // its _meta; ok is false when result is not a JSON object with a _meta
-// object (or none), which the SDK cannot decode either. Nothing of result
-// is re-encoded: the entry is spliced in.
+// object (or none), which the SDK cannot decode either, or is beyond
+// maxBody. Nothing of result is re-encoded: the entry is spliced in.
 func (c *Capture) annotate(result []byte) (out []byte, ok bool) {
+	if len(result) > maxBody {
+		return nil, false
+	}
 	m, ok := scanObject(result)
 	if !ok {
 		return nil, false
 	}
-	// entry is `"KEY":"{\"content\":...,\"structuredContent\":...}"`:
-	// the JSON object {"content":...,"structuredContent":...} written as a
-	// JSON string.
+	// The entry is the JSON object {"content":...,"structuredContent":...}
+	// written as a JSON string.
 	inner := make([]byte, 0, len(m.content)+len(m.structured)+40)
 	inner = append(inner, '{')
 	if m.content != nil && !plainText(m.content) {
@@ -204,6 +215,14 @@ func (c *Capture) annotate(result []byte) (out []byte, ok bool) {
 		inner = append(append(inner, `"structuredContent":`...), m.structured...)
 	}
 	inner = append(inner, '}')
+	return c.spliceMeta(result, m, inner)
+}
+
+// spliceMeta returns obj, an object scanObject read as m, with this
+// Capture's entry (`"KEY":"INNER"`: inner, JSON text, written as a JSON
+// string) added to its _meta; ok is false when its _meta is not an
+// object or null.
+func (c *Capture) spliceMeta(obj []byte, m members, inner []byte) (out []byte, ok bool) {
 	entry := make([]byte, 0, len(c.key)+len(inner)+len(inner)/8+16)
 	entry, _ = jsontext.AppendString(entry, c.key)
 	entry, ok = jsontext.AppendString(append(entry, ':'), string(inner))
@@ -220,23 +239,23 @@ func (c *Capture) annotate(result []byte) (out []byte, ok bool) {
 		if m.empty {
 			ins = ins[:len(ins)-1]
 		}
-	case result[m.meta] == '{':
+	case obj[m.meta] == '{':
 		// {ENTRY, before the members of _meta.
 		at = m.meta + 1
 		ins = entry
 		if !m.metaEmpty {
 			ins = append(ins, ',')
 		}
-	case bytes.HasPrefix(result[m.meta:], []byte("null")):
-		out = make([]byte, 0, len(result)+len(entry)+2)
-		out = append(append(out, result[:m.meta]...), '{')
+	case bytes.HasPrefix(obj[m.meta:], []byte("null")):
+		out = make([]byte, 0, len(obj)+len(entry)+2)
+		out = append(append(out, obj[:m.meta]...), '{')
 		out = append(append(out, entry...), '}')
-		return append(out, result[m.meta+4:]...), true
+		return append(out, obj[m.meta+4:]...), true
 	default:
 		return nil, false
 	}
-	out = make([]byte, 0, len(result)+len(ins))
-	out = append(append(append(out, result[:at]...), ins...), result[at:]...)
+	out = make([]byte, 0, len(obj)+len(ins))
+	out = append(append(append(out, obj[:at]...), ins...), obj[at:]...)
 	return out, true
 }
 
@@ -248,6 +267,10 @@ type members struct {
 	metaEmpty  bool   // _meta is {}
 	content    []byte // content's value, or nil
 	structured []byte // structuredContent's value, or nil
+	tools      []byte // tools's value, or nil (at its offset: toolsAt)
+	toolsAt    int
+	input      []byte // inputSchema's value, or nil
+	output     []byte // outputSchema's value, or nil
 }
 
 // scanObject finds the top-level members of a JSON object through the
@@ -297,6 +320,12 @@ func scanObject(b []byte) (m members, ok bool) {
 			m.content = b[start:end]
 		case "structuredContent":
 			m.structured = b[start:end]
+		case "tools":
+			m.tools, m.toolsAt = b[start:end], start
+		case "inputSchema":
+			m.input = b[start:end]
+		case "outputSchema":
+			m.output = b[start:end]
 		}
 	}
 	if k, err := d.Next(); err != nil || k != jsontext.EOF {
@@ -360,35 +389,55 @@ func isNull(raw []byte) bool {
 	return len(s) == 0 || string(s) == "null"
 }
 
-// pending is the set of tools/call ids awaiting their response on one
-// connection.
-type pending struct {
-	mu  sync.Mutex
-	ids map[string]struct{}
+// kind is the kind of request a pending id is: what its result holds.
+type kind uint8
+
+const (
+	kindNone kind = iota
+	kindCall      // tools/call
+	kindList      // tools/list
+)
+
+// kindOf returns the kind of a request's method; none for the others (kindNone).
+func kindOf(method string) kind {
+	switch method {
+	case methodCallTool:
+		return kindCall
+	case methodListTools:
+		return kindList
+	}
+	return kindNone
 }
 
-func (p *pending) add(id string) {
-	if id == "" {
+// pending is the set of tools/call and tools/list ids awaiting their
+// response on one connection.
+type pending struct {
+	mu  sync.Mutex
+	ids map[string]kind
+}
+
+func (p *pending) add(id string, k kind) {
+	if id == "" || k == kindNone {
 		return
 	}
 	p.mu.Lock()
 	if p.ids == nil {
-		p.ids = map[string]struct{}{}
+		p.ids = map[string]kind{}
 	}
-	p.ids[id] = struct{}{}
+	p.ids[id] = k
 	p.mu.Unlock()
 }
 
-// take removes id and reports whether it was there.
-func (p *pending) take(id string) bool {
+// take removes id and returns its kind: kindNone when it was not there.
+func (p *pending) take(id string) kind {
 	if id == "" {
-		return false
+		return kindNone
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	_, ok := p.ids[id]
+	k := p.ids[id]
 	delete(p.ids, id)
-	return ok
+	return k
 }
 
 func (p *pending) empty() bool {
@@ -401,6 +450,18 @@ func (p *pending) len() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.ids)
+}
+
+// rewrite returns the result of a pending request of kind k annotated;
+// ok is false when k is kindNone or the result cannot be.
+func (c *Capture) rewrite(k kind, result []byte) (out []byte, ok bool) {
+	switch k {
+	case kindCall:
+		return c.annotate(result)
+	case kindList:
+		return c.annotateTools(result)
+	}
+	return nil, false
 }
 
 // cancelledID returns the id key of the request a notifications/cancelled

@@ -140,7 +140,7 @@ func (o oneByte) Read(p []byte) (int, error) {
 func newRT(ids ...string) *roundTripper {
 	rt := &roundTripper{c: New(), maxEvent: mcp.DefaultMaxEventSize}
 	for _, id := range ids {
-		rt.p.add(id)
+		rt.p.add(id, kindCall)
 	}
 	return rt
 }

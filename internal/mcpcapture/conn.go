@@ -23,7 +23,7 @@ func (t *transport) Connect(ctx context.Context) (mcp.Connection, error) {
 }
 
 // conn sees the messages going out, unchanged, and rewrites the results of
-// tools/call requests coming in.
+// tools/call and tools/list requests coming in.
 type conn struct {
 	mcp.Connection
 	c *Capture
@@ -35,10 +35,10 @@ func (w *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if !ok {
 		return w.Connection.Write(ctx, msg)
 	}
-	switch {
-	case req.Method == methodCallTool && req.IsCall():
+	switch k := kindOf(req.Method); {
+	case k != kindNone && req.IsCall():
 		id := idKey(req.ID)
-		w.p.add(id)
+		w.p.add(id, k)
 		err := w.Connection.Write(ctx, msg)
 		if err != nil {
 			w.p.take(id)
@@ -58,10 +58,14 @@ func (w *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return msg, err
 	}
 	resp, ok := msg.(*jsonrpc.Response)
-	if !ok || !w.p.take(idKey(resp.ID)) || resp.Error != nil {
+	if !ok {
 		return msg, nil
 	}
-	if out, ok := w.c.annotate(resp.Result); ok {
+	k := w.p.take(idKey(resp.ID))
+	if k == kindNone || resp.Error != nil {
+		return msg, nil
+	}
+	if out, ok := w.c.rewrite(k, resp.Result); ok {
 		r := *resp
 		r.Result = out
 		return &r, nil

@@ -13,7 +13,8 @@ import (
 
 // roundTripper is the capture of the streamable HTTP transport: it reads
 // the JSON-RPC message of each POSTed request body (which it never
-// changes) and rewrites the tools/call responses in response bodies,
+// changes) and rewrites the tools/call and tools/list responses in
+// response bodies,
 // application/json or text/event-stream, before the SDK reads them.
 type roundTripper struct {
 	inner http.RoundTripper
@@ -25,7 +26,7 @@ type roundTripper struct {
 }
 
 func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	var id string // a tools/call id this request registered
+	var id string // a tools/call or tools/list id this request registered
 	if req.Method == http.MethodPost {
 		id, req = rt.outgoing(req)
 	}
@@ -49,7 +50,7 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// outgoing registers the id of a POSTed tools/call request. It reads the
+// outgoing registers the id of a POSTed tools/call or tools/list request. It reads the
 // body through req.GetBody when it can; otherwise it reads req.Body and
 // returns a copy of req carrying the same bytes.
 func (rt *roundTripper) outgoing(req *http.Request) (string, *http.Request) {
@@ -90,9 +91,9 @@ func (rt *roundTripper) outgoing(req *http.Request) (string, *http.Request) {
 	r, ok := msg.(*jsonrpc.Request)
 	switch {
 	case !ok:
-	case r.Method == methodCallTool && r.IsCall():
+	case kindOf(r.Method) != kindNone && r.IsCall():
 		id := idKey(r.ID)
-		rt.p.add(id)
+		rt.p.add(id, kindOf(r.Method))
 		return id, req
 	case r.Method == methodCancelled:
 		rt.p.take(cancelledID(r.Params))
@@ -111,7 +112,7 @@ func (e errReader) Read([]byte) (int, error) {
 }
 
 // rewrite returns data, one JSON-RPC message or a batch, with the results
-// of pending tools/call responses annotated; changed is false (and out is
+// of pending tools/call and tools/list responses annotated; changed is false (and out is
 // data) when there are none.
 func (rt *roundTripper) rewrite(data []byte) (out []byte, changed bool) {
 	if rt.p.empty() {
@@ -144,7 +145,7 @@ func (rt *roundTripper) rewrite(data []byte) (out []byte, changed bool) {
 }
 
 // rewriteOne returns the response message with its result annotated, or
-// nil when msg is not the response of a pending tools/call.
+// nil when msg is not the response of a pending tools/call or tools/list.
 func (rt *roundTripper) rewriteOne(msg []byte) []byte {
 	m, err := jsontext.Members(string(msg), jsontext.Loose)
 	if err != nil || m == nil {
@@ -154,10 +155,14 @@ func (rt *roundTripper) rewriteOne(msg []byte) []byte {
 	_, isError := m["error"]
 	res, hasResult := m["result"]
 	id := m["id"]
-	if isRequest || !rt.p.take(rawIDKey([]byte(id))) || isError || !hasResult {
+	if isRequest {
 		return nil
 	}
-	result, ok := rt.c.annotate([]byte(res))
+	k := rt.p.take(rawIDKey([]byte(id)))
+	if k == kindNone || isError || !hasResult {
+		return nil
+	}
+	result, ok := rt.c.rewrite(k, []byte(res))
 	if !ok {
 		return nil
 	}
@@ -195,7 +200,7 @@ func (b *jsonBody) Read(p []byte) (int, error) {
 func (b *jsonBody) Close() error { return b.rc.Close() }
 
 // sseBody is a text/event-stream body whose events pass through as they
-// complete, the data of a pending tools/call response rewritten. Lines end
+// complete, the data of a pending tools/call or tools/list response rewritten. Lines end
 // at "\n" and blank lines (only "\r" or nothing before the "\n") end
 // events, as the SDK reads them; an event still open at the end of the
 // body is handled as complete, as the SDK does.
@@ -278,7 +283,7 @@ func (b *sseBody) checkSize() {
 }
 
 // emit writes one event to out, rewritten if it is the response of a
-// pending tools/call.
+// pending tools/call or tools/list.
 func (b *sseBody) emit(ev []byte) {
 	if out, ok := b.rewriteEvent(ev); ok {
 		b.out.Write(out)

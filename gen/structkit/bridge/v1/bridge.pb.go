@@ -126,12 +126,28 @@ type Tool struct {
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// Description as the MCP server gives it.
 	Description string `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
-	// InputSchema is the JSON Schema of the arguments.
+	// InputSchema is the JSON Schema of the arguments, held in a Struct. A
+	// Struct holds every number as a double: a bound, const or enum value
+	// beyond 2^53 (a "maximum" of 18446744073709551615) is rounded here.
+	// input_schema_json holds it exactly.
 	InputSchema *structpb.Struct `protobuf:"bytes,3,opt,name=input_schema,json=inputSchema,proto3" json:"input_schema,omitempty"`
-	// OutputSchema is the JSON Schema of the structured result, if any.
+	// OutputSchema is the JSON Schema of the structured result, if any,
+	// held in a Struct (numbers as doubles, as input_schema);
+	// output_schema_json holds it exactly.
 	OutputSchema *structpb.Struct `protobuf:"bytes,4,opt,name=output_schema,json=outputSchema,proto3" json:"output_schema,omitempty"`
 	// Server is the name of the MCP server that provides the tool.
-	Server        string `protobuf:"bytes,5,opt,name=server,proto3" json:"server,omitempty"`
+	Server string `protobuf:"bytes,5,opt,name=server,proto3" json:"server,omitempty"`
+	// InputSchemaJson is input_schema as JSON text, every number as the
+	// MCP server wrote it (or as the profile's adaptation writes it): the
+	// schema the bridge checks arguments against. Empty when there is none.
+	InputSchemaJson string `protobuf:"bytes,6,opt,name=input_schema_json,json=inputSchemaJson,proto3" json:"input_schema_json,omitempty"`
+	// OutputSchemaJson is output_schema as JSON text, every number as the
+	// MCP server wrote it. Empty when there is none.
+	OutputSchemaJson string `protobuf:"bytes,7,opt,name=output_schema_json,json=outputSchemaJson,proto3" json:"output_schema_json,omitempty"`
+	// SchemasExact is true when the schemas were read from the MCP
+	// server's raw tools/list answer; false means they are the MCP SDK's
+	// decoding, where numbers beyond 2^53 may have lost digits.
+	SchemasExact  bool `protobuf:"varint,8,opt,name=schemas_exact,json=schemasExact,proto3" json:"schemas_exact,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -199,6 +215,27 @@ func (x *Tool) GetServer() string {
 		return x.Server
 	}
 	return ""
+}
+
+func (x *Tool) GetInputSchemaJson() string {
+	if x != nil {
+		return x.InputSchemaJson
+	}
+	return ""
+}
+
+func (x *Tool) GetOutputSchemaJson() string {
+	if x != nil {
+		return x.OutputSchemaJson
+	}
+	return ""
+}
+
+func (x *Tool) GetSchemasExact() bool {
+	if x != nil {
+		return x.SchemasExact
+	}
+	return false
 }
 
 // CallToolRequest calls a tool.
@@ -329,8 +366,10 @@ type CallToolResponse struct {
 	// IsError is true when the tool reported an error (or the arguments were
 	// invalid and the call was answered by the bridge).
 	IsError bool `protobuf:"varint,3,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
-	// Report of what the bridge did to the arguments: changes, problems,
-	// precision warnings.
+	// Report of what the bridge did: to the arguments (changes, problems,
+	// precision warnings; field "arguments", paths inside them), and in
+	// converting the structured result (field "structured_content", paths
+	// inside it, e.g. a big integer carried as its digits).
 	Report *v1.Report `protobuf:"bytes,4,opt,name=report,proto3" json:"report,omitempty"`
 	// Exact is true when every number of the result arrived with its digits:
 	// the raw result was captured below the MCP SDK, or held no number the
@@ -434,13 +473,16 @@ const file_structkit_bridge_v1_bridge_proto_rawDesc = "" +
 	"\x10ListToolsRequest\x12\x18\n" +
 	"\aprofile\x18\x01 \x01(\tR\aprofile\"D\n" +
 	"\x11ListToolsResponse\x12/\n" +
-	"\x05tools\x18\x01 \x03(\v2\x19.structkit.bridge.v1.ToolR\x05tools\"\xce\x01\n" +
+	"\x05tools\x18\x01 \x03(\v2\x19.structkit.bridge.v1.ToolR\x05tools\"\xcd\x02\n" +
 	"\x04Tool\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12:\n" +
 	"\finput_schema\x18\x03 \x01(\v2\x17.google.protobuf.StructR\vinputSchema\x12<\n" +
 	"\routput_schema\x18\x04 \x01(\v2\x17.google.protobuf.StructR\foutputSchema\x12\x16\n" +
-	"\x06server\x18\x05 \x01(\tR\x06server\"\xa9\x01\n" +
+	"\x06server\x18\x05 \x01(\tR\x06server\x12*\n" +
+	"\x11input_schema_json\x18\x06 \x01(\tR\x0finputSchemaJson\x12,\n" +
+	"\x12output_schema_json\x18\a \x01(\tR\x10outputSchemaJson\x12#\n" +
+	"\rschemas_exact\x18\b \x01(\bR\fschemasExact\"\xa9\x01\n" +
 	"\x0fCallToolRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x127\n" +
 	"\targuments\x18\x02 \x01(\v2\x17.google.protobuf.StructH\x00R\targuments\x12'\n" +
