@@ -71,7 +71,7 @@ func CallToolFor[Out any](ctx context.Context, c *Client, name string, args any)
 			return failed(errors.New("the result has no structuredContent"))
 		}
 		// The SDK's float64 values: exact up to ±2^53, flagged beyond.
-		for _, ch := range res.Report.Changes {
+		for _, ch := range res.ResultReport.Changes {
 			if ch.Rule == terms.RulePrecisionUnsafe && strings.HasPrefix(ch.Path, structuredPath) {
 				return failed(&structconv.Error{Code: structconv.CodeBigInteger, Path: strings.TrimPrefix(ch.Path, structuredPath), Offset: -1,
 					Msg: "a whole number beyond ±2^53 in a result the client could not capture (the MCP SDK decoded it as a double): its digits may be lost"})
