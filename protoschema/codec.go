@@ -17,9 +17,9 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/pragma"
-	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/protojsondec"
 	"github.com/structkit/structkit/internal/protojsonenc"
 	"github.com/structkit/structkit/internal/schema"
