@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/coerce"
 	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
 	"github.com/structkit/structkit/grpcmcp"
@@ -120,6 +121,54 @@ func TestResultWithoutJSONForm(t *testing.T) {
 		text := resultText(res)
 		if !res.IsError || !strings.Contains(text, tc.want) || strings.Contains(text, "proto:") || strings.Contains(text, "\u00a0") {
 			t.Errorf("%s", text)
+		}
+	}
+}
+
+// TestAddToolsHostileSchemas: tools whose schemas the go-sdk's AddTool
+// would panic on are refused with an error, and none is added.
+func TestAddToolsHostileSchemas(t *testing.T) {
+	md := examplev2.File_structkit_example_v2_orders_proto.Services().ByName("OrderService").Methods().ByName("GetOrder")
+	invoke := func(context.Context, proto.Message) (proto.Message, error) { return &examplev2.GetOrderResponse{}, nil }
+	deep := `{"type":"object","properties":{"a":` + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + `}}`
+	for _, tc := range []struct{ name, in, out string }{
+		{"OBJECT", `{"type":"OBJECT"}`, ""},
+		{"header on an object", `{"type":"object","properties":{"orderId":{"type":"object","x-mcp-header":"X-Order"}}}`, ""},
+		{"header not a token", `{"type":"object","properties":{"orderId":{"type":"integer","x-mcp-header":"X Order"}}}`, ""},
+		{"deep input", deep, ""},
+		{"deep output", `{"type":"object"}`, deep},
+		{"output beyond doubles", `{"type":"object"}`, `{"type":"object","properties":{"n":{"maximum":1e400}}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
+			tool := grpcmcp.Tool{Method: md, Invoke: invoke, InputSchema: json.RawMessage(tc.in)}
+			if tc.out != "" {
+				tool.OutputSchema = json.RawMessage(tc.out)
+			}
+			var names []string
+			var err error
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Fatalf("panic: %v", r)
+					}
+				}()
+				names, err = grpcmcp.AddTools(s, []grpcmcp.Tool{{Method: md, Invoke: invoke, Name: "fine"}, tool}, grpcmcp.Options{})
+			}()
+			if err == nil || names != nil {
+				t.Fatalf("added %v", names)
+			}
+			list, lerr := inMemory(t, s).ListTools(context.Background(), nil)
+			if lerr != nil || len(list.Tools) != 0 {
+				t.Errorf("tools added: %v %v", list, lerr)
+			}
+		})
+	}
+	// Under every profile, on the example service: no panic, no error.
+	for _, p := range adapt.Profiles() {
+		s := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
+		if _, err := grpcmcp.AddTools(s, []grpcmcp.Tool{{Method: md, Invoke: invoke}}, grpcmcp.Options{Profile: p}); err != nil {
+			t.Errorf("%s: %v", p, err)
 		}
 	}
 }
