@@ -75,6 +75,25 @@ func TestEncoderDifferential(t *testing.T) {
 			if !sameJSON(t, mine, pj) {
 				t.Fatalf("%s differs from protojson\n   ours %s\n theirs %s", md.FullName(), mine, pj)
 			}
+			// In protojson's order and with its options, byte for byte
+			// once protojson's white space is taken out.
+			for _, o := range []struct{ names, unpopulated bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+				pj, err := protojson.MarshalOptions{UseProtoNames: o.names, EmitUnpopulated: o.unpopulated}.Marshal(msg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				compact, err := jsontext.Compact(nil, string(pj), jsontext.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				mine, err := protojsonenc.Options{Int64Strings: true, DeclarationOrder: true, UseProtoNames: o.names, EmitUnpopulated: o.unpopulated}.Marshal(msg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(mine) != string(compact) {
+					t.Fatalf("%s %+v differs from protojson\n   ours %s\n theirs %s", md.FullName(), o, mine, compact)
+				}
+			}
 			ours, err := codec.Marshal(msg)
 			if err != nil {
 				t.Fatal(err)

@@ -30,6 +30,7 @@
 package protojsonenc
 
 import (
+	"cmp"
 	"encoding/base64"
 	"fmt"
 	"math"
@@ -68,6 +69,23 @@ type Options struct {
 	// MaxDepth limits the nesting of what is written; 0 (and anything
 	// above it) means jsontext.MaxDepthLimit.
 	MaxDepth int
+	// UseProtoNames names fields by their proto names, as protojson's
+	// option of that name does.
+	UseProtoNames bool
+	// EmitUnpopulated writes the fields that are not set too, as
+	// protojson's option of that name does: zero scalars, empty lists and
+	// maps, null for an unset field with presence; oneof members not set
+	// are left out.
+	EmitUnpopulated bool
+	// DeclarationOrder writes the fields of a message in protojson's
+	// order (declaration order, then extensions by full name) instead of
+	// sorted by name.
+	DeclarationOrder bool
+	// Field, if not nil, is offered every message value of a field of a
+	// message (not of the well-known types' own fields): fd is the field
+	// (a list or map field for its elements). It returns the value's JSON
+	// and true, or false to have the value written as usual.
+	Field func(fd protoreflect.FieldDescriptor, m protoreflect.Message) ([]byte, bool, error)
 }
 
 // Error is the error of Marshal: a message that has no JSON form (a
@@ -158,16 +176,7 @@ type field struct {
 // fields writes the object of m's populated fields, members sorted by
 // name; typeURL, if not empty, is written first as "@type".
 func (e *encoder) fields(m protoreflect.Message, l *plan.Loc, typeURL string) error {
-	var fs []field
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		name := fd.JSONName()
-		if fd.IsExtension() {
-			name = "[" + string(fd.FullName()) + "]"
-		}
-		fs = append(fs, field{name, fd, v})
-		return true
-	})
-	slices.SortFunc(fs, func(a, b field) int { return strings.Compare(a.name, b.name) })
+	fs := e.populated(m)
 	e.b = append(e.b, '{')
 	if typeURL != "" {
 		e.b = append(e.b, `"@type":`...)
@@ -188,12 +197,14 @@ func (e *encoder) fields(m protoreflect.Message, l *plan.Loc, typeURL string) er
 		var err error
 		child := cursor.Property(f.name)
 		switch {
+		case !f.v.IsValid():
+			e.b = append(e.b, "null"...) // unpopulated, with presence
 		case f.fd.IsList():
 			err = e.list(f.fd, f.v.List(), child)
 		case f.fd.IsMap():
 			err = e.mapField(f.fd, f.v.Map(), child)
 		default:
-			err = e.single(f.fd, f.v, child)
+			err = e.single(f.fd, f.fd, f.v, child)
 		}
 		if err != nil {
 			return err
@@ -204,12 +215,71 @@ func (e *encoder) fields(m protoreflect.Message, l *plan.Loc, typeURL string) er
 	return nil
 }
 
-// single writes one value of fd.
-func (e *encoder) single(fd protoreflect.FieldDescriptor, v protoreflect.Value, l *plan.Loc) error {
-	if fd.Message() != nil {
-		return e.message(v.Message(), l)
+// populated returns the fields of m to write, in the order to write
+// them.
+func (e *encoder) populated(m protoreflect.Message) []field {
+	var fs []field
+	add := func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		name := fd.JSONName()
+		if e.opts.UseProtoNames {
+			name = fd.TextName()
+		}
+		if fd.IsExtension() {
+			name = "[" + string(fd.FullName()) + "]"
+		}
+		fs = append(fs, field{name, fd, v})
+		return true
 	}
-	return e.scalar(fd, v)
+	if e.opts.EmitUnpopulated {
+		fds := m.Descriptor().Fields()
+		for i := 0; i < fds.Len(); i++ {
+			fd := fds.Get(i)
+			if m.Has(fd) || fd.ContainingOneof() != nil {
+				continue // set, or a member of a oneof (proto3 optional too)
+			}
+			v := m.Get(fd)
+			if fd.HasPresence() {
+				v = protoreflect.Value{} // null
+			}
+			add(fd, v)
+		}
+	}
+	m.Range(add)
+	if e.opts.DeclarationOrder {
+		slices.SortFunc(fs, func(a, b field) int {
+			if ax, bx := a.fd.IsExtension(), b.fd.IsExtension(); ax != bx {
+				if ax {
+					return 1
+				}
+				return -1
+			} else if ax {
+				return strings.Compare(string(a.fd.FullName()), string(b.fd.FullName()))
+			}
+			return a.fd.Index() - b.fd.Index()
+		})
+		return fs
+	}
+	slices.SortFunc(fs, func(a, b field) int { return strings.Compare(a.name, b.name) })
+	return fs
+}
+
+// single writes one value v of a field of descriptor vd (fd itself, or
+// the value of map field fd).
+func (e *encoder) single(fd, vd protoreflect.FieldDescriptor, v protoreflect.Value, l *plan.Loc) error {
+	if vd.Message() == nil {
+		return e.scalar(vd, v)
+	}
+	if e.opts.Field != nil && fd.ContainingMessage().FullName().Parent() != "google.protobuf" {
+		b, ok, err := e.opts.Field(fd, v.Message())
+		if err != nil {
+			return err
+		}
+		if ok {
+			e.b = append(e.b, b...)
+			return nil
+		}
+	}
+	return e.message(v.Message(), l)
 }
 
 func (e *encoder) list(fd protoreflect.FieldDescriptor, list protoreflect.List, l *plan.Loc) error {
@@ -221,7 +291,7 @@ func (e *encoder) list(fd protoreflect.FieldDescriptor, list protoreflect.List, 
 		if err := e.push(strconv.Itoa(i)); err != nil {
 			return err
 		}
-		if err := e.single(fd, list.Get(i), l.Item(i, nil)); err != nil {
+		if err := e.single(fd, fd, list.Get(i), l.Item(i, nil)); err != nil {
 			return err
 		}
 		e.pop()
@@ -233,16 +303,41 @@ func (e *encoder) list(fd protoreflect.FieldDescriptor, list protoreflect.List, 
 // entry is one map entry with its key as written.
 type entry struct {
 	key string
+	k   protoreflect.MapKey
 	v   protoreflect.Value
+}
+
+// keyOrder orders map keys as protojson does: false before true, integers
+// by value, strings by their bytes.
+func keyOrder(a, b protoreflect.MapKey) int {
+	switch x := a.Interface().(type) {
+	case bool:
+		if x == b.Bool() {
+			return 0
+		}
+		if !x {
+			return -1
+		}
+		return 1
+	case int32, int64:
+		return cmp.Compare(a.Int(), b.Int())
+	case uint32, uint64:
+		return cmp.Compare(a.Uint(), b.Uint())
+	}
+	return strings.Compare(a.String(), b.String())
 }
 
 func (e *encoder) mapField(fd protoreflect.FieldDescriptor, mp protoreflect.Map, l *plan.Loc) error {
 	es := make([]entry, 0, mp.Len())
 	mp.Range(func(k protoreflect.MapKey, v protoreflect.Value) bool {
-		es = append(es, entry{k.String(), v}) // bool "true", integers in decimal, strings as they are
+		es = append(es, entry{k.String(), k, v}) // bool "true", integers in decimal, strings as they are
 		return true
 	})
-	slices.SortFunc(es, func(a, b entry) int { return strings.Compare(a.key, b.key) })
+	if e.opts.DeclarationOrder {
+		slices.SortFunc(es, func(a, b entry) int { return keyOrder(a.k, b.k) })
+	} else {
+		slices.SortFunc(es, func(a, b entry) int { return strings.Compare(a.key, b.key) })
+	}
 	vd := fd.MapValue()
 	e.b = append(e.b, '{')
 	cursor := l.Members(nil)
@@ -257,7 +352,7 @@ func (e *encoder) mapField(fd protoreflect.FieldDescriptor, mp protoreflect.Map,
 			return err
 		}
 		e.b = append(e.b, ':')
-		if err := e.single(vd, en.v, cursor.Property(en.key)); err != nil {
+		if err := e.single(fd, vd, en.v, cursor.Property(en.key)); err != nil {
 			return err
 		}
 		e.pop()
