@@ -26,7 +26,9 @@
 //     writer cannot tell a carried integer from text, so the digits a
 //     Value carries (9007199254740993, as protojsondec and structconv
 //     read a plain big literal there) are written as "9007199254740993",
-//     never as a rounded double.
+//     never as a rounded double;
+//   - proto2 required fields that are not set are not an error (as
+//     protojson's AllowPartial): what is set is written.
 package protojsonenc
 
 import (
