@@ -22,6 +22,7 @@ import (
 
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/pointer"
+	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/internal/terms"
 )
 
@@ -79,9 +80,9 @@ func Check(t *mcp.Tool) error {
 	if !ok {
 		return &Error{Tool: t.Name, Schema: "input", Msg: "not a JSON object"}
 	}
-	if typ, _ := obj["type"].(string); typ != "object" {
+	if typ, _ := obj[schema.KwType].(string); typ != "object" {
 		got := "none"
-		if v, ok := obj["type"]; ok {
+		if v, ok := obj[schema.KwType]; ok {
 			b, _ := jsontext.Marshal(v)
 			got = string(b)
 		}
@@ -149,18 +150,18 @@ func outOfRange(v any, path []byte) (string, bool) {
 // object schema s (at path), as the SDK's validateParamHeaderAnnotations
 // does; seen holds the header names met, in lower case.
 func headers(tool string, s map[string]any, path []byte, seen map[string]bool) error {
-	props, _ := s["properties"].(map[string]any)
+	props, _ := s[schema.KwProperties].(map[string]any)
 	for _, name := range slices.Sorted(maps.Keys(props)) {
 		ps, ok := props[name].(map[string]any)
 		if !ok {
 			continue
 		}
-		at := pointer.AppendToken(pointer.AppendToken(path, "properties"), name)
+		at := pointer.AppendToken(pointer.AppendToken(path, schema.KwProperties), name)
 		if h, ok := ps["x-mcp-header"]; ok {
 			fail := func(msg string) error {
 				return &Error{Tool: tool, Schema: "input", Path: string(at) + "/x-mcp-header", Msg: msg}
 			}
-			switch typ, _ := ps["type"].(string); typ {
+			switch typ, _ := ps[schema.KwType].(string); typ {
 			case "string", "integer", "boolean":
 			default:
 				return fail("x-mcp-header is only for properties of type string, integer or boolean")
