@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,7 +48,9 @@ func TestStructFieldsExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, lenient := range []bool{false, true} {
+		rec := &rules{}
 		o := grpcmcp.Options{Resolver: r.Types}
+		o.Observer = rec
 		if lenient {
 			o.Policy = coerce.Lenient()
 		}
@@ -61,10 +64,35 @@ func TestStructFieldsExact(t *testing.T) {
 			t.Fatalf("lenient %v: %s", lenient, resultText(res))
 		}
 		checkBigStruct(t, orders)
+		for _, rule := range rec.seen() {
+			if rule.Warns() {
+				t.Errorf("lenient %v: %s reported", lenient, rule)
+			}
+		}
 		if got := resultText(res); got != bigStructWant {
 			t.Errorf("lenient %v: result\n got %s\nwant %s", lenient, got, bigStructWant)
 		}
 	}
+}
+
+// rules records the rules of the changes observed.
+type rules struct {
+	mu    sync.Mutex
+	rules []coerce.Rule
+}
+
+func (r *rules) ObserveChange(_ string, c coerce.Change) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rules = append(r.rules, c.Rule)
+}
+
+func (r *rules) ObserveProblem(string, coerce.Problem) {}
+
+func (r *rules) seen() []coerce.Rule {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]coerce.Rule(nil), r.rules...)
 }
 
 // checkBigStruct asserts what the service received, digit for digit.
