@@ -271,7 +271,7 @@ func (e *encoder) single(fd, vd protoreflect.FieldDescriptor, v protoreflect.Val
 	if vd.Message() == nil {
 		return e.scalar(vd, v)
 	}
-	if e.opts.Field != nil && fd.ContainingMessage().FullName().Parent() != "google.protobuf" {
+	if e.opts.Field != nil && wellKnown(fd.ContainingMessage().FullName()) == nil {
 		b, ok, err := e.opts.Field(fd, v.Message())
 		if err != nil {
 			return err
