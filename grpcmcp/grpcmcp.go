@@ -37,6 +37,7 @@ import (
 	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/internal/mcptool"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/protoschema"
@@ -76,6 +77,24 @@ type Options struct {
 	// as maps, ...) before conversion. Restore's changes go to the
 	// Observer. The zero value (and adapt.MCP) publishes the schemas
 	// unchanged.
+	//
+	// Under a profile the proto-name aliases are dropped from the
+	// published schema: it names fields by their JSON names only (as
+	// SchemaOptions.JSONNamesOnly does), because no profile can say "this
+	// field under one of two names" and the alias construct would turn
+	// every message into one string of JSON text. Answers are restored
+	// under that schema, so they use the JSON names. A Tool's own InputSchema is adapted as given, unless its
+	// aliases would collapse a message: then the schema generated from
+	// the descriptors, with JSON names only, is published instead.
+	//
+	// MCP requires every inputSchema to be a JSON Schema object with
+	// "type": "object". Under adapt.GeminiSchema, whose OpenAPI form spells
+	// the types in capitals ("OBJECT"), the schema is therefore published
+	// with the type names in JSON Schema's lower case, every other keyword
+	// as the profile writes it; a client handing it to Gemini's
+	// FunctionDeclaration.parameters maps the case back (as the
+	// @google/genai SDK's processJsonSchema does). Arguments are restored
+	// under the adapted schema as with every profile.
 	Profile adapt.Profile
 }
 
@@ -161,6 +180,13 @@ func AddTools(s *mcp.Server, tools []Tool, o Options) ([]string, error) {
 		seen[rt.name] = true
 		ready = append(ready, rt)
 	}
+	for _, rt := range ready {
+		// What the SDK's AddTool would panic on is an error here, for
+		// every tool before any is added.
+		if err := mcptool.Check(rt.mcpTool); err != nil {
+			return nil, fmt.Errorf("grpcmcp: %s: %w", rt.method.FullName(), err)
+		}
+	}
 	names := make([]string, len(ready))
 	for i, rt := range ready {
 		s.AddTool(rt.mcpTool, rt.handle)
@@ -233,10 +259,9 @@ func newTool(t Tool, o Options) (*tool, error) {
 	}
 	var adapted *adapt.Schema
 	if o.Profile != "" && o.Profile != adapt.MCP {
-		if adapted, err = (adapt.Options{Profile: o.Profile}).Adapt(inSchema); err != nil {
-			return nil, fmt.Errorf("grpcmcp: %s: input schema for profile %s: %w", md.FullName(), o.Profile, err)
+		if adapted, inSchema, err = profileSchema(md, t.InputSchema, inSchema, o); err != nil {
+			return nil, err
 		}
-		inSchema = adapted.JSON()
 	}
 	mt := &mcp.Tool{Name: name, Description: desc, InputSchema: inSchema, OutputSchema: outSchema}
 	if opts, ok := md.Options().(*descriptorpb.MethodOptions); ok && opts != nil {

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/mcptool"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/internal/terms"
@@ -113,6 +114,11 @@ func AddTool(s *mcp.Server, t *mcp.Tool, h StructHandler, opts ServerOptions) (e
 			opts.Logger.Warn("mcpbridge: AddTool: the validator cannot compile the input schema: arguments will be converted but not validated",
 				"tool", t.Name, "error", serr)
 		}
+	}
+	// What the SDK's AddTool would panic on is an error here, before it
+	// is called; the recover stays for what a later SDK may add.
+	if err := mcptool.Check(t); err != nil {
+		return fmt.Errorf("mcpbridge: AddTool: %w", err)
 	}
 	defer func() {
 		if r := recover(); r != nil {

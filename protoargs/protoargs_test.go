@@ -210,3 +210,22 @@ func TestMessageJSON(t *testing.T) {
 		t.Errorf("a field without a schema stays as protojson writes it:\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestMessageJSONErrors: a message with no JSON form is refused naming
+// the field, in the module's words, never protobuf's error text.
+func TestMessageJSONErrors(t *testing.T) {
+	for _, tc := range []struct {
+		msg  proto.Message
+		want string
+	}{
+		{&examplev1.SearchRequest{Arguments: &structpb.Struct{Fields: map[string]*structpb.Value{"x": structpb.NewNumberValue(1), "y": {}}}}, "/y"},
+		{&examplev1.SearchRequest{Arguments: &structpb.Struct{Fields: map[string]*structpb.Value{"q": structpb.NewStringValue("\xff")}}}, "/q"},
+		// A Struct without a schema: the module's writer names the field.
+		{&examplev1.SearchResponse{Report: &structkitv1.Report{Changes: []*structkitv1.Change{{Rule: "\xff"}}}}, "/report/changes/0/rule"},
+	} {
+		_, err := protoargs.JSONOptions{}.Marshal(tc.msg)
+		if err == nil || strings.Contains(err.Error(), "proto:") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v", tc.msg, err)
+		}
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -18,16 +17,18 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/protojsondec"
+	"github.com/structkit/structkit/internal/protojsonenc"
 	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
 // resolver finds the message types google.protobuf.Any names, and
-// extensions, for the decoder and protojson.
+// extensions, for the decoder and the encoder.
 type resolver = interface {
 	protoregistry.MessageTypeResolver
 	protoregistry.ExtensionTypeResolver
@@ -227,12 +228,38 @@ func (c *Codec) UnmarshalStruct(ctx context.Context, s *structpb.Struct, m proto
 // protojson's field names and forms, but 64-bit integers as integer
 // literals with every digit (unless the schema was generated with
 // Int64Strings), members sorted by name, deterministic byte for byte.
+// Struct, Value and ListValue fields are written under the schema as
+// structconv writes them: whole numbers as integer literals and carried
+// big integers as bare literals where the schema says integer, strings
+// as strings at free-form locations (a Value field's generated schema).
+// It is written with protoreflect by the module's own writer; an error is
+// an *Error naming the field.
 func (c *Codec) Marshal(m proto.Message) ([]byte, error) {
-	v, err := c.value(m)
-	if err != nil {
+	return c.marshal(m, c.opts.Schema.Int64Strings)
+}
+
+func (c *Codec) marshal(m proto.Message, int64Strings bool) ([]byte, error) {
+	if err := c.check(m); err != nil {
 		return nil, err
 	}
-	return structconv.MarshalOptions{Schema: c.schema}.Marshal(v)
+	b, err := protojsonenc.Options{Resolver: c.resolver(), Int64Strings: int64Strings,
+		Loc: (*plan.Schema)(c.schema).Root()}.Marshal(m)
+	if err != nil {
+		var ee *protojsonenc.Error
+		if errors.As(err, &ee) {
+			return nil, &Error{Element: ee.Type, Msg: at(ee.Path) + ee.Msg}
+		}
+		return nil, err
+	}
+	return b, nil
+}
+
+// at names a location for an *Error's message.
+func at(path string) string {
+	if path == "" {
+		return ""
+	}
+	return "at " + path + ": "
 }
 
 // MarshalStruct converts m into a Struct as Marshal writes it: integers
@@ -240,41 +267,25 @@ func (c *Codec) Marshal(m proto.Message) ([]byte, error) {
 // (which structconv.MarshalOptions with the same schema writes back as
 // bare literals).
 func (c *Codec) MarshalStruct(m proto.Message) (*structpb.Struct, error) {
-	v, err := c.value(m)
+	// The 64-bit integers are written as strings and read back as
+	// integers where the schema says integer (carried beyond ±2^53);
+	// every number literal is then a double's (float and double fields,
+	// Struct and Value numbers) and is read as the double it is.
+	raw, err := c.marshal(m, true)
 	if err != nil {
 		return nil, err
 	}
-	s := v.GetStructValue()
-	if s == nil {
-		return nil, &Error{Element: c.md.FullName(), Msg: "its JSON form is not an object"}
-	}
-	return s, nil
-}
-
-// integerRepair turns protojson's decimal strings into integers where the
-// schema says integer.
-var integerRepair = coerce.Policy{StringToInteger: true}
-
-// value renders m with protojson and reads the result back under the
-// schema, turning the decimal strings of 64-bit integers into integers.
-func (c *Codec) value(m proto.Message) (*structpb.Value, error) {
-	if err := c.check(m); err != nil {
-		return nil, err
-	}
-	raw, err := protojson.MarshalOptions{Resolver: c.resolver()}.Marshal(m)
-	if err != nil {
-		return nil, &Error{Element: c.md.FullName(), Msg: err.Error()}
-	}
-	var v structpb.Value
-	// Number literals in protojson's output are doubles (float and double
-	// fields, Struct and Value numbers): read them as doubles. The digits
-	// of 64-bit integers come as strings and are carried exactly.
+	var s structpb.Struct
 	if err := (structconv.UnmarshalOptions{Schema: c.schema, Policy: integerRepair, BigIntegers: structconv.BigIntegersRound,
-		MaxDepth: math.MaxInt}).Unmarshal(raw, &v); err != nil { // the codec's hard cap
+		MaxDepth: math.MaxInt}).Unmarshal(raw, &s); err != nil { // the codec's hard cap
 		return nil, err
 	}
-	return &v, nil
+	return &s, nil
 }
+
+// integerRepair turns the decimal strings of 64-bit integers into
+// integers where the schema says integer.
+var integerRepair = coerce.Policy{StringToInteger: true}
 
 // explain rewrites the problems of the constructs the generator uses for
 // oneofs, aliases and required fields into words a model can act on.

@@ -37,8 +37,21 @@
 //
 // A Codec holds the schema of one message type compiled with coerce and
 // converts: Unmarshal takes JSON text as a model wrote it (exact integers,
-// opt-in lenient repairs, validation with located problems, then
-// protojson), Marshal writes a message with its integers as integer
-// literals. Problems come back as a *ProblemsError holding coerce.Problem
-// values, ready for coerce.FormatProblems.
+// opt-in lenient repairs, validation with located problems, then into the
+// message by the module's own proto3 JSON reader), Marshal writes a
+// message with its integers as integer literals by the module's own
+// writer. Neither goes through protojson or its error text. Problems come
+// back as a *ProblemsError holding coerce.Problem values, ready for
+// coerce.FormatProblems.
+//
+// Struct, Value and ListValue fields follow structconv's convention for
+// big integers: a plain integer literal beyond ±2^53 is carried as a
+// StringValue of its digits (never rounded), and written back as the bare
+// literal where the schema names integer (or a number type and no
+// string). A Value field's generated schema is free-form ({}), which
+// admits strings: there, as structconv does at a free-form location, the
+// carried digits are written as the string they are held as
+// ("9007199254740993"), because the writer cannot tell them from text a
+// caller meant as a string; the digits are all there, and a consumer
+// that wants the number reads them exactly.
 package protoschema

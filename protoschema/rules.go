@@ -9,11 +9,10 @@ import (
 	"strings"
 
 	"buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/internal/protojsonenc"
 	"github.com/structkit/structkit/internal/schema"
 )
 
@@ -206,13 +205,9 @@ func scalarText(f protoreflect.FieldDescriptor, v protoreflect.Value) string {
 type protoTextMarshal struct{}
 
 func (protoTextMarshal) marshal(m proto.Message) (string, error) {
-	b, err := protojson.Marshal(m)
+	b, err := protojsonenc.Options{}.Marshal(m)
 	if err != nil {
 		return "", err
 	}
-	c, err := jsontext.Compact(nil, string(b), jsontext.Options{})
-	if err != nil {
-		return "", err
-	}
-	return string(c), nil
+	return string(b), nil
 }

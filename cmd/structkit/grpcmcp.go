@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/grpcmcp"
 	"github.com/structkit/structkit/protoschema"
@@ -90,6 +91,14 @@ func runMCP(e *env, args []string) error {
 		all = append(all, names...)
 	}
 	fmt.Fprintf(e.stderr, "structkit mcp: %d tools from %s (reflection %s): %s\n", len(all), *addr, r.Version, strings.Join(all, ", "))
+	if pf.p != "" && pf.p != adapt.MCP {
+		fmt.Fprintf(e.stderr, "structkit mcp: under --profile %s the input schemas name fields by their JSON names only (orderId, not order_id): "+
+			"no profile can say \"one of two names\", and the proto-name aliases would turn each message into a string of JSON text; "+
+			"answers are restored under that schema\n", pf.p)
+		if pf.p == adapt.GeminiSchema {
+			fmt.Fprintf(e.stderr, "structkit mcp: under --profile %s the types are listed in JSON Schema's lower case (\"object\", not \"OBJECT\"), as MCP requires of an inputSchema\n", pf.p)
+		}
+	}
 	if *httpAddr != "" {
 		lis, err := net.Listen("tcp", *httpAddr)
 		if err != nil {

@@ -141,3 +141,67 @@ func TestMCPCommand(t *testing.T) {
 		t.Errorf("no --grpc: %d %s", code, errOut)
 	}
 }
+
+// TestMCPCommandProfiles: "structkit mcp --grpc --profile P" starts under
+// every profile (gemini-schema panicked in the SDK's AddTool), lists each
+// message tool as an object of its fields (the proto-name aliases, which
+// collapsed every tool into one JSON-text string, dropped and said so),
+// and a call written under the adapted schema reaches the server.
+func TestMCPCommandProfiles(t *testing.T) {
+	addr := startOrders(t)
+	for _, p := range adapt.Profiles() {
+		t.Run(string(p), func(t *testing.T) {
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			var stderr strings.Builder
+			done := make(chan int, 1)
+			go func() {
+				done <- run([]string{"mcp", "--grpc", addr, "--profile", string(p)}, inR, outW, &stderr)
+				outW.Close()
+			}()
+			ctx := context.Background()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v1"}, nil).Connect(ctx,
+				&mcp.IOTransport{Reader: io.NopCloser(bufio.NewReader(outR)), Writer: inW}, nil)
+			if err != nil {
+				inW.Close()
+				t.Fatalf("%v (exit %d: %s)", err, <-done, stderr.String())
+			}
+			list, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tool := range list.Tools {
+				b, _ := json.Marshal(tool.InputSchema)
+				var m map[string]any
+				_ = json.Unmarshal(b, &m)
+				props, _ := m["properties"].(map[string]any)
+				if m["type"] != "object" || props["value"] != nil {
+					t.Errorf("%s: %s", tool.Name, b)
+				}
+				if tool.Name == "OrderService_GetOrder" && (props["orderId"] == nil || props["order_id"] != nil && p != adapt.MCP) {
+					t.Errorf("%s: %s", tool.Name, b)
+				}
+			}
+			args := `{"orderId":9223372036854775807}`
+			if p == adapt.Gemini || p == adapt.GeminiSchema {
+				args = `{"orderId":"9223372036854775807"}` // 64-bit integers as strings under these profiles
+			}
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "OrderService_GetOrder", Arguments: json.RawMessage(args)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := res.Content[0].(*mcp.TextContent).Text
+			if res.IsError || !strings.Contains(text, `"orderId":9223372036854775807`) {
+				t.Errorf("result: %s", text)
+			}
+			cs.Close()
+			inW.Close()
+			if code := <-done; code != 0 {
+				t.Errorf("exit %d: %s", code, stderr.String())
+			}
+			if said := strings.Contains(stderr.String(), "JSON names only"); said != (p != adapt.MCP) {
+				t.Errorf("stderr: %s", stderr.String())
+			}
+		})
+	}
+}
