@@ -37,7 +37,14 @@ func TestAddToolHostileSchemas(t *testing.T) {
 			err := mcpbridge.AddTool(s, tool, h, mcpbridge.ServerOptions{})
 			var e *mcptool.Error
 			if !errors.As(err, &e) || tc.path != "" && e.Path != tc.path {
-				t.Fatalf("%v", err)
+				t.Fatalf("AddTool: %v", err)
+			}
+			typed := func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, map[string]any, error) {
+				return nil, nil, nil
+			}
+			err = mcpbridge.AddToolFor(s, tool, typed, mcpbridge.ServerOptions{})
+			if !errors.As(err, &e) || tc.path != "" && e.Path != tc.path {
+				t.Fatalf("AddToolFor: %v", err)
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package mcpbridge
 import (
 	"bytes"
 	"context"
+
 	// encoding/json: the typed tool's In and Out are the server author's
 	// Go types, which only encoding/json knows how to fill and write (their
 	// tags, their own UnmarshalJSON and MarshalJSON). It decodes the
@@ -21,6 +22,7 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/internal/mcptool"
 	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
@@ -115,7 +117,10 @@ func AddToolFor[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In
 // addTool registers a tool whose schemas have been compiled, as an error
 // where s.AddTool would panic.
 func addTool(s *mcp.Server, t *mcp.Tool, h mcp.ToolHandler) (err error) {
-	defer func() {
+	if err := mcptool.Check(t); err != nil {
+		return err
+	}
+	defer func() { // a check of the SDK's this package does not know yet
 		if r := recover(); r != nil {
 			err = fmt.Errorf("mcpbridge: AddToolFor %q: %v", t.Name, r)
 		}
