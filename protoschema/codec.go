@@ -187,9 +187,13 @@ func (c *Codec) UnmarshalContext(ctx context.Context, args []byte, m proto.Messa
 	if err := dec.Unmarshal(string(text), m); err != nil {
 		var de *protojsondec.Error
 		if !errors.As(err, &de) {
-			return rep, err
+			return nil, err // nothing was read into m: no report reads as valid
 		}
-		return rep, &ProblemsError{Message: c.md.FullName(), Problems: []coerce.Problem{problemOf(de)}, Report: rep}
+		// The message refuses what the schema let through: the report
+		// holds the problem too, so that it never reads as valid.
+		p := problemOf(de)
+		rep.Problems = append(rep.Problems, p)
+		return rep, &ProblemsError{Message: c.md.FullName(), Problems: []coerce.Problem{p}, Report: rep}
 	}
 	return rep, nil
 }

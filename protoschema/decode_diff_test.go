@@ -100,10 +100,13 @@ func TestCodecDecoding(t *testing.T) {
 		{`{"order":{"createdAt":"0000-01-01T00:00:00Z","items":[{}]}}`, "/order/createdAt", "RFC 3339", `string "0000-01-01T00:00:00Z"`},
 		{`{"order":{"holdFor":"999999999999s","items":[{}]}}`, "/order/holdFor", "duration", `string "999999999999s"`},
 	} {
-		_, err := c.Unmarshal([]byte(tc.in), newDynamic(md))
+		rep, err := c.Unmarshal([]byte(tc.in), newDynamic(md))
 		var pe *protoschema.ProblemsError
 		if !errors.As(err, &pe) || len(pe.Problems) != 1 {
 			t.Fatalf("%s: %v", tc.in, err)
+		}
+		if rep.Valid() || pe.Report.Valid() {
+			t.Errorf("%s: refused by the message, but the report reads as valid", tc.in)
 		}
 		p := pe.Problems[0]
 		if p.Path != tc.path || p.Keyword != "protobuf" || !strings.Contains(p.Expected, tc.expected) || p.Got != tc.got {
