@@ -143,6 +143,9 @@ func (c *checker) schema(v any, ptr string, depth int) {
 			c.add("refs", ptr, "$ref "+ref+" is not a reference to #/$defs/NAME of this schema")
 		}
 		c.refsSeen[ref] = true
+		if lim.bareRefs && len(m) > 1 {
+			c.add("refs", ptr, "$ref beside other keywords")
+		}
 	}
 	if lim.allTyped && m[schema.KwType] == nil && m[schema.KwAnyOf] == nil && m[schema.KwRef] == nil {
 		c.add("typed", ptr, "no type")
@@ -201,6 +204,8 @@ func (c *checker) types(m map[string]any, ptr string) map[string]bool {
 	case []any:
 		if c.lim.form == openAPI || !c.lim.typeArrays || len(tv) != 2 || !slices.Contains(tv, any("null")) {
 			c.add("types", ptr, "type "+short(tv)+" is not one type, or one type and null")
+		} else if c.lim.bareTypeArrays && !bareType(m) {
+			c.add("types", ptr, "type "+short(tv)+" beside other keywords (write anyOf with {\"type\": \"null\"})")
 		}
 		for _, e := range tv {
 			s, _ := e.(string)
