@@ -49,7 +49,22 @@ func TestProviderSDKs(t *testing.T) {
 	defer cancel()
 	dir := npmInstall(ctx, t, npm)
 
+	// The corpus, and beside it the hand-written cases of the goldens and
+	// the rule tables: forms the corpus may not have.
 	tools := loadCorpus(t)
+	for _, c := range goldenCases(t) {
+		tools = append(tools, corpusTool{"golden/" + c.name, c.schema})
+	}
+	for _, p := range Profiles() {
+		var names []string
+		for name := range ruleCases[p] {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			tools = append(tools, corpusTool{"rules/" + string(p) + "/" + name, []byte(ruleCases[p][name].orig)})
+		}
+	}
 	var in bytes.Buffer
 	in.WriteString(`{"tools":[`)
 	adapted := map[string][]byte{} // by profile and tool name
