@@ -138,7 +138,8 @@ func TestSDKDiff(t *testing.T) {
 		{OpenAI, `{"description":"x"}`, `{"description":"x\n\n{pattern: \"^a\"}"}`, "/description: \"x\" became \"x\\n\\n{pattern: \\\"^a\\\"}\""},
 	} {
 		var got []string
-		for _, d := range sdkDiff(tc.p, decode(t, []byte(tc.ours)), decode(t, []byte(tc.theirs))) {
+		diffs, _ := sdkDiff(tc.p, decode(t, []byte(tc.ours)), decode(t, []byte(tc.theirs)))
+		for _, d := range diffs {
 			got = append(got, d.String())
 		}
 		if g := strings.Join(got, "; "); g != tc.want {

@@ -1,7 +1,7 @@
 package adapt
 
 import (
-	"encoding/json"
+	"encoding/json" // only json.Number, the type of jsontext's exact number text: nothing is read by encoding/json
 	"fmt"
 	"math/big"
 	"sort"
@@ -29,10 +29,11 @@ import (
 // Annotations (description, title) are compared exactly too: a
 // description a provider rewrites is what the model reads, and restore's
 // notes are in it.
-func sdkDiff(p Profile, ours, theirs any) []sdkDifference {
+// forgiven counts the schemas where the anthropic rewrite was applied.
+func sdkDiff(p Profile, ours, theirs any) (diffs []sdkDifference, forgiven int) {
 	d := &differ{p: p}
 	d.value("", ours, theirs)
-	return d.out
+	return d.out, d.forgiven
 }
 
 // sdkDifference is one difference, at a JSON pointer into our schema.
@@ -50,8 +51,9 @@ func (d sdkDifference) String() string {
 }
 
 type differ struct {
-	p   Profile
-	out []sdkDifference
+	p        Profile
+	out      []sdkDifference
+	forgiven int
 }
 
 func (d *differ) add(ptr, format string, args ...any) {
@@ -114,6 +116,7 @@ func (d *differ) object(ptr string, o, t map[string]any) {
 			d.value(at, ov, tv)
 		case inOurs:
 			if d.droppedTypeBesideLiterals(k, o) {
+				d.forgiven++
 				continue
 			}
 			d.add(at, "removed (it was %s)", brief(ov))

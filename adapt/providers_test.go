@@ -104,6 +104,7 @@ func TestProviderSDKs(t *testing.T) {
 	}
 	results, _ := doc.(map[string]any)["results"].([]any)
 	checks := map[string]int{}
+	forgiven := map[string]int{} // schemas where a rewrite other than order and number spelling was applied
 	var diffs []string
 	for _, r := range results {
 		r := r.(map[string]any)
@@ -118,7 +119,9 @@ func TestProviderSDKs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, d := range sdkDiff(Profile(profile), ours, r["output"]) {
+		ds, n := sdkDiff(Profile(profile), ours, r["output"])
+		forgiven[profile+": "+check] += n
+		for _, d := range ds {
 			diffs = append(diffs, where+": "+d.String())
 		}
 	}
@@ -128,6 +131,11 @@ func TestProviderSDKs(t *testing.T) {
 	}
 	sort.Strings(names)
 	t.Logf("checks: %s", strings.Join(names, "; "))
+	for k, n := range forgiven {
+		if n > 0 {
+			t.Logf("%s: \"type\" left out beside enum or const of that type in %d schemas (the same values)", k, n)
+		}
+	}
 	if want := len(adapted); len(results) == 0 || len(checks) == 0 {
 		t.Fatalf("the harness returned %d results for %d schemas", len(results), want)
 	}
