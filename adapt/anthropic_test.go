@@ -89,6 +89,7 @@ func TestAnthropicCheck(t *testing.T) {
 		{"keywords", `{"type":"object","properties":{"a":{"type":"string","pattern":"^a"}},"additionalProperties":false}`},
 		{"refs", `{"type":"object","properties":{"a":{"$ref":"#/$defs/A","description":"x"}},"additionalProperties":false,"$defs":{"A":{"type":"string"}}}`},
 		{"typed", `{"type":"object","properties":{"a":{}},"additionalProperties":false}`},
+		{"root-object", `{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false}`},
 	} {
 		vs, err := Anthropic.Check([]byte(tc.schema))
 		if err != nil {
@@ -104,9 +105,9 @@ func TestAnthropicCheck(t *testing.T) {
 	}
 	// and takes what the transform keeps
 	for _, ok := range []string{
-		`{"type":"object","properties":{"a":{"type":["string","null"],"description":"d"}},"additionalProperties":false}`,
-		`{"type":"object","properties":{"a":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]}},"additionalProperties":false}`,
-		`{"type":"object","properties":{"a":{"$ref":"#/$defs/A"}},"additionalProperties":false,"$defs":{"A":{"type":"string"}}}`,
+		`{"type":"object","properties":{"a":{"type":["string","null"],"description":"d"}},"required":[],"additionalProperties":false}`,
+		`{"type":"object","properties":{"a":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"null"}]}},"required":["a"],"additionalProperties":false}`,
+		`{"type":"object","properties":{"a":{"$ref":"#/$defs/A"}},"required":[],"additionalProperties":false,"$defs":{"A":{"type":"string"}}}`,
 	} {
 		if vs, err := Anthropic.Check([]byte(ok)); err != nil || len(vs) > 0 {
 			t.Errorf("Check(%s): %v %v", ok, err, vs)

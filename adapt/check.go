@@ -78,6 +78,9 @@ func check(lim *limits, doc map[string]any) []Violation {
 	if t := doc[schema.KwType]; t != c.typ("object") {
 		c.add("root-object", "", fmt.Sprintf("the root's type is %s, not %s", short(t), c.typ("object")))
 	}
+	if _, ok := doc[schema.KwRequired]; !ok && lim.rootRequired {
+		c.add("root-object", "", "the root does not say required")
+	}
 	for _, kw := range []string{schema.KwAnyOf, schema.KwOneOf, schema.KwAllOf, schema.KwRef} {
 		if _, ok := doc[kw]; ok {
 			c.add("root-object", "", "the root has "+kw)

@@ -15,7 +15,9 @@
 //    back strict, not fall back to a non-strict one.
 //  - anthropic: transformJSONSchema from
 //    @anthropic-ai/sdk/lib/transform-json-schema (internal, resolved by its
-//    file path through the package's "./lib/*" subpath).
+//    file path through the package's "./lib/*" subpath), and mcpTool from
+//    @anthropic-ai/sdk/helpers/beta/mcp (the MCP tool to Claude tool
+//    conversion of the tool runner: it writes the input_schema it sends).
 //  - gemini-schema, gemini: @google/genai does not export processJsonSchema
 //    (a private function of its bundle), so the check goes through the
 //    public path that runs it: models.generateContent with the schema as a
@@ -30,6 +32,7 @@
 import { toStrictJsonSchema } from 'openai/lib/transform';
 import { mcpToFunctionTool } from '@openai/agents-core';
 import { transformJSONSchema } from '@anthropic-ai/sdk/lib/transform-json-schema';
+import { mcpTool as anthropicMcpTool } from '@anthropic-ai/sdk/helpers/beta/mcp';
 import { GoogleGenAI } from '@google/genai';
 import { createGoogle } from '@ai-sdk/google';
 
@@ -79,6 +82,7 @@ const checks = {
   },
   anthropic: {
     'anthropic.transformJSONSchema': async (s) => transformJSONSchema(s),
+    'anthropic.mcpTool': async (s) => anthropicMcpTool({ name: 'tool', inputSchema: structuredClone(s) }, {}).input_schema,
   },
   'gemini-schema': {
     'genai.parameters (Gemini API)': (s) => genai(gemini, 'parameters', s),
