@@ -103,6 +103,10 @@ func TestProviderSDKs(t *testing.T) {
 		t.Fatalf("the harness wrote no JSON: %v", err)
 	}
 	results, _ := doc.(map[string]any)["results"].([]any)
+	if ms, ok := doc.(map[string]any)["millis"].(map[string]any); ok {
+		b, _ := jsontext.Marshal(ms)
+		t.Logf("time by check (ms): %s", b)
+	}
 	checks := map[string]int{}
 	forgiven := map[string]int{} // schemas where a rewrite other than order and number spelling was applied
 	var diffs []string

@@ -24,6 +24,9 @@
 //    FunctionDeclaration's parameters (tTool runs processJsonSchema) or
 //    parametersJsonSchema, with fetch replaced to capture the request body,
 //    for the Gemini API and for Vertex AI (toolToMldev, toolToVertex).
+//  - gemini: @google/genai's mcpToTool (an MCP client's tools as a
+//    CallableTool) in the same request, as a Gemini client of an MCP
+//    server sends them.
 //  - gemini: @ai-sdk/google, the same way (createGoogle with a fetch that
 //    captures; doGenerate with a function tool). Version 4 no longer has
 //    convertJSONSchemaToOpenAPISchema: it sends inputSchema as
@@ -33,7 +36,7 @@ import { toStrictJsonSchema } from 'openai/lib/transform';
 import { mcpToFunctionTool } from '@openai/agents-core';
 import { transformJSONSchema } from '@anthropic-ai/sdk/lib/transform-json-schema';
 import { mcpTool as anthropicMcpTool } from '@anthropic-ai/sdk/helpers/beta/mcp';
-import { GoogleGenAI } from '@google/genai';
+import { GoogleGenAI, mcpToTool as genaiMcpToTool } from '@google/genai';
 import { createGoogle } from '@ai-sdk/google';
 
 let captured;
@@ -91,6 +94,12 @@ const checks = {
   gemini: {
     'genai.parametersJsonSchema (Gemini API)': (s) => genai(gemini, 'parametersJsonSchema', s),
     'genai.parametersJsonSchema (Vertex AI)': (s) => genai(vertex, 'parametersJsonSchema', s),
+    'genai.mcpToTool (Gemini API)': async (s) => {
+      const client = { listTools: async () => ({ tools: [{ name: 'tool', inputSchema: structuredClone(s) }] }), callTool: async () => ({ content: [] }) };
+      captured = undefined;
+      await gemini.models.generateContent({ model: 'gemini-2.5-flash', contents: 'hi', config: { tools: [genaiMcpToTool(client)] } });
+      return declared().parametersJsonSchema;
+    },
     'ai-sdk.google': async (s) => {
       captured = undefined;
       await vercel.doGenerate({
@@ -108,13 +117,17 @@ const chunks = [];
 for await (const c of process.stdin) chunks.push(c);
 const input = JSON.parse(Buffer.concat(chunks).toString('utf8'));
 const results = [];
+const millis = {}; // by check: the time it took, for the test's log
 for (const { name, profile, schema } of input.tools) {
   for (const [check, run] of Object.entries(checks[profile] ?? {})) {
+    const start = performance.now();
     try {
       results.push({ name, profile, check, output: await run(schema) });
     } catch (e) {
       results.push({ name, profile, check, error: String(e?.message ?? e) });
     }
+    millis[check] = (millis[check] ?? 0) + performance.now() - start;
   }
 }
-process.stdout.write(JSON.stringify({ results }));
+for (const k of Object.keys(millis)) millis[k] = Math.round(millis[k]);
+process.stdout.write(JSON.stringify({ results, millis }));
