@@ -53,63 +53,73 @@ const gemini = new GoogleGenAI({ apiKey: 'not-a-key' });
 const vertex = new GoogleGenAI({ vertexai: true, apiKey: 'not-a-key' });
 const vercel = createGoogle({ apiKey: 'not-a-key', fetch: fakeFetch })('gemini-2.5-flash');
 
-// declared is the one function declaration of the captured request.
-function declared() {
+// declared is the function declarations of the captured request, n of
+// them, in order.
+function declared(n, field) {
   const decls = captured?.tools?.[0]?.functionDeclarations;
-  if (!Array.isArray(decls) || decls.length !== 1) {
-    throw new Error('the request does not carry one function declaration: ' + JSON.stringify(captured?.tools));
+  if (!Array.isArray(decls) || decls.length !== n) {
+    throw new Error(`the request does not carry ${n} function declarations: ` + JSON.stringify(captured?.tools).slice(0, 300));
   }
-  return decls[0];
+  return decls.map((d, i) => {
+    if (d.name !== `t${i}`) throw new Error(`declaration ${i} is named ${d.name}`);
+    if (!(field in d)) throw new Error(`the declaration has no ${field}: ${JSON.stringify(Object.keys(d))}`);
+    return d[field];
+  });
 }
 
-async function genai(client, field, schema) {
+// The request checks take a batch of schemas (one request carrying them
+// all, as tools t0, t1, ...); a batch that fails is run again one schema
+// at a time, so that an error names its tool.
+async function genai(client, field, schemas) {
   captured = undefined;
   await client.models.generateContent({
     model: 'gemini-2.5-flash',
     contents: 'hi',
-    config: { tools: [{ functionDeclarations: [{ name: 'tool', [field]: structuredClone(schema) }] }] },
+    config: { tools: [{ functionDeclarations: schemas.map((s, i) => ({ name: `t${i}`, [field]: structuredClone(s) })) }] },
   });
-  const d = declared();
-  if (!(field in d)) throw new Error(`the declaration has no ${field}: ${JSON.stringify(Object.keys(d))}`);
-  return d[field];
+  return declared(schemas.length, field);
 }
+
+const one = (f) => ({ one: f });
+const batch = (f) => ({ batch: f });
 
 const checks = {
   openai: {
-    'openai.toStrictJsonSchema': async (s) => toStrictJsonSchema(s),
-    'agents.mcpToFunctionTool': async (s) => {
+    'openai.toStrictJsonSchema': one(async (s) => toStrictJsonSchema(s)),
+    'agents.mcpToFunctionTool': one(async (s) => {
       const t = mcpToFunctionTool({ name: 'tool', description: '', inputSchema: structuredClone(s) }, { name: 'server' }, true);
       if (t.strict !== true) throw new Error('the tool fell back to non-strict');
       return t.parameters;
-    },
+    }),
   },
   anthropic: {
-    'anthropic.transformJSONSchema': async (s) => transformJSONSchema(s),
-    'anthropic.mcpTool': async (s) => anthropicMcpTool({ name: 'tool', inputSchema: structuredClone(s) }, {}).input_schema,
+    'anthropic.transformJSONSchema': one(async (s) => transformJSONSchema(s)),
+    'anthropic.mcpTool': one(async (s) => anthropicMcpTool({ name: 'tool', inputSchema: structuredClone(s) }, {}).input_schema),
   },
   'gemini-schema': {
-    'genai.parameters (Gemini API)': (s) => genai(gemini, 'parameters', s),
-    'genai.parameters (Vertex AI)': (s) => genai(vertex, 'parameters', s),
+    'genai.parameters (Gemini API)': batch((ss) => genai(gemini, 'parameters', ss)),
+    'genai.parameters (Vertex AI)': batch((ss) => genai(vertex, 'parameters', ss)),
   },
   gemini: {
-    'genai.parametersJsonSchema (Gemini API)': (s) => genai(gemini, 'parametersJsonSchema', s),
-    'genai.parametersJsonSchema (Vertex AI)': (s) => genai(vertex, 'parametersJsonSchema', s),
-    'genai.mcpToTool (Gemini API)': async (s) => {
-      const client = { listTools: async () => ({ tools: [{ name: 'tool', inputSchema: structuredClone(s) }] }), callTool: async () => ({ content: [] }) };
+    'genai.parametersJsonSchema (Gemini API)': batch((ss) => genai(gemini, 'parametersJsonSchema', ss)),
+    'genai.parametersJsonSchema (Vertex AI)': batch((ss) => genai(vertex, 'parametersJsonSchema', ss)),
+    'genai.mcpToTool (Gemini API)': batch(async (ss) => {
+      const client = {
+        listTools: async () => ({ tools: ss.map((s, i) => ({ name: `t${i}`, inputSchema: structuredClone(s) })) }),
+        callTool: async () => ({ content: [] }),
+      };
       captured = undefined;
       await gemini.models.generateContent({ model: 'gemini-2.5-flash', contents: 'hi', config: { tools: [genaiMcpToTool(client)] } });
-      return declared().parametersJsonSchema;
-    },
-    'ai-sdk.google': async (s) => {
+      return declared(ss.length, 'parametersJsonSchema');
+    }),
+    'ai-sdk.google': batch(async (ss) => {
       captured = undefined;
       await vercel.doGenerate({
         prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
-        tools: [{ type: 'function', name: 'tool', description: '', inputSchema: structuredClone(s) }],
+        tools: ss.map((s, i) => ({ type: 'function', name: `t${i}`, description: '', inputSchema: structuredClone(s) })),
       });
-      const d = declared();
-      if (!('parametersJsonSchema' in d)) throw new Error(`the declaration has no parametersJsonSchema: ${JSON.stringify(Object.keys(d))}`);
-      return d.parametersJsonSchema;
-    },
+      return declared(ss.length, 'parametersJsonSchema');
+    }),
   },
 };
 
@@ -118,16 +128,32 @@ for await (const c of process.stdin) chunks.push(c);
 const input = JSON.parse(Buffer.concat(chunks).toString('utf8'));
 const results = [];
 const millis = {}; // by check: the time it took, for the test's log
-for (const { name, profile, schema } of input.tools) {
-  for (const [check, run] of Object.entries(checks[profile] ?? {})) {
+const errorOf = (e) => String(e?.message ?? e);
+for (const [profile, byCheck] of Object.entries(checks)) {
+  const tools = input.tools.filter((t) => t.profile === profile);
+  for (const [check, run] of Object.entries(byCheck)) {
     const start = performance.now();
-    try {
-      results.push({ name, profile, check, output: await run(schema) });
-    } catch (e) {
-      results.push({ name, profile, check, error: String(e?.message ?? e) });
+    let outputs;
+    if (run.batch) {
+      try {
+        outputs = await run.batch(tools.map((t) => t.schema));
+      } catch {
+        outputs = undefined; // one at a time, below
+      }
     }
-    millis[check] = (millis[check] ?? 0) + performance.now() - start;
+    for (const [i, { name, schema }] of tools.entries()) {
+      if (outputs) {
+        results.push({ name, profile, check, output: outputs[i] });
+        continue;
+      }
+      try {
+        const output = run.batch ? (await run.batch([schema]))[0] : await run.one(schema);
+        results.push({ name, profile, check, output });
+      } catch (e) {
+        results.push({ name, profile, check, error: errorOf(e) });
+      }
+    }
+    millis[check] = Math.round(performance.now() - start);
   }
 }
-for (const k of Object.keys(millis)) millis[k] = Math.round(millis[k]);
 process.stdout.write(JSON.stringify({ results, millis }));
