@@ -150,7 +150,7 @@ func (r *renderer) nullableOf(n map[string]any) map[string]any {
 	t, simple := n[schema.KwType].(string)
 	_, hasEnum := n[schema.KwEnum]
 	_, hasRef := n[schema.KwRef]
-	if simple && t != "null" && r.lim.typeArrays && !hasEnum && !hasRef {
+	if simple && t != "null" && r.lim.typeArrays && !hasEnum && !hasRef && (!r.lim.bareTypeArrays || bareType(n)) {
 		out := clone(n)
 		out[schema.KwType] = []any{t, "null"}
 		return out
@@ -159,6 +159,16 @@ func (r *renderer) nullableOf(n map[string]any) map[string]any {
 		return n
 	}
 	return map[string]any{schema.KwAnyOf: []any{n, map[string]any{schema.KwType: "null"}}}
+}
+
+// bareType reports whether n says nothing but its type and description.
+func bareType(n map[string]any) bool {
+	for k := range n {
+		if k != schema.KwType && k != schema.KwDescription {
+			return false
+		}
+	}
+	return true
 }
 
 func joinDesc(parts ...string) string {

@@ -78,6 +78,9 @@ func check(lim *limits, doc map[string]any) []Violation {
 	if t := doc[schema.KwType]; t != c.typ("object") {
 		c.add("root-object", "", fmt.Sprintf("the root's type is %s, not %s", short(t), c.typ("object")))
 	}
+	if _, ok := doc[schema.KwRequired]; !ok && lim.rootRequired {
+		c.add("root-object", "", "the root does not say required")
+	}
 	for _, kw := range []string{schema.KwAnyOf, schema.KwOneOf, schema.KwAllOf, schema.KwRef} {
 		if _, ok := doc[kw]; ok {
 			c.add("root-object", "", "the root has "+kw)
@@ -143,6 +146,9 @@ func (c *checker) schema(v any, ptr string, depth int) {
 			c.add("refs", ptr, "$ref "+ref+" is not a reference to #/$defs/NAME of this schema")
 		}
 		c.refsSeen[ref] = true
+		if lim.bareRefs && len(m) > 1 {
+			c.add("refs", ptr, "$ref beside other keywords")
+		}
 	}
 	if lim.allTyped && m[schema.KwType] == nil && m[schema.KwAnyOf] == nil && m[schema.KwRef] == nil {
 		c.add("typed", ptr, "no type")
@@ -201,6 +207,8 @@ func (c *checker) types(m map[string]any, ptr string) map[string]bool {
 	case []any:
 		if c.lim.form == openAPI || !c.lim.typeArrays || len(tv) != 2 || !slices.Contains(tv, any("null")) {
 			c.add("types", ptr, "type "+short(tv)+" is not one type, or one type and null")
+		} else if c.lim.bareTypeArrays && !bareType(m) {
+			c.add("types", ptr, "type "+short(tv)+" beside other keywords (write anyOf with {\"type\": \"null\"})")
 		}
 		for _, e := range tv {
 			s, _ := e.(string)

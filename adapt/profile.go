@@ -104,7 +104,20 @@ type limits struct {
 	maps        bool // "additionalProperties" with a schema allowed
 	emptyObject bool // an object with no properties allowed
 	typeArrays  bool // "type": [T, "null"] allowed
-	allTyped    bool // every schema has "type", "anyOf" or "$ref"
+	// bareTypeArrays: "type": [T, "null"] only on a schema with nothing
+	// but type and description; a nullable object, array or string with
+	// a format is anyOf [T, {"type": "null"}] (Anthropic's
+	// transformJSONSchema reads properties, items, format and minItems
+	// only under a single type, and writes them into the description
+	// under a type array).
+	bareTypeArrays bool
+	// bareRefs: "$ref" with no keyword beside it (Anthropic's
+	// transformJSONSchema keeps only the reference).
+	bareRefs bool
+	// rootRequired: the root says "required", [] when no member is
+	// (Anthropic's mcpTool writes "required": null for a missing one).
+	rootRequired bool
+	allTyped     bool // every schema has "type", "anyOf" or "$ref"
 	// keywords the profile takes on a schema, besides the structural ones
 	// (type, properties, required, items, anyOf, ...) the renderer writes.
 	keep map[string]bool
@@ -154,6 +167,8 @@ const (
 	srcOpenAI       = "OpenAI, Structured Outputs guide, \"Supported schemas\" (platform.openai.com/docs/guides/structured-outputs#supported-schemas); function calling, strict mode (platform.openai.com/docs/guides/function-calling#strict-mode)"
 	srcOpenAILimits = "OpenAI, Structured Outputs guide, \"Objects have limitations on nesting depth and size\" and \"Limitations on total string size\", \"Limitations on enum size\""
 	srcAnthropic    = "Anthropic, Structured outputs, \"JSON Schema limitations\" (docs.claude.com/en/docs/build-with-claude/structured-outputs#json-schema-limitations); strict tool use"
+	srcAnthropicSDK = "@anthropic-ai/sdk, transformJSONSchema (lib/transform-json-schema), which the SDK runs on tool and output schemas"
+	srcAnthropicMCP = "@anthropic-ai/sdk, mcpTool (helpers/beta/mcp), which sends \"required\": null for a root without required"
 	srcGeminiSchema = "Gemini API reference, Schema (ai.google.dev/api/caching#Schema); Vertex AI REST reference, Schema (cloud.google.com/vertex-ai/docs/reference/rest/v1/Schema); google.golang.org/genai types.go Schema"
 	srcGeminiJSON   = "Gemini API, Structured output, \"JSON Schema support\" (ai.google.dev/gemini-api/docs/structured-output); FunctionDeclaration.parametersJsonSchema (ai.google.dev/api/caching#FunctionDeclaration)"
 	srcRootObject   = "All three providers reject a root anyOf; MCP requires an object (modelcontextprotocol.io/specification, Tool.inputSchema)"
@@ -201,28 +216,37 @@ var profiles = map[Profile]*limits{
 	},
 	Anthropic: {
 		name: Anthropic, form: jsonSchema, refs: refsAcyclic,
-		closed: true, emptyObject: true, typeArrays: true, allTyped: false,
+		closed: true, emptyObject: true, typeArrays: true, bareTypeArrays: true, bareRefs: true, rootRequired: true, allTyped: true,
 		// Supported: enum (strings, numbers, booleans, null), const,
 		// anyOf, allOf (limited), $ref/$defs, default, required,
 		// additionalProperties false, the formats below, minItems 0 or 1.
 		// Not supported: recursion, numerical constraints, string
 		// lengths, array constraints beyond minItems 0/1, other
 		// additionalProperties.
-		keep: set(schema.KwPattern, schema.KwFormat, schema.KwMinItems, schema.KwEnum, schema.KwConst),
+		//
+		// What the SDK's own transformJSONSchema (@anthropic-ai/sdk
+		// lib/transform-json-schema, the one adapt's provider check runs)
+		// keeps decides the rest: it keeps format and minItems, and moves
+		// pattern into the description ("{pattern: ...}"), so pattern is
+		// written into the description here too (and checked on
+		// restore); it throws on a schema with no type, anyOf, enum or
+		// const; it reads a type's keywords only under a single type. The
+		// SDK's mcpTool writes "required": null where the root has none.
+		keep: set(schema.KwFormat, schema.KwMinItems, schema.KwEnum, schema.KwConst),
 		formats: map[string]map[string]bool{
 			"string": set("date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"),
 		},
 		enumStrings: true, enumNumbers: true, enumOther: true,
-		minItemsMax: 1, simplePatterns: true,
+		minItemsMax: 1,
 		rules: []Rule{
-			{"root-object", "the root is an object, not a union", srcAnthropic + "; " + srcRootObject},
-			{"keywords", "only type, properties, required, additionalProperties, items, anyOf, enum, const, $ref, $defs, description, and pattern, format, minItems; no numeric bounds (minimum, maximum, multipleOf, exclusive*), no minLength/maxLength, no maxItems/uniqueItems, no oneOf, not, if/then/else, patternProperties, allOf (flattened)", srcAnthropic},
-			{"types", "type is one JSON type, or [type, \"null\"]", srcAnthropic},
+			{"root-object", "the root is an object that says required ([] when no member is), not a union", srcAnthropic + "; " + srcRootObject + "; " + srcAnthropicMCP},
+			{"keywords", "only type, properties, required, additionalProperties, items, anyOf, enum, const, $ref, $defs, description, and format, minItems; no pattern (written into the description, as the SDK's transformJSONSchema does), no numeric bounds (minimum, maximum, multipleOf, exclusive*), no minLength/maxLength, no maxItems/uniqueItems, no oneOf, not, if/then/else, patternProperties, allOf (flattened)", srcAnthropic + "; " + srcAnthropicSDK},
+			{"typed", "every schema has a type (or anyOf or $ref)", srcAnthropicSDK},
+			{"types", "type is one JSON type, or [type, \"null\"] on a schema with no keyword but description (a nullable object, array, or string with a format, is anyOf with {\"type\": \"null\"})", srcAnthropic + "; " + srcAnthropicSDK},
 			{"closed-objects", "additionalProperties: false on every object", srcAnthropic},
 			{"min-items", "minItems only 0 or 1", srcAnthropic},
 			{"formats", "format only date-time, time, date, duration, email, hostname, uri, ipv4, ipv6, uuid", srcAnthropic},
-			{"patterns", "patterns without lookaround, backreferences or word boundaries", srcAnthropic},
-			{"refs", "$ref only to #/$defs/NAME", srcAnthropic},
+			{"refs", "$ref only to #/$defs/NAME, with no keyword beside it", srcAnthropic + "; " + srcAnthropicSDK},
 			{"no-recursion", "no recursive schemas", srcAnthropic},
 			{"exact-numbers", "numbers in the schema are exact doubles", srcStructkit},
 		},

@@ -174,6 +174,10 @@ func (r *renderer) run() (map[string]any, error) {
 		// An object root that also admits null: the adapted root cannot.
 		r.note(root.Pointer(), schema.KwType, actionDescribed, "null for the whole arguments", "")
 	}
+	if _, ok := doc[schema.KwRequired]; !ok && r.lim.rootRequired {
+		doc = clone(doc)
+		doc[schema.KwRequired] = []any{}
+	}
 	if r.err != nil {
 		return nil, r.err
 	}
