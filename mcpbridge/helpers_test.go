@@ -14,7 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/fixture/mcpserver"
+	"github.com/structkit/structkit/examples/mcpserver"
 	"github.com/structkit/structkit/mcpbridge"
 )
 

@@ -29,7 +29,7 @@ import (
 	"github.com/structkit/structkit/cmd/structkit/internal/metrics"
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
-	"github.com/structkit/structkit/internal/fixture/mcpserver"
+	"github.com/structkit/structkit/examples/mcpserver"
 	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )

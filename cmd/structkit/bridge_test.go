@@ -20,7 +20,7 @@ import (
 
 	"github.com/structkit/structkit/bridge"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
-	"github.com/structkit/structkit/internal/fixture/mcpserver"
+	"github.com/structkit/structkit/examples/mcpserver"
 )
 
 // startBridge serves a bridge over the bundled example server on a

@@ -10,7 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/structkit/structkit/internal/fixture/mcpserver"
+	"github.com/structkit/structkit/examples/mcpserver"
 )
 
 // runMCPExample implements "structkit mcp-example": the bundled example
