@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/plan"
@@ -14,13 +13,13 @@ import (
 )
 
 // policyAll has every switch on.
-var policyAll = coerce.Policy{
+var policyAll = terms.Policy{
 	StringToInteger: true, StringToNumber: true, StringToBoolean: true, BooleanWords: true,
 	NumberToString: true, EnumCase: true, DropEmpty: true, JSONString: true, WrapScalar: true,
 }
 
 // dropOf reads Member's decision as (drop, set to null).
-func dropOf(p coerce.Policy, parent *plan.Loc, name string, child *plan.Loc, v Scalar) (drop, toNull bool) {
+func dropOf(p terms.Policy, parent *plan.Loc, name string, child *plan.Loc, v Scalar) (drop, toNull bool) {
 	d := Member(p, parent, name, child, v)
 	if d.Action != Keep && d.Rule != terms.RuleDropEmpty {
 		panic("Member decided a rule other than drop-empty")
@@ -31,11 +30,15 @@ func dropOf(p coerce.Policy, parent *plan.Loc, name string, child *plan.Loc, v S
 // policyLoc compiles schema and returns the plan of its member "v".
 func policyLoc(t *testing.T, schema string) *plan.Loc {
 	t.Helper()
-	s, err := coerce.Compile([]byte(`{"type":"object","properties":{"v":` + schema + `}}`))
+	doc, err := plan.Normalize([]byte(`{"type":"object","properties":{"v":` + schema + `}}`))
+	if err != nil {
+		t.Fatalf("Normalize(%s): %v", schema, err)
+	}
+	s, err := plan.Compile(doc, plan.Options{})
 	if err != nil {
 		t.Fatalf("Compile(%s): %v", schema, err)
 	}
-	l := (*plan.Schema)(s).Root().Property("v", nil)
+	l := s.Root().Property("v", nil)
 	if l == nil {
 		t.Fatalf("no plan for %s", schema)
 	}
@@ -48,11 +51,11 @@ func str(s string) Scalar { return Scalar{Type: jsontype.String, Text: s} }
 type fixCase struct {
 	in   Scalar
 	ok   bool
-	rule coerce.Rule
+	rule terms.Rule
 	want Scalar // Type and Bool, Text and Num as far as they are set
 }
 
-func runFix(t *testing.T, name string, l *plan.Loc, p coerce.Policy, cases []fixCase) {
+func runFix(t *testing.T, name string, l *plan.Loc, p terms.Policy, cases []fixCase) {
 	t.Helper()
 	for _, c := range cases {
 		out, rule, ok := fix(p, l, c.in)
@@ -157,14 +160,14 @@ func TestPolicyFixIntegerText(t *testing.T) {
 		no("\v42"),
 		no("\"42\""),
 	}
-	runFix(t, "integer, string-to-integer", l, coerce.Policy{StringToInteger: true}, cases)
+	runFix(t, "integer, string-to-integer", l, terms.Policy{StringToInteger: true}, cases)
 	// The other switches do not change what integerText accepts at an
 	// integer location: a decimal is no integer, "yes" no number.
 	runFix(t, "integer, all", l, policyAll, cases)
 	// Off, nothing fires.
 	for _, c := range cases {
 		c.ok = false
-		runFix(t, "integer, other rules", l, coerce.Policy{StringToBoolean: true, BooleanWords: true, EnumCase: true, NumberToString: true}, []fixCase{{in: c.in}})
+		runFix(t, "integer, other rules", l, terms.Policy{StringToBoolean: true, BooleanWords: true, EnumCase: true, NumberToString: true}, []fixCase{{in: c.in}})
 	}
 }
 
@@ -222,12 +225,12 @@ func TestPolicyFixDecimalText(t *testing.T) {
 		no("2.5 m"),
 		no("$2.5"),
 	}
-	runFix(t, "number, string-to-number", l, coerce.Policy{StringToNumber: true}, cases)
+	runFix(t, "number, string-to-number", l, terms.Policy{StringToNumber: true}, cases)
 	runFix(t, "number, all", l, policyAll, cases)
 	// string-to-integer alone does not fire where the schema names number
 	// only: the rule there is string-to-number.
 	for _, c := range cases {
-		runFix(t, "number, string-to-integer only", l, coerce.Policy{StringToInteger: true}, []fixCase{{in: c.in}})
+		runFix(t, "number, string-to-integer only", l, terms.Policy{StringToInteger: true}, []fixCase{{in: c.in}})
 	}
 	// At an integer location decimalText never applies: integers only.
 	li := policyLoc(t, `{"type":"integer"}`)
@@ -238,7 +241,7 @@ func TestPolicyFixDecimalText(t *testing.T) {
 
 func TestPolicyFixBoolean(t *testing.T) {
 	l := policyLoc(t, `{"type":"boolean"}`)
-	b := func(in string, v bool, rule coerce.Rule) fixCase {
+	b := func(in string, v bool, rule terms.Rule) fixCase {
 		return fixCase{in: str(in), ok: true, rule: rule, want: Scalar{Type: jsontype.Boolean, Bool: v}}
 	}
 	no := func(in string) fixCase { return fixCase{in: str(in)} }
@@ -256,7 +259,7 @@ func TestPolicyFixBoolean(t *testing.T) {
 	for _, w := range append(words, never...) {
 		cases = append(cases, no(w))
 	}
-	runFix(t, "boolean, string-to-boolean", l, coerce.Policy{StringToBoolean: true}, cases)
+	runFix(t, "boolean, string-to-boolean", l, terms.Policy{StringToBoolean: true}, cases)
 	runFix(t, "boolean, lenient", l, coerce.Lenient(), cases)
 
 	cases = slices.Clone(strict)
@@ -269,13 +272,13 @@ func TestPolicyFixBoolean(t *testing.T) {
 	}
 	runFix(t, "boolean, all", l, policyAll, cases)
 	// boolean-words alone leaves true/false to string-to-boolean.
-	runFix(t, "boolean, boolean-words only", l, coerce.Policy{BooleanWords: true}, []fixCase{
+	runFix(t, "boolean, boolean-words only", l, terms.Policy{BooleanWords: true}, []fixCase{
 		no("true"), no("false"), b("yes", true, terms.RuleBooleanWords), b("0", false, terms.RuleBooleanWords),
 	})
 }
 
 func TestPolicyFixNumberToString(t *testing.T) {
-	p := coerce.Policy{NumberToString: true}
+	p := terms.Policy{NumberToString: true}
 	s := func(text string) Scalar { return Scalar{Type: jsontype.String, Text: text} }
 	n := func(f float64, lit string) Scalar {
 		t := jsontype.Number
@@ -331,7 +334,7 @@ func TestPolicyFixNumberToString(t *testing.T) {
 }
 
 func TestPolicyFixEnumCase(t *testing.T) {
-	p := coerce.Policy{EnumCase: true}
+	p := terms.Policy{EnumCase: true}
 	yes := func(in, to string) fixCase {
 		return fixCase{in: str(in), ok: true, rule: terms.RuleEnumCase, want: str(to)}
 	}
@@ -346,7 +349,7 @@ func TestPolicyFixEnumCase(t *testing.T) {
 	runFix(t, "enum beside an integer", policyLoc(t, `{"oneOf":[{"type":"integer"},{"enum":["auto","manual"]}]}`), p, []fixCase{yes("AUTO", "auto"), no("5")})
 	runFix(t, "enum through $ref", policyLoc(t, `{"$ref":"#/properties/v/$defs/x","$defs":{"x":{"enum":["Red","Green"]}}}`), p, []fixCase{yes("red", "Red"), yes("GREEN", "Green")})
 	runFix(t, "plain string", policyLoc(t, `{"type":"string"}`), p, []fixCase{no("Fast")})
-	runFix(t, "enum off", policyLoc(t, `{"enum":["fast","slow"]}`), coerce.Policy{StringToInteger: true, StringToBoolean: true}, []fixCase{no("Fast")})
+	runFix(t, "enum off", policyLoc(t, `{"enum":["fast","slow"]}`), terms.Policy{StringToInteger: true, StringToBoolean: true}, []fixCase{no("Fast")})
 }
 
 // TestPolicyFixAmbiguous: no rule fires where the value's type is admitted
@@ -388,7 +391,7 @@ func TestPolicyFixAmbiguous(t *testing.T) {
 	if d := Value(policyAll, nil, str("5")); d.Action != Keep {
 		t.Errorf("Value decided %+v without a plan", d)
 	}
-	if d := Value(coerce.Policy{}, policyLoc(t, `{"type":"integer"}`), str("5")); d.Action != Keep {
+	if d := Value(terms.Policy{}, policyLoc(t, `{"type":"integer"}`), str("5")); d.Action != Keep {
 		t.Errorf("the zero Policy decided %+v", d)
 	}
 }
@@ -402,7 +405,7 @@ func TestPolicyDropParseWrap(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := (*plan.Schema)(s).Root()
-	p := coerce.Policy{DropEmpty: true, JSONString: true, WrapScalar: true}
+	p := terms.Policy{DropEmpty: true, JSONString: true, WrapScalar: true}
 	null := Scalar{Type: jsontype.Null}
 	for _, c := range []struct {
 		name         string
@@ -427,7 +430,7 @@ func TestPolicyDropParseWrap(t *testing.T) {
 		if drop != c.drop || toNull != c.toNull {
 			t.Errorf("Drop(%s = %s) = %v, %v; want %v, %v", c.name, c.v.JSON(), drop, toNull, c.drop, c.toNull)
 		}
-		if drop, toNull := dropOf(coerce.Policy{EnumCase: true}, root, c.name, root.Property(c.name, nil), c.v); drop || toNull {
+		if drop, toNull := dropOf(terms.Policy{EnumCase: true}, root, c.name, root.Property(c.name, nil), c.v); drop || toNull {
 			t.Errorf("Drop without drop-empty fired for %s", c.name)
 		}
 	}
@@ -487,7 +490,7 @@ func TestDecisionOrder(t *testing.T) {
 		why    string
 		member string
 		v      Scalar
-		p      coerce.Policy
+		p      terms.Policy
 		want   Decision
 		// unparsed is the decision after the embedded JSON did not parse.
 		unparsed Decision
@@ -496,7 +499,7 @@ func TestDecisionOrder(t *testing.T) {
 			want: Decision{Action: ParseJSON, Rule: terms.RuleJSONString}},
 		{why: "text that looks like an array but is none falls back to wrapping, when the item takes strings", member: "tags", v: str("[oops"), p: all,
 			want: Decision{Action: ParseJSON, Rule: terms.RuleJSONString}, unparsed: Decision{Action: Wrap, Rule: terms.RuleWrapScalar}},
-		{why: "without json-string the same text is wrapped at once", member: "tags", v: str("[oops"), p: coerce.Policy{WrapScalar: true},
+		{why: "without json-string the same text is wrapped at once", member: "tags", v: str("[oops"), p: terms.Policy{WrapScalar: true},
 			want: Decision{Action: Wrap, Rule: terms.RuleWrapScalar}, unparsed: Decision{Action: Wrap, Rule: terms.RuleWrapScalar}},
 		{why: "a scalar where an array of its kind stands is wrapped before any scalar rule", member: "ids", v: Scalar{Type: jsontype.Integer, Num: 5, Text: "5"}, p: all,
 			want: Decision{Action: Wrap, Rule: terms.RuleWrapScalar}, unparsed: Decision{Action: Wrap, Rule: terms.RuleWrapScalar}},
