@@ -27,6 +27,17 @@ func dropOf(p terms.Policy, parent *plan.Loc, name string, child *plan.Loc, v Sc
 	return d.Action == Drop, d.Action == Replace && d.Out.Type == jsontype.Null
 }
 
+// compileDoc plans a schema document as coerce.Compile does, without the
+// validator.
+func compileDoc(t *testing.T, b []byte) (*plan.Schema, error) {
+	t.Helper()
+	doc, err := plan.Normalize(b)
+	if err != nil {
+		return nil, err
+	}
+	return plan.Compile(doc, plan.Options{})
+}
+
 // policyLoc compiles schema and returns the plan of its member "v".
 func policyLoc(t *testing.T, schema string) *plan.Loc {
 	t.Helper()
@@ -260,7 +271,7 @@ func TestPolicyFixBoolean(t *testing.T) {
 		cases = append(cases, no(w))
 	}
 	runFix(t, "boolean, string-to-boolean", l, terms.Policy{StringToBoolean: true}, cases)
-	runFix(t, "boolean, lenient", l, coerce.Lenient(), cases)
+	runFix(t, "boolean, lenient", l, terms.Lenient(), cases)
 
 	cases = slices.Clone(strict)
 	for _, w := range words {
@@ -372,18 +383,18 @@ func TestPolicyFixAmbiguous(t *testing.T) {
 		{`{"type":"integer"}`, Scalar{Type: jsontype.Null}},
 		{`{"type":"integer"}`, toInt("5", 5)},
 	} {
-		s, err := coerce.Compile([]byte(`{"properties":{"v":` + c.schema + `}}`))
+		s, err := compileDoc(t, []byte(`{"properties":{"v":` + c.schema + `}}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := (*plan.Schema)(s).Root().Property("v", nil)
+		l := s.Root().Property("v", nil)
 		if out, rule, ok := fix(policyAll, l, c.in); ok {
 			t.Errorf("%s: %s became %s by %s; want it left alone", c.schema, c.in.JSON(), out.JSON(), rule)
 		}
 	}
 	// oneOf [integer, number]: a fraction takes only the number branch.
 	l := policyLoc(t, `{"oneOf":[{"type":"integer"},{"type":"number"}]}`)
-	runFix(t, "oneOf integer|number", l, coerce.Lenient(), []fixCase{
+	runFix(t, "oneOf integer|number", l, terms.Lenient(), []fixCase{
 		{in: str("5.5"), ok: true, rule: terms.RuleStringToNumber, want: Scalar{Type: jsontype.Number, Num: 5.5}},
 		{in: str("5")},
 	})
@@ -397,14 +408,14 @@ func TestPolicyFixAmbiguous(t *testing.T) {
 }
 
 func TestPolicyDropParseWrap(t *testing.T) {
-	s, err := coerce.Compile([]byte(`{"type":"object","required":["r"],"properties":{
+	s, err := compileDoc(t, []byte(`{"type":"object","required":["r"],"properties":{
 		"r":{"type":"integer"},"n":{"type":"integer"},"o":{"type":["integer","null"]},
 		"s":{"type":"string"},"e":{"enum":["asc","desc"]},"ee":{"enum":["","x"]},
 		"ids":{"type":"array","items":{"type":"integer"}},"obj":{"type":"object"},"os":{"type":["object","string"]}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := (*plan.Schema)(s).Root()
+	root := s.Root()
 	p := terms.Policy{DropEmpty: true, JSONString: true, WrapScalar: true}
 	null := Scalar{Type: jsontype.Null}
 	for _, c := range []struct {
@@ -467,7 +478,7 @@ func TestPolicyDropParseWrap(t *testing.T) {
 		if got := wraps(p, root.Property(c.name, nil), Scalar{Type: c.t, Text: "x"}); got != c.want {
 			t.Errorf("Wrap(%s, %v) = %v, want %v", c.name, c.t, got, c.want)
 		}
-		if wraps(coerce.Lenient(), root.Property(c.name, nil), Scalar{Type: c.t, Text: "x"}) {
+		if wraps(terms.Lenient(), root.Property(c.name, nil), Scalar{Type: c.t, Text: "x"}) {
 			t.Errorf("Lenient() wraps at %s", c.name)
 		}
 	}
@@ -476,7 +487,7 @@ func TestPolicyDropParseWrap(t *testing.T) {
 // TestDecisionOrder: one decision per value, in the order the rules are
 // tried: embedded JSON, then wrapping, then the scalar rules.
 func TestDecisionOrder(t *testing.T) {
-	s, err := coerce.Compile([]byte(`{"type":"object","properties":{
+	s, err := compileDoc(t, []byte(`{"type":"object","properties":{
 		"ids":{"type":"array","items":{"type":"integer"}},
 		"tags":{"type":"array","items":{"type":"string"}},
 		"n":{"type":"integer"},
@@ -484,7 +495,7 @@ func TestDecisionOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := (*plan.Schema)(s).Root()
+	root := s.Root()
 	all := policyAll
 	for _, c := range []struct {
 		why    string
