@@ -1,0 +1,461 @@
+package plan
+
+import (
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/structkit/structkit/internal/jsontype"
+)
+
+// This file narrows the alternatives of anyOf and oneOf by the value: where
+// the object alternatives of a group are told apart by their members (a
+// tag member restricted by const or enum to disjoint strings, required
+// members, member types), an object can match only some of them, and the
+// plan of its members is then the plan under those only. What tells the
+// alternatives of a group apart is derived once per location, on first
+// use, bounded by the size of the alternatives' own keywords; the plans
+// of the narrowed objects are derived once per choice and kept.
+
+// Object is an object value as narrowing reads it.
+type Object interface {
+	// Member returns the JSON types the named member's value may be read
+	// as (a string of decimal digits a codec carries for an integer is
+	// String|Integer) and, for a string, its text; ok is false when the
+	// object has no such member.
+	Member(name string) (t jsontype.Set, s string, ok bool)
+}
+
+// Bounds of the narrowing work, against hostile schemas: the slots one
+// group of alternatives may look at (one per member an alternative
+// declares or requires), the decisions one narrowed location records, the
+// narrowed locations kept per location, and the work preparing the
+// members of one narrowed location.
+const (
+	maxSlots    = 1 << 10
+	maxChoices  = 64
+	maxNarrowed = 64
+	prepareWork = 1 << 12
+)
+
+// narrowing is what a location whose alternatives may be narrowed keeps.
+type narrowing struct {
+	once   sync.Once
+	groups []*disc // by index of l.alts; nil: the group is not told apart
+
+	mu    sync.Mutex
+	cache map[string]*Loc // narrowed locations by their choices
+}
+
+// disc is what tells the object alternatives of one group apart.
+type disc struct {
+	alts    []discAlt
+	tag     string   // a member every object alternative restricts to disjoint strings; "" if none
+	allowed []string // the strings the tag may take, in the order of the alternatives
+}
+
+// discAlt is one alternative as narrowing sees it.
+type discAlt struct {
+	object bool       // the alternative admits objects
+	slots  []discSlot // the members it declares or requires
+}
+
+// discSlot is what an alternative says of one member.
+type discSlot struct {
+	name string
+	req  bool // required wherever the alternative applies
+	loc  *Loc // the member's plan under the alternative; nil: anything
+}
+
+// narrowable reports whether alternatives at l, or in place through
+// allOf, $ref and the alternatives themselves, may be narrowed: some
+// group has two alternatives that admit objects. Called by info once the
+// in-place members are derived.
+func (l *Loc) narrowable() bool {
+	for _, g := range l.alts {
+		n := 0
+		for _, m := range g {
+			if m.admit&jsontype.Object != 0 {
+				n++
+			}
+			if m.nar != nil {
+				return true
+			}
+		}
+		if n > 1 {
+			return true
+		}
+	}
+	for _, m := range l.allOf {
+		if m.nar != nil {
+			return true
+		}
+	}
+	for _, m := range l.refs {
+		if m.nar != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Narrows reports whether the plan at l depends on an object's members
+// through alternatives that Narrow can tell apart. It is false where l
+// has no anyOf or oneOf with two object alternatives, here or in place.
+func (l *Loc) Narrows() bool { return l != nil && l.nar != nil }
+
+// Narrow returns the plan at l for the object obj: where the object can
+// match only one alternative of an anyOf or oneOf group (here or in
+// place through allOf, $ref and nested groups), the group is that
+// alternative alone, so that the plans of the members follow it; where
+// it cannot be told, l itself. The narrowed location is derived once per
+// choice and then shared, as l is.
+func (l *Loc) Narrow(obj Object) *Loc {
+	if l == nil || l.nar == nil {
+		return l
+	}
+	var buf [16]byte
+	key := l.choices(obj, buf[:0], new(int))
+	decided := false
+	for _, c := range key {
+		decided = decided || c != 0
+	}
+	if !decided {
+		return l
+	}
+	n := l.nar
+	n.mu.Lock()
+	r, ok := n.cache[string(key)]
+	n.mu.Unlock()
+	if ok {
+		return r
+	}
+	r = l.build(key, new(int), new(int))
+	n.mu.Lock()
+	if n.cache == nil {
+		n.cache = map[string]*Loc{}
+	}
+	if c, ok := n.cache[string(key)]; ok {
+		r = c // another goroutine built it first: share one
+	} else if len(n.cache) < maxNarrowed {
+		n.cache[string(key)] = r
+	}
+	n.mu.Unlock()
+	return r
+}
+
+// choices appends to key, for each group narrowing visits (in place
+// first, then the groups, then inside the chosen alternatives), one byte:
+// 0 for a group not told apart, else 1 + the alternative chosen. visits
+// counts the locations walked, to bound diamonds of $ref.
+func (l *Loc) choices(obj Object, key []byte, visits *int) []byte {
+	if l.nar == nil || len(key) >= maxChoices || *visits >= maxChoices {
+		return key
+	}
+	*visits++
+	l.nar.once.Do(l.discriminate)
+	for _, m := range l.allOf {
+		key = m.choices(obj, key, visits)
+	}
+	for _, m := range l.refs {
+		key = m.choices(obj, key, visits)
+	}
+	for i, g := range l.alts {
+		if len(key) >= maxChoices {
+			return key
+		}
+		k := -1
+		if d := l.nar.groups[i]; d != nil {
+			k = d.choose(obj)
+		}
+		key = append(key, byte(k+1))
+		if k >= 0 {
+			key = g[k].choices(obj, key, visits)
+		}
+	}
+	return key
+}
+
+// build returns l with the choices of key made, walking as choices did.
+func (l *Loc) build(key []byte, pos, visits *int) *Loc {
+	if l.nar == nil || *pos >= len(key) || *visits >= maxChoices {
+		return l
+	}
+	*visits++
+	allOf, refs, alts := l.allOf, l.refs, l.alts
+	changed, cloned := false, false
+	replace := func(list []*Loc) []*Loc {
+		var out []*Loc
+		for i, m := range list {
+			if r := m.build(key, pos, visits); r != m {
+				if out == nil {
+					out = slices.Clone(list)
+				}
+				out[i] = r
+			}
+		}
+		if out == nil {
+			return list
+		}
+		changed = true
+		return out
+	}
+	allOf = replace(allOf)
+	refs = replace(refs)
+	for i, g := range l.alts {
+		if *pos >= len(key) {
+			break
+		}
+		k := int(key[*pos]) - 1
+		*pos++
+		if k < 0 {
+			continue
+		}
+		if !cloned {
+			alts, cloned = slices.Clone(l.alts), true
+		}
+		alts[i] = []*Loc{g[k].build(key, pos, visits)}
+		changed = true
+	}
+	if !changed {
+		return l
+	}
+	c := &Loc{id: -1, ptr: l.ptr, node: l.node, own: l.own, ownNamed: l.ownNamed, typed: l.typed,
+		boolean: l.boolean, locs: l.locs, patterns: l.patterns, additional: l.additional,
+		prefix: l.prefix, rest: l.rest, allOf: allOf, alts: alts, altOne: l.altOne,
+		ownStrs: l.ownStrs, refs: refs, ifN: l.ifN, thenN: l.thenN, elseN: l.elseN,
+		owner: l.owner, deps: l.deps}
+	c.info()
+	c.prepare()
+	return c
+}
+
+// discriminate derives, once, what tells the object alternatives of each
+// group at l apart.
+func (l *Loc) discriminate() {
+	l.nar.groups = make([]*disc, len(l.alts))
+	for i, g := range l.alts {
+		l.nar.groups[i] = discOf(g)
+	}
+}
+
+// discOf derives what tells the object alternatives of g apart: for each,
+// the members it declares (with their plans) or surely requires. nil when
+// fewer than two alternatives admit objects or the group is too large.
+func discOf(g []*Loc) *disc {
+	d := &disc{alts: make([]discAlt, len(g))}
+	objects, slots := 0, 0
+	for i, a := range g {
+		if a.admit&jsontype.Object == 0 {
+			continue
+		}
+		objects++
+		d.alts[i].object = true
+		names, _, _, visited := closureShape(a)
+		must := surelyRequired(a)
+		slots += len(names) + len(must) + visited
+		if slots > maxSlots {
+			return nil
+		}
+		for _, name := range names {
+			_, req := slices.BinarySearch(must, name)
+			d.alts[i].slots = append(d.alts[i].slots, discSlot{name: name, req: req, loc: a.Property(name, nil)})
+		}
+		for _, name := range must {
+			if _, declared := slices.BinarySearch(names, name); !declared {
+				d.alts[i].slots = append(d.alts[i].slots, discSlot{name: name, req: true, loc: a.Property(name, nil)})
+			}
+		}
+	}
+	if objects < 2 {
+		return nil
+	}
+	d.findTag()
+	return d
+}
+
+// findTag finds a member that every object alternative declares, each
+// restricting it to strings no other allows, and puts its slot first.
+func (d *disc) findTag() {
+	var first *discAlt
+	for i := range d.alts {
+		if d.alts[i].object {
+			first = &d.alts[i]
+			break
+		}
+	}
+	for _, s := range first.slots {
+		if allowed, ok := d.tagStrings(s.name); ok {
+			d.tag, d.allowed = s.name, allowed
+			for i := range d.alts {
+				a := &d.alts[i]
+				for j := range a.slots {
+					if a.slots[j].name == s.name {
+						a.slots[0], a.slots[j] = a.slots[j], a.slots[0]
+					}
+				}
+			}
+			return
+		}
+	}
+}
+
+// tagStrings returns the strings name may take across the object
+// alternatives when each restricts it to strings only, disjoint from the
+// others'.
+func (d *disc) tagStrings(name string) ([]string, bool) {
+	var all []string
+	for i := range d.alts {
+		a := &d.alts[i]
+		if !a.object {
+			continue
+		}
+		var loc *Loc
+		for _, s := range a.slots {
+			if s.name == name {
+				loc = s.loc
+			}
+		}
+		if loc == nil || loc.strs == nil || len(loc.strs.list) == 0 || loc.admit&^jsontype.String != 0 {
+			return nil, false
+		}
+		for _, v := range loc.strs.list {
+			if slices.Contains(all, v) {
+				return nil, false
+			}
+		}
+		all = append(all, loc.strs.list...)
+	}
+	return all, true
+}
+
+// choose returns the only object alternative obj can match, -1 when none
+// or several can.
+func (d *disc) choose(obj Object) int {
+	k, n := d.candidates(obj)
+	if n != 1 {
+		return -1
+	}
+	return k
+}
+
+// candidates returns how many object alternatives obj can match, and the
+// last of them.
+func (d *disc) candidates(obj Object) (k, n int) {
+	k = -1
+	for i := range d.alts {
+		if a := &d.alts[i]; a.object && !a.excludes(obj) {
+			k = i
+			n++
+		}
+	}
+	return k, n
+}
+
+// excludes reports whether obj cannot match the alternative: a member it
+// requires is missing, or a member has a type, or a string, its plan
+// does not admit.
+func (a *discAlt) excludes(obj Object) bool {
+	for _, s := range a.slots {
+		t, str, ok := obj.Member(s.name)
+		if !ok {
+			if s.req {
+				return true
+			}
+			continue
+		}
+		if s.loc == nil {
+			continue
+		}
+		fit := t & s.loc.admit
+		if fit == 0 || fit == jsontype.String && !s.loc.strs.has(str) {
+			return true
+		}
+	}
+	return false
+}
+
+// surelyRequired returns the member names every value at a must have, by
+// the "required" of its schema and of what applies in place through
+// allOf and $ref (not through alternatives or conditions), sorted.
+func surelyRequired(a *Loc) []string {
+	var out []string
+	seen := map[*Loc]bool{}
+	var walk func(m *Loc)
+	walk = func(m *Loc) {
+		if seen[m] {
+			return
+		}
+		seen[m] = true
+		if m.node != nil {
+			out = append(out, m.node.Required...)
+		}
+		for _, c := range m.allOf {
+			walk(c)
+		}
+		for _, c := range m.refs {
+			walk(c)
+		}
+	}
+	walk(a)
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// Choice is what an object tells of one group of alternatives.
+type Choice struct {
+	// Branch is the only alternative the object can match: -1 when none
+	// or several can.
+	Branch int
+	// Tag names the member that tells the alternatives apart by const or
+	// enum, with the strings it may take (Allowed); "" when the group has
+	// none.
+	Tag     string
+	Allowed []string
+	// Unknown: the object's tag is none of the allowed strings (or not a
+	// string); Missing: the object has no tag.
+	Unknown, Missing bool
+}
+
+// Choose tells, for the first oneOf (one true) or anyOf group of the
+// schema at l, which alternative the object obj can match, and what its
+// tag says; Branch -1 and no Tag where the group is not told apart.
+func (l *Loc) Choose(one bool, obj Object) Choice {
+	ch := Choice{Branch: -1}
+	if l == nil || l.nar == nil {
+		return ch
+	}
+	l.nar.once.Do(l.discriminate)
+	for i := range l.alts {
+		if l.altOne[i] != one {
+			continue
+		}
+		d := l.nar.groups[i]
+		if d == nil {
+			return ch
+		}
+		ch.Branch = d.choose(obj)
+		if d.tag != "" {
+			ch.Tag, ch.Allowed = d.tag, d.allowed
+			t, s, ok := obj.Member(d.tag)
+			ch.Missing = !ok
+			ch.Unknown = ok && (t&jsontype.String == 0 || !slices.Contains(d.allowed, s))
+		}
+		return ch
+	}
+	return ch
+}
+
+// prepare derives the children of l ahead, as precompute does for the
+// locations of the document, where that takes little work; otherwise they
+// are derived on use.
+func (l *Loc) prepare() {
+	if l.trivial || l.boolean {
+		return
+	}
+	names, patterned, prefix, visited := closureShape(l)
+	if visited+len(names)+prefix > prepareWork {
+		return
+	}
+	prepareKids(l, names, patterned, prefix, nil, func(*Loc) {})
+}

@@ -1,0 +1,120 @@
+package structconv_test
+
+import (
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/structconv"
+)
+
+// Alternatives narrowed by the value: where the alternatives of oneOf or
+// anyOf are told apart by a tag member (const or enum), by required
+// members or by member types, the codec writes the members of an object
+// under the one alternative it can match, and the check agrees.
+
+// unionSchemas are the ways a tagged union can be written; in each, the
+// alternative tagged "int" holds an integer "value", the one tagged
+// "str" a string.
+var unionSchemas = map[string]string{
+	"const": `{"oneOf":[
+		{"type":"object","properties":{"kind":{"const":"int"},"value":{"type":"integer"}},"required":["kind","value"]},
+		{"type":"object","properties":{"kind":{"const":"str"},"value":{"type":"string"}},"required":["kind","value"]}]}`,
+	"enum": `{"anyOf":[
+		{"type":"object","properties":{"kind":{"enum":["int","i64"]},"value":{"type":"integer"}}},
+		{"type":"object","properties":{"kind":{"enum":["str"]},"value":{"type":"string"}}}]}`,
+	"ref": `{"$defs":{
+		"I":{"type":"object","properties":{"kind":{"$ref":"#/$defs/KI"},"value":{"type":"integer"}}},
+		"KI":{"type":"string","const":"int"},
+		"S":{"allOf":[{"type":"object"},{"properties":{"kind":{"const":"str"},"value":{"type":"string"}}}]}},
+		"type":"object","properties":{"note":{"type":"string"}},
+		"allOf":[{"oneOf":[{"$ref":"#/$defs/I"},{"$ref":"#/$defs/S"}]}]}`,
+	"nested": `{"oneOf":[
+		{"oneOf":[
+			{"type":"object","properties":{"kind":{"const":"int"},"value":{"type":"integer"}}},
+			{"type":"object","properties":{"kind":{"const":"num"},"value":{"type":"number"}}}]},
+		{"type":"object","properties":{"kind":{"const":"str"},"value":{"type":"string"}}}]}`,
+	"required": `{"oneOf":[
+		{"type":"object","properties":{"id":{"type":"integer"},"value":{"type":"integer"}},"required":["id"]},
+		{"type":"object","properties":{"name":{"type":"string"},"value":{"type":"string"}},"required":["name"]}]}`,
+	"types": `{"oneOf":[
+		{"type":"object","properties":{"flag":{"type":"boolean"},"value":{"type":"integer"}}},
+		{"type":"object","properties":{"flag":{"type":"string"},"value":{"type":"string"}}}]}`,
+}
+
+func compileUnion(t *testing.T, name string) *coerce.Schema {
+	t.Helper()
+	s, err := coerce.Compile([]byte(unionSchemas[name]))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return s
+}
+
+func TestUnionsNarrowed(t *testing.T) {
+	const big = `18446744073709551615`
+	for _, tc := range []struct {
+		name, schema, in, want string
+	}{
+		{"const tag first", "const", `{"kind":"int","value":` + big + `}`, `{"kind":"int","value":` + big + `}`},
+		{"const tag last", "const", `{"value":` + big + `,"kind":"int"}`, `{"kind":"int","value":` + big + `}`},
+		{"const string alternative", "const", `{"kind":"str","value":"` + big + `"}`, `{"kind":"str","value":"` + big + `"}`},
+		{"const beyond 2^53", "const", `{"value":9007199254740993,"kind":"int"}`, `{"kind":"int","value":9007199254740993}`},
+		{"negative beyond 2^64", "const", `{"kind":"int","value":-123456789012345678901234567890}`, `{"kind":"int","value":-123456789012345678901234567890}`},
+		{"enum tag", "enum", `{"value":` + big + `,"kind":"i64"}`, `{"kind":"i64","value":` + big + `}`},
+		{"enum string", "enum", `{"kind":"str","value":"` + big + `"}`, `{"kind":"str","value":"` + big + `"}`},
+		{"ref and allOf", "ref", `{"value":` + big + `,"kind":"int","note":"n"}`, `{"kind":"int","note":"n","value":` + big + `}`},
+		{"ref and allOf string", "ref", `{"value":"` + big + `","kind":"str"}`, `{"kind":"str","value":"` + big + `"}`},
+		{"nested union", "nested", `{"value":` + big + `,"kind":"int"}`, `{"kind":"int","value":` + big + `}`},
+		{"nested union string", "nested", `{"value":"` + big + `","kind":"str"}`, `{"kind":"str","value":"` + big + `"}`},
+		{"required member", "required", `{"value":` + big + `,"id":1}`, `{"id":1,"value":` + big + `}`},
+		{"required member string", "required", `{"value":"` + big + `","name":"x"}`, `{"name":"x","value":"` + big + `"}`},
+		{"member types", "types", `{"value":` + big + `,"flag":true}`, `{"flag":true,"value":` + big + `}`},
+		{"member types string", "types", `{"value":"` + big + `","flag":"x"}`, `{"flag":"x","value":"` + big + `"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := compileUnion(t, tc.schema)
+			var v structpb.Value
+			if err := (structconv.UnmarshalOptions{Schema: s}).Unmarshal([]byte(tc.in), &v); err != nil {
+				t.Fatal(err)
+			}
+			out, err := structconv.MarshalOptions{Schema: s}.Marshal(&v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(out) != tc.want {
+				t.Errorf("round trip: got %s, want %s", out, tc.want)
+			}
+			got, rep, err := structconv.CheckOptions{}.JSON(s, []byte(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.Valid() {
+				t.Errorf("check refused a valid call: %v", rep.Problems)
+			}
+			if string(got) != tc.want {
+				t.Errorf("check: got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestUnionsUnknownTag(t *testing.T) {
+	s := compileUnion(t, "const")
+	_, rep, err := structconv.CheckOptions{}.JSON(s, []byte(`{"kind":"float","value":1.5}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Valid() || len(rep.Problems) != 1 {
+		t.Fatalf("want one problem, got %+v", rep.Problems)
+	}
+	p := rep.Problems[0]
+	if p.Path != "/kind" || p.Msg != `expected one of "int", "str"; got "float"` {
+		t.Errorf("got %s: %s", p.Path, p.Msg)
+	}
+	if strings.Contains(p.Msg, "object, or object") {
+		t.Errorf("unhelpful: %s", p.Msg)
+	}
+}
