@@ -52,6 +52,7 @@ type disc struct {
 	alts    []discAlt
 	tag     string   // a member every object alternative restricts to disjoint strings; "" if none
 	allowed []string // the strings the tag may take, in the order of the alternatives
+	tagReq  bool     // every object alternative requires the tag
 }
 
 // discAlt is one alternative as narrowing sees it.
@@ -286,11 +287,12 @@ func (d *disc) findTag() {
 	}
 	for _, s := range first.slots {
 		if allowed, ok := d.tagStrings(s.name); ok {
-			d.tag, d.allowed = s.name, allowed
+			d.tag, d.allowed, d.tagReq = s.name, allowed, true
 			for i := range d.alts {
 				a := &d.alts[i]
 				for j := range a.slots {
 					if a.slots[j].name == s.name {
+						d.tagReq = d.tagReq && a.slots[j].req
 						a.slots[0], a.slots[j] = a.slots[j], a.slots[0]
 					}
 				}
@@ -413,8 +415,9 @@ type Choice struct {
 	Tag     string
 	Allowed []string
 	// Unknown: the object's tag is none of the allowed strings (or not a
-	// string); Missing: the object has no tag.
-	Unknown, Missing bool
+	// string); Missing: the object has no tag; Required: every object
+	// alternative requires it.
+	Unknown, Missing, Required bool
 }
 
 // Choose tells, for the first oneOf (one true) or anyOf group of the
@@ -436,7 +439,7 @@ func (l *Loc) Choose(one bool, obj Object) Choice {
 		}
 		ch.Branch = d.choose(obj)
 		if d.tag != "" {
-			ch.Tag, ch.Allowed = d.tag, d.allowed
+			ch.Tag, ch.Allowed, ch.Required = d.tag, d.allowed, d.tagReq
 			t, s, ok := obj.Member(d.tag)
 			ch.Missing = !ok
 			ch.Unknown = ok && (t&jsontype.String == 0 || !slices.Contains(d.allowed, s))
