@@ -1,6 +1,7 @@
 package structconv_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -68,6 +69,7 @@ func TestUnionsNarrowed(t *testing.T) {
 		{"ref and allOf", "ref", `{"value":` + big + `,"kind":"int","note":"n"}`, `{"kind":"int","note":"n","value":` + big + `}`},
 		{"ref and allOf string", "ref", `{"value":"` + big + `","kind":"str"}`, `{"kind":"str","value":"` + big + `"}`},
 		{"nested union", "nested", `{"value":` + big + `,"kind":"int"}`, `{"kind":"int","value":` + big + `}`},
+		{"nested union number keeps carried digits", "nested", `{"value":` + big + `,"kind":"num"}`, `{"kind":"num","value":` + big + `}`},
 		{"nested union string", "nested", `{"value":"` + big + `","kind":"str"}`, `{"kind":"str","value":"` + big + `"}`},
 		{"required member", "required", `{"value":` + big + `,"id":1}`, `{"id":1,"value":` + big + `}`},
 		{"required member string", "required", `{"value":"` + big + `","name":"x"}`, `{"name":"x","value":"` + big + `"}`},
@@ -117,4 +119,115 @@ func TestUnionsUnknownTag(t *testing.T) {
 	if strings.Contains(p.Msg, "object, or object") {
 		t.Errorf("unhelpful: %s", p.Msg)
 	}
+}
+
+// alone are the alternatives of unionSchemas["nested"], each alone: the
+// codec under the union must do what it does under the alternative the
+// object matches. (One difference, by design: a big integer under the
+// union is carried where an alternative names integer, and its digits
+// are kept when the alternative taken says number; alone, a number
+// location rounds it. See TestUnionsNarrowed.)
+var alone = map[string]string{
+	"int": `{"type":"object","properties":{"kind":{"const":"int"},"value":{"type":"integer"}}}`,
+	"num": `{"type":"object","properties":{"kind":{"const":"num"},"value":{"type":"number"}}}`,
+	"str": `{"type":"object","properties":{"kind":{"const":"str"},"value":{"type":"string"}}}`,
+}
+
+func TestUnionsAsTheAlternativeAlone(t *testing.T) {
+	union := compileUnion(t, "nested")
+	ins := []struct{ kind, in string }{
+		{"int", `{"value":18446744073709551615,"kind":"int"}`},
+		{"int", `{"kind":"int","value":18446744073709551615}`},
+		{"int", `{"value":1e21,"kind":"int"}`},
+		{"int", `{"value":-9007199254740993,"kind":"int"}`},
+		{"int", `{"value":2.5,"kind":"int"}`},
+		{"int", `{"value":123456789012345678901234567890123,"kind":"int"}`},
+		{"num", `{"value":9007199254740993.5,"kind":"num"}`},
+		{"num", `{"value":2.5,"kind":"num"}`},
+		{"str", `{"value":"18446744073709551615","kind":"str"}`},
+		{"str", `{"value":18446744073709551615,"kind":"str"}`},
+	}
+	for _, tc := range ins {
+		alt, err := coerce.Compile([]byte(alone[tc.kind]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bi := range []structconv.BigIntegers{structconv.BigIntegersCarry, structconv.BigIntegersRound, structconv.BigIntegersReject} {
+			run := func(s *coerce.Schema) (string, []coerce.Change, string, string) {
+				rep := &coerce.Report{}
+				var v structpb.Value
+				err := (structconv.UnmarshalOptions{Schema: s, Report: rep, BigIntegers: bi}).Unmarshal([]byte(tc.in), &v)
+				if err != nil {
+					return "error: " + err.Error(), nil, "", ""
+				}
+				out, err := structconv.MarshalOptions{Schema: s}.Marshal(&v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				changes := rep.Changes
+				for i := range changes {
+					changes[i].Schema = ""
+				}
+				checked, crep, err := structconv.CheckOptions{}.JSON(s, []byte(tc.in))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return protoText(&v), changes, string(out), string(checked) + " " + problemsText(crep)
+			}
+			us, uc, uo, uk := run(union)
+			as, ac, ao, ak := run(alt)
+			if us != as || uo != ao || uk != ak || fmtChanges(uc) != fmtChanges(ac) {
+				t.Errorf("%s (%v):\nunion: %s %v %s | %s\nalone: %s %v %s | %s", tc.in, bi, us, uc, uo, uk, as, ac, ao, ak)
+			}
+		}
+	}
+}
+
+// protoText shows a Value with its kinds: numbers as doubles, strings
+// quoted, members sorted.
+func protoText(v *structpb.Value) string {
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_NumberValue:
+		return strconv.FormatFloat(k.NumberValue, 'g', -1, 64)
+	case *structpb.Value_StringValue:
+		return strconv.Quote(k.StringValue)
+	case *structpb.Value_BoolValue:
+		return strconv.FormatBool(k.BoolValue)
+	case *structpb.Value_StructValue:
+		var keys []string
+		for name := range k.StructValue.GetFields() {
+			keys = append(keys, name)
+		}
+		sortStrings(keys)
+		var b strings.Builder
+		b.WriteByte('{')
+		for _, name := range keys {
+			b.WriteString(name + ":" + protoText(k.StructValue.GetFields()[name]) + " ")
+		}
+		return b.String() + "}"
+	case *structpb.Value_ListValue:
+		var b strings.Builder
+		b.WriteByte('[')
+		for _, e := range k.ListValue.GetValues() {
+			b.WriteString(protoText(e) + " ")
+		}
+		return b.String() + "]"
+	}
+	return "null"
+}
+
+func fmtChanges(c []coerce.Change) string {
+	var b strings.Builder
+	for _, x := range c {
+		b.WriteString(x.Path + " " + string(x.Rule) + " " + x.From + " -> " + x.To + "; ")
+	}
+	return b.String()
+}
+
+func problemsText(r *coerce.Report) string {
+	var b strings.Builder
+	for _, p := range r.Problems {
+		b.WriteString(p.Path + ": " + p.Msg + "; ")
+	}
+	return b.String()
 }

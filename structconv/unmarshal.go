@@ -151,6 +151,9 @@ type decoder struct {
 	rt       restore.Hook // restoring an answer under an adapted schema; nil otherwise
 	xtra     []pair       // restore: undeclared members read from the extra member, a stack
 	lits     *literals    // the check's exact literals; nil otherwise
+	// alternatives narrowed by the value (unmarshal_narrow.go)
+	undecided int       // objects being read whose decisions are pending
+	pend      []pending // those decisions, in reading order
 
 	// slabs: values are allocated in batches
 	slabSize int
@@ -339,6 +342,10 @@ func (d *decoder) object(l *plan.Loc, mode objMode) (map[string]*structpb.Value,
 	d.path = append(d.path, seg{isKey: true})
 	m := d.fieldMap(depth, d.r.Peek() == jsontext.ObjectClose)
 	fast := mode == objPlain && d.rt == nil && !d.lenient
+	narrow := d.narrowing(l, mode)
+	if narrow {
+		d.undecided++
+	}
 	dupAt, dupKey := -1, ""
 	key := "" // the last member's name
 	for {
@@ -390,6 +397,11 @@ func (d *decoder) object(l *plan.Loc, mode objMode) (map[string]*structpb.Value,
 			if v == nil {
 				delete(m, k) // dropped by the policy, or absent (restore)
 			}
+		}
+	}
+	if narrow {
+		if d.undecided--; d.undecided == 0 && len(d.pend) > 0 {
+			d.settle(l, m, depth)
 		}
 	}
 	d.path = d.path[:depth]

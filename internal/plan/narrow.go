@@ -53,6 +53,7 @@ type disc struct {
 	tag     string   // a member every object alternative restricts to disjoint strings; "" if none
 	allowed []string // the strings the tag may take, in the order of the alternatives
 	tagReq  bool     // every object alternative requires the tag
+	tagAlt  []int    // by allowed: the alternative whose tag it is
 }
 
 // discAlt is one alternative as narrowing sees it.
@@ -307,6 +308,7 @@ func (d *disc) findTag() {
 // others'.
 func (d *disc) tagStrings(name string) ([]string, bool) {
 	var all []string
+	d.tagAlt = d.tagAlt[:0]
 	for i := range d.alts {
 		a := &d.alts[i]
 		if !a.object {
@@ -327,6 +329,9 @@ func (d *disc) tagStrings(name string) ([]string, bool) {
 			}
 		}
 		all = append(all, loc.strs.list...)
+		for range loc.strs.list {
+			d.tagAlt = append(d.tagAlt, i)
+		}
 	}
 	return all, true
 }
@@ -342,8 +347,17 @@ func (d *disc) choose(obj Object) int {
 }
 
 // candidates returns how many object alternatives obj can match, and the
-// last of them.
+// last of them. Where the group has a tag and the object one of its
+// strings, the alternative it names is the one (its problems, if any,
+// are the object's): a tag decides as a discriminator does.
 func (d *disc) candidates(obj Object) (k, n int) {
+	if d.tag != "" {
+		if t, s, ok := obj.Member(d.tag); ok && t&jsontype.String != 0 {
+			if i := slices.Index(d.allowed, s); i >= 0 {
+				return d.tagAlt[i], 1
+			}
+		}
+	}
 	k = -1
 	for i := range d.alts {
 		if a := &d.alts[i]; a.object && !a.excludes(obj) {
