@@ -1,6 +1,7 @@
 package structconv_test
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -88,6 +89,32 @@ func TestUnionsNarrowed(t *testing.T) {
 			}
 			if string(out) != tc.want {
 				t.Errorf("round trip: got %s, want %s", out, tc.want)
+			}
+			g, err := structconv.GoOptions{Schema: s}.ToGo(&v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if gj := goJSON(t, g); gj != tc.want {
+				t.Errorf("ToGo: got %s, want %s", gj, tc.want)
+			}
+			var back structpb.Value
+			if err := (structconv.GoOptions{Schema: s}).FromGo(g, &back); err != nil {
+				t.Fatal(err)
+			}
+			want := tc.want
+			if tc.schema == "nested" && strings.Contains(tc.in, `"num"`) {
+				// Go numbers at a number location are doubles (carried
+				// digits are kept only where the decoder carried them).
+				want = `{"kind":"num","value":18446744073709552000}`
+			}
+			if out, _ := (structconv.MarshalOptions{Schema: s}).Marshal(&back); string(out) != want {
+				t.Errorf("FromGo: got %s, want %s", out, want)
+			}
+			if rep, err := (structconv.CheckOptions{}).Struct(s, &v); err != nil || !rep.Valid() {
+				t.Errorf("check of the Struct: %v %v", err, rep)
+			}
+			if _, rep, err := (structconv.CheckOptions{}).Go(s, g); err != nil || !rep.Valid() {
+				t.Errorf("check of the Go values: %v %v", err, rep)
 			}
 			got, rep, err := structconv.CheckOptions{}.JSON(s, []byte(tc.in))
 			if err != nil {
@@ -230,4 +257,14 @@ func problemsText(r *coerce.Report) string {
 		b.WriteString(p.Path + ": " + p.Msg + "; ")
 	}
 	return b.String()
+}
+
+// goJSON writes a Go value tree as JSON, members sorted.
+func goJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
