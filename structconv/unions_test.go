@@ -268,3 +268,59 @@ func goJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestUnionsUndecided: where nothing tells the alternatives apart, the
+// plan of all of them applies, as before narrowing existed.
+func TestUnionsUndecided(t *testing.T) {
+	s, err := coerce.Compile([]byte(`{"oneOf":[
+		{"type":"object","properties":{"value":{"type":"integer"}}},
+		{"type":"object","properties":{"value":{"type":"string"}}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const in = `{"value":18446744073709551615}`
+	var v structpb.Value
+	if err := (structconv.UnmarshalOptions{Schema: s}).Unmarshal([]byte(in), &v); err != nil {
+		t.Fatal(err)
+	}
+	out, err := structconv.MarshalOptions{Schema: s}.Marshal(&v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Carried digits could be the integer or the string: written as the
+	// string, as the plan of both alternatives says.
+	if want := `{"value":"18446744073709551615"}`; string(out) != want {
+		t.Errorf("got %s, want %s", out, want)
+	}
+}
+
+// TestUnionsPendingReport: a fraction read before the tag that makes its
+// location integer is reported once the object ends, at its path, nested
+// and in arrays; under the tag that makes it a number it is not.
+func TestUnionsPendingReport(t *testing.T) {
+	s, err := coerce.Compile([]byte(deepUnionNum))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{`{"root":{"value":2.5,"kind":"int"}}`, "/root/value fraction-at-integer 2.5 -> 2.5; "},
+		{`{"root":{"kind":"int","value":2.5}}`, "/root/value fraction-at-integer 2.5 -> 2.5; "},
+		{`{"root":{"value":2.5,"kind":"num"}}`, ""},
+		{`{"root":{"value":[{"value":1.5,"kind":"num"},{"value":2.5,"kind":"int"}],"kind":"list"}}`, "/root/value/1/value fraction-at-integer 2.5 -> 2.5; "},
+		{`{"many":[{"value":{"a":{"value":3.5,"kind":"int"}},"kind":"map"}]}`, "/many/0/value/a/value fraction-at-integer 3.5 -> 3.5; "},
+	} {
+		rep := &coerce.Report{}
+		var v structpb.Value
+		if err := (structconv.UnmarshalOptions{Schema: s, Report: rep}).Unmarshal([]byte(tc.in), &v); err != nil {
+			t.Fatal(err)
+		}
+		if got := fmtChanges(rep.Changes); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// deepUnionNum is deepUnion with an alternative of numbers.
+var deepUnionNum = strings.Replace(deepUnion, `{"type":"object","properties":{"kind":{"const":"str"}`,
+	`{"type":"object","properties":{"kind":{"const":"num"},"value":{"type":"number"}},"required":["kind","value"]},
+	{"type":"object","properties":{"kind":{"const":"str"}`, 1)
