@@ -359,24 +359,41 @@ func (d *disc) candidates(obj Object) (k, n int) {
 		}
 	}
 	k = -1
+	byReq, nReq := -1, 0 // the same, by the required members alone
 	for i := range d.alts {
-		if a := &d.alts[i]; a.object && !a.excludes(obj) {
+		a := &d.alts[i]
+		if !a.object {
+			continue
+		}
+		switch a.excludes(obj) {
+		case 0:
 			k = i
 			n++
+			fallthrough
+		case 1:
+			byReq = i
+			nReq++
 		}
+	}
+	if n == 0 && nReq == 1 {
+		// None can match, and the members name one: its problems are
+		// the object's.
+		return byReq, 1
 	}
 	return k, n
 }
 
-// excludes reports whether obj cannot match the alternative: a member it
-// requires is missing, or a member has a type, or a string, its plan
-// does not admit.
-func (a *discAlt) excludes(obj Object) bool {
+// excludes tells whether obj cannot match the alternative: 2 when a
+// member it requires is missing, 1 when a member has a type, or a string,
+// its plan does not admit (the members are there, their values do not
+// fit), 0 when it may match.
+func (a *discAlt) excludes(obj Object) int {
+	bad := 0
 	for _, s := range a.slots {
 		t, str, ok := obj.Member(s.name)
 		if !ok {
 			if s.req {
-				return true
+				return 2
 			}
 			continue
 		}
@@ -385,10 +402,10 @@ func (a *discAlt) excludes(obj Object) bool {
 		}
 		fit := t & s.loc.admit
 		if fit == 0 || fit == jsontype.String && !s.loc.strs.has(str) {
-			return true
+			bad = 1
 		}
 	}
-	return false
+	return bad
 }
 
 // surelyRequired returns the member names every value at a must have, by
