@@ -109,8 +109,8 @@ func FuzzUnmarshal(f *testing.F) {
 }
 
 // fuzzUnion: under a tagged union, the check writes what Unmarshal then
-// Marshal write, and arguments it finds valid keep their meaning and
-// every integer digit.
+// Marshal write; arguments it finds valid keep their meaning and every
+// integer digit, and it refuses none the schema admits as written.
 func fuzzUnion(t *testing.T, data []byte) {
 	var v structpb.Value
 	if err := (structconv.UnmarshalOptions{Schema: unionFuzzSchema}).Unmarshal(data, &v); err != nil {
@@ -129,6 +129,8 @@ func fuzzUnion(t *testing.T, data []byte) {
 	}
 	if rep.Valid() {
 		sameMeaning(t, data, out)
+	} else if problems, err := unionFuzzSchema.Validate(decodeNumbers(t, data)); err == nil && len(problems) == 0 {
+		t.Fatalf("the check refused %s, which the schema admits: %v", data, rep.Problems)
 	}
 }
 
