@@ -1,9 +1,11 @@
 package plan
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/structkit/structkit/internal/jsontype"
 )
@@ -43,8 +45,8 @@ type narrowing struct {
 	once   sync.Once
 	groups []*disc // by index of l.alts; nil: the group is not told apart
 
-	mu    sync.Mutex
-	cache map[string]*Loc // narrowed locations by their choices
+	mu    sync.Mutex                      // serialises writers of cache
+	cache atomic.Pointer[map[string]*Loc] // narrowed locations by their choices; copied on write, read without a lock
 }
 
 // disc is what tells the object alternatives of one group apart.
@@ -126,23 +128,29 @@ func (l *Loc) Narrow(obj Object) *Loc {
 		return l
 	}
 	n := l.nar
+	if m := n.cache.Load(); m != nil {
+		if r, ok := (*m)[string(key)]; ok {
+			return r
+		}
+	}
+	r := l.build(key, new(int), new(int))
 	n.mu.Lock()
-	r, ok := n.cache[string(key)]
-	n.mu.Unlock()
-	if ok {
-		return r
+	defer n.mu.Unlock()
+	old := n.cache.Load()
+	if old != nil {
+		if c, ok := (*old)[string(key)]; ok {
+			return c // another goroutine built it first: share one
+		}
+		if len(*old) >= maxNarrowed {
+			return r
+		}
 	}
-	r = l.build(key, new(int), new(int))
-	n.mu.Lock()
-	if n.cache == nil {
-		n.cache = map[string]*Loc{}
+	m := make(map[string]*Loc, 1)
+	if old != nil {
+		m = maps.Clone(*old)
 	}
-	if c, ok := n.cache[string(key)]; ok {
-		r = c // another goroutine built it first: share one
-	} else if len(n.cache) < maxNarrowed {
-		n.cache[string(key)] = r
-	}
-	n.mu.Unlock()
+	m[string(key)] = r
+	n.cache.Store(&m)
 	return r
 }
 

@@ -161,3 +161,24 @@ func TestNarrowBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestNarrowConcurrent: a location is narrowed from many goroutines at
+// once (run with -race); each choice gives one location.
+func TestNarrowConcurrent(t *testing.T) {
+	l := compileRoot(t, `{"oneOf":[
+		{"type":"object","properties":{"kind":{"const":"a"},"value":{"type":"integer"}}},
+		{"type":"object","properties":{"kind":{"const":"b"},"value":{"type":"string"}}}]}`)
+	got := make(chan *plan.Loc, 64)
+	for i := range 64 {
+		go func() {
+			got <- l.Narrow(obj{"kind": []string{"a", "b"}[i%2]}).Property("value", nil)
+		}()
+	}
+	seen := map[*plan.Loc]bool{}
+	for range 64 {
+		seen[<-got] = true
+	}
+	if len(seen) != 2 {
+		t.Errorf("%d locations for 2 choices", len(seen))
+	}
+}
