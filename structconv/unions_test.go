@@ -173,38 +173,46 @@ func TestUnionsAsTheAlternativeAlone(t *testing.T) {
 		{"num", `{"value":2.5,"kind":"num"}`},
 		{"str", `{"value":"18446744073709551615","kind":"str"}`},
 		{"str", `{"value":18446744073709551615,"kind":"str"}`},
+		{"int", `{"value":"20","kind":"int"}`},
+		{"int", `{"value":"","kind":"int"}`},
+		{"int", `{"value":"9007199254740993","kind":"int"}`},
+		{"num", `{"value":"2.5","kind":"num"}`},
+		{"str", `{"value":20,"kind":"str"}`},
+		{"str", `{"kind":"str","value":true}`},
 	}
 	for _, tc := range ins {
-		alt, err := coerce.Compile([]byte(alone[tc.kind]))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, bi := range []structconv.BigIntegers{structconv.BigIntegersCarry, structconv.BigIntegersRound, structconv.BigIntegersReject} {
-			run := func(s *coerce.Schema) (string, []coerce.Change, string, string) {
-				rep := &coerce.Report{}
-				var v structpb.Value
-				err := (structconv.UnmarshalOptions{Schema: s, Report: rep, BigIntegers: bi}).Unmarshal([]byte(tc.in), &v)
-				if err != nil {
-					return "error: " + err.Error(), nil, "", ""
-				}
-				out, err := structconv.MarshalOptions{Schema: s}.Marshal(&v)
-				if err != nil {
-					t.Fatal(err)
-				}
-				changes := rep.Changes
-				for i := range changes {
-					changes[i].Schema = ""
-				}
-				checked, crep, err := structconv.CheckOptions{}.JSON(s, []byte(tc.in))
-				if err != nil {
-					t.Fatal(err)
-				}
-				return protoText(&v), changes, string(out), string(checked) + " " + problemsText(crep)
+		for _, policy := range []coerce.Policy{{}, coerce.Lenient()} {
+			alt, err := coerce.Compile([]byte(alone[tc.kind]))
+			if err != nil {
+				t.Fatal(err)
 			}
-			us, uc, uo, uk := run(union)
-			as, ac, ao, ak := run(alt)
-			if us != as || uo != ao || uk != ak || fmtChanges(uc) != fmtChanges(ac) {
-				t.Errorf("%s (%v):\nunion: %s %v %s | %s\nalone: %s %v %s | %s", tc.in, bi, us, uc, uo, uk, as, ac, ao, ak)
+			for _, bi := range []structconv.BigIntegers{structconv.BigIntegersCarry, structconv.BigIntegersRound, structconv.BigIntegersReject} {
+				run := func(s *coerce.Schema) (string, []coerce.Change, string, string) {
+					rep := &coerce.Report{}
+					var v structpb.Value
+					err := (structconv.UnmarshalOptions{Schema: s, Report: rep, BigIntegers: bi, Policy: policy}).Unmarshal([]byte(tc.in), &v)
+					if err != nil {
+						return "error: " + err.Error(), nil, "", ""
+					}
+					out, err := structconv.MarshalOptions{Schema: s}.Marshal(&v)
+					if err != nil {
+						t.Fatal(err)
+					}
+					changes := rep.Changes
+					for i := range changes {
+						changes[i].Schema = ""
+					}
+					checked, crep, err := structconv.CheckOptions{Policy: policy}.JSON(s, []byte(tc.in))
+					if err != nil {
+						t.Fatal(err)
+					}
+					return protoText(&v), changes, string(out), string(checked) + " " + problemsText(crep)
+				}
+				us, uc, uo, uk := run(union)
+				as, ac, ao, ak := run(alt)
+				if us != as || uo != ao || uk != ak || fmtChanges(uc) != fmtChanges(ac) {
+					t.Errorf("%s (%v, %v):\nunion: %s %v %s | %s\nalone: %s %v %s | %s", tc.in, bi, policy.Rules(), us, uc, uo, uk, as, ac, ao, ak)
+				}
 			}
 		}
 	}
@@ -324,3 +332,44 @@ func TestUnionsPendingReport(t *testing.T) {
 var deepUnionNum = strings.Replace(deepUnion, `{"type":"object","properties":{"kind":{"const":"str"}`,
 	`{"type":"object","properties":{"kind":{"const":"num"},"value":{"type":"number"}},"required":["kind","value"]},
 	{"type":"object","properties":{"kind":{"const":"str"}`, 1)
+
+// TestUnionsLenient: the policy's repairs follow the alternative the
+// object matches, the tag before or after the repaired member, nested
+// and in arrays: as under that alternative alone.
+func TestUnionsLenient(t *testing.T) {
+	union := compileUnion(t, "nested")
+	deep, err := coerce.Compile([]byte(deepUnionNum))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		in, want string
+		s        *coerce.Schema
+	}{
+		{`{"value":"20","kind":"int"}`, `{"kind":"int","value":20}`, union},
+		{`{"kind":"int","value":"20"}`, `{"kind":"int","value":20}`, union},
+		{`{"value":"18446744073709551615","kind":"int"}`, `{"kind":"int","value":18446744073709551615}`, union},
+		{`{"value":"2.5","kind":"num"}`, `{"kind":"num","value":2.5}`, union},
+		{`{"value":20,"kind":"str"}`, `{"kind":"str","value":"20"}`, union},
+		{`{"value":"x","kind":"str"}`, `{"kind":"str","value":"x"}`, union},
+		{`{"root":{"value":[{"value":"7","kind":"int"},{"kind":"str","value":7}],"kind":"list"}}`,
+			`{"root":{"kind":"list","value":[{"kind":"int","value":7},{"kind":"str","value":"7"}]}}`, deep},
+		{`{"many":[{"value":{"a":{"value":"-9007199254740993","kind":"int"}},"kind":"map"}]}`,
+			`{"many":[{"kind":"map","value":{"a":{"kind":"int","value":-9007199254740993}}}]}`, deep},
+	} {
+		out, rep, err := structconv.CheckOptions{Policy: coerce.Lenient()}.JSON(tc.s, []byte(tc.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.Valid() || string(out) != tc.want {
+			t.Errorf("%s: got %s %v, want %s", tc.in, out, rep.Problems, tc.want)
+		}
+		var v structpb.Value
+		if err := (structconv.UnmarshalOptions{Schema: tc.s, Policy: coerce.Lenient()}).Unmarshal([]byte(tc.in), &v); err != nil {
+			t.Fatal(err)
+		}
+		if m, _ := (structconv.MarshalOptions{Schema: tc.s}).Marshal(&v); string(m) != tc.want {
+			t.Errorf("%s: Unmarshal then Marshal: %s, want %s", tc.in, m, tc.want)
+		}
+	}
+}

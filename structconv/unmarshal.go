@@ -280,6 +280,9 @@ func (d *decoder) valueOf(t jsontext.Kind, l *plan.Loc) (*structpb.Value, error)
 			}
 		}
 		if d.lenient && l != nil {
+			if d.undecided > 0 {
+				return d.deferPolicy(d.stringValue(s), ""), nil
+			}
 			return d.lenientValue(d.stringValue(s), lenient.Scalar{Type: jsontype.String, Text: s}, l), nil
 		}
 		return d.stringValue(s), nil
@@ -290,6 +293,9 @@ func (d *decoder) valueOf(t jsontext.Kind, l *plan.Loc) (*structpb.Value, error)
 			d.lits.keep(v, lit)
 		}
 		if err == nil && d.lenient && l != nil {
+			if d.undecided > 0 {
+				return d.deferPolicy(v, lit), nil
+			}
 			return d.lenientScalar(v, lit, l), nil
 		}
 		return v, err
@@ -303,6 +309,9 @@ func (d *decoder) valueOf(t jsontext.Kind, l *plan.Loc) (*structpb.Value, error)
 // lenientLiteral applies the policy to true, false or null just read.
 func (d *decoder) lenientLiteral(v *structpb.Value, l *plan.Loc) *structpb.Value {
 	if d.lenient && l != nil {
+		if d.undecided > 0 {
+			return d.deferPolicy(v, "")
+		}
 		return d.lenientScalar(v, "", l)
 	}
 	return v
@@ -455,6 +464,9 @@ func (d *decoder) member(l *plan.Loc, mode objMode, key string) (*structpb.Value
 		v, err = d.value(child)
 	}
 	if err == nil && d.lenient && l != nil && v != nil {
+		if d.deferredMember(v) {
+			return v, nil // the policy's drop too, when the object ends
+		}
 		v = dropEmpty(d.policy, d, d.report != nil, l, key, child, v) // nil: dropped
 	}
 	return v, err
