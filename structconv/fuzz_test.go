@@ -49,6 +49,7 @@ var fuzzSeeds = []string{
 	`{"many": [{"value": [{"value": -123456789012345678901234567890, "kind": "int"}], "kind": "list"}]}`,
 	`{"root": {"kind": "map", "value": {"a": {"kind": "int", "value": 9007199254740993}}}}`,
 	`{"root": {"kind": "float", "value": 1.5}}`,
+	`{"root": {"value": "20", "kind": "int"}, "many": [{"value": 7, "kind": "str"}, {"value": "", "kind": "int"}]}`,
 }
 
 // unionFuzzSchema is deepUnion with strings of letters only and no
@@ -131,6 +132,23 @@ func fuzzUnion(t *testing.T, data []byte) {
 		sameMeaning(t, data, out)
 	} else if problems, err := unionFuzzSchema.Validate(decodeNumbers(t, data)); err == nil && len(problems) == 0 {
 		t.Fatalf("the check refused %s, which the schema admits: %v", data, rep.Problems)
+	}
+	// Under the policy, its decisions made when the objects end: the
+	// same in the check as in Unmarshal then Marshal.
+	var lv structpb.Value
+	if err := (structconv.UnmarshalOptions{Schema: unionFuzzSchema, Policy: coerce.Lenient()}).Unmarshal(data, &lv); err != nil {
+		t.Fatalf("lenient Unmarshal refused what strict Unmarshal read: %v", err)
+	}
+	lout, err := structconv.MarshalOptions{Schema: unionFuzzSchema}.Marshal(&lv)
+	if err != nil {
+		t.Fatalf("marshal of an unmarshalled value failed: %v", err)
+	}
+	lchecked, _, err := structconv.CheckOptions{Policy: coerce.Lenient()}.JSON(unionFuzzSchema, data)
+	if err != nil {
+		t.Fatalf("lenient check of what Unmarshal read: %v", err)
+	}
+	if !bytes.Equal(lchecked, lout) {
+		t.Fatalf("the lenient check wrote %s, Unmarshal and Marshal %s", lchecked, lout)
 	}
 }
 
