@@ -28,13 +28,14 @@ type Object interface {
 	Member(name string) (t jsontype.Set, s string, ok bool)
 }
 
-// Bounds of the narrowing work, against hostile schemas: the slots one
-// group of alternatives may look at (one per member an alternative
-// declares or requires), the decisions one narrowed location records, the
-// narrowed locations kept per location, and the work preparing the
-// members of one narrowed location.
+// Bounds of the narrowing work, against hostile schemas: the work of
+// deriving what tells one group of alternatives apart (a slot per member
+// an alternative declares or requires, times the size of its in-place
+// closure), the decisions one narrowed location records, the narrowed
+// locations kept per location, and the work preparing the members of one
+// narrowed location.
 const (
-	maxSlots    = 1 << 10
+	maxSlots    = 1 << 13
 	maxChoices  = 64
 	maxNarrowed = 64
 	prepareWork = 1 << 12
@@ -263,7 +264,7 @@ func discOf(g []*Loc) *disc {
 		d.alts[i].object = true
 		names, _, _, visited := closureShape(a)
 		must := surelyRequired(a)
-		slots += len(names) + len(must) + visited
+		slots += (len(names) + len(must)) * visited // each slot's plan is derived over the closure
 		if slots > maxSlots {
 			return nil
 		}

@@ -136,7 +136,7 @@ func TestChoose(t *testing.T) {
 // paths: the choices recorded and the locations walked are bounded).
 func TestNarrowBounded(t *testing.T) {
 	var alts []string
-	for i := range 300 {
+	for i := range 500 {
 		var props []string
 		for j := range 20 {
 			props = append(props, fmt.Sprintf(`"p%d":{"type":"integer"}`, j))
