@@ -9,6 +9,8 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/internal/restore"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -370,6 +372,23 @@ func TestUnionsLenient(t *testing.T) {
 		}
 		if m, _ := (structconv.MarshalOptions{Schema: tc.s}).Marshal(&v); string(m) != tc.want {
 			t.Errorf("%s: Unmarshal then Marshal: %s, want %s", tc.in, m, tc.want)
+		}
+	}
+}
+
+// TestUnionsRestoring: an answer read under an adapted schema's stand-ins
+// (a restore table attached, as package adapt attaches one) is checked
+// under the alternative its tag names, as without one.
+func TestUnionsRestoring(t *testing.T) {
+	s := compileUnion(t, "const")
+	r := (*coerce.Schema)((*plan.Schema)(s).Restoring(restore.NewTable()))
+	for _, in := range []string{`{"value":18446744073709551615,"kind":"int"}`, `{"value":"18446744073709551615","kind":"int"}`} {
+		out, rep, err := structconv.CheckOptions{}.JSON(r, []byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `{"kind":"int","value":18446744073709551615}`; !rep.Valid() || string(out) != want {
+			t.Errorf("%s: got %s %v, want %s", in, out, rep.Problems, want)
 		}
 	}
 }
