@@ -116,6 +116,9 @@ func (f *fixer) object(s *structpb.Struct, l *plan.Loc) {
 		return
 	}
 	fields := s.GetFields()
+	if l.Narrows() {
+		l = l.Narrow((*structInstance)(s))
+	}
 	var inst plan.Instance
 	if l.DependsOnValue() {
 		inst = (*structInstance)(s)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -42,7 +43,24 @@ var fuzzSeeds = []string{
 	`{"s": "a\u00e9\ud83d\ude00\n\"\\\/", "k\u0000": [1, [2, [3]]]}`,
 	`[1.0, 2.0, 3.5, 9007199254740993.000, 12.50e1]`,
 	`{"a": {"b": {"c": {"d": [{"e": 1}]}}}}`,
+	// tagged unions (unionFuzzSchema), the tag before and after its value
+	`{"root": {"value": 18446744073709551615, "kind": "int"}}`,
+	`{"root": {"kind": "str", "value": "18446744073709551615"}}`,
+	`{"many": [{"value": [{"value": -123456789012345678901234567890, "kind": "int"}], "kind": "list"}]}`,
+	`{"root": {"kind": "map", "value": {"a": {"kind": "int", "value": 9007199254740993}}}}`,
+	`{"root": {"kind": "float", "value": 1.5}}`,
+	`{"root": {"value": "20", "kind": "int"}, "many": [{"value": 7, "kind": "str"}, {"value": "", "kind": "int"}]}`,
 }
+
+// unionFuzzSchema is deepUnion with strings of letters only and no
+// other members at the root: every value it admits is an integer, a
+// string that is no integer's digits, a tag or a container (no number
+// location: digits are never rounded; a carried big integer at a string
+// location is refused), for the fuzzers' invariants under alternatives
+// narrowed by the value.
+var unionFuzzSchema = mustCompile(strings.Replace(strings.Replace(deepUnion,
+	`"value":{"type":"string"}`, `"value":{"type":"string","pattern":"^[a-z]*$"}`, 1),
+	`"type":"object","properties":{"root"`, `"type":"object","additionalProperties":false,"properties":{"root"`, 1))
 
 // FuzzUnmarshal: no panic; whatever Unmarshal accepts is valid JSON, and
 // JSON → Struct → JSON (same schema) keeps the meaning and every integer
@@ -87,7 +105,51 @@ func FuzzUnmarshal(f *testing.F) {
 				t.Fatalf("JSON → Struct → JSON → Struct changed the Struct:\n%v\n%v", &v, &again)
 			}
 		}
+		fuzzUnion(t, data)
 	})
+}
+
+// fuzzUnion: under a tagged union, the check writes what Unmarshal then
+// Marshal write; arguments it finds valid keep their meaning and every
+// integer digit, and it refuses none the schema admits as written.
+func fuzzUnion(t *testing.T, data []byte) {
+	var v structpb.Value
+	if err := (structconv.UnmarshalOptions{Schema: unionFuzzSchema}).Unmarshal(data, &v); err != nil {
+		return
+	}
+	out, err := structconv.MarshalOptions{Schema: unionFuzzSchema}.Marshal(&v)
+	if err != nil {
+		t.Fatalf("marshal of an unmarshalled value failed: %v", err)
+	}
+	checked, rep, err := structconv.CheckOptions{}.JSON(unionFuzzSchema, data)
+	if err != nil {
+		t.Fatalf("check of what Unmarshal read: %v", err)
+	}
+	if !bytes.Equal(checked, out) {
+		t.Fatalf("the check wrote %s, Unmarshal and Marshal %s", checked, out)
+	}
+	if rep.Valid() {
+		sameMeaning(t, data, out)
+	} else if problems, err := unionFuzzSchema.Validate(decodeNumbers(t, data)); err == nil && len(problems) == 0 {
+		t.Fatalf("the check refused %s, which the schema admits: %v", data, rep.Problems)
+	}
+	// Under the policy, its decisions made when the objects end: the
+	// same in the check as in Unmarshal then Marshal.
+	var lv structpb.Value
+	if err := (structconv.UnmarshalOptions{Schema: unionFuzzSchema, Policy: coerce.Lenient()}).Unmarshal(data, &lv); err != nil {
+		t.Fatalf("lenient Unmarshal refused what strict Unmarshal read: %v", err)
+	}
+	lout, err := structconv.MarshalOptions{Schema: unionFuzzSchema}.Marshal(&lv)
+	if err != nil {
+		t.Fatalf("marshal of an unmarshalled value failed: %v", err)
+	}
+	lchecked, _, err := structconv.CheckOptions{Policy: coerce.Lenient()}.JSON(unionFuzzSchema, data)
+	if err != nil {
+		t.Fatalf("lenient check of what Unmarshal read: %v", err)
+	}
+	if !bytes.Equal(lchecked, lout) {
+		t.Fatalf("the lenient check wrote %s, Unmarshal and Marshal %s", lchecked, lout)
+	}
 }
 
 // sameMeaning asserts that out means what in means: same structure, same
@@ -186,6 +248,7 @@ func FuzzMarshal(f *testing.F) {
 	f.Add(math.Copysign(0, -1), "\xff", []byte(`{}`)) // negative zero
 	f.Add(math.MaxFloat64, "18446744073709551615", []byte(`{"k":"v"}`))
 	f.Add(5e-324, "-123456789012345678901234567890", []byte(`null`))
+	f.Add(1.8446744073709552e19, "18446744073709551615", []byte(`{"kind":"int","value":18446744073709551615}`))
 	f.Fuzz(func(t *testing.T, num float64, str string, doc []byte) {
 		var inner structpb.Value
 		if err := structconv.Unmarshal(doc, &inner); err != nil {
@@ -217,7 +280,47 @@ func FuzzMarshal(f *testing.F) {
 				t.Fatalf("Struct → JSON → Struct changed the Struct:\n%v\n%v", s, &back)
 			}
 		}
+		fuzzMarshalUnion(t, num, str)
 	})
+}
+
+// fuzzMarshalUnion: under a tagged union, each value is written as its
+// tag's alternative says (a carried big integer as its bare digits under
+// "int", as a string under "str", nested and in arrays), and what is
+// written reads back to the same Struct.
+func fuzzMarshalUnion(t *testing.T, num float64, str string) {
+	tagged := func(kind string, v *structpb.Value) *structpb.Value {
+		return structpb.NewStructValue(&structpb.Struct{Fields: map[string]*structpb.Value{
+			"value": v, "kind": structpb.NewStringValue(kind)}})
+	}
+	leaf := structpb.NewStringValue(str)
+	s := &structpb.Struct{Fields: map[string]*structpb.Value{
+		"root": tagged("list", structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{
+			tagged("int", leaf), tagged("int", structpb.NewNumberValue(num)), tagged("str", leaf)}})),
+		"many": structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{tagged("map",
+			structpb.NewStructValue(&structpb.Struct{Fields: map[string]*structpb.Value{"a": tagged("int", leaf)}}))}}),
+	}}
+	out, err := structconv.MarshalOptions{Schema: unionFuzzSchema}.Marshal(s)
+	if err != nil {
+		var se *structconv.Error
+		if !errors.As(err, &se) || se.Path == "" {
+			t.Fatalf("marshal error without a location: %v", err)
+		}
+		return
+	}
+	if !json.Valid(out) {
+		t.Fatalf("invalid JSON %q", out)
+	}
+	if jsontext.Carried(str) && (bytes.Count(out, []byte(`"value":`+str+`}`)) != 2 || !bytes.Contains(out, []byte(`"kind":"str","value":"`+str+`"`))) {
+		t.Fatalf("carried %s not written as a bare integer under both \"int\" tags and a string under \"str\": %s", str, out)
+	}
+	var back structpb.Struct
+	if err := (structconv.UnmarshalOptions{Schema: unionFuzzSchema}).Unmarshal(out, &back); err != nil {
+		t.Fatalf("re-reading %q: %v", out, err)
+	}
+	if !proto.Equal(s, &back) && !carriedOnly(structpb.NewStructValue(s), structpb.NewStructValue(&back)) {
+		t.Fatalf("Struct → JSON → Struct changed the Struct:\n%v\n%v", s, &back)
+	}
 }
 
 // carriedOnly reports whether a and b differ only where a whole double

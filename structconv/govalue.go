@@ -274,6 +274,9 @@ func (g *goConv) fromStruct(s *structpb.Struct, l *plan.Loc) (any, error) {
 	if err := g.enter(); err != nil {
 		return nil, err
 	}
+	if l.Narrows() {
+		l = l.Narrow((*structInstance)(s))
+	}
 	var inst plan.Instance
 	if l.DependsOnValue() {
 		inst = (*structInstance)(s)
@@ -336,6 +339,31 @@ func (gi goInstance) Has(name string) bool {
 
 func (gi goInstance) JSON() any { return gi.v }
 
+// Member shows the Go object to the plan's narrowing (plan.Object).
+func (gi goInstance) Member(name string) (jsontype.Set, string, bool) {
+	m, _ := gi.v.(map[string]any)
+	v, ok := m[name]
+	if !ok {
+		return 0, "", false
+	}
+	switch x := v.(type) {
+	case string:
+		if jsontext.Carried(x) {
+			return jsontype.String | jsontype.Integer, x, true
+		}
+		return jsontype.String, x, true
+	case map[string]any:
+		return jsontype.Object, "", true
+	case []any:
+		return jsontype.Array, "", true
+	}
+	t := plan.TypeOf(v)
+	if t == 0 {
+		t = jsontype.Any // not a JSON value: the validator names it
+	}
+	return t, "", true
+}
+
 func (g *goConv) apply(v any, l *plan.Loc) (any, error) {
 	if l == nil {
 		return v, g.bounded(v) // no schema below: nothing changes
@@ -353,6 +381,9 @@ func (g *goConv) apply(v any, l *plan.Loc) (any, error) {
 	}
 	switch x := v.(type) {
 	case map[string]any:
+		if l.Narrows() {
+			l = l.Narrow(goInstance{x})
+		}
 		var inst plan.Instance
 		if l.DependsOnValue() {
 			inst = goInstance{x}
@@ -525,6 +556,9 @@ func (g *goConv) toValue(v any, l *plan.Loc) (*structpb.Value, error) {
 	case map[string]any:
 		if err := g.enter(); err != nil {
 			return nil, err
+		}
+		if l.Narrows() {
+			l = l.Narrow(goInstance{x})
 		}
 		var inst plan.Instance
 		if l.DependsOnValue() {

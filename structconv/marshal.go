@@ -249,6 +249,9 @@ func (e *encoder) object(s *structpb.Struct, l *plan.Loc) error {
 	}
 	members := e.pairs[base:]
 	sortPairs(members)
+	if l.Narrows() { // alternatives told apart by the members: only the one this object can match
+		l = l.Narrow((*structInstance)(s))
+	}
 	var inst plan.Instance
 	if l.DependsOnValue() {
 		inst = (*structInstance)(s)

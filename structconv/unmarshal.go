@@ -151,6 +151,9 @@ type decoder struct {
 	rt       restore.Hook // restoring an answer under an adapted schema; nil otherwise
 	xtra     []pair       // restore: undeclared members read from the extra member, a stack
 	lits     *literals    // the check's exact literals; nil otherwise
+	// alternatives narrowed by the value (unmarshal_narrow.go)
+	undecided int       // objects being read whose decisions are pending
+	pend      []pending // those decisions, in reading order
 
 	// slabs: values are allocated in batches
 	slabSize int
@@ -277,6 +280,9 @@ func (d *decoder) valueOf(t jsontext.Kind, l *plan.Loc) (*structpb.Value, error)
 			}
 		}
 		if d.lenient && l != nil {
+			if d.undecided > 0 {
+				return d.deferPolicy(d.stringValue(s), ""), nil
+			}
 			return d.lenientValue(d.stringValue(s), lenient.Scalar{Type: jsontype.String, Text: s}, l), nil
 		}
 		return d.stringValue(s), nil
@@ -287,6 +293,9 @@ func (d *decoder) valueOf(t jsontext.Kind, l *plan.Loc) (*structpb.Value, error)
 			d.lits.keep(v, lit)
 		}
 		if err == nil && d.lenient && l != nil {
+			if d.undecided > 0 {
+				return d.deferPolicy(v, lit), nil
+			}
 			return d.lenientScalar(v, lit, l), nil
 		}
 		return v, err
@@ -300,6 +309,9 @@ func (d *decoder) valueOf(t jsontext.Kind, l *plan.Loc) (*structpb.Value, error)
 // lenientLiteral applies the policy to true, false or null just read.
 func (d *decoder) lenientLiteral(v *structpb.Value, l *plan.Loc) *structpb.Value {
 	if d.lenient && l != nil {
+		if d.undecided > 0 {
+			return d.deferPolicy(v, "")
+		}
 		return d.lenientScalar(v, "", l)
 	}
 	return v
@@ -339,6 +351,10 @@ func (d *decoder) object(l *plan.Loc, mode objMode) (map[string]*structpb.Value,
 	d.path = append(d.path, seg{isKey: true})
 	m := d.fieldMap(depth, d.r.Peek() == jsontext.ObjectClose)
 	fast := mode == objPlain && d.rt == nil && !d.lenient
+	narrow := d.narrowing(l, mode)
+	if narrow {
+		d.undecided++
+	}
 	dupAt, dupKey := -1, ""
 	key := "" // the last member's name
 	for {
@@ -392,6 +408,11 @@ func (d *decoder) object(l *plan.Loc, mode objMode) (map[string]*structpb.Value,
 			}
 		}
 	}
+	if narrow {
+		if d.undecided--; d.undecided == 0 && len(d.pend) > 0 {
+			d.settle(l, m, depth)
+		}
+	}
 	d.path = d.path[:depth]
 	if mode == objPlain && d.rt != nil {
 		d.mergeExtra(l, m, xbase)
@@ -443,6 +464,9 @@ func (d *decoder) member(l *plan.Loc, mode objMode, key string) (*structpb.Value
 		v, err = d.value(child)
 	}
 	if err == nil && d.lenient && l != nil && v != nil {
+		if d.deferredMember(v) {
+			return v, nil // the policy's drop too, when the object ends
+		}
 		v = dropEmpty(d.policy, d, d.report != nil, l, key, child, v) // nil: dropped
 	}
 	return v, err

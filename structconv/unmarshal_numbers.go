@@ -63,6 +63,11 @@ func (d *decoder) numberOf(lit string, plain bool, start int, l *plan.Loc) (*str
 	}
 	// A fraction written in the text is a fraction, whatever the double
 	// rounds it to (1.0000000000000001 reads as 1).
+	if d.undecided > 0 && d.report != nil && (!jsontext.IsWhole(f) || jsontext.HasFraction(lit)) { // reported when the alternatives are told
+		v := d.numberValue(f)
+		d.keepPending(pending{v: v, lit: lit, frac: true})
+		return v, nil
+	}
 	if d.report != nil && l.Integer() && l.Admits()&jsontype.Number == 0 && (!jsontext.IsWhole(f) || jsontext.HasFraction(lit)) {
 		d.note(terms.RuleFraction, lit, lit, l)
 	}

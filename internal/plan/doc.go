@@ -22,5 +22,8 @@
 //   - derive.go: the plan of a child where several schemas combine;
 //   - precompute.go: children prepared ahead, hash-consed;
 //   - facts.go: what the policy and the problem wording ask of a location;
+//   - narrow.go: alternatives of anyOf/oneOf narrowed by an object's
+//     members (a tag by const or enum, required members, member types);
+//   - choose.go: what an object tells of a group, for problem wording;
 //   - view.go: the keywords behind each location, for the adapter.
 package plan

@@ -64,10 +64,11 @@ type Loc struct {
 	named   jsontype.Set // types some applicable schema names explicitly
 	multi   jsontype.Set // types that more than one branch of a oneOf admits
 	done    bool
-	cond    bool     // children depend on the value (if, dependentSchemas)
-	trivial bool     // constrains nothing at all
-	strs    *strSet  // the strings admitted here; nil: any string
-	req     []string // member names some applicable schema requires, sorted
+	cond    bool       // children depend on the value (if, dependentSchemas)
+	trivial bool       // constrains nothing at all
+	strs    *strSet    // the strings admitted here; nil: any string
+	req     []string   // member names some applicable schema requires, sorted
+	nar     *narrowing // set where alternatives may be narrowed by the value (narrow.go)
 
 	// children prepared by precompute(); read-only afterwards
 	kidsOK   bool
@@ -312,6 +313,9 @@ func (l *Loc) info() {
 	})
 	l.admit, l.named, l.cond = admit, named, cond
 	l.deriveFacts()
+	if l.narrowable() {
+		l.nar = &narrowing{}
+	}
 	l.trivial = !l.typed && l.own == jsontype.Any && l.numProps() == 0 && len(l.patterns) == 0 &&
 		l.additional == nil && len(l.prefix) == 0 && l.rest == nil && len(l.allOf) == 0 &&
 		len(l.alts) == 0 && len(l.refs) == 0 && l.ifN == nil && len(l.deps) == 0

@@ -39,36 +39,43 @@ func precompute(all []*Loc, root *Loc) (work int) {
 		}
 		names, patterned, prefix, visited := closureShape(n)
 		work += visited + len(names)
-		kids := make(map[string]*Loc, len(names))
-		for _, name := range names {
-			d := deriver{name: name, cons: cons}
-			kids[name] = d.child(n)
-			enqueue(kids[name])
-		}
-		if !patterned {
-			d := deriver{other: true, cons: cons}
-			n.other = d.child(n)
-			n.otherOK = true
-			enqueue(n.other)
-		}
-		n.kids, n.kidsOK = kids, true
-		n.kidNames = names
-		n.kidLocs = make([]*Loc, len(names))
-		for i, name := range names {
-			n.kidLocs[i] = kids[name]
-		}
-		items := make([]*Loc, prefix)
-		for i := range items {
-			d := deriver{item: true, index: i, cons: cons}
-			items[i] = d.child(n)
-			enqueue(items[i])
-		}
-		d := deriver{item: true, index: prefix, cons: cons}
-		n.restItem = d.child(n)
-		enqueue(n.restItem)
-		n.items, n.itemsOK = items, true
+		prepareKids(n, names, patterned, prefix, cons, enqueue)
 	}
 	return work
+}
+
+// prepareKids derives the children of n: each declared name, the other
+// members (unless patternProperties decide by name), the prefix items and
+// the rest, handing each to enqueue.
+func prepareKids(n *Loc, names []string, patterned bool, prefix int, cons *consTable, enqueue func(*Loc)) {
+	kids := make(map[string]*Loc, len(names))
+	for _, name := range names {
+		d := deriver{name: name, cons: cons}
+		kids[name] = d.child(n)
+		enqueue(kids[name])
+	}
+	if !patterned {
+		d := deriver{other: true, cons: cons}
+		n.other = d.child(n)
+		n.otherOK = true
+		enqueue(n.other)
+	}
+	n.kids, n.kidsOK = kids, true
+	n.kidNames = names
+	n.kidLocs = make([]*Loc, len(names))
+	for i, name := range names {
+		n.kidLocs[i] = kids[name]
+	}
+	items := make([]*Loc, prefix)
+	for i := range items {
+		d := deriver{item: true, index: i, cons: cons}
+		items[i] = d.child(n)
+		enqueue(items[i])
+	}
+	d := deriver{item: true, index: prefix, cons: cons}
+	n.restItem = d.child(n)
+	enqueue(n.restItem)
+	n.items, n.itemsOK = items, true
 }
 
 // closureShape lists the member names declared anywhere in the in-place

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/structkit/structkit/internal/jsontype"
+	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/internal/terms"
@@ -131,6 +132,9 @@ func (c *collector) collect(e *verr) {
 		// Where exactly one alternative takes a value of this type, its
 		// problems are the useful ones.
 		t := in.typeOf(e.loc)
+		if t == jsontype.Object && c.tagged(e, loc.Choose(keyword == schema.KwOneOf, instObject{in, e.loc}), path, keyword) {
+			return
+		}
 		branches := loc.AltGroup(keyword == schema.KwOneOf)
 		var fit []*verr
 		for k, cause := range e.causes {
@@ -276,4 +280,58 @@ func (c *collector) collect(e *verr) {
 		add(schema.KwMaxContains, fmt.Sprintf("at most %s", plural(e.a, "matching item")), strconv.Itoa(e.b),
 			fmt.Sprintf("expected at most %s, got %d", plural(e.a, "matching item"), e.b))
 	}
+}
+
+// tagged words the failure of a group of alternatives an object's
+// members tell apart (see plan.Loc.Choose): an unknown or missing tag by
+// the values the tag may take; an object that can match one alternative
+// only by that alternative's problems. It reports whether it did.
+func (c *collector) tagged(e *verr, ch plan.Choice, path, keyword string) bool {
+	schemaPtr := e.n.Location
+	quoted := func() string {
+		items := make([]string, 0, len(ch.Allowed))
+		for i, a := range ch.Allowed {
+			if i == 12 {
+				items = append(items, "…")
+				break
+			}
+			items = append(items, shortJSON(a))
+		}
+		return "one of " + strings.Join(items, ", ")
+	}
+	in := &c.r.in
+	switch {
+	case ch.Tag != "" && ch.Unknown:
+		m := in.member(e.loc, ch.Tag)
+		expected, got := quoted(), shortJSON(in.value(m))
+		c.emit(Problem{Path: string(pointer.AppendToken([]byte(path), ch.Tag)), Keyword: keyword, Expected: expected,
+			Got: got, Msg: "expected " + expected + "; got " + got, Schema: schemaPtr})
+		return true
+	case ch.Tag != "" && ch.Missing && ch.Required:
+		c.emit(Problem{Path: path, Keyword: schema.KwRequired, Expected: fmt.Sprintf("property %q", ch.Tag),
+			Msg: fmt.Sprintf("missing required property %q (%s)", ch.Tag, quoted()), Schema: schemaPtr})
+		return true
+	case ch.Branch >= 0:
+		for k, cause := range e.causes {
+			if e.branches[k] == ch.Branch {
+				c.collect(cause)
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// instObject shows the object at i to the plan's narrowing (plan.Object).
+type instObject struct {
+	in *instance
+	i  int32
+}
+
+func (o instObject) Member(name string) (jsontype.Set, string, bool) {
+	m := o.in.member(o.i, name)
+	if m < 0 {
+		return 0, "", false
+	}
+	return o.in.typeOf(m), o.in.vals[m].s, true
 }

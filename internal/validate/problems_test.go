@@ -261,3 +261,40 @@ type planInst struct{ v map[string]any }
 
 func (i planInst) Has(name string) bool { _, ok := i.v[name]; return ok }
 func (i planInst) JSON() any            { return i.v }
+
+// TestWordingOfTaggedUnions: alternatives told apart by a tag are worded
+// by the tag: an unknown tag by the values it may take, a missing tag as
+// missing, and an object whose tag names an alternative by that
+// alternative's problems (not "expected object, or object").
+func TestWordingOfTaggedUnions(t *testing.T) {
+	const union = `{"oneOf":[
+		{"type":"object","properties":{"kind":{"const":"int"},"value":{"type":"integer"}},"required":["kind","value"]},
+		{"type":"object","properties":{"kind":{"enum":["str","text"]},"value":{"type":"string"}},"required":["kind","value"]}]}`
+	for _, c := range []struct {
+		why, schema, data string
+		want              []string
+	}{
+		{"unknown tag", union, `{"kind":"float","value":1.5}`,
+			[]string{`/kind: expected one of "int", "str", "text"; got "float"`}},
+		{"tag not a string", union, `{"kind":7,"value":1}`,
+			[]string{`/kind: expected one of "int", "str", "text"; got 7`}},
+		{"missing tag", union, `{"value":1}`,
+			[]string{`/: missing required property "kind" (one of "int", "str", "text")`}},
+		{"the tagged alternative's problems", union, `{"kind":"int","value":"x"}`,
+			[]string{`/value: expected integer, got string "x"`}},
+		{"through anyOf and $ref, nested", `{"$defs":{"U":{"anyOf":[
+			{"type":"object","properties":{"kind":{"const":"leaf"},"n":{"type":"integer"}}},
+			{"type":"object","properties":{"kind":{"const":"node"},"kids":{"type":"array","items":{"$ref":"#/$defs/U"}}}}]}},
+			"$ref":"#/$defs/U"}`, `{"kind":"node","kids":[{"kind":"leaf","n":1},{"kind":"leef"}]}`,
+			[]string{`/kids/1/kind: expected one of "leaf", "node"; got "leef"`}},
+		{"told apart by required members", `{"oneOf":[
+			{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]},
+			{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}]}`, `{"name":5}`,
+			[]string{`/name: expected string, got integer 5`}},
+	} {
+		got := messages(validateText(t, c.schema, plan.Options{}, c.data))
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("%s: (-want +got)\n%s", c.why, diff)
+		}
+	}
+}
