@@ -125,11 +125,15 @@ func fuzzUnion(t *testing.T, data []byte) {
 	if err != nil {
 		t.Fatalf("check of what Unmarshal read: %v", err)
 	}
-	if !bytes.Equal(checked, out) {
+	// The check writes a big integer at a free location back as the
+	// number it was; through a Struct it is carried as its digits, which
+	// Marshal writes as a string there. Read back under the schema, both
+	// are the same Struct; the check's output keeps the meaning exactly.
+	if !bytes.Equal(checked, out) && !sameStruct(t, checked, out) {
 		t.Fatalf("the check wrote %s, Unmarshal and Marshal %s", checked, out)
 	}
 	if rep.Valid() {
-		sameMeaning(t, data, out)
+		sameMeaning(t, data, checked)
 	} else if problems, err := unionFuzzSchema.Validate(decodeNumbers(t, data)); err == nil && len(problems) == 0 {
 		t.Fatalf("the check refused %s, which the schema admits: %v", data, rep.Problems)
 	}
@@ -147,9 +151,19 @@ func fuzzUnion(t *testing.T, data []byte) {
 	if err != nil {
 		t.Fatalf("lenient check of what Unmarshal read: %v", err)
 	}
-	if !bytes.Equal(lchecked, lout) {
+	if !bytes.Equal(lchecked, lout) && !sameStruct(t, lchecked, lout) {
 		t.Fatalf("the lenient check wrote %s, Unmarshal and Marshal %s", lchecked, lout)
 	}
+}
+
+// sameStruct reports whether a and b read under the union schema give the
+// same Struct.
+func sameStruct(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var va, vb structpb.Value
+	ua := (structconv.UnmarshalOptions{Schema: unionFuzzSchema}).Unmarshal(a, &va)
+	ub := (structconv.UnmarshalOptions{Schema: unionFuzzSchema}).Unmarshal(b, &vb)
+	return ua == nil && ub == nil && proto.Equal(&va, &vb)
 }
 
 // sameMeaning asserts that out means what in means: same structure, same
