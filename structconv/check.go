@@ -104,6 +104,11 @@ func (o CheckOptions) checkJSON(schema *coerce.Schema, args []byte, hook restore
 	if hook != nil {
 		problems = append(problems, hook.Problems()...)
 	}
+	// JSON in, JSON out: a big integer the decoder carried as digits is
+	// written back as the number it was, so its carry is no change of the
+	// arguments and is not reported (it would read as if the server got a
+	// string).
+	rep.Changes = slices.DeleteFunc(rep.Changes, func(c coerce.Change) bool { return c.Rule == terms.RuleBigIntCarried })
 	o.finish(rep, problems)
 	return out, rep, nil
 }

@@ -63,6 +63,9 @@ func oracleJSON(t *testing.T, o structconv.CheckOptions, schema *coerce.Schema, 
 		return oracleRun{}, err
 	}
 	run.out, err = structconv.MarshalOptions{Schema: schema}.Marshal(&s)
+	// The check's JSON output writes every carried big integer back as
+	// the number it was, so it does not report the carry.
+	run.changes = slices.DeleteFunc(run.changes, func(c coerce.Change) bool { return c.Rule == terms.RuleBigIntCarried })
 	return run, err
 }
 
