@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/bridge"
@@ -134,6 +135,53 @@ func TestFreeLocationsExactUnderProfiles(t *testing.T) {
 		}
 		if want := `{"arr":[-9007199254740993],"free":9007199254740993,"n":{"f":{"x":123456789012345678901234567890}},"t":[18446744073709551617,"1"]}`; resp.GetIsError() || !sameJSON(t, text(resp), want) {
 			t.Errorf("check %v, openai, JSON text: is_error %v; the server got\n %s\nwant\n %s", check, resp.GetIsError(), text(resp), want)
+		}
+	}
+}
+
+// TestTaggedUnionExact: a tagged union whose alternatives give "value"
+// different types follows the alternative the tag names: a big integer
+// sent in a Struct (carried as digits) or as JSON text reaches the server
+// as that integer under kind "int" and stays a string under kind "str";
+// the check passes both and names the tag when it fits no alternative.
+func TestTaggedUnionExact(t *testing.T) {
+	c, _ := serve(t, bridge.Options{Check: true}, bridge.InProcess("bounds", bounds.NewServer))
+	structArgs := func(kind, value string) *structpb.Struct {
+		return &structpb.Struct{Fields: map[string]*structpb.Value{"v": structpb.NewStructValue(&structpb.Struct{Fields: map[string]*structpb.Value{
+			"value": structpb.NewStringValue(value), "kind": structpb.NewStringValue(kind)}})}}
+	}
+	for _, tc := range []struct {
+		name    string
+		req     *bridgev1.CallToolRequest
+		arrived string // "" when refused
+		problem string
+	}{
+		{"struct, int", &bridgev1.CallToolRequest{Name: "tagged", Args: &bridgev1.CallToolRequest_Arguments{Arguments: structArgs("int", "18446744073709551615")}},
+			`{"v":{"kind":"int","value":18446744073709551615}}`, ""},
+		{"struct, str", &bridgev1.CallToolRequest{Name: "tagged", Args: &bridgev1.CallToolRequest_Arguments{Arguments: structArgs("str", "18446744073709551615")}},
+			`{"v":{"kind":"str","value":"18446744073709551615"}}`, ""},
+		{"json, tag after the value", &bridgev1.CallToolRequest{Name: "tagged", Args: &bridgev1.CallToolRequest_ArgumentsJson{ArgumentsJson: `{"v":{"value":18446744073709551615,"kind":"int"}}`}},
+			`{"v":{"kind":"int","value":18446744073709551615}}`, ""},
+		{"json, past the bound", &bridgev1.CallToolRequest{Name: "tagged", Args: &bridgev1.CallToolRequest_ArgumentsJson{ArgumentsJson: `{"v":{"value":18446744073709551616,"kind":"int"}}`}},
+			"", "/v/value"},
+		{"json, unknown tag", &bridgev1.CallToolRequest{Name: "tagged", Args: &bridgev1.CallToolRequest_ArgumentsJson{ArgumentsJson: `{"v":{"value":1,"kind":"float"}}`}},
+			"", "/v/kind"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		resp, err := c.CallTool(ctx, tc.req)
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		probs := resp.GetReport().GetProblems()
+		switch {
+		case tc.arrived != "" && (resp.GetIsError() || text(resp) != tc.arrived+"\n"):
+			t.Errorf("%s: is_error %v, problems %v; the server got %s, want %s", tc.name, resp.GetIsError(), probs, text(resp), tc.arrived)
+		case tc.arrived == "" && (!resp.GetIsError() || len(probs) != 1 || probs[0].GetPath() != tc.problem):
+			t.Errorf("%s: is_error %v, problems %v; want one at %s", tc.name, resp.GetIsError(), probs, tc.problem)
+		}
+		if tc.problem == "/v/kind" && !strings.Contains(probs[0].GetMessage(), `"int", "str"`) {
+			t.Errorf("%s: %q does not name the tags", tc.name, probs[0].GetMessage())
 		}
 	}
 }
