@@ -383,7 +383,7 @@ func TestPolicyFixAmbiguous(t *testing.T) {
 		{`{"type":"integer"}`, Scalar{Type: jsontype.Null}},
 		{`{"type":"integer"}`, toInt("5", 5)},
 	} {
-		s, err := compileDoc(t, []byte(`{"properties":{"v":` + c.schema + `}}`))
+		s, err := compileDoc(t, []byte(`{"properties":{"v":`+c.schema+`}}`))
 		if err != nil {
 			t.Fatal(err)
 		}
