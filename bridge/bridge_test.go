@@ -29,8 +29,8 @@ import (
 
 	"github.com/structkit/structkit/bridge"
 	"github.com/structkit/structkit/coerce"
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/examples/mcpserver"
+	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/structconv"

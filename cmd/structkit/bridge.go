@@ -28,8 +28,8 @@ import (
 	"github.com/structkit/structkit/cmd/structkit/internal/healthwatch"
 	"github.com/structkit/structkit/cmd/structkit/internal/metrics"
 	"github.com/structkit/structkit/coerce"
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/examples/mcpserver"
+	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )

@@ -19,8 +19,8 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/structkit/structkit/bridge"
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/examples/mcpserver"
+	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 )
 
 // startBridge serves a bridge over the bundled example server on a
