@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc"
@@ -96,6 +97,36 @@ type Options struct {
 	// @google/genai SDK's processJsonSchema does). Arguments are restored
 	// under the adapted schema as with every profile.
 	Profile adapt.Profile
+
+	// CallTimeout bounds every call (the check, the forwarded gRPC call
+	// and the result): past it the call's context ends, which cancels the
+	// gRPC call upstream, and the tool answers with an isError result
+	// naming the timeout. 0 means no deadline but the client's: a client
+	// that cancels (notifications/cancelled) ends the call's context too.
+	CallTimeout time.Duration
+
+	// The limits of one registration (a call of AddTools, AddService or
+	// AddServices). A method a limit leaves out is not a tool; it is
+	// recorded in Omitted, never silently dropped. Methods are taken in
+	// order, so that the first ones are kept.
+	//
+	// MaxTools bounds the tools; 0 means 1000 (the go-sdk's page of
+	// tools/list).
+	MaxTools int
+	// MaxToolBytes bounds one tool as tools/list lists it (name,
+	// description, annotations, both schemas); 0 means 4 MiB.
+	MaxToolBytes int
+	// MaxListBytes bounds all the tools as tools/list lists them; 0 means
+	// 15 MiB, under the go-sdk client's 16 MiB frame with room for the
+	// envelope.
+	MaxListBytes int
+	// MaxDescription bounds a tool's description, in bytes; a longer one
+	// is cut at a character boundary and says so ("… (description cut at
+	// N of its M bytes)"). 0 means 4000.
+	MaxDescription int
+	// Omitted, if not nil, receives an Omission for every method a limit
+	// left out.
+	Omitted *[]Omission
 }
 
 // defaultToolName names a method's tool "Service_Method".
@@ -132,17 +163,32 @@ type Tool struct {
 // are skipped. On an error (a schema that cannot be generated, two tools
 // of one name) nothing is added.
 func AddService(s *mcp.Server, conn grpc.ClientConnInterface, sd protoreflect.ServiceDescriptor, o Options) ([]string, error) {
-	if sd == nil || conn == nil {
-		return nil, errors.New("grpcmcp: AddService: nil service or connection")
+	if sd == nil {
+		return nil, errors.New("grpcmcp: AddService: nil service")
+	}
+	return AddServices(s, conn, []protoreflect.ServiceDescriptor{sd}, o)
+}
+
+// AddServices adds the tools of the services as one registration: a
+// message type used by methods of several services has one schema and
+// one codec, and the limits of o count the tools of all of them.
+func AddServices(s *mcp.Server, conn grpc.ClientConnInterface, sds []protoreflect.ServiceDescriptor, o Options) ([]string, error) {
+	if conn == nil {
+		return nil, errors.New("grpcmcp: AddServices: nil connection")
 	}
 	var tools []Tool
-	methods := sd.Methods()
-	for i := 0; i < methods.Len(); i++ {
-		md := methods.Get(i)
-		if md.IsStreamingClient() || md.IsStreamingServer() {
-			continue
+	for _, sd := range sds {
+		if sd == nil {
+			return nil, errors.New("grpcmcp: AddServices: nil service")
 		}
-		tools = append(tools, Tool{Method: md, Invoke: dynamicInvoke(conn, md, o.CallOptions)})
+		methods := sd.Methods()
+		for i := 0; i < methods.Len(); i++ {
+			md := methods.Get(i)
+			if md.IsStreamingClient() || md.IsStreamingServer() {
+				continue
+			}
+			tools = append(tools, Tool{Method: md, Invoke: dynamicInvoke(conn, md, o.CallOptions)})
+		}
 	}
 	return AddTools(s, tools, o)
 }
@@ -162,20 +208,34 @@ func dynamicInvoke(conn grpc.ClientConnInterface, md protoreflect.MethodDescript
 
 // AddTools adds the tools to s. It checks every tool first (a schema that
 // cannot be generated or compiled, a missing Invoke, a streaming method,
-// two tools of one name) and adds none on an error.
+// two tools of one name) and adds none on an error. The tools of one
+// message type share its schema and codec; the limits of o leave out, in
+// o.Omitted, the tools past them.
 func AddTools(s *mcp.Server, tools []Tool, o Options) ([]string, error) {
 	if s == nil {
 		return nil, errors.New("grpcmcp: AddTools: nil server")
 	}
 	seen := map[string]bool{}
 	var ready []*tool
+	var omitted []Omission
+	reg := newRegistration(o)
+	maxTools := orDefault(o.MaxTools, defaultMaxTools)
 	for _, t := range tools {
-		rt, err := newTool(t, o)
+		if len(ready) >= maxTools && t.Method != nil {
+			omitted = append(omitted, Omission{Method: t.Method.FullName(), Tool: t.Name, Limit: "MaxTools",
+				Msg: fmt.Sprintf("over the limit of %d tools", maxTools)})
+			continue
+		}
+		rt, err := newTool(t, reg)
 		if err != nil {
 			return nil, err
 		}
 		if seen[rt.name] {
 			return nil, fmt.Errorf("grpcmcp: two tools named %q", rt.name)
+		}
+		if limit, msg := reg.admit(rt); limit != "" {
+			omitted = append(omitted, Omission{Method: rt.method.FullName(), Tool: rt.name, Limit: limit, Msg: msg})
+			continue
 		}
 		seen[rt.name] = true
 		ready = append(ready, rt)
@@ -192,6 +252,9 @@ func AddTools(s *mcp.Server, tools []Tool, o Options) ([]string, error) {
 		s.AddTool(rt.mcpTool, rt.handle)
 		names[i] = rt.name
 	}
+	if o.Omitted != nil {
+		*o.Omitted = append(*o.Omitted, omitted...)
+	}
 	return names, nil
 }
 
@@ -204,9 +267,11 @@ type tool struct {
 	invoke  func(context.Context, proto.Message) (proto.Message, error)
 	adapted *adapt.Schema // the input schema as published, with a Profile
 	restore adapt.RestoreOptions
+	timeout time.Duration // Options.CallTimeout
 }
 
-func newTool(t Tool, o Options) (*tool, error) {
+func newTool(t Tool, reg *registration) (*tool, error) {
+	o := reg.o
 	md := t.Method
 	if md == nil {
 		return nil, errors.New("grpcmcp: a Tool without a Method")
@@ -225,41 +290,41 @@ func newTool(t Tool, o Options) (*tool, error) {
 			name = defaultToolName(md)
 		}
 	}
-	co := protoschema.CodecOptions{Schema: o.Schema, CheckOptions: o.CheckOptions, Resolver: o.Resolver}
-	co.Tool = name
-	in, err := protoschema.NewCodec(md.Input(), co)
+	shared, err := reg.codec(md.Input())
 	if err != nil {
 		return nil, fmt.Errorf("grpcmcp: %s: input: %w", md.FullName(), err)
 	}
-	co.Policy, co.Observer = coerce.Policy{}, nil
-	out, err := protoschema.NewCodec(md.Output(), co)
+	check := o.CheckOptions
+	check.Tool = name
+	in := shared.WithCheck(check)
+	out, err := reg.codec(md.Output())
 	if err != nil {
 		return nil, fmt.Errorf("grpcmcp: %s: output: %w", md.FullName(), err)
 	}
 	inSchema, outSchema := t.InputSchema, t.OutputSchema
 	if inSchema == nil {
 		inSchema = in.Schema()
+	} else if err := objectSchema(inSchema); err != nil {
+		return nil, fmt.Errorf("grpcmcp: %s: input: %w", md.FullName(), err)
 	}
 	if outSchema == nil {
 		outSchema = out.Schema()
+	} else if err := objectSchema(outSchema); err != nil {
+		return nil, fmt.Errorf("grpcmcp: %s: output: %w", md.FullName(), err)
 	}
-	for _, sch := range []json.RawMessage{inSchema, outSchema} {
-		m, err := jsontext.Members(string(sch), jsontext.Options{})
-		typ, _ := jsontext.DecodeString(m[schema.KwType], jsontext.Options{})
-		if err != nil || m == nil || typ != "object" {
-			return nil, fmt.Errorf(`grpcmcp: %s: a tool's schemas must be objects (type "object"); %s is not`, md.FullName(), md.Input().FullName())
-		}
-	}
-	desc := t.Description
+	maxDesc := orDefault(o.MaxDescription, defaultMaxDescription)
+	desc, total := t.Description, len(t.Description)
 	if desc == "" {
-		desc = methodComment(md)
+		desc, total = methodComment(md, maxDesc)
 	}
 	if desc == "" {
 		desc = fmt.Sprintf("Calls the gRPC method %s.", md.FullName())
+		total = len(desc)
 	}
+	desc = cutDescription(desc, maxDesc, total)
 	var adapted *adapt.Schema
 	if o.Profile != "" && o.Profile != adapt.MCP {
-		if adapted, inSchema, err = profileSchema(md, t.InputSchema, inSchema, o); err != nil {
+		if adapted, inSchema, err = reg.profile(md, t.InputSchema, inSchema); err != nil {
 			return nil, err
 		}
 	}
@@ -280,20 +345,36 @@ func newTool(t Tool, o Options) (*tool, error) {
 	restore := adapt.RestoreOptions{Schema: adapted, CheckOptions: o.CheckOptions}
 	restore.Tool = name
 	return &tool{name: name, method: md, mcpTool: mt, in: in, out: out, newReq: newReq, invoke: t.Invoke,
-		adapted: adapted, restore: restore}, nil
+		adapted: adapted, restore: restore, timeout: o.CallTimeout}, nil
 }
 
-func methodComment(md protoreflect.MethodDescriptor) string {
+// objectSchema checks that a tool's schema is an object of type "object".
+func objectSchema(sch []byte) error {
+	m, err := jsontext.Members(string(sch), jsontext.Options{})
+	typ, _ := jsontext.DecodeString(m[schema.KwType], jsontext.Options{})
+	if err != nil || m == nil || typ != "object" {
+		return errors.New(`a tool's schemas must be objects (type "object"); this one is not`)
+	}
+	return nil
+}
+
+// methodComment is the leading comment of md, read from at most a little
+// more than max bytes of it, and the comment's length.
+func methodComment(md protoreflect.MethodDescriptor, max int) (string, int) {
 	f := md.ParentFile()
 	if f == nil {
-		return ""
+		return "", 0
 	}
-	loc := f.SourceLocations().ByDescriptor(md)
-	lines := strings.Split(loc.LeadingComments, "\n")
+	text := f.SourceLocations().ByDescriptor(md).LeadingComments
+	total := len(text)
+	if len(text) > 2*max {
+		text = text[:2*max] // cut again, and said, by cutDescription
+	}
+	lines := strings.Split(text, "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimSpace(l)
 	}
-	return strings.TrimSpace(strings.Join(lines, "\n"))
+	return strings.TrimSpace(strings.Join(lines, "\n")), total
 }
 
 func errorResult(text string) *mcp.CallToolResult {
@@ -303,6 +384,12 @@ func errorResult(text string) *mcp.CallToolResult {
 // handle serves one tools/call: raw arguments → codec → request message →
 // call → response message → structuredContent, exact throughout.
 func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	parent := ctx
+	if t.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, t.timeout)
+		defer cancel()
+	}
 	var raw json.RawMessage
 	if req != nil && req.Params != nil {
 		raw = req.Params.Arguments
@@ -324,10 +411,16 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	}
 	msg := t.newReq()
 	if _, err := t.in.UnmarshalContext(ctx, raw, msg); err != nil {
+		if timedOut(parent, ctx) {
+			return errorResult(t.timeoutText()), nil
+		}
 		return errorResult(argumentsText(t.name, err)), nil
 	}
 	resp, err := t.invoke(ctx, msg)
 	if err != nil {
+		if timedOut(parent, ctx) {
+			return errorResult(t.timeoutText()), nil
+		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -338,6 +431,18 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		return errorResult(fmt.Sprintf("The call of tool %q succeeded, but its result could not be written: %v", t.name, err)), nil
 	}
 	return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
+}
+
+// timedOut reports whether ctx ended by its own deadline (the call
+// timeout) while parent, the client's, is still live.
+func timedOut(parent, ctx context.Context) bool {
+	return parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded)
+}
+
+// timeoutText says that the call ran out of its time.
+func (t *tool) timeoutText() string {
+	return fmt.Sprintf("The call of tool %q did not finish within the call timeout of %v (DeadlineExceeded); it was cancelled. "+
+		"Try again later, or with a smaller request.", t.name, t.timeout)
 }
 
 // argumentsText renders an error of the arguments for the model.

@@ -1,0 +1,169 @@
+package grpcmcp
+
+import (
+	// encoding/json: a tool's size is measured as the go-sdk writes it in
+	// tools/list, with encoding/json.
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/structkit/structkit/adapt"
+	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/protoschema"
+)
+
+// The default limits of Options, per registration (one call of AddTools,
+// AddService or AddServices). A server's descriptors are input like any
+// other: a reflection service may list 30,000 methods, a method comment of
+// 29 MB, or one message of thousands of types used by a hundred methods.
+const (
+	// defaultMaxTools is the go-sdk's page of tools/list
+	// (mcp.DefaultPageSize): the tools of one registration fit one page.
+	defaultMaxTools = 1000
+	// defaultMaxToolBytes bounds one tool as tools/list writes it.
+	defaultMaxToolBytes = 4 << 20
+	// defaultMaxListBytes keeps the tools/list result under the go-sdk
+	// client's 16 MiB frame (mcp.DefaultMaxLineLength), with room for the
+	// JSON-RPC envelope.
+	defaultMaxListBytes = 15 << 20
+	// defaultMaxDescription bounds a tool's description, as protoschema
+	// bounds the descriptions in a schema.
+	defaultMaxDescription = 4000
+)
+
+// Omission is a method a limit of Options left out: it is not a tool.
+type Omission struct {
+	// Method is the method's full name; Tool the name its tool would have
+	// had ("" when the limit struck before it was named).
+	Method protoreflect.FullName
+	Tool   string
+	// Limit names the field of Options that left it out: "MaxTools",
+	// "MaxToolBytes" or "MaxListBytes"; Msg says by how much.
+	Limit string
+	Msg   string
+}
+
+// String renders the omission on one line.
+func (o Omission) String() string {
+	return fmt.Sprintf("%s left out (%s): %s", o.Method, o.Limit, o.Msg)
+}
+
+func orDefault(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+// registration shares, among the tools of one call of AddTools, the
+// generated and compiled schema of each message type (one codec per type,
+// whichever methods use it) and its adaptation to the profile, and counts
+// what the limits bound.
+type registration struct {
+	o         Options
+	codecs    map[protoreflect.FullName]*protoschema.Codec
+	profiled  map[protoreflect.FullName]profiled
+	tools     int
+	listBytes int
+}
+
+type profiled struct {
+	adapted *adapt.Schema
+	text    []byte
+}
+
+func newRegistration(o Options) *registration {
+	return &registration{o: o, codecs: map[protoreflect.FullName]*protoschema.Codec{},
+		profiled: map[protoreflect.FullName]profiled{}}
+}
+
+// codec returns the shared codec of md, built on first use. Its check
+// options are the strict ones of an output; an input's tool derives its
+// own with WithCheck.
+func (r *registration) codec(md protoreflect.MessageDescriptor) (*protoschema.Codec, error) {
+	if c, ok := r.codecs[md.FullName()]; ok {
+		return c, nil
+	}
+	co := protoschema.CodecOptions{Schema: r.o.Schema, CheckOptions: r.o.CheckOptions, Resolver: r.o.Resolver}
+	co.Policy, co.Observer, co.Tool = coerce.Policy{}, nil, ""
+	c, err := protoschema.NewCodec(md, co)
+	if err != nil {
+		return nil, err
+	}
+	if err := objectSchema(c.Schema()); err != nil {
+		return nil, err
+	}
+	r.codecs[md.FullName()] = c
+	return c, nil
+}
+
+// profile returns the input schema of md adapted to the profile, shared
+// by the tools whose input schema is generated.
+func (r *registration) profile(md protoreflect.MethodDescriptor, given, inSchema []byte) (*adapt.Schema, []byte, error) {
+	if given != nil {
+		return profileSchema(md, given, inSchema, r.o)
+	}
+	if p, ok := r.profiled[md.Input().FullName()]; ok {
+		return p.adapted, p.text, nil
+	}
+	a, text, err := profileSchema(md, nil, inSchema, r.o)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.profiled[md.Input().FullName()] = profiled{a, text}
+	return a, text, nil
+}
+
+// admit counts a built tool against the byte limits, or says which one
+// leaves it out.
+func (r *registration) admit(t *tool) (limit, msg string) {
+	size := listedSize(t.mcpTool)
+	if max := orDefault(r.o.MaxToolBytes, defaultMaxToolBytes); size > max {
+		return "MaxToolBytes", fmt.Sprintf("the tool takes %d bytes in tools/list, over the limit of %d", size, max)
+	}
+	if max := orDefault(r.o.MaxListBytes, defaultMaxListBytes); r.listBytes+size > max {
+		return "MaxListBytes", fmt.Sprintf("the tool takes %d bytes, and tools/list holds %d of its limit of %d", size, r.listBytes, max)
+	}
+	r.listBytes += size
+	return "", ""
+}
+
+// listedSize is the size of the tool in a tools/list result, as the
+// go-sdk writes it: the tool without its schemas, and the schemas as
+// they are (the generated ones are compact; encoding/json compacts the
+// others, which only makes them shorter).
+func listedSize(t *mcp.Tool) int {
+	c := *t
+	n := 0
+	for _, s := range []*any{&c.InputSchema, &c.OutputSchema} {
+		if raw, ok := (*s).(json.RawMessage); ok {
+			n += len(raw) - 2
+			*s = json.RawMessage("{}")
+		}
+	}
+	b, err := json.Marshal(&c)
+	if err != nil {
+		return n // mcptool.Check refuses it later
+	}
+	return n + len(b) + 1 // the comma between tools
+}
+
+// cutDescription cuts a description to max bytes at a character boundary
+// and says so; total is the length of the text it came from.
+func cutDescription(s string, limit, total int) string {
+	if len(s) <= limit && total <= 2*limit {
+		return s
+	}
+	if len(s) <= limit {
+		return s + fmt.Sprintf(" … (description cut at %d of its %d bytes)", len(s), total)
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf(" … (description cut at %d of its %d bytes)", cut, max(total, len(s)))
+}
