@@ -134,6 +134,17 @@ func defaultToolName(md protoreflect.MethodDescriptor) string {
 	return string(md.Parent().Name()) + "_" + string(md.Name())
 }
 
+// toolName is the name of t's tool.
+func toolName(t Tool, o Options) string {
+	switch {
+	case t.Name != "":
+		return t.Name
+	case o.ToolName != nil:
+		return o.ToolName(t.Method)
+	}
+	return defaultToolName(t.Method)
+}
+
 // Tool is one unary method as an MCP tool. Method is required; the other
 // fields have defaults.
 type Tool struct {
@@ -222,9 +233,19 @@ func AddTools(s *mcp.Server, tools []Tool, o Options) ([]string, error) {
 	maxTools := orDefault(o.MaxTools, defaultMaxTools)
 	for _, t := range tools {
 		if len(ready) >= maxTools && t.Method != nil {
-			omitted = append(omitted, Omission{Method: t.Method.FullName(), Tool: t.Name, Limit: "MaxTools",
+			omitted = append(omitted, Omission{Method: t.Method.FullName(), Tool: toolName(t, o), Limit: "MaxTools",
 				Msg: fmt.Sprintf("over the limit of %d tools", maxTools)})
 			continue
+		}
+		if t.Method != nil && t.Invoke != nil && !t.Method.IsStreamingClient() && !t.Method.IsStreamingServer() {
+			limit, msg, err := reg.precheck(t)
+			if err != nil {
+				return nil, err
+			}
+			if limit != "" {
+				omitted = append(omitted, Omission{Method: t.Method.FullName(), Tool: toolName(t, o), Limit: limit, Msg: msg})
+				continue
+			}
 		}
 		rt, err := newTool(t, reg)
 		if err != nil {
@@ -282,14 +303,7 @@ func newTool(t Tool, reg *registration) (*tool, error) {
 	if t.Invoke == nil {
 		return nil, fmt.Errorf("grpcmcp: %s: no Invoke", md.FullName())
 	}
-	name := t.Name
-	if name == "" {
-		if o.ToolName != nil {
-			name = o.ToolName(md)
-		} else {
-			name = defaultToolName(md)
-		}
-	}
+	name := toolName(t, o)
 	shared, err := reg.codec(md.Input())
 	if err != nil {
 		return nil, fmt.Errorf("grpcmcp: %s: input: %w", md.FullName(), err)

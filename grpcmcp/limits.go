@@ -38,7 +38,7 @@ const (
 // Omission is a method a limit of Options left out: it is not a tool.
 type Omission struct {
 	// Method is the method's full name; Tool the name its tool would have
-	// had ("" when the limit struck before it was named).
+	// had.
 	Method protoreflect.FullName
 	Tool   string
 	// Limit names the field of Options that left it out: "MaxTools",
@@ -67,8 +67,11 @@ type registration struct {
 	o         Options
 	codecs    map[protoreflect.FullName]*protoschema.Codec
 	profiled  map[protoreflect.FullName]profiled
-	tools     int
 	listBytes int
+	// sizes are the lengths of the schemas generated for the pre-check;
+	// generated their sum, which bounds the work of tools left out.
+	sizes     map[protoreflect.FullName]int
+	generated int
 }
 
 type profiled struct {
@@ -78,7 +81,61 @@ type profiled struct {
 
 func newRegistration(o Options) *registration {
 	return &registration{o: o, codecs: map[protoreflect.FullName]*protoschema.Codec{},
-		profiled: map[protoreflect.FullName]profiled{}}
+		profiled: map[protoreflect.FullName]profiled{}, sizes: map[protoreflect.FullName]int{}}
+}
+
+// generateFactor bounds the bytes of schema generated for a registration,
+// kept or left out, to this many times MaxListBytes.
+const generateFactor = 4
+
+// precheck leaves out, before anything is compiled, a tool whose
+// generated schemas cannot fit, and every tool once the generated
+// schemas reach generateFactor times MaxListBytes: the work of a
+// registration is bounded by its limits, not by methods × types (many
+// methods, each with a message of its own holding one large tree of
+// types). It applies to the tools whose schemas are generated and
+// published as generated (no Profile).
+func (r *registration) precheck(t Tool) (limit, msg string, err error) {
+	if t.InputSchema != nil || t.OutputSchema != nil || (r.o.Profile != "" && r.o.Profile != adapt.MCP) {
+		return "", "", nil
+	}
+	maxList := orDefault(r.o.MaxListBytes, defaultMaxListBytes)
+	if r.generated > generateFactor*maxList {
+		return "MaxListBytes", fmt.Sprintf("tools/list is full: the schemas generated so far take %d bytes, %d times its limit of %d",
+			r.generated, generateFactor, maxList), nil
+	}
+	in, err := r.schemaSize(t.Method.Input())
+	if err != nil {
+		return "", "", fmt.Errorf("grpcmcp: %s: input: %w", t.Method.FullName(), err)
+	}
+	out, err := r.schemaSize(t.Method.Output())
+	if err != nil {
+		return "", "", fmt.Errorf("grpcmcp: %s: output: %w", t.Method.FullName(), err)
+	}
+	if max := orDefault(r.o.MaxToolBytes, defaultMaxToolBytes); in+out > max {
+		return "MaxToolBytes", fmt.Sprintf("the tool's schemas take %d bytes in tools/list, over the limit of %d", in+out, max), nil
+	}
+	if r.listBytes+in+out > maxList {
+		return "MaxListBytes", fmt.Sprintf("the tool's schemas take %d bytes, and tools/list holds %d of its limit of %d", in+out, r.listBytes, maxList), nil
+	}
+	return "", "", nil
+}
+
+// schemaSize is the length of the generated schema of md.
+func (r *registration) schemaSize(md protoreflect.MessageDescriptor) (int, error) {
+	if c, ok := r.codecs[md.FullName()]; ok {
+		return len(c.Schema()), nil
+	}
+	if n, ok := r.sizes[md.FullName()]; ok {
+		return n, nil
+	}
+	doc, err := r.o.Schema.Generate(md)
+	if err != nil {
+		return 0, err
+	}
+	r.sizes[md.FullName()] = len(doc)
+	r.generated += len(doc)
+	return len(doc), nil
 }
 
 // codec returns the shared codec of md, built on first use. Its check

@@ -50,6 +50,7 @@ func BenchmarkWide(b *testing.B) {
 		{"big2000x10", wide.Spec{Types: 2000, Methods: 10}},
 		{"big2000x80", wide.Spec{Types: 2000, Methods: 80}},
 		{"trivial3000", wide.Spec{Trivial: 3000}},
+		{"wrapped2000x200", wide.Spec{Types: 2000, Wrapped: 200}},
 		{"trivial30000", wide.Spec{Trivial: 30000}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {

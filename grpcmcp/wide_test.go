@@ -218,3 +218,28 @@ func TestCallCancelled(t *testing.T) {
 	}
 	waitFor(func() bool { return ws.Canceled.Load() == 1 })
 }
+
+// TestWideWrapped: 200 methods, each with a message of its own that holds
+// the 2000-type tree: a small descriptor whose schemas each take 530 KB.
+// Schemas are generated before they are compiled, compiled only for the
+// tools kept, and generation stops at 4 times MaxListBytes: the work is
+// bounded by the list limit, not methods × types.
+func TestWideWrapped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 2000-type schemas")
+	}
+	alloc := totalAlloc()
+	var omitted []grpcmcp.Omission
+	names, _ := serveWide(t, wide.Spec{Types: 2000, Wrapped: 200}, grpcmcp.Options{Omitted: &omitted})
+	allocated := totalAlloc() - alloc
+	t.Logf("%d tools, %d omitted, %d MiB allocated", len(names), len(omitted), allocated>>20)
+	if len(names) == 0 || len(names)+len(omitted) != 200 {
+		t.Fatalf("%d tools + %d omitted, want 200 in all", len(names), len(omitted))
+	}
+	if allocated > 4<<30 {
+		t.Errorf("%d MiB allocated, want at most 4096", allocated>>20)
+	}
+	if last := omitted[len(omitted)-1]; last.Limit != "MaxListBytes" || !strings.Contains(last.Msg, "tools/list is full") {
+		t.Errorf("last omission %+v", last)
+	}
+}
