@@ -283,7 +283,8 @@ type tool struct {
 	name    string
 	method  protoreflect.MethodDescriptor
 	mcpTool *mcp.Tool
-	in, out *protoschema.Codec
+	in, out *lazyCodec               // shared by the tools of their types
+	check   structconv.CheckOptions // the input's, naming the tool
 	newReq  func() proto.Message
 	invoke  func(context.Context, proto.Message) (proto.Message, error)
 	adapted *adapt.Schema // the input schema as published, with a Profile
@@ -304,13 +305,12 @@ func newTool(t Tool, reg *registration) (*tool, error) {
 		return nil, fmt.Errorf("grpcmcp: %s: no Invoke", md.FullName())
 	}
 	name := toolName(t, o)
-	shared, err := reg.codec(md.Input())
+	in, err := reg.codec(md.Input())
 	if err != nil {
 		return nil, fmt.Errorf("grpcmcp: %s: input: %w", md.FullName(), err)
 	}
 	check := o.CheckOptions
 	check.Tool = name
-	in := shared.WithCheck(check)
 	out, err := reg.codec(md.Output())
 	if err != nil {
 		return nil, fmt.Errorf("grpcmcp: %s: output: %w", md.FullName(), err)
@@ -358,7 +358,7 @@ func newTool(t Tool, reg *registration) (*tool, error) {
 	}
 	restore := adapt.RestoreOptions{Schema: adapted, CheckOptions: o.CheckOptions}
 	restore.Tool = name
-	return &tool{name: name, method: md, mcpTool: mt, in: in, out: out, newReq: newReq, invoke: t.Invoke,
+	return &tool{name: name, method: md, mcpTool: mt, in: in, out: out, check: check, newReq: newReq, invoke: t.Invoke,
 		adapted: adapted, restore: restore, timeout: o.CallTimeout}, nil
 }
 
@@ -423,8 +423,12 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		}
 		raw = restored
 	}
+	in, err := t.in.get()
+	if err != nil {
+		return errorResult(fmt.Sprintf("Tool %q cannot read its arguments: the schema of %s does not compile: %v", t.name, t.method.Input().FullName(), err)), nil
+	}
 	msg := t.newReq()
-	if _, err := t.in.UnmarshalContext(ctx, raw, msg); err != nil {
+	if _, err := in.WithCheck(t.check).UnmarshalContext(ctx, raw, msg); err != nil {
 		if timedOut(parent, ctx) {
 			return errorResult(t.timeoutText()), nil
 		}
@@ -440,7 +444,11 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		}
 		return errorResult(statusText(t.name, t.method.Input(), err)), nil
 	}
-	b, err := t.out.Marshal(resp)
+	out, err := t.out.get()
+	if err != nil {
+		return errorResult(fmt.Sprintf("The call of tool %q succeeded, but the schema of its result %s does not compile: %v", t.name, t.method.Output().FullName(), err)), nil
+	}
+	b, err := out.Marshal(resp)
 	if err != nil {
 		return errorResult(fmt.Sprintf("The call of tool %q succeeded, but its result could not be written: %v", t.name, err)), nil
 	}

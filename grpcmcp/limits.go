@@ -4,7 +4,9 @@ import (
 	// encoding/json: a tool's size is measured as the go-sdk writes it in
 	// tools/list, with encoding/json.
 	"encoding/json"
+	"bytes"
 	"fmt"
+	"sync"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -65,12 +67,11 @@ func orDefault(v, def int) int {
 // what the limits bound.
 type registration struct {
 	o         Options
-	codecs    map[protoreflect.FullName]*protoschema.Codec
+	codecs    map[protoreflect.FullName]*lazyCodec
 	profiled  map[protoreflect.FullName]profiled
 	listBytes int
-	// sizes are the lengths of the schemas generated for the pre-check;
-	// generated their sum, which bounds the work of tools left out.
-	sizes     map[protoreflect.FullName]int
+	// generated is the sum of the schemas generated, which bounds the
+	// work of the tools left out.
 	generated int
 }
 
@@ -80,8 +81,8 @@ type profiled struct {
 }
 
 func newRegistration(o Options) *registration {
-	return &registration{o: o, codecs: map[protoreflect.FullName]*protoschema.Codec{},
-		profiled: map[protoreflect.FullName]profiled{}, sizes: map[protoreflect.FullName]int{}}
+	return &registration{o: o, codecs: map[protoreflect.FullName]*lazyCodec{},
+		profiled: map[protoreflect.FullName]profiled{}}
 }
 
 // generateFactor bounds the bytes of schema generated for a registration,
@@ -126,34 +127,60 @@ func (r *registration) schemaSize(md protoreflect.MessageDescriptor) (int, error
 	if c, ok := r.codecs[md.FullName()]; ok {
 		return len(c.Schema()), nil
 	}
-	if n, ok := r.sizes[md.FullName()]; ok {
-		return n, nil
-	}
-	doc, err := r.o.Schema.Generate(md)
+	c, err := r.codec(md)
 	if err != nil {
 		return 0, err
 	}
-	r.sizes[md.FullName()] = len(doc)
-	r.generated += len(doc)
-	return len(doc), nil
+	r.generated += len(c.Schema())
+	return len(c.Schema()), nil
 }
 
-// codec returns the shared codec of md, built on first use. Its check
-// options are the strict ones of an output; an input's tool derives its
-// own with WithCheck.
-func (r *registration) codec(md protoreflect.MessageDescriptor) (*protoschema.Codec, error) {
+// lazyCodec is the codec of one message type, shared by the tools of a
+// registration: its schema is generated at registration (it is
+// published), compiled on the first call that needs it, so that a
+// registration holds the schemas' bytes, not their compiled forms, until
+// they are used.
+type lazyCodec struct {
+	md     protoreflect.MessageDescriptor
+	co     protoschema.CodecOptions
+	schema []byte // the generated document, as published
+	once   sync.Once
+	c      *protoschema.Codec
+	err    error
+}
+
+// get compiles the codec on first use.
+func (l *lazyCodec) get() (*protoschema.Codec, error) {
+	l.once.Do(func() {
+		l.c, l.err = protoschema.NewCodec(l.md, l.co)
+		if l.err == nil && !bytes.Equal(l.c.Schema(), l.schema) {
+			l.c, l.err = nil, fmt.Errorf("the schema of %s came out differently the second time", l.md.FullName())
+		}
+	})
+	return l.c, l.err
+}
+
+// Schema is the generated document.
+func (l *lazyCodec) Schema() []byte { return l.schema }
+
+// codec returns the shared codec of md, its schema generated on first
+// use. Its check options are the strict ones of an output; an input's
+// tool derives its own with WithCheck.
+func (r *registration) codec(md protoreflect.MessageDescriptor) (*lazyCodec, error) {
 	if c, ok := r.codecs[md.FullName()]; ok {
 		return c, nil
 	}
 	co := protoschema.CodecOptions{Schema: r.o.Schema, CheckOptions: r.o.CheckOptions, Resolver: r.o.Resolver}
 	co.Policy, co.Observer, co.Tool = coerce.Policy{}, nil, ""
-	c, err := protoschema.NewCodec(md, co)
+	co.Schema.Notes = nil // told once, here, not at each compilation
+	doc, err := r.o.Schema.Generate(md)
 	if err != nil {
 		return nil, err
 	}
-	if err := objectSchema(c.Schema()); err != nil {
+	if err := objectSchema(doc); err != nil {
 		return nil, err
 	}
+	c := &lazyCodec{md: md, co: co, schema: doc}
 	r.codecs[md.FullName()] = c
 	return c, nil
 }

@@ -3,6 +3,7 @@ package grpcmcp_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -17,11 +18,11 @@ import (
 )
 
 // heapUse is the live heap after a collection.
-func heapUse() uint64 {
+func heapUse() int64 {
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
+	return int64(m.HeapAlloc)
 }
 
 func totalAlloc() uint64 {
@@ -219,6 +220,28 @@ func TestCallCancelled(t *testing.T) {
 	waitFor(func() bool { return ws.Canceled.Load() == 1 })
 }
 
+// TestSharedConcurrent: tools of one message type, called at once, share
+// its codec, compiled once on first use.
+func TestSharedConcurrent(t *testing.T) {
+	_, s := serveWide(t, wide.Spec{Trivial: 20}, grpcmcp.Options{})
+	cs := connect(t, s)
+	errs := make(chan error, 20)
+	for i := 0; i < 20; i++ {
+		go func() {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: fmt.Sprintf("Wide_M%d", i), Arguments: map[string]any{"name": "x"}})
+			if err == nil && res.IsError {
+				err = fmt.Errorf("%s", res.Content[0].(*mcp.TextContent).Text)
+			}
+			errs <- err
+		}()
+	}
+	for i := 0; i < 20; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
 // TestWideWrapped: 200 methods, each with a message of its own that holds
 // the 2000-type tree: a small descriptor whose schemas each take 530 KB.
 // Schemas are generated before they are compiled, compiled only for the
@@ -228,11 +251,17 @@ func TestWideWrapped(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds 2000-type schemas")
 	}
-	alloc := totalAlloc()
+	before, alloc := heapUse(), totalAlloc()
 	var omitted []grpcmcp.Omission
-	names, _ := serveWide(t, wide.Spec{Types: 2000, Wrapped: 200}, grpcmcp.Options{Omitted: &omitted})
-	allocated := totalAlloc() - alloc
-	t.Logf("%d tools, %d omitted, %d MiB allocated", len(names), len(omitted), allocated>>20)
+	names, s := serveWide(t, wide.Spec{Types: 2000, Wrapped: 200}, grpcmcp.Options{Omitted: &omitted})
+	retained, allocated := heapUse()-before, totalAlloc()-alloc
+	runtime.KeepAlive(s)
+	t.Logf("%d tools, %d omitted, %d MiB retained, %d MiB allocated", len(names), len(omitted), retained>>20, allocated>>20)
+	// The schemas are compiled on first use: the registration holds their
+	// bytes (15 MiB), not 29 compiled 2000-type schemas (600 MiB).
+	if retained > 128<<20 {
+		t.Errorf("%d MiB retained, want at most 128", retained>>20)
+	}
 	if len(names) == 0 || len(names)+len(omitted) != 200 {
 		t.Fatalf("%d tools + %d omitted, want 200 in all", len(names), len(omitted))
 	}
