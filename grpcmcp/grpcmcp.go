@@ -283,7 +283,7 @@ type tool struct {
 	name    string
 	method  protoreflect.MethodDescriptor
 	mcpTool *mcp.Tool
-	in, out *lazyCodec               // shared by the tools of their types
+	in, out *lazyCodec              // shared by the tools of their types
 	check   structconv.CheckOptions // the input's, naming the tool
 	newReq  func() proto.Message
 	invoke  func(context.Context, proto.Message) (proto.Message, error)

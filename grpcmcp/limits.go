@@ -3,8 +3,8 @@ package grpcmcp
 import (
 	// encoding/json: a tool's size is measured as the go-sdk writes it in
 	// tools/list, with encoding/json.
-	"encoding/json"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"unicode/utf8"
