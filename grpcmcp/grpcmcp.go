@@ -217,11 +217,13 @@ func dynamicInvoke(conn grpc.ClientConnInterface, md protoreflect.MethodDescript
 	}
 }
 
-// AddTools adds the tools to s. It checks every tool first (a schema that
-// cannot be generated or compiled, a missing Invoke, a streaming method,
-// two tools of one name) and adds none on an error. The tools of one
-// message type share its schema and codec; the limits of o leave out, in
-// o.Omitted, the tools past them.
+// AddTools adds the tools to s. It checks every tool first (a missing
+// Invoke, a streaming method, two tools of one name, a schema the go-sdk
+// would refuse) and adds none on an error. The tools of one message type
+// share its schema and codec. The limits of o leave out, in o.Omitted,
+// the tools past them, and the tools whose message types are beyond the
+// limits of o.Schema (a *protoschema.Error): one method a schema cannot
+// be generated for does not keep the others from being served.
 func AddTools(s *mcp.Server, tools []Tool, o Options) ([]string, error) {
 	if s == nil {
 		return nil, errors.New("grpcmcp: AddTools: nil server")
@@ -239,6 +241,10 @@ func AddTools(s *mcp.Server, tools []Tool, o Options) ([]string, error) {
 		}
 		if t.Method != nil && t.Invoke != nil && !t.Method.IsStreamingClient() && !t.Method.IsStreamingServer() {
 			limit, msg, err := reg.precheck(t)
+			if om, ok := schemaOmission(t, o, err); ok {
+				omitted = append(omitted, om)
+				continue
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -248,6 +254,10 @@ func AddTools(s *mcp.Server, tools []Tool, o Options) ([]string, error) {
 			}
 		}
 		rt, err := newTool(t, reg)
+		if om, ok := schemaOmission(t, o, err); ok {
+			omitted = append(omitted, om)
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}

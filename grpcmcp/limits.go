@@ -5,6 +5,7 @@ import (
 	// tools/list, with encoding/json.
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"unicode/utf8"
@@ -44,7 +45,10 @@ type Omission struct {
 	Method protoreflect.FullName
 	Tool   string
 	// Limit names the field of Options that left it out: "MaxTools",
-	// "MaxToolBytes" or "MaxListBytes"; Msg says by how much.
+	// "MaxToolBytes" or "MaxListBytes"; or "Schema" for a message type
+	// beyond the limits of Options.Schema (protoschema.SchemaOptions:
+	// MaxMessages, MaxSchemaBytes), or whose descriptor no schema can be
+	// generated from (a *protoschema.Error). Msg says by how much.
 	Limit string
 	Msg   string
 }
@@ -68,6 +72,7 @@ func orDefault(v, def int) int {
 type registration struct {
 	o         Options
 	codecs    map[protoreflect.FullName]*lazyCodec
+	failed    map[protoreflect.FullName]error // what did not generate
 	profiled  map[protoreflect.FullName]profiled
 	listBytes int
 	// generated is the sum of the schemas generated, which bounds the
@@ -81,7 +86,7 @@ type profiled struct {
 }
 
 func newRegistration(o Options) *registration {
-	return &registration{o: o, codecs: map[protoreflect.FullName]*lazyCodec{},
+	return &registration{o: o, codecs: map[protoreflect.FullName]*lazyCodec{}, failed: map[protoreflect.FullName]error{},
 		profiled: map[protoreflect.FullName]profiled{}}
 }
 
@@ -170,14 +175,18 @@ func (r *registration) codec(md protoreflect.MessageDescriptor) (*lazyCodec, err
 	if c, ok := r.codecs[md.FullName()]; ok {
 		return c, nil
 	}
+	if err, ok := r.failed[md.FullName()]; ok {
+		return nil, err
+	}
 	co := protoschema.CodecOptions{Schema: r.o.Schema, CheckOptions: r.o.CheckOptions, Resolver: r.o.Resolver}
 	co.Policy, co.Observer, co.Tool = coerce.Policy{}, nil, ""
 	co.Schema.Notes = nil // told once, here, not at each compilation
 	doc, err := r.o.Schema.Generate(md)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		err = objectSchema(doc)
 	}
-	if err := objectSchema(doc); err != nil {
+	if err != nil {
+		r.failed[md.FullName()] = err
 		return nil, err
 	}
 	c := &lazyCodec{md: md, co: co, schema: doc}
@@ -200,6 +209,16 @@ func (r *registration) profile(md protoreflect.MethodDescriptor, given, inSchema
 	}
 	r.profiled[md.Input().FullName()] = profiled{a, text}
 	return a, text, nil
+}
+
+// schemaOmission is the Omission of a tool whose schema cannot be
+// generated (a *protoschema.Error), or false for any other error.
+func schemaOmission(t Tool, o Options, err error) (Omission, bool) {
+	var pe *protoschema.Error
+	if t.Method == nil || !errors.As(err, &pe) {
+		return Omission{}, false
+	}
+	return Omission{Method: t.Method.FullName(), Tool: toolName(t, o), Limit: "Schema", Msg: pe.Error()}, true
 }
 
 // admit counts a built tool against the byte limits, or says which one

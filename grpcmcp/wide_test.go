@@ -157,6 +157,17 @@ func TestWideByteLimits(t *testing.T) {
 	}
 }
 
+// TestWideSchemaLimit: a message beyond the schema limits (6000 types,
+// over MaxMessages' 5000) leaves out the methods that use it, said, and
+// the others are served.
+func TestWideSchemaLimit(t *testing.T) {
+	var omitted []grpcmcp.Omission
+	names, _ := serveWide(t, wide.Spec{Types: 6000, Methods: 3, Trivial: 2}, grpcmcp.Options{Omitted: &omitted})
+	if len(names) != 2 || len(omitted) != 3 || omitted[0].Limit != "Schema" || !strings.Contains(omitted[0].Msg, "more than 5000 message types") {
+		t.Errorf("tools %v, omitted %+v", names, omitted)
+	}
+}
+
 // hangingTool serves the wide server with its calls hanging, and a
 // client of its tools.
 func hangingTool(t *testing.T, o grpcmcp.Options) (*wide.Server, *mcp.ClientSession) {

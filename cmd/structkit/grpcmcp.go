@@ -244,4 +244,5 @@ func sayOmitted(w io.Writer, omitted []grpcmcp.Omission) {
 }
 
 // limitFlag names the flag of each limit of grpcmcp.Options.
-var limitFlag = map[string]string{"MaxTools": "--max-tools", "MaxToolBytes": "--max-tool-bytes", "MaxListBytes": "--max-list-bytes"}
+var limitFlag = map[string]string{"MaxTools": "--max-tools", "MaxToolBytes": "--max-tool-bytes", "MaxListBytes": "--max-list-bytes",
+	"Schema": "the schema limits"}
