@@ -15,6 +15,14 @@
 // google.rpc.BadRequest details when present, by their JSON names.
 // idempotency_level NO_SIDE_EFFECTS sets readOnlyHint, IDEMPOTENT
 // idempotentHint.
+//
+// What a server publishes is bounded (the limits of Options: tools, bytes
+// of one tool and of tools/list, descriptions): what a limit leaves out
+// is an Omission, never silently dropped. The tools of a registration
+// share one schema and one codec per message type, so its cost is linear
+// in the descriptors, not methods × types. Options.CallTimeout bounds
+// each call, and a call's context (the client's cancellation) reaches the
+// gRPC call.
 package grpcmcp
 
 import (

@@ -182,6 +182,35 @@ func TestMCPCallTimeout(t *testing.T) {
 	}
 }
 
+// TestMCPCallCancelled: a client that cancels its call
+// (notifications/cancelled over stdio) cancels the gRPC call upstream.
+func TestMCPCallCancelled(t *testing.T) {
+	ws := wide.Serve(t, wide.File(wide.Spec{Trivial: 1}))
+	ws.Hang.Store(true)
+	c := startMCPCLI(t, "--grpc", ws.Addr, "--call-timeout", "1h")
+	cs := c.client(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Wide_M0", Arguments: map[string]any{}})
+		done <- err
+	}()
+	for ws.Started.Load() != 1 {
+		time.Sleep(time.Millisecond) // the test's deadline bounds it
+	}
+	cancel()
+	if err := <-done; err == nil {
+		t.Error("the cancelled call returned no error")
+	}
+	for ws.Canceled.Load() != 1 {
+		time.Sleep(time.Millisecond)
+	}
+	cs.Close()
+	if code := c.exit(); code != 0 {
+		t.Errorf("exit %d: %s", code, c.stderr.String())
+	}
+}
+
 // TestMCPLimitsSaid: the methods the limits leave out are said on
 // stderr at start, counted by flag and named.
 func TestMCPLimitsSaid(t *testing.T) {
