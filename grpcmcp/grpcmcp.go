@@ -37,6 +37,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -447,14 +449,14 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	}
 	msg := t.newReq()
 	if _, err := in.WithCheck(t.check).UnmarshalContext(ctx, raw, msg); err != nil {
-		if timedOut(parent, ctx) {
+		if timedOut(parent, ctx, err) {
 			return errorResult(t.timeoutText()), nil
 		}
 		return errorResult(argumentsText(t.name, err)), nil
 	}
 	resp, err := t.invoke(ctx, msg)
 	if err != nil {
-		if timedOut(parent, ctx) {
+		if timedOut(parent, ctx, err) {
 			return errorResult(t.timeoutText()), nil
 		}
 		if ctx.Err() != nil {
@@ -473,10 +475,19 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
 }
 
-// timedOut reports whether ctx ended by its own deadline (the call
-// timeout) while parent, the client's, is still live.
-func timedOut(parent, ctx context.Context) bool {
-	return parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded)
+// timedOut reports whether the call ended by the deadline of ctx (the
+// call timeout) while parent, the client's, is still live: ctx says so,
+// or the call failed with DEADLINE_EXCEEDED once the deadline had passed
+// (gRPC's own timer may fire before the context's).
+func timedOut(parent, ctx context.Context, err error) bool {
+	if parent.Err() != nil {
+		return false
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return true
+	}
+	dl, ok := ctx.Deadline()
+	return ok && status.Code(err) == codes.DeadlineExceeded && !time.Now().Before(dl)
 }
 
 // timeoutText says that the call ran out of its time.
