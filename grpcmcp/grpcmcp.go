@@ -15,6 +15,14 @@
 // google.rpc.BadRequest details when present, by their JSON names.
 // idempotency_level NO_SIDE_EFFECTS sets readOnlyHint, IDEMPOTENT
 // idempotentHint.
+//
+// What a server publishes is bounded (the limits of Options: tools, bytes
+// of one tool and of tools/list, descriptions): what a limit leaves out
+// is an Omission, never silently dropped. The tools of a registration
+// share one schema and one codec per message type, so its cost is linear
+// in the descriptors, not methods × types. Options.CallTimeout bounds
+// each call, and a call's context (the client's cancellation) reaches the
+// gRPC call.
 package grpcmcp
 
 import (
@@ -25,9 +33,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -96,11 +107,52 @@ type Options struct {
 	// @google/genai SDK's processJsonSchema does). Arguments are restored
 	// under the adapted schema as with every profile.
 	Profile adapt.Profile
+
+	// CallTimeout bounds every call (the check, the forwarded gRPC call
+	// and the result): past it the call's context ends, which cancels the
+	// gRPC call upstream, and the tool answers with an isError result
+	// naming the timeout. 0 means no deadline but the client's: a client
+	// that cancels (notifications/cancelled) ends the call's context too.
+	CallTimeout time.Duration
+
+	// The limits of one registration (a call of AddTools, AddService or
+	// AddServices). A method a limit leaves out is not a tool; it is
+	// recorded in Omitted, never silently dropped. Methods are taken in
+	// order, so that the first ones are kept.
+	//
+	// MaxTools bounds the tools; 0 means 1000 (the go-sdk's page of
+	// tools/list).
+	MaxTools int
+	// MaxToolBytes bounds one tool as tools/list lists it (name,
+	// description, annotations, both schemas); 0 means 4 MiB.
+	MaxToolBytes int
+	// MaxListBytes bounds all the tools as tools/list lists them; 0 means
+	// 15 MiB, under the go-sdk client's 16 MiB frame with room for the
+	// envelope.
+	MaxListBytes int
+	// MaxDescription bounds a tool's description, in bytes; a longer one
+	// is cut at a character boundary and says so ("… (description cut at
+	// N of its M bytes)"). 0 means 4000.
+	MaxDescription int
+	// Omitted, if not nil, receives an Omission for every method a limit
+	// left out.
+	Omitted *[]Omission
 }
 
 // defaultToolName names a method's tool "Service_Method".
 func defaultToolName(md protoreflect.MethodDescriptor) string {
 	return string(md.Parent().Name()) + "_" + string(md.Name())
+}
+
+// toolName is the name of t's tool.
+func toolName(t Tool, o Options) string {
+	switch {
+	case t.Name != "":
+		return t.Name
+	case o.ToolName != nil:
+		return o.ToolName(t.Method)
+	}
+	return defaultToolName(t.Method)
 }
 
 // Tool is one unary method as an MCP tool. Method is required; the other
@@ -132,17 +184,32 @@ type Tool struct {
 // are skipped. On an error (a schema that cannot be generated, two tools
 // of one name) nothing is added.
 func AddService(s *mcp.Server, conn grpc.ClientConnInterface, sd protoreflect.ServiceDescriptor, o Options) ([]string, error) {
-	if sd == nil || conn == nil {
-		return nil, errors.New("grpcmcp: AddService: nil service or connection")
+	if sd == nil {
+		return nil, errors.New("grpcmcp: AddService: nil service")
+	}
+	return AddServices(s, conn, []protoreflect.ServiceDescriptor{sd}, o)
+}
+
+// AddServices adds the tools of the services as one registration: a
+// message type used by methods of several services has one schema and
+// one codec, and the limits of o count the tools of all of them.
+func AddServices(s *mcp.Server, conn grpc.ClientConnInterface, sds []protoreflect.ServiceDescriptor, o Options) ([]string, error) {
+	if conn == nil {
+		return nil, errors.New("grpcmcp: AddServices: nil connection")
 	}
 	var tools []Tool
-	methods := sd.Methods()
-	for i := 0; i < methods.Len(); i++ {
-		md := methods.Get(i)
-		if md.IsStreamingClient() || md.IsStreamingServer() {
-			continue
+	for _, sd := range sds {
+		if sd == nil {
+			return nil, errors.New("grpcmcp: AddServices: nil service")
 		}
-		tools = append(tools, Tool{Method: md, Invoke: dynamicInvoke(conn, md, o.CallOptions)})
+		methods := sd.Methods()
+		for i := 0; i < methods.Len(); i++ {
+			md := methods.Get(i)
+			if md.IsStreamingClient() || md.IsStreamingServer() {
+				continue
+			}
+			tools = append(tools, Tool{Method: md, Invoke: dynamicInvoke(conn, md, o.CallOptions)})
+		}
 	}
 	return AddTools(s, tools, o)
 }
@@ -160,22 +227,56 @@ func dynamicInvoke(conn grpc.ClientConnInterface, md protoreflect.MethodDescript
 	}
 }
 
-// AddTools adds the tools to s. It checks every tool first (a schema that
-// cannot be generated or compiled, a missing Invoke, a streaming method,
-// two tools of one name) and adds none on an error.
+// AddTools adds the tools to s. It checks every tool first (a missing
+// Invoke, a streaming method, two tools of one name, a schema the go-sdk
+// would refuse) and adds none on an error. The tools of one message type
+// share its schema and codec. The limits of o leave out, in o.Omitted,
+// the tools past them, and the tools whose message types are beyond the
+// limits of o.Schema (a *protoschema.Error): one method a schema cannot
+// be generated for does not keep the others from being served.
 func AddTools(s *mcp.Server, tools []Tool, o Options) ([]string, error) {
 	if s == nil {
 		return nil, errors.New("grpcmcp: AddTools: nil server")
 	}
 	seen := map[string]bool{}
 	var ready []*tool
+	var omitted []Omission
+	reg := newRegistration(o)
+	maxTools := orDefault(o.MaxTools, defaultMaxTools)
 	for _, t := range tools {
-		rt, err := newTool(t, o)
+		if len(ready) >= maxTools && t.Method != nil {
+			omitted = append(omitted, Omission{Method: t.Method.FullName(), Tool: toolName(t, o), Limit: "MaxTools",
+				Msg: fmt.Sprintf("over the limit of %d tools", maxTools)})
+			continue
+		}
+		if t.Method != nil && t.Invoke != nil && !t.Method.IsStreamingClient() && !t.Method.IsStreamingServer() {
+			limit, msg, err := reg.precheck(t)
+			if om, ok := schemaOmission(t, o, err); ok {
+				omitted = append(omitted, om)
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			if limit != "" {
+				omitted = append(omitted, Omission{Method: t.Method.FullName(), Tool: toolName(t, o), Limit: limit, Msg: msg})
+				continue
+			}
+		}
+		rt, err := newTool(t, reg)
+		if om, ok := schemaOmission(t, o, err); ok {
+			omitted = append(omitted, om)
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
 		if seen[rt.name] {
 			return nil, fmt.Errorf("grpcmcp: two tools named %q", rt.name)
+		}
+		if limit, msg := reg.admit(rt); limit != "" {
+			omitted = append(omitted, Omission{Method: rt.method.FullName(), Tool: rt.name, Limit: limit, Msg: msg})
+			continue
 		}
 		seen[rt.name] = true
 		ready = append(ready, rt)
@@ -192,6 +293,9 @@ func AddTools(s *mcp.Server, tools []Tool, o Options) ([]string, error) {
 		s.AddTool(rt.mcpTool, rt.handle)
 		names[i] = rt.name
 	}
+	if o.Omitted != nil {
+		*o.Omitted = append(*o.Omitted, omitted...)
+	}
 	return names, nil
 }
 
@@ -199,14 +303,17 @@ type tool struct {
 	name    string
 	method  protoreflect.MethodDescriptor
 	mcpTool *mcp.Tool
-	in, out *protoschema.Codec
+	in, out *lazyCodec              // shared by the tools of their types
+	check   structconv.CheckOptions // the input's, naming the tool
 	newReq  func() proto.Message
 	invoke  func(context.Context, proto.Message) (proto.Message, error)
 	adapted *adapt.Schema // the input schema as published, with a Profile
 	restore adapt.RestoreOptions
+	timeout time.Duration // Options.CallTimeout
 }
 
-func newTool(t Tool, o Options) (*tool, error) {
+func newTool(t Tool, reg *registration) (*tool, error) {
+	o := reg.o
 	md := t.Method
 	if md == nil {
 		return nil, errors.New("grpcmcp: a Tool without a Method")
@@ -217,49 +324,41 @@ func newTool(t Tool, o Options) (*tool, error) {
 	if t.Invoke == nil {
 		return nil, fmt.Errorf("grpcmcp: %s: no Invoke", md.FullName())
 	}
-	name := t.Name
-	if name == "" {
-		if o.ToolName != nil {
-			name = o.ToolName(md)
-		} else {
-			name = defaultToolName(md)
-		}
-	}
-	co := protoschema.CodecOptions{Schema: o.Schema, CheckOptions: o.CheckOptions, Resolver: o.Resolver}
-	co.Tool = name
-	in, err := protoschema.NewCodec(md.Input(), co)
+	name := toolName(t, o)
+	in, err := reg.codec(md.Input())
 	if err != nil {
 		return nil, fmt.Errorf("grpcmcp: %s: input: %w", md.FullName(), err)
 	}
-	co.Policy, co.Observer = coerce.Policy{}, nil
-	out, err := protoschema.NewCodec(md.Output(), co)
+	check := o.CheckOptions
+	check.Tool = name
+	out, err := reg.codec(md.Output())
 	if err != nil {
 		return nil, fmt.Errorf("grpcmcp: %s: output: %w", md.FullName(), err)
 	}
 	inSchema, outSchema := t.InputSchema, t.OutputSchema
 	if inSchema == nil {
 		inSchema = in.Schema()
+	} else if err := objectSchema(inSchema); err != nil {
+		return nil, fmt.Errorf("grpcmcp: %s: input: %w", md.FullName(), err)
 	}
 	if outSchema == nil {
 		outSchema = out.Schema()
+	} else if err := objectSchema(outSchema); err != nil {
+		return nil, fmt.Errorf("grpcmcp: %s: output: %w", md.FullName(), err)
 	}
-	for _, sch := range []json.RawMessage{inSchema, outSchema} {
-		m, err := jsontext.Members(string(sch), jsontext.Options{})
-		typ, _ := jsontext.DecodeString(m[schema.KwType], jsontext.Options{})
-		if err != nil || m == nil || typ != "object" {
-			return nil, fmt.Errorf(`grpcmcp: %s: a tool's schemas must be objects (type "object"); %s is not`, md.FullName(), md.Input().FullName())
-		}
-	}
-	desc := t.Description
+	maxDesc := orDefault(o.MaxDescription, defaultMaxDescription)
+	desc, total := t.Description, len(t.Description)
 	if desc == "" {
-		desc = methodComment(md)
+		desc, total = methodComment(md, maxDesc)
 	}
 	if desc == "" {
 		desc = fmt.Sprintf("Calls the gRPC method %s.", md.FullName())
+		total = len(desc)
 	}
+	desc = cutDescription(desc, maxDesc, total)
 	var adapted *adapt.Schema
 	if o.Profile != "" && o.Profile != adapt.MCP {
-		if adapted, inSchema, err = profileSchema(md, t.InputSchema, inSchema, o); err != nil {
+		if adapted, inSchema, err = reg.profile(md, t.InputSchema, inSchema); err != nil {
 			return nil, err
 		}
 	}
@@ -279,21 +378,37 @@ func newTool(t Tool, o Options) (*tool, error) {
 	}
 	restore := adapt.RestoreOptions{Schema: adapted, CheckOptions: o.CheckOptions}
 	restore.Tool = name
-	return &tool{name: name, method: md, mcpTool: mt, in: in, out: out, newReq: newReq, invoke: t.Invoke,
-		adapted: adapted, restore: restore}, nil
+	return &tool{name: name, method: md, mcpTool: mt, in: in, out: out, check: check, newReq: newReq, invoke: t.Invoke,
+		adapted: adapted, restore: restore, timeout: o.CallTimeout}, nil
 }
 
-func methodComment(md protoreflect.MethodDescriptor) string {
+// objectSchema checks that a tool's schema is an object of type "object".
+func objectSchema(sch []byte) error {
+	m, err := jsontext.Members(string(sch), jsontext.Options{})
+	typ, _ := jsontext.DecodeString(m[schema.KwType], jsontext.Options{})
+	if err != nil || m == nil || typ != "object" {
+		return errors.New(`a tool's schemas must be objects (type "object"); this one is not`)
+	}
+	return nil
+}
+
+// methodComment is the leading comment of md, read from at most a little
+// more than max bytes of it, and the comment's length.
+func methodComment(md protoreflect.MethodDescriptor, max int) (string, int) {
 	f := md.ParentFile()
 	if f == nil {
-		return ""
+		return "", 0
 	}
-	loc := f.SourceLocations().ByDescriptor(md)
-	lines := strings.Split(loc.LeadingComments, "\n")
+	text := f.SourceLocations().ByDescriptor(md).LeadingComments
+	total := len(text)
+	if len(text) > 2*max {
+		text = text[:2*max] // cut again, and said, by cutDescription
+	}
+	lines := strings.Split(text, "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimSpace(l)
 	}
-	return strings.TrimSpace(strings.Join(lines, "\n"))
+	return strings.TrimSpace(strings.Join(lines, "\n")), total
 }
 
 func errorResult(text string) *mcp.CallToolResult {
@@ -303,6 +418,12 @@ func errorResult(text string) *mcp.CallToolResult {
 // handle serves one tools/call: raw arguments → codec → request message →
 // call → response message → structuredContent, exact throughout.
 func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	parent := ctx
+	if t.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, t.timeout)
+		defer cancel()
+	}
 	var raw json.RawMessage
 	if req != nil && req.Params != nil {
 		raw = req.Params.Arguments
@@ -322,22 +443,57 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		}
 		raw = restored
 	}
+	in, err := t.in.get()
+	if err != nil {
+		return errorResult(fmt.Sprintf("Tool %q cannot read its arguments: the schema of %s does not compile: %v", t.name, t.method.Input().FullName(), err)), nil
+	}
 	msg := t.newReq()
-	if _, err := t.in.UnmarshalContext(ctx, raw, msg); err != nil {
+	if _, err := in.WithCheck(t.check).UnmarshalContext(ctx, raw, msg); err != nil {
+		if timedOut(parent, ctx, err) {
+			return errorResult(t.timeoutText()), nil
+		}
 		return errorResult(argumentsText(t.name, err)), nil
 	}
 	resp, err := t.invoke(ctx, msg)
 	if err != nil {
+		if timedOut(parent, ctx, err) {
+			return errorResult(t.timeoutText()), nil
+		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return errorResult(statusText(t.name, t.method.Input(), err)), nil
 	}
-	b, err := t.out.Marshal(resp)
+	out, err := t.out.get()
+	if err != nil {
+		return errorResult(fmt.Sprintf("The call of tool %q succeeded, but the schema of its result %s does not compile: %v", t.name, t.method.Output().FullName(), err)), nil
+	}
+	b, err := out.Marshal(resp)
 	if err != nil {
 		return errorResult(fmt.Sprintf("The call of tool %q succeeded, but its result could not be written: %v", t.name, err)), nil
 	}
 	return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
+}
+
+// timedOut reports whether the call ended by the deadline of ctx (the
+// call timeout) while parent, the client's, is still live: ctx says so,
+// or the call failed with DEADLINE_EXCEEDED once the deadline had passed
+// (gRPC's own timer may fire before the context's).
+func timedOut(parent, ctx context.Context, err error) bool {
+	if parent.Err() != nil {
+		return false
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return true
+	}
+	dl, ok := ctx.Deadline()
+	return ok && status.Code(err) == codes.DeadlineExceeded && !time.Now().Before(dl)
+}
+
+// timeoutText says that the call ran out of its time.
+func (t *tool) timeoutText() string {
+	return fmt.Sprintf("The call of tool %q did not finish within the call timeout of %v (DeadlineExceeded); it was cancelled. "+
+		"Try again later, or with a smaller request.", t.name, t.timeout)
 }
 
 // argumentsText renders an error of the arguments for the model.

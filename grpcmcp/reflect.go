@@ -43,8 +43,9 @@ type ReflectOptions struct {
 	Symbols []string
 	// MaxFiles bounds the file descriptors received; 0 means 1000.
 	MaxFiles int
-	// MaxBytes bounds the bytes of all descriptors received, and of one
-	// response; 0 means 32 MiB.
+	// MaxBytes bounds the bytes of all the files received, each counted
+	// once however often the server sends it, and of one response; 0
+	// means 32 MiB.
 	MaxBytes int
 	// MaxServices bounds the services listed; 0 means 1000.
 	MaxServices int
@@ -261,17 +262,20 @@ func (s *session) take(resp *rpb.ServerReflectionResponse, service string) error
 	if fdr == nil {
 		return &ReflectError{Service: service, Msg: "no file descriptors in the answer"}
 	}
+	// Servers send a file again with every service it defines (and with
+	// its importers): the budget counts each file once, as it is kept;
+	// one answer is bounded by the stream's receive limit, MaxBytes too.
 	for _, raw := range fdr.GetFileDescriptorProto() {
-		s.bytes += len(raw)
-		if s.bytes > s.o.MaxBytes {
-			return &ReflectError{Service: service, Msg: fmt.Sprintf("the descriptors take over %d bytes", s.o.MaxBytes)}
-		}
 		fd := &descriptorpb.FileDescriptorProto{}
 		if err := proto.Unmarshal(raw, fd); err != nil {
 			return &ReflectError{Service: service, Msg: "a file descriptor does not parse", Err: err}
 		}
 		if _, dup := s.protos[fd.GetName()]; dup {
 			continue
+		}
+		s.bytes += len(raw)
+		if s.bytes > s.o.MaxBytes {
+			return &ReflectError{Service: service, File: fd.GetName(), Msg: fmt.Sprintf("the descriptors take over %d bytes", s.o.MaxBytes)}
 		}
 		if len(s.protos) >= s.o.MaxFiles {
 			return &ReflectError{Service: service, Msg: fmt.Sprintf("the server sends over %d files", s.o.MaxFiles)}

@@ -194,3 +194,34 @@ func TestFieldPointer(t *testing.T) {
 func createOrderRequest() protoreflect.MessageDescriptor {
 	return (&examplev2.CreateOrderRequest{}).ProtoReflect().Descriptor()
 }
+
+// TestReflectBudgetCountsUniqueFiles: a server that sends its one file
+// again for each of its services is within a budget the file fits, however
+// many services it lists (each file is counted once).
+func TestReflectBudgetCountsUniqueFiles(t *testing.T) {
+	fd := &descriptorpb.FileDescriptorProto{Name: proto.String("s.proto"), Package: proto.String("h"), Syntax: proto.String("proto3"),
+		MessageType: []*descriptorpb.DescriptorProto{{Name: proto.String("M")}}}
+	var names []string
+	for i := 0; i < 20; i++ {
+		n := fmt.Sprintf("S%d", i)
+		names = append(names, "h."+n)
+		fd.Service = append(fd.Service, &descriptorpb.ServiceDescriptorProto{Name: proto.String(n), Method: []*descriptorpb.MethodDescriptorProto{
+			{Name: proto.String("Do"), InputType: proto.String(".h.M"), OutputType: proto.String(".h.M")}}})
+	}
+	size := proto.Size(fd)
+	conn := serveWith(t, func(gs *grpc.Server) {
+		rpb.RegisterServerReflectionServer(gs, &hostile{answer: func(req *rpb.ServerReflectionRequest) *rpb.ServerReflectionResponse {
+			if req.GetListServices() != "" {
+				return list(names...)
+			}
+			return files(fd)
+		}})
+	})
+	r, err := grpcmcp.Reflect(context.Background(), conn, grpcmcp.ReflectOptions{MaxBytes: 2 * size})
+	if err != nil {
+		t.Fatalf("a %d-byte file sent 20 times, budget %d: %v", size, 2*size, err)
+	}
+	if len(r.Services) != 20 {
+		t.Errorf("%d services, want 20", len(r.Services))
+	}
+}

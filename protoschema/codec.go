@@ -81,6 +81,16 @@ func NewCodec(md protoreflect.MessageDescriptor, opts CodecOptions) (*Codec, err
 	return &Codec{md: md, raw: g.json, schema: s, gen: g, opts: opts}, nil
 }
 
+// WithCheck returns a codec of the same message type and the same schema,
+// generated and compiled once, that checks input under o: a tool per
+// method shares the codec of a message type used by many methods, each
+// with its own Tool name. It is cheap (a copy of a few words).
+func (c *Codec) WithCheck(o structconv.CheckOptions) *Codec {
+	d := *c
+	d.opts.CheckOptions = o
+	return &d
+}
+
 // Descriptor returns the message type of the codec.
 func (c *Codec) Descriptor() protoreflect.MessageDescriptor { return c.md }
 

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/structkit/structkit/adapt"
+	"github.com/structkit/structkit/cmd/structkit/internal/lineconn"
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/grpcmcp"
 	"github.com/structkit/structkit/protoschema"
@@ -54,6 +54,8 @@ func runMCP(e *env, args []string) error {
 	fs.Var(&pf, "profile", "publish the input schemas adapted to the provider profile `NAME` ("+profileNames()+") and restore the answers written under them")
 	var so schemaOptFlags
 	so.register(fs)
+	var lf mcpLimitFlags
+	lf.register(fs)
 	pos, err := parseFlags(e, fs, args, func(w io.Writer) { mcpUsage(w, fs) })
 	if err != nil {
 		return err
@@ -63,6 +65,9 @@ func runMCP(e *env, args []string) error {
 	}
 	if *addr == "" {
 		return usagef("mcp needs --grpc ADDR")
+	}
+	if err := lf.check(); err != nil {
+		return err
 	}
 	conn, err := dialGRPC(*addr)
 	if err != nil {
@@ -78,19 +83,18 @@ func runMCP(e *env, args []string) error {
 		return fmt.Errorf("mcp: %w", err)
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "structkit-grpc", Version: "v1"}, nil)
-	o := grpcmcp.Options{Schema: so.options(), Resolver: r.Types, Profile: pf.p}
+	var omitted []grpcmcp.Omission
+	o := grpcmcp.Options{Schema: so.options(), Resolver: r.Types, Profile: pf.p, Omitted: &omitted}
+	lf.apply(&o)
 	if *lenient {
 		o.Policy = coerce.Lenient()
 	}
-	var all []string
-	for _, sd := range r.Services {
-		names, err := grpcmcp.AddService(server, conn, sd, o)
-		if err != nil {
-			return fmt.Errorf("mcp: %w", err)
-		}
-		all = append(all, names...)
+	all, err := grpcmcp.AddServices(server, conn, r.Services, o)
+	if err != nil {
+		return fmt.Errorf("mcp: %w", err)
 	}
 	fmt.Fprintf(e.stderr, "structkit mcp: %d tools from %s (reflection %s): %s\n", len(all), *addr, r.Version, strings.Join(all, ", "))
+	sayOmitted(e.stderr, omitted)
 	if pf.p != "" && pf.p != adapt.MCP {
 		fmt.Fprintf(e.stderr, "structkit mcp: under --profile %s the input schemas name fields by their JSON names only (orderId, not order_id): "+
 			"no profile can say \"one of two names\", and the proto-name aliases would turn each message into a string of JSON text; "+
@@ -115,10 +119,11 @@ func runMCP(e *env, args []string) error {
 		}
 		return nil
 	}
-	var t mcp.Transport = &mcp.StdioTransport{}
-	if e.stdin != os.Stdin || e.stdout != os.Stdout {
-		t = &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
-	}
+	// Our line transport, not the SDK's: a malformed line is answered with
+	// a JSON-RPC error and the session goes on (see lineconn).
+	t := &lineconn.Transport{Reader: e.stdin, Writer: e.stdout, OnBad: func(line int, code int64, msg string) {
+		fmt.Fprintf(e.stderr, "structkit mcp: answered JSON-RPC error %d: %s\n", code, msg)
+	}}
 	err = server.Run(ctx, t)
 	switch {
 	case err == nil, ctx.Err() != nil, errors.Is(err, io.EOF), errors.Is(err, mcp.ErrConnectionClosed):
@@ -153,7 +158,91 @@ message, its outputSchema that of the response; arguments reach the
 server and results come back with 64-bit integers exact to the last
 digit. Tools are named Service_Method.
 
+What a server publishes is bounded: the tools (--max-tools), one tool's
+and all tools' bytes in tools/list (--max-tool-bytes, --max-list-bytes,
+under the go-sdk client's 16 MiB frame), descriptions (--max-description);
+a method a limit leaves out is named on standard error at start. Each
+call is bounded by --call-timeout, and a client's cancellation reaches
+the gRPC call. On stdio a malformed line (not JSON, nested over 1000
+levels, over 16 MiB, not a JSON-RPC message) is answered with a JSON-RPC
+error of id null (-32700 or -32600) and the session goes on.
+
 Flags:
 `)
 	printDefaults(w, fs)
 }
+
+// mcpLimitFlags are the limits of "structkit mcp".
+type mcpLimitFlags struct {
+	callTimeout                                      time.Duration
+	maxTools, maxToolBytes, maxListBytes, maxDescLen int
+}
+
+// defaultCallTimeout is the bridge's (bridge.Options.CallTimeout).
+const defaultCallTimeout = time.Minute
+
+func (f *mcpLimitFlags) register(fs *flag.FlagSet) {
+	fs.DurationVar(&f.callTimeout, "call-timeout", 0, "end a call that runs longer than `DURATION` with an isError result naming the timeout, cancelling it upstream; 0 means 1m")
+	fs.IntVar(&f.maxTools, "max-tools", 0, "serve at most `N` tools, the first methods; 0 means 1000")
+	fs.IntVar(&f.maxToolBytes, "max-tool-bytes", 0, "leave out a tool that takes more than `N` bytes in tools/list; 0 means 4 MiB")
+	fs.IntVar(&f.maxListBytes, "max-list-bytes", 0, "leave out the tools past `N` bytes of tools/list in all; 0 means 15 MiB")
+	fs.IntVar(&f.maxDescLen, "max-description", 0, "cut a tool's description at `N` bytes, and say so in it; 0 means 4000")
+}
+
+func (f *mcpLimitFlags) check() error {
+	if f.callTimeout < 0 {
+		return usagef("mcp: --call-timeout %v: want a positive duration (or 0 for the default)", f.callTimeout)
+	}
+	for _, v := range []struct {
+		name string
+		n    int
+	}{{"max-tools", f.maxTools}, {"max-tool-bytes", f.maxToolBytes}, {"max-list-bytes", f.maxListBytes}, {"max-description", f.maxDescLen}} {
+		if v.n < 0 {
+			return usagef("mcp: --%s %d: want a positive number (or 0 for the default)", v.name, v.n)
+		}
+	}
+	return nil
+}
+
+func (f *mcpLimitFlags) apply(o *grpcmcp.Options) {
+	o.CallTimeout = f.callTimeout
+	if o.CallTimeout == 0 {
+		o.CallTimeout = defaultCallTimeout
+	}
+	o.MaxTools, o.MaxToolBytes, o.MaxListBytes, o.MaxDescription = f.maxTools, f.maxToolBytes, f.maxListBytes, f.maxDescLen
+}
+
+// maxOmittedLines bounds the omissions named one by one at start; the
+// rest are counted by limit.
+const maxOmittedLines = 20
+
+// sayOmitted names on w the methods the limits left out.
+func sayOmitted(w io.Writer, omitted []grpcmcp.Omission) {
+	if len(omitted) == 0 {
+		return
+	}
+	byLimit := map[string]int{}
+	var order []string
+	for _, o := range omitted {
+		if byLimit[o.Limit] == 0 {
+			order = append(order, o.Limit)
+		}
+		byLimit[o.Limit]++
+	}
+	var counts []string
+	for _, l := range order {
+		counts = append(counts, fmt.Sprintf("%d by %s", byLimit[l], limitFlag[l]))
+	}
+	fmt.Fprintf(w, "structkit mcp: %d methods left out by the limits (%s):\n", len(omitted), strings.Join(counts, ", "))
+	for i, o := range omitted {
+		if i == maxOmittedLines {
+			fmt.Fprintf(w, "structkit mcp:   … and %d more\n", len(omitted)-i)
+			break
+		}
+		fmt.Fprintf(w, "structkit mcp:   %s (%s): %s\n", o.Method, limitFlag[o.Limit], o.Msg)
+	}
+}
+
+// limitFlag names the flag of each limit of grpcmcp.Options.
+var limitFlag = map[string]string{"MaxTools": "--max-tools", "MaxToolBytes": "--max-tool-bytes", "MaxListBytes": "--max-list-bytes",
+	"Schema": "the schema limits"}
