@@ -320,13 +320,16 @@ With --list it lists the tools, one line each: name, server, the first line
 of the description (with --format json, the ListToolsResponse as protobuf
 JSON).
 
-With --tool it calls one tool. The arguments (--args, default {}) are read
-with the tool's input schema as ListTools gives it, so integers beyond 2^53
-are carried exactly in the Struct. It prints the text of the result's
-content blocks, then its structured content as the JSON the tool's output
-schema calls for, on standard output, and the bridge's report of the
-arguments (changes, then problems) on standard error. With --format json it
-prints the CallToolResponse as protobuf JSON instead.
+With --tool it calls one tool. The arguments (--args, default {}) must be
+JSON; they are sent as the text they are (CallToolRequest.arguments_json,
+not a Struct), so every literal, integers beyond 2^53 included, reaches the
+bridge as written, and the bridge converts them under the tool's input
+schema. It prints the text of the result's content blocks, then its
+structured content as the JSON the tool's output schema calls for (exact:
+read with the schema ListTools gives as JSON text), on standard output, and
+the bridge's report (changes, then problems; those about the result
+prefixed "result") on standard error. With --format json it prints the
+CallToolResponse as protobuf JSON instead.
 
 To reach a bridge served with TLS, give --tls-ca (the authorities that sign
 its certificate; --tls for the system's roots) and, when the certificate
@@ -335,14 +338,17 @@ does not name the host of --addr, --tls-server-name; for mutual TLS,
 --auth-token-file; the token is sent without TLS to loopback addresses
 only, unless --insecure.
 
-Exit status: 0 ok, 1 the tool reported an error (is_error) or the call
-failed, 2 bad usage.
+Exit status: 0 ok; 1 the call was refused (the tool reported an error,
+is_error; arguments that are not JSON; an unknown tool); 2 bad usage, or a
+bridge that cannot be reached or refuses the client (with a hint at the
+likely cause).
 
 Examples:
 
 	structkit call --list
 	structkit call --tool code_nav --args '{"path": "a.go", "line": 5, "column": 12}'
-	structkit call --profile openai --tool code_nav --args '{"path": "a.go", "line": 5, "column": null, "ids": null, "options": null, "score": null}'
+	structkit call --tool code_nav --args '{"path": "a.go", "line": 5.0, "column": "12"}'     # refused by the server: exit 1
+	structkit call --profile openai --tool code_nav --args '{"path": "a.go", "line": 5, "column": 12}'
 
 Flags:
 `)
