@@ -29,4 +29,12 @@
 // not say is still enforced, and problems name locations in the original.
 // For every x valid under the original, Forward(x) is valid under the
 // adapted schema and restores to x byte for byte.
+//
+// # Options
+//
+// Options are plain structs, used by value. Each embeds, as its first
+// field, a marker from an internal package (pragma.NoUnkeyedLiterals, as
+// protobuf-go's options do) that takes no space and does one thing: it
+// makes the struct take field names only (Options{Schema: s}, never
+// Options{s}), so that fields can be added without breaking callers.
 package adapt

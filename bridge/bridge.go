@@ -20,6 +20,14 @@
 // Every call is logged; a call whose result numbers are not known to be
 // exact (the upstream's transport could not be wrapped to capture raw
 // results, see mcpbridge.Connect) is logged as a warning with exact=false.
+//
+// # Options
+//
+// Options are plain structs, used by value. Each embeds, as its first
+// field, a marker from an internal package (pragma.NoUnkeyedLiterals, as
+// protobuf-go's options do) that takes no space and does one thing: it
+// makes the struct take field names only (Options{Schema: s}, never
+// Options{s}), so that fields can be added without breaking callers.
 package bridge
 
 import (

@@ -27,4 +27,12 @@
 // read as the JSON Schema it means (Dialect OpenAPI30, also detected).
 // Keywords that do not decide which subschema applies
 // to a location (minimum, pattern, not, ...) are left to validation.
+//
+// # Options
+//
+// Options are plain structs, used by value. Each embeds, as its first
+// field, a marker from an internal package (pragma.NoUnkeyedLiterals, as
+// protobuf-go's options do) that takes no space and does one thing: it
+// makes the struct take field names only (Options{Schema: s}, never
+// Options{s}), so that fields can be added without breaking callers.
 package coerce

@@ -6,6 +6,14 @@
 // google.rpc.BadRequest (field paths such as "arguments.filters[0].value")
 // and the structkit.v1.Report. Handlers read what was repaired with
 // FromContext; clients read the details with Problems.
+//
+// # Options
+//
+// Options are plain structs, used by value. Each embeds, as its first
+// field, a marker from an internal package (pragma.NoUnkeyedLiterals, as
+// protobuf-go's options do) that takes no space and does one thing: it
+// makes the struct take field names only (Options{Schema: s}, never
+// Options{s}), so that fields can be added without breaking callers.
 package connectargs
 
 import (

@@ -23,6 +23,14 @@
 // in the descriptors, not methods × types. Options.CallTimeout bounds
 // each call, and a call's context (the client's cancellation) reaches the
 // gRPC call.
+//
+// # Options
+//
+// Options are plain structs, used by value. Each embeds, as its first
+// field, a marker from an internal package (pragma.NoUnkeyedLiterals, as
+// protobuf-go's options do) that takes no space and does one thing: it
+// makes the struct take field names only (Options{Schema: s}, never
+// Options{s}), so that fields can be added without breaking callers.
 package grpcmcp
 
 import (

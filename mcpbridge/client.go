@@ -57,6 +57,14 @@
 // registers the same typed handler with exact numbers (and CallToolFor
 // decodes a structured result into a Go type exactly); AddTool registers a
 // handler of Structs.
+//
+// # Options
+//
+// Options are plain structs, used by value. Each embeds, as its first
+// field, a marker from an internal package (pragma.NoUnkeyedLiterals, as
+// protobuf-go's options do) that takes no space and does one thing: it
+// makes the struct take field names only (Options{Schema: s}, never
+// Options{s}), so that fields can be added without breaking callers.
 package mcpbridge
 
 import (

@@ -7,6 +7,14 @@
 // messages as proto3 JSON with those fields written schema-aware.
 //
 // Package grpcargs plugs it into gRPC servers and clients.
+//
+// # Options
+//
+// Options are plain structs, used by value. Each embeds, as its first
+// field, a marker from an internal package (pragma.NoUnkeyedLiterals, as
+// protobuf-go's options do) that takes no space and does one thing: it
+// makes the struct take field names only (Options{Schema: s}, never
+// Options{s}), so that fields can be added without breaking callers.
 package protoargs
 
 import (

@@ -54,4 +54,12 @@
 // ("9007199254740993"), because the writer cannot tell them from text a
 // caller meant as a string; the digits are all there, and a consumer
 // that wants the number reads them exactly.
+//
+// # Options
+//
+// Options are plain structs, used by value. Each embeds, as its first
+// field, a marker from an internal package (pragma.NoUnkeyedLiterals, as
+// protobuf-go's options do) that takes no space and does one thing: it
+// makes the struct take field names only (Options{Schema: s}, never
+// Options{s}), so that fields can be added without breaking callers.
 package protoschema

@@ -24,4 +24,12 @@
 // literal has at most 4300 digits unless MaxNumberDigits says otherwise.
 // Deeper input fails with CodeDepth, longer literals with CodeNumber, each
 // naming the location.
+//
+// # Options
+//
+// Options are plain structs, used by value. Each embeds, as its first
+// field, a marker from an internal package (pragma.NoUnkeyedLiterals, as
+// protobuf-go's options do) that takes no space and does one thing: it
+// makes the struct take field names only (Options{Schema: s}, never
+// Options{s}), so that fields can be added without breaking callers.
 package structconv
