@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -19,6 +20,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/terms"
 )
 
 // The default bounds of Reflect: what a server's reflection service may
@@ -177,7 +179,13 @@ func reflectWith(ctx context.Context, conn grpc.ClientConnInterface, method stri
 			return nil, err
 		}
 		if e := resp.GetErrorResponse(); e != nil {
-			return nil, &ReflectError{Service: name, Msg: fmt.Sprintf("the server does not know it (%s: %s)", codes.Code(e.GetErrorCode()), e.GetErrorMessage())}
+			// NotFound says it all; other codes come with the server's
+			// words, quoted and cut (its text is not ours to trust).
+			msg := "the server does not know it"
+			if c := codes.Code(e.GetErrorCode()); c != codes.NotFound {
+				msg = fmt.Sprintf("the server cannot describe it (%s: %s)", c, strconv.Quote(terms.Clip(e.GetErrorMessage(), 200)))
+			}
+			return nil, &ReflectError{Service: name, Msg: msg}
 		}
 		if err := s.take(resp, name); err != nil {
 			return nil, err

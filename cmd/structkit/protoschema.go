@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
@@ -23,7 +22,7 @@ import (
 // message, from a descriptor set or a server's reflection.
 func runSchema(e *env, args []string) error {
 	fs := flag.NewFlagSet("schema", flag.ContinueOnError)
-	set := fs.String("descriptor-set", "", "read the message from the descriptor set in `FILE` (as buf build -o or protoc -o write it)")
+	set := fs.String("descriptor-set", "", "read the message from the descriptor set in `FILE` (- for standard input; as buf build -o or protoc -o write it)")
 	addr := fs.String("grpc", "", "read the message through the reflection service of the gRPC server at `ADDR`")
 	notes := fs.Bool("notes", false, "print the rules the schema cannot express to standard error")
 	var pf profileFlag
@@ -48,17 +47,19 @@ func runSchema(e *env, args []string) error {
 	case (*set == "") == (*addr == ""):
 		return usagef("schema wants one of --descriptor-set FILE and --grpc ADDR")
 	case *set != "":
-		data, err := os.ReadFile(*set)
+		name, data, err := e.readFile("--descriptor-set", *set)
 		if err != nil {
-			return usagef("--descriptor-set: %v", err)
+			return err
 		}
 		var fds descriptorpb.FileDescriptorSet
 		if err := proto.Unmarshal(data, &fds); err != nil {
-			return fmt.Errorf("%s: not a descriptor set: %w", *set, err)
+			// protobuf-go's error text is not shown: it says no more than
+			// that, and its prefix varies by design.
+			return usagef("%s: not a descriptor set: want a google.protobuf.FileDescriptorSet in the protobuf wire format (as scripts/buf.sh build -o FILE or protoc --descriptor_set_out=FILE --include_imports write it)", name)
 		}
 		f, err := linkSet(&fds)
 		if err != nil {
-			return fmt.Errorf("%s: %w", *set, err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		files = f
 	default:

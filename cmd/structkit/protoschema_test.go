@@ -94,12 +94,22 @@ func TestSchemaCommand(t *testing.T) {
 		{[]string{"schema", "--descriptor-set", set, "structkit.example.v2.Nope"}, 2, "no message structkit.example.v2.Nope"},
 		{[]string{"schema", "--descriptor-set", set, "structkit.example.v2.OrderService"}, 2, "is not a message"},
 		{[]string{"schema", "--grpc", addr, "structkit.example.v2.Nope"}, 2, "does not know it"},
-		{[]string{"schema", "--descriptor-set", schemaFile, "x.Y"}, 2, "not a descriptor set"},
+		{[]string{"schema", "--descriptor-set", schemaFile, "x.Y"}, 2, "not a descriptor set: want a google.protobuf.FileDescriptorSet"},
 	} {
 		code, _, errOut := invoke(nil, tc.args...)
-		if code != tc.code || !strings.Contains(errOut, tc.want) {
-			t.Errorf("%v: %d %q, want %d %q", tc.args, code, errOut, tc.code, tc.want)
+		if code != tc.code || !strings.Contains(errOut, tc.want) || strings.Contains(errOut, "proto:") {
+			t.Errorf("%v: %d %q, want %d %q (and no protobuf error text)", tc.args, code, errOut, tc.code, tc.want)
 		}
+	}
+	// The set from standard input.
+	data, err := os.ReadFile(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, fromFile, _ := invoke(nil, "schema", "--descriptor-set", set, "structkit.example.v2.Order")
+	code2, fromStdin, errOut := invoke(data, "schema", "--descriptor-set", "-", "structkit.example.v2.Order")
+	if code != 0 || code2 != 0 || fromFile != fromStdin {
+		t.Errorf("--descriptor-set -: exit %d %d, %s\n%q\nwant\n%q", code, code2, errOut, fromStdin, fromFile)
 	}
 }
 
