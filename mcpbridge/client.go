@@ -78,6 +78,7 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/mcpcapture"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/schemacache"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -102,6 +103,10 @@ type ClientOptions struct {
 	// with a *structconv.Error (CodeDepth) naming the path, before
 	// anything is sent: no arguments can put the session at risk.
 	structconv.CheckOptions
+	// ListLimits bound what the server's tool list may make the Client
+	// hold: tools, and schema bytes per tool and in all (see ListLimits;
+	// the zero value is the defaults).
+	ListLimits
 	// Logger, if not nil, receives the SDK client's log, failures of
 	// background refreshes, and a warning when Connect's transport is one
 	// whose results the Client cannot capture (see ExactResults).
@@ -109,6 +114,8 @@ type ClientOptions struct {
 	// Implementation is what the client tells the server it is; nil means
 	// {Name: "structkit-mcpbridge", Version: "v1"}.
 	Implementation *mcp.Implementation
+
+	cache *schemaCache // shared with other Clients (schemacache.WithCache); nil: one of its own
 }
 
 // ToolInfo is one tool of the server, with its compiled schemas.
@@ -142,9 +149,12 @@ type ToolInfo struct {
 	// does not compile, or one that says nothing about the members (such
 	// as {"type": "object"}).
 	Unchecked bool
-	// Tool is the tool as the SDK listed it (without the capture's entry
-	// in its Meta; its InputSchema and OutputSchema are the SDK's float64
-	// decoding: use the fields above). Do not modify.
+	// Tool is the tool as the SDK listed it, without the capture's entry
+	// in its Meta. When Exact, its InputSchema and OutputSchema are
+	// json.RawMessage holding the bytes of the fields above (the SDK's
+	// decoded maps are dropped, so that a schema is held once); otherwise
+	// they are the SDK's float64 decoding: use the fields above. Do not
+	// modify.
 	Tool *mcp.Tool
 }
 
@@ -244,6 +254,9 @@ func Connect(ctx context.Context, t mcp.Transport, opts ClientOptions) (*Client,
 		cap:   mcpcapture.New(),
 		kick:  make(chan struct{}, 1),
 		ended: make(chan struct{}),
+	}
+	if c.opts.cache == nil {
+		c.opts.cache = schemacache.New[*coerce.Schema](0, 0)
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	impl := opts.Implementation
