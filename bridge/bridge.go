@@ -30,8 +30,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/schemacache"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/structconv"
 )
@@ -54,6 +56,15 @@ type Options struct {
 	// are refused with InvalidArgument naming the path, before anything is
 	// sent: no request can end an upstream session.
 	structconv.CheckOptions
+	// ListLimits bound what each MCP server's tool list may make the
+	// bridge hold: tools per server (MaxTools, default 2000), schema bytes
+	// per tool (MaxToolSchemaBytes, default 256 KiB) and per server in
+	// all (MaxSchemaBytes, default 64 MiB); see mcpbridge.ListLimits. The
+	// tools beyond them are left out, never silently: logged as a
+	// warning, in Event.LeftOut, in ListTools' left_out, and a call to
+	// one is answered RESOURCE_EXHAUSTED naming the limit. Identical
+	// schemas are compiled and held once across the bridge's servers.
+	mcpbridge.ListLimits
 	// Logger receives a line per call (tool, server, duration, changes
 	// and problems of the arguments, result_changes when converting the
 	// result noted any, is_error) and the upstreams' starts and ends; nil
@@ -95,6 +106,7 @@ type Server struct {
 	prefixed                             bool
 
 	adapted adaptedSchemas // input schemas adapted to provider profiles
+	cache   *schemacache.Cache[*coerce.Schema] // the upstreams' compiled schemas
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -127,6 +139,7 @@ func newServer(opts Options, clk clock, upstreams ...Upstream) (*Server, error) 
 		maxBackoff:   cmpOr(opts.MaxBackoff, defaultMaxBackoff),
 		byName:       map[string]*upstream{},
 		prefixed:     len(upstreams) > 1,
+		cache:        schemacache.New[*coerce.Schema](0, 0),
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
@@ -154,7 +167,7 @@ func newServer(opts Options, clk clock, upstreams ...Upstream) (*Server, error) 
 		if u.fixed {
 			c := upstreams[i].Client
 			sess := &session{client: c, started: s.clock.Now()}
-			u.cur, u.tools = sess, c.Tools()
+			u.cur, u.tools, u.leftOut = sess, c.Tools(), c.LeftOut()
 			go u.watchFixed(sess)
 			continue
 		}
@@ -180,7 +193,8 @@ func cmpOr(d, def time.Duration) time.Duration {
 }
 
 func (s *Server) clientOptions(name string) mcpbridge.ClientOptions {
-	return mcpbridge.ClientOptions{Name: name, Check: s.opts.Check, Logger: s.opts.Logger, CheckOptions: s.opts.CheckOptions}
+	o := mcpbridge.ClientOptions{Name: name, Check: s.opts.Check, Logger: s.opts.Logger, CheckOptions: s.opts.CheckOptions, ListLimits: s.opts.ListLimits}
+	return schemacache.WithCache(o, s.cache).(mcpbridge.ClientOptions)
 }
 
 // Close stops the upstreams the Server started and waits for them; calls

@@ -28,7 +28,7 @@ type ListLimits struct {
 	MaxTools int
 	// MaxToolSchemaBytes bounds one tool's input and output schema
 	// together, as compacted JSON text: a tool over it is left out (and
-	// the listing goes on). 0 means 1 MiB; negative means no limit.
+	// the listing goes on). 0 means 256 KiB; negative means no limit.
 	MaxToolSchemaBytes int
 	// MaxSchemaBytes bounds the schemas of all the server's tools kept:
 	// the listing stops at the first tool that would pass it, and the
@@ -40,7 +40,7 @@ type ListLimits struct {
 // The defaults of ListLimits.
 const (
 	defaultMaxTools           = 2000
-	defaultMaxToolSchemaBytes = 1 << 20
+	defaultMaxToolSchemaBytes = 256 << 10
 	defaultMaxSchemaBytes     = 64 << 20
 )
 
