@@ -105,7 +105,7 @@ type Server struct {
 	byName                               map[string]*upstream
 	prefixed                             bool
 
-	adapted adaptedSchemas // input schemas adapted to provider profiles
+	adapted adaptedSchemas                     // input schemas adapted to provider profiles
 	cache   *schemacache.Cache[*coerce.Schema] // the upstreams' compiled schemas
 
 	ctx    context.Context // cancelled by Close
