@@ -160,6 +160,7 @@ type bridgeFlags struct {
 	logFormat                 *enumFlag
 	callTimeout               time.Duration
 	maxDepth                  int
+	limits                    bridge.Options // ListLimits only
 }
 
 func (f *bridgeFlags) register(fs *flag.FlagSet) {
@@ -180,6 +181,9 @@ func (f *bridgeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.metricsListen, "metrics-listen", "", "serve Prometheus metrics over HTTP at http://`ADDR`/metrics")
 	fs.DurationVar(&f.callTimeout, "call-timeout", 0, "end a call that runs longer than `DURATION` with DeadlineExceeded, cancelling it upstream; 0 means 1m")
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "refuse arguments nested deeper than `N` levels before sending them to an MCP server; 0 means 512")
+	fs.IntVar(&f.limits.MaxTools, "max-tools", 0, "serve at most `N` tools of each MCP server (its tools/list is read no further); 0 means 2000, negative no limit")
+	fs.IntVar(&f.limits.MaxToolSchemaBytes, "max-tool-schema-bytes", 0, "leave out a tool whose input and output schemas pass `N` bytes (compacted JSON); 0 means 256 KiB, negative no limit")
+	fs.IntVar(&f.limits.MaxSchemaBytes, "max-schema-bytes", 0, "serve each MCP server's tools until their schemas pass `N` bytes in all; 0 means 64 MiB, negative no limit")
 }
 
 // defaultMaxMessageBytes is gRPC's own default receive limit.
@@ -278,8 +282,9 @@ func runBridge(e *env, args []string) error {
 		}
 		observers = append(observers, m.Observer())
 	}
-	srv, err := bridge.New(bridge.Options{Check: f.check, Logger: logger, OnEvent: onEvent, CallTimeout: f.callTimeout,
-		CheckOptions: structconv.CheckOptions{Policy: policy, Observer: terms.JoinObservers(observers...), MaxDepth: f.maxDepth}}, ups...)
+	srv, err := openBridge(ctx, bridge.Options{Check: f.check, Logger: logger, OnEvent: onEvent, CallTimeout: f.callTimeout,
+		CheckOptions: structconv.CheckOptions{Policy: policy, Observer: terms.JoinObservers(observers...), MaxDepth: f.maxDepth},
+		ListLimits:   f.limits.ListLimits}, ups...)
 	if err != nil {
 		return err
 	}
@@ -353,6 +358,32 @@ func runBridge(e *env, args []string) error {
 	return nil
 }
 
+// openBridge is bridge.New, given up when ctx ends first (SIGINT or
+// SIGTERM while the MCP servers start and list their tools): the
+// upstreams still starting are closed as soon as their start ends.
+func openBridge(ctx context.Context, opts bridge.Options, ups ...bridge.Upstream) (*bridge.Server, error) {
+	type started struct {
+		srv *bridge.Server
+		err error
+	}
+	ch := make(chan started, 1)
+	go func() {
+		srv, err := bridge.New(opts, ups...)
+		ch <- started{srv, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.srv, r.err
+	case <-ctx.Done():
+		go func() {
+			if r := <-ch; r.srv != nil {
+				r.srv.Close()
+			}
+		}()
+		return nil, fmt.Errorf("bridge: stopped while starting the MCP servers: %w", context.Cause(ctx))
+	}
+}
+
 // listenResolver resolves host names of --listen; tests replace it.
 var listenResolver expose.Resolver = net.DefaultResolver
 
@@ -403,6 +434,7 @@ func bridgeUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprint(w, `Usage: structkit bridge [--listen ADDR] [--mcp NAME=COMMAND | --mcp NAME=URL]... [--check] [--lenient | --rules r1,r2]
        [--tls-cert FILE --tls-key FILE [--client-ca FILE]] [--auth-token-file FILE] [--insecure]
        [--reflection] [--max-message-bytes N] [--log-format text|json] [--metrics-listen ADDR]
+       [--max-tools N] [--max-tool-schema-bytes N] [--max-schema-bytes N]
 
 Bridge serves the tools of MCP servers over gRPC, as
 structkit.bridge.v1.ToolBridgeService (ListTools, CallTool): arguments
@@ -427,6 +459,14 @@ wrong token is UNAUTHENTICATED. Listening on any other address (0.0.0.0,
 and authenticates clients (a token, client certificates, or both), or
 --insecure is given. Requests over --max-message-bytes (default 4 MiB,
 gRPC's) are refused with RESOURCE_EXHAUSTED.
+
+Limits on what MCP servers publish: --max-tools (default 2000 per server;
+its tools/list is read no further), --max-tool-schema-bytes (256 KiB per
+tool, input and output schema together) and --max-schema-bytes (64 MiB per
+server in all). Tools beyond them are left out and said so: a warning in
+the log, left_out in every ListTools page, and a call to one is answered
+RESOURCE_EXHAUSTED naming the limit. ListTools answers in pages of at most
+3 MiB (next_page_token), within any client's default 4 MiB limit.
 
 The gRPC health service reports SERVING for the bridge (services "" and
 structkit.bridge.v1.ToolBridgeService) while any MCP server is up, and for
