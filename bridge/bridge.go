@@ -62,8 +62,10 @@ type Options struct {
 	// all (MaxSchemaBytes, default 64 MiB); see mcpbridge.ListLimits. The
 	// tools beyond them are left out, never silently: logged as a
 	// warning, in Event.LeftOut, in ListTools' left_out, and a call to
-	// one is answered RESOURCE_EXHAUSTED naming the limit. Identical
-	// schemas are compiled and held once across the bridge's servers.
+	// one is answered RESOURCE_EXHAUSTED naming the limit. A tool's
+	// schemas are compiled on its first call, through a cache shared by
+	// the bridge's servers (identical schemas compiled once; at most 8 MiB
+	// of schema text compiled at a time, about 100 MB).
 	mcpbridge.ListLimits
 	// Logger receives a line per call (tool, server, duration, changes
 	// and problems of the arguments, result_changes when converting the
@@ -88,6 +90,17 @@ type Options struct {
 	// It must return promptly, and must not wait for the Server.
 	OnEvent func(Event)
 }
+
+// The bound of the cache of compiled schemas the upstreams share: each
+// tool's schemas are compiled on its first call (or first check), and
+// kept while the cache holds them, at most compiledEntries schemas of
+// compiledBytes of text in all (compiled, a schema takes about 12× its
+// text: about 100 MB). A schema dropped is compiled again when next
+// needed, to the same result.
+const (
+	compiledEntries = 4096
+	compiledBytes   = 8 << 20
+)
 
 // defaultCallTimeout is the bound of a CallTool when Options.CallTimeout
 // is zero.
@@ -139,7 +152,7 @@ func newServer(opts Options, clk clock, upstreams ...Upstream) (*Server, error) 
 		maxBackoff:   cmpOr(opts.MaxBackoff, defaultMaxBackoff),
 		byName:       map[string]*upstream{},
 		prefixed:     len(upstreams) > 1,
-		cache:        schemacache.New[*coerce.Schema](0, 0),
+		cache:        schemacache.New[*coerce.Schema](compiledEntries, compiledBytes),
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)

@@ -116,6 +116,7 @@ type ClientOptions struct {
 	Implementation *mcp.Implementation
 
 	cache *schemaCache // shared with other Clients (schemacache.WithCache); nil: one of its own
+	lazy  bool         // compile each tool's schemas on first use, through cache (schemacache.WithCache)
 }
 
 // ToolInfo is one tool of the server, with its compiled schemas.
@@ -149,6 +150,8 @@ type ToolInfo struct {
 	// does not compile, or one that says nothing about the members (such
 	// as {"type": "object"}).
 	Unchecked bool
+	lazy      bool // listed by a lazy Client: Input, Output, Unchecked not set yet (see Client.Tools)
+
 	// Tool is the tool as the SDK listed it, without the capture's entry
 	// in its Meta. When Exact, its InputSchema and OutputSchema are
 	// json.RawMessage holding the bytes of the fields above (the SDK's

@@ -172,7 +172,7 @@ type schemaCache = schemacache.Cache[*coerce.Schema]
 func init() {
 	schemacache.WithCache = func(opts, cache any) any {
 		o := opts.(ClientOptions)
-		o.cache = cache.(*schemaCache)
+		o.cache, o.lazy = cache.(*schemaCache), true
 		return o
 	}
 }

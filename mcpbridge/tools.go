@@ -36,15 +36,19 @@ type toolSet struct {
 // repeating a wrong name does not turn every call into a tools/list.
 const relistInterval = time.Second
 
-// Tools returns a snapshot of the tools, sorted by name.
+// Tools returns a snapshot of the tools, sorted by name. (The Clients
+// package bridge makes compile each tool's schemas on first use, to hold
+// compiled schemas for the tools in use only: their Tools leave Input,
+// Output and Unchecked unset; Tool and calls compile them.)
 func (c *Client) Tools() []ToolInfo {
 	return slices.Clone(c.tools.Load().list)
 }
 
-// Tool returns the tool of that name in the current snapshot.
+// Tool returns the tool of that name in the current snapshot, its
+// schemas compiled.
 func (c *Client) Tool(name string) (ToolInfo, bool) {
 	if ti := c.tools.Load().byName[name]; ti != nil {
-		return *ti, true
+		return *c.resolve(ti), true
 	}
 	return ToolInfo{}, false
 }
@@ -123,7 +127,12 @@ listing:
 			if old != nil {
 				prev = old.byName[tool.Name]
 			}
-			c.compile(&ti, prev)
+			if c.opts.lazy {
+				ti.lazy = true
+				dropMaps(&ti)
+			} else {
+				c.compile(&ti, prev)
+			}
 			list = append(list, ti)
 		}
 		if res.NextCursor == "" {
@@ -196,11 +205,31 @@ func (c *Client) compile(ti *ToolInfo, prev *ToolInfo) {
 	} else if ti.OutputErr == nil && ti.OutputSchema != nil {
 		ti.OutputSchema, ti.Output, ti.OutputErr = c.opts.cache.Get(ti.OutputSchema, bridgeCompile)
 	}
+	dropMaps(ti)
+}
+
+// dropMaps replaces, in an exact tool, the Tool's schemas (the SDK's
+// decoded maps) with the texts, so that a schema is held once.
+func dropMaps(ti *ToolInfo) {
 	if ti.Exact && ti.Tool != nil {
 		t := *ti.Tool
 		t.InputSchema, t.OutputSchema = rawOrNil(ti.InputSchema), rawOrNil(ti.OutputSchema)
 		ti.Tool = &t
 	}
+}
+
+// resolve returns ti with its schemas compiled: ti itself, or, for a tool
+// listed lazily, a copy compiled now (through the cache: a schema it
+// still holds is not compiled again). Compiling is a function of the
+// text alone, so a call's answer is the same whenever it is made.
+func (c *Client) resolve(ti *ToolInfo) *ToolInfo {
+	if !ti.lazy {
+		return ti
+	}
+	cp := *ti
+	cp.lazy = false
+	c.compile(&cp, nil)
+	return &cp
 }
 
 // rawOrNil is b as a Tool's schema: nil (not a nil json.RawMessage) when
@@ -272,7 +301,7 @@ func trivialSchema(raw json.RawMessage) bool {
 func (c *Client) lookup(ctx context.Context, name string) (*ToolInfo, error) {
 	set := c.tools.Load()
 	if ti := set.byName[name]; ti != nil {
-		return ti, nil
+		return c.resolve(ti), nil
 	}
 	if err := set.leftOutError(c.name, name); err != nil {
 		// Left out by a limit, or perhaps among the tools a listing
@@ -290,7 +319,7 @@ func (c *Client) lookup(ctx context.Context, name string) (*ToolInfo, error) {
 	}
 	set = c.tools.Load()
 	if ti := set.byName[name]; ti != nil {
-		return ti, nil
+		return c.resolve(ti), nil
 	}
 	if err := set.leftOutError(c.name, name); err != nil {
 		return nil, err
