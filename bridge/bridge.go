@@ -17,6 +17,15 @@
 // text. A call's report labels its entries: "arguments", or
 // "structured_content" for what converting the result noted.
 //
+// What an MCP server publishes is bounded (Options.ListLimits): tools per
+// server, schema bytes per tool and in all. The tools beyond are left out
+// and said so (the log, Event.LeftOut, ListTools' left_out; a call to one
+// is RESOURCE_EXHAUSTED naming the limit). Tool schemas are compiled on
+// each tool's first call, through one cache the upstreams share
+// (identical schemas compiled once, at most 8 MiB of schema text compiled
+// at a time). ListTools answers in pages of at most 3 MiB, under gRPC's
+// default 4 MiB client limit (page_size, page_token, next_page_token).
+//
 // Every call is logged; a call whose result numbers are not known to be
 // exact (the upstream's transport could not be wrapped to capture raw
 // results, see mcpbridge.Connect) is logged as a warning with exact=false.

@@ -49,6 +49,20 @@
 // listing beyond 64 MiB, the schemas are the SDK's values and
 // ToolInfo.Exact is false.
 //
+// # Limits on what servers publish
+//
+// A server's tool list is read within ClientOptions.ListLimits: at most
+// 2000 tools (the listing stops there, pages included), 256 KiB of schemas
+// per tool (a tool over it is left out), 64 MiB of schemas in all (the
+// listing stops). What a limit leaves out is logged, reported by
+// Client.LeftOut, and a call to it is a *ToolError wrapping a *LimitError
+// naming the limit. Identical schemas are compiled and held once. A
+// compiled schema takes about 12× its text (a 17 KB schema, about 200 KB):
+// a Client compiles every tool it keeps at listing, while the Clients
+// package bridge makes compile each on first use, through one bounded
+// cache. Cancelling Connect's or Refresh's context ends a listing at the
+// next tool.
+//
 // The go-sdk's typed tools (mcp.AddTool with a ToolHandlerFor) are lossy
 // on the server side too: arguments are validated as a float64 map and
 // re-marshaled before they are decoded into In (an int field accepts 5.0,
