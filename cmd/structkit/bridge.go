@@ -56,8 +56,9 @@ func (f *mcpFlags) Set(s string) error {
 	return nil
 }
 
-// upstreams turns the --mcp flags into upstreams.
-func (f mcpFlags) upstreams() ([]bridge.Upstream, error) {
+// upstreams turns the --mcp flags into upstreams. The commands are
+// killed when kill is cancelled (a signal while they start).
+func (f mcpFlags) upstreams(kill context.Context) ([]bridge.Upstream, error) {
 	var ups []bridge.Upstream
 	for _, s := range f {
 		name, target, _ := strings.Cut(s, "=")
@@ -71,7 +72,7 @@ func (f mcpFlags) upstreams() ([]bridge.Upstream, error) {
 			return nil, usagef("bridge: --mcp %s: %v", s, err)
 		}
 		ups = append(ups, bridge.CommandFunc(name, func() *exec.Cmd {
-			cmd := exec.Command(argv[0], argv[1:]...)
+			cmd := exec.CommandContext(kill, argv[0], argv[1:]...)
 			cmd.Stderr = os.Stderr // the child's standard error is the bridge's
 			return cmd
 		}))
@@ -218,7 +219,12 @@ func runBridge(e *env, args []string) error {
 	if f.maxDepth < 0 {
 		return usagef("bridge: --max-depth %d: want a positive number of levels (or 0 for the default)", f.maxDepth)
 	}
-	ups, err := f.mcps.upstreams()
+	// kill ends the MCP server commands if a signal comes while they
+	// start (see openBridge); otherwise only once the bridge has stopped
+	// them (the defers run in reverse).
+	kill, killNow := context.WithCancel(context.Background())
+	defer killNow()
+	ups, err := f.mcps.upstreams(kill)
 	if err != nil {
 		return err
 	}
@@ -282,11 +288,15 @@ func runBridge(e *env, args []string) error {
 		}
 		observers = append(observers, m.Observer())
 	}
-	srv, err := openBridge(ctx, bridge.Options{Check: f.check, Logger: logger, OnEvent: onEvent, CallTimeout: f.callTimeout,
+	srv, err := openBridge(ctx, killNow, bridge.Options{Check: f.check, Logger: logger, OnEvent: onEvent, CallTimeout: f.callTimeout,
 		CheckOptions: structconv.CheckOptions{Policy: policy, Observer: terms.JoinObservers(observers...), MaxDepth: f.maxDepth},
 		ListLimits:   f.limits.ListLimits}, ups...)
 	if err != nil {
 		return err
+	}
+	if srv == nil {
+		logger.Info("shutting down while the MCP servers start")
+		return nil
 	}
 	defer srv.Close()
 
@@ -359,9 +369,10 @@ func runBridge(e *env, args []string) error {
 }
 
 // openBridge is bridge.New, given up when ctx ends first (SIGINT or
-// SIGTERM while the MCP servers start and list their tools): the
-// upstreams still starting are closed as soon as their start ends.
-func openBridge(ctx context.Context, opts bridge.Options, ups ...bridge.Upstream) (*bridge.Server, error) {
+// SIGTERM while the MCP servers start and list their tools): it returns
+// no Server and no error, kills the commands (kill), and closes the
+// upstreams still starting as soon as their start ends.
+func openBridge(ctx context.Context, kill context.CancelFunc, opts bridge.Options, ups ...bridge.Upstream) (*bridge.Server, error) {
 	type started struct {
 		srv *bridge.Server
 		err error
@@ -375,12 +386,13 @@ func openBridge(ctx context.Context, opts bridge.Options, ups ...bridge.Upstream
 	case r := <-ch:
 		return r.srv, r.err
 	case <-ctx.Done():
+		kill() // the commands still starting: their starts then fail at once
 		go func() {
 			if r := <-ch; r.srv != nil {
 				r.srv.Close()
 			}
 		}()
-		return nil, fmt.Errorf("bridge: stopped while starting the MCP servers: %w", context.Cause(ctx))
+		return nil, nil
 	}
 }
 
