@@ -19,6 +19,8 @@ import (
 // raceEnabled is set under the race detector (race_internal_test.go).
 var raceEnabled bool
 
+func testingShort() bool { return testing.Short() }
+
 func manyUpstream(name string, o manytools.Options) Upstream {
 	return Upstream{Name: name, Connect: func(context.Context) (mcp.Transport, error) {
 		return manytools.Transport(o), nil
@@ -116,11 +118,11 @@ func TestLazyCompileInvisible(t *testing.T) {
 // ~17 KB schemas stays within its documented bound: it serves 2000
 // (MaxTools), says the rest are left out, lists them in pages under
 // 4 MiB, answers calls, and holds under 2× the kept schemas' text plus
-// 16 MiB. With -short or -race, 1000 listed under MaxTools 500.
+// 16 MiB. With -short or -race, 400 listed under MaxTools 200.
 func TestManyToolsBridgeMemory(t *testing.T) {
 	listed, kept, limits := 8000, 2000, mcpbridge.ListLimits{}
-	if testing.Short() || raceEnabled {
-		listed, kept, limits = 1000, 500, mcpbridge.ListLimits{MaxTools: 500}
+	if Quick() {
+		listed, kept, limits = 400, 200, mcpbridge.ListLimits{MaxTools: 200}
 	}
 	text := int64(kept * (len(manytools.Schema17K()) + 20))
 	var before, after runtime.MemStats

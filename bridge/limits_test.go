@@ -55,21 +55,25 @@ func listAll(t *testing.T, c bridgev1.ToolBridgeServiceClient, req *bridgev1.Lis
 	}
 }
 
-// TestListToolsPaged: 400 tools of ~17 KB (about 14 MB listed) come in
-// pages a client with gRPC's default 4 MiB limit accepts, with or without
-// a page size, every tool exactly once, in order.
+// TestListToolsPaged: 400 tools of ~17 KB (about 14 MB listed; with
+// -short or -race 150, 5 MB) come in pages a client with gRPC's default
+// 4 MiB limit accepts, with or without a page size, every tool exactly
+// once, in order.
 func TestListToolsPaged(t *testing.T) {
-	const n = 400
+	n, minPages := 400, 4
+	if bridge.Quick() {
+		n, minPages = 150, 2
+	}
 	c, _ := serve(t, bridge.Options{}, many("big", manytools.Options{Tools: n}))
 	for _, tc := range []struct {
 		name     string
 		req      *bridgev1.ListToolsRequest
 		minPages int
 	}{
-		{"no page size", &bridgev1.ListToolsRequest{}, 4},
+		{"no page size", &bridgev1.ListToolsRequest{}, minPages},
 		{"page size 7", &bridgev1.ListToolsRequest{PageSize: 7}, n / 7},
-		{"page size beyond the budget", &bridgev1.ListToolsRequest{PageSize: 1000}, 4},
-		{"profile", &bridgev1.ListToolsRequest{Profile: "openai"}, 4},
+		{"page size beyond the budget", &bridgev1.ListToolsRequest{PageSize: 1000}, minPages},
+		{"profile", &bridgev1.ListToolsRequest{Profile: "openai"}, minPages},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			names, pages, _ := listAll(t, c, tc.req)
