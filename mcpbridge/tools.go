@@ -90,12 +90,15 @@ listing:
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("mcpbridge: server %q: listing tools: %w", c.name, err)
 			}
+			if tool == nil {
+				continue
+			}
 			if lim.MaxTools >= 0 && read >= lim.MaxTools {
 				set.stopped = &LimitError{Server: c.name, Limit: "MaxTools", Max: lim.MaxTools, Tools: []string{tool.Name}, Count: 1, Stopped: true}
 				break listing
 			}
 			read++
-			if tool == nil || seen[tool.Name] {
+			if seen[tool.Name] {
 				continue
 			}
 			seen[tool.Name] = true
