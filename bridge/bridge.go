@@ -17,6 +17,15 @@
 // text. A call's report labels its entries: "arguments", or
 // "structured_content" for what converting the result noted.
 //
+// What an MCP server publishes is bounded (Options.ListLimits): tools per
+// server, schema bytes per tool and in all. The tools beyond are left out
+// and said so (the log, Event.LeftOut, ListTools' left_out; a call to one
+// is RESOURCE_EXHAUSTED naming the limit). Tool schemas are compiled on
+// each tool's first call, through one cache the upstreams share
+// (identical schemas compiled once, at most 8 MiB of schema text compiled
+// at a time). ListTools answers in pages of at most 3 MiB, under gRPC's
+// default 4 MiB client limit (page_size, page_token, next_page_token).
+//
 // Every call is logged; a call whose result numbers are not known to be
 // exact (the upstream's transport could not be wrapped to capture raw
 // results, see mcpbridge.Connect) is logged as a warning with exact=false.
@@ -38,8 +47,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/schemacache"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/structconv"
 )
@@ -62,6 +73,17 @@ type Options struct {
 	// are refused with InvalidArgument naming the path, before anything is
 	// sent: no request can end an upstream session.
 	structconv.CheckOptions
+	// ListLimits bound what each MCP server's tool list may make the
+	// bridge hold: tools per server (MaxTools, default 2000), schema bytes
+	// per tool (MaxToolSchemaBytes, default 256 KiB) and per server in
+	// all (MaxSchemaBytes, default 64 MiB); see mcpbridge.ListLimits. The
+	// tools beyond them are left out, never silently: logged as a
+	// warning, in Event.LeftOut, in ListTools' left_out, and a call to
+	// one is answered RESOURCE_EXHAUSTED naming the limit. A tool's
+	// schemas are compiled on its first call, through a cache shared by
+	// the bridge's servers (identical schemas compiled once; at most 8 MiB
+	// of schema text compiled at a time, about 100 MB).
+	mcpbridge.ListLimits
 	// Logger receives a line per call (tool, server, duration, changes
 	// and problems of the arguments, result_changes when converting the
 	// result noted any, is_error) and the upstreams' starts and ends; nil
@@ -86,6 +108,17 @@ type Options struct {
 	OnEvent func(Event)
 }
 
+// The bound of the cache of compiled schemas the upstreams share: each
+// tool's schemas are compiled on its first call (or first check), and
+// kept while the cache holds them, at most compiledEntries schemas of
+// compiledBytes of text in all (compiled, a schema takes about 12× its
+// text: about 100 MB). A schema dropped is compiled again when next
+// needed, to the same result.
+const (
+	compiledEntries = 4096
+	compiledBytes   = 8 << 20
+)
+
 // defaultCallTimeout is the bound of a CallTool when Options.CallTimeout
 // is zero.
 const defaultCallTimeout = 60 * time.Second
@@ -102,7 +135,8 @@ type Server struct {
 	byName                               map[string]*upstream
 	prefixed                             bool
 
-	adapted adaptedSchemas // input schemas adapted to provider profiles
+	adapted adaptedSchemas                     // input schemas adapted to provider profiles
+	cache   *schemacache.Cache[*coerce.Schema] // the upstreams' compiled schemas
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -135,6 +169,7 @@ func newServer(opts Options, clk clock, upstreams ...Upstream) (*Server, error) 
 		maxBackoff:   cmpOr(opts.MaxBackoff, defaultMaxBackoff),
 		byName:       map[string]*upstream{},
 		prefixed:     len(upstreams) > 1,
+		cache:        schemacache.New[*coerce.Schema](compiledEntries, compiledBytes),
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
@@ -162,7 +197,7 @@ func newServer(opts Options, clk clock, upstreams ...Upstream) (*Server, error) 
 		if u.fixed {
 			c := upstreams[i].Client
 			sess := &session{client: c, started: s.clock.Now()}
-			u.cur, u.tools = sess, c.Tools()
+			u.cur, u.tools, u.leftOut = sess, c.Tools(), c.LeftOut()
 			go u.watchFixed(sess)
 			continue
 		}
@@ -188,7 +223,8 @@ func cmpOr(d, def time.Duration) time.Duration {
 }
 
 func (s *Server) clientOptions(name string) mcpbridge.ClientOptions {
-	return mcpbridge.ClientOptions{Name: name, Check: s.opts.Check, Logger: s.opts.Logger, CheckOptions: s.opts.CheckOptions}
+	o := mcpbridge.ClientOptions{Name: name, Check: s.opts.Check, Logger: s.opts.Logger, CheckOptions: s.opts.CheckOptions, ListLimits: s.opts.ListLimits}
+	return schemacache.WithCache(o, s.cache).(mcpbridge.ClientOptions)
 }
 
 // Close stops the upstreams the Server started and waits for them; calls

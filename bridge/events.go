@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/mcpbridge"
 )
 
 // EventKind says what happened to an upstream; see Event.
@@ -57,6 +58,10 @@ type Event struct {
 	Final bool
 	// Err is why a start failed or a session ended; nil for EventStarted.
 	Err error
+	// LeftOut, for an EventStarted, says what the bridge's limits
+	// (Options.ListLimits) left out of the server's tools: one entry per
+	// limit hit; nil when every listed tool is served.
+	LeftOut []*mcpbridge.LimitError
 	// Time is when it happened, by the Server's clock.
 	Time time.Time
 }

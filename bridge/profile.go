@@ -26,8 +26,9 @@ import (
 
 // adaptedSchemas caches adaptations by profile and input schema text.
 type adaptedSchemas struct {
-	mu sync.Mutex
-	m  map[adaptKey]adaptEntry
+	mu    sync.Mutex
+	m     map[adaptKey]adaptEntry
+	bytes int // of the schemas' text in m
 }
 
 type adaptKey struct {
@@ -40,8 +41,13 @@ type adaptEntry struct {
 	err error
 }
 
-// maxAdapted bounds the cache; beyond it, it starts over.
-const maxAdapted = 4096
+// maxAdapted and maxAdaptedBytes (of the input schemas' text) bound the
+// cache; beyond them, it starts over. An adapted schema holds compiled
+// schemas, many times its text.
+const (
+	maxAdapted      = 4096
+	maxAdaptedBytes = 8 << 20
+)
 
 // get adapts schema to p within ctx; an adaptation the context cut short
 // is not kept.
@@ -58,10 +64,11 @@ func (c *adaptedSchemas) get(ctx context.Context, p adapt.Profile, schema json.R
 		return nil, err
 	}
 	c.mu.Lock()
-	if c.m == nil || len(c.m) >= maxAdapted {
-		c.m = map[adaptKey]adaptEntry{}
+	if c.m == nil || len(c.m) >= maxAdapted || c.bytes+len(schema) > maxAdaptedBytes {
+		c.m, c.bytes = map[adaptKey]adaptEntry{}, 0
 	}
 	c.m[k] = adaptEntry{s, err}
+	c.bytes += len(schema)
 	c.mu.Unlock()
 	return s, err
 }

@@ -63,6 +63,10 @@ func callStatus(ctx context.Context, server, name, tool string, err error) error
 		we *jsonrpc.Error
 		se *structconv.Error
 	)
+	var le *mcpbridge.LimitError
+	if errors.As(err, &te) && errors.As(err, &le) {
+		return status.Errorf(codes.ResourceExhausted, "tool %s is not served: %s", quoteName(name), te.Msg)
+	}
 	if !errors.As(err, &ce) {
 		if errors.As(err, &te) {
 			return status.Errorf(codes.NotFound, "no tool %s: %s", quoteName(name), te.Msg)

@@ -106,6 +106,7 @@ type upstream struct {
 	next     time.Time     // no start before
 	starts   int           // sessions started
 	tools    []mcpbridge.ToolInfo
+	leftOut  []*mcpbridge.LimitError // what the limits left out of tools
 	closed   bool
 }
 
@@ -173,13 +174,14 @@ func (u *upstream) start(ch chan struct{}, wait time.Duration) {
 	case err == nil:
 		u.cur = s
 		u.starts++
-		u.tools = s.client.Tools()
+		u.tools, u.leftOut = s.client.Tools(), s.client.LeftOut()
 		u.srv.wg.Add(1)
 		go u.watch(s)
 	default:
 		u.fail(err, u.srv.clock.Now())
 	}
 	restarts := u.starts > 1
+	leftOut := u.leftOut
 	u.evMu.Lock()
 	u.mu.Unlock()
 	// Log and tell before the callers waiting for the start go on.
@@ -193,7 +195,10 @@ func (u *upstream) start(ch chan struct{}, wait time.Duration) {
 		if restarts {
 			u.srv.logger.Info("MCP server restarted", "server", u.name)
 		}
-		u.emit(Event{Kind: EventStarted, Restart: restarts})
+		for _, e := range leftOut {
+			u.srv.logger.Warn("MCP server: tools left out by a limit of the bridge", "server", u.name, "limit", e.Limit, "max", e.Max, "left_out", e.Count, "stopped", e.Stopped, "err", e.Error())
+		}
+		u.emit(Event{Kind: EventStarted, Restart: restarts, LeftOut: leftOut})
 	}
 	close(ch)
 }
@@ -301,16 +306,17 @@ func (u *upstream) close() *session {
 	return s
 }
 
-// lastTools returns the tools of the last session.
-func (u *upstream) lastTools() []mcpbridge.ToolInfo {
+// lastTools returns the tools of the last session, and what the limits
+// left out of them.
+func (u *upstream) lastTools() ([]mcpbridge.ToolInfo, []*mcpbridge.LimitError) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	return u.tools
+	return u.tools, u.leftOut
 }
 
-func (u *upstream) setTools(t []mcpbridge.ToolInfo) {
+func (u *upstream) setTools(t []mcpbridge.ToolInfo, leftOut []*mcpbridge.LimitError) {
 	u.mu.Lock()
-	u.tools = t
+	u.tools, u.leftOut = t, leftOut
 	u.mu.Unlock()
 }
 

@@ -49,6 +49,20 @@
 // listing beyond 64 MiB, the schemas are the SDK's values and
 // ToolInfo.Exact is false.
 //
+// # Limits on what servers publish
+//
+// A server's tool list is read within ClientOptions.ListLimits: at most
+// 2000 tools (the listing stops there, pages included), 256 KiB of schemas
+// per tool (a tool over it is left out), 64 MiB of schemas in all (the
+// listing stops). What a limit leaves out is logged, reported by
+// Client.LeftOut, and a call to it is a *ToolError wrapping a *LimitError
+// naming the limit. Identical schemas are compiled and held once. A
+// compiled schema takes about 12× its text (a 17 KB schema, about 200 KB):
+// a Client compiles every tool it keeps at listing, while the Clients
+// package bridge makes compile each on first use, through one bounded
+// cache. Cancelling Connect's or Refresh's context ends a listing at the
+// next tool.
+//
 // The go-sdk's typed tools (mcp.AddTool with a ToolHandlerFor) are lossy
 // on the server side too: arguments are validated as a float64 map and
 // re-marshaled before they are decoded into In (an int field accepts 5.0,
@@ -86,6 +100,7 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/mcpcapture"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/schemacache"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -110,6 +125,10 @@ type ClientOptions struct {
 	// with a *structconv.Error (CodeDepth) naming the path, before
 	// anything is sent: no arguments can put the session at risk.
 	structconv.CheckOptions
+	// ListLimits bound what the server's tool list may make the Client
+	// hold: tools, and schema bytes per tool and in all (see ListLimits;
+	// the zero value is the defaults).
+	ListLimits
 	// Logger, if not nil, receives the SDK client's log, failures of
 	// background refreshes, and a warning when Connect's transport is one
 	// whose results the Client cannot capture (see ExactResults).
@@ -117,6 +136,9 @@ type ClientOptions struct {
 	// Implementation is what the client tells the server it is; nil means
 	// {Name: "structkit-mcpbridge", Version: "v1"}.
 	Implementation *mcp.Implementation
+
+	cache *schemaCache // shared with other Clients (schemacache.WithCache); nil: one of its own
+	lazy  bool         // compile each tool's schemas on first use, through cache (schemacache.WithCache)
 }
 
 // ToolInfo is one tool of the server, with its compiled schemas.
@@ -150,9 +172,14 @@ type ToolInfo struct {
 	// does not compile, or one that says nothing about the members (such
 	// as {"type": "object"}).
 	Unchecked bool
-	// Tool is the tool as the SDK listed it (without the capture's entry
-	// in its Meta; its InputSchema and OutputSchema are the SDK's float64
-	// decoding: use the fields above). Do not modify.
+	lazy      bool // listed by a lazy Client: Input, Output, Unchecked not set yet (see Client.Tools)
+
+	// Tool is the tool as the SDK listed it, without the capture's entry
+	// in its Meta. When Exact, its InputSchema and OutputSchema are
+	// json.RawMessage holding the bytes of the fields above (the SDK's
+	// decoded maps are dropped, so that a schema is held once); otherwise
+	// they are the SDK's float64 decoding: use the fields above. Do not
+	// modify.
 	Tool *mcp.Tool
 }
 
@@ -252,6 +279,9 @@ func Connect(ctx context.Context, t mcp.Transport, opts ClientOptions) (*Client,
 		cap:   mcpcapture.New(),
 		kick:  make(chan struct{}, 1),
 		ended: make(chan struct{}),
+	}
+	if c.opts.cache == nil {
+		c.opts.cache = schemacache.New[*coerce.Schema](0, 0)
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	impl := opts.Implementation

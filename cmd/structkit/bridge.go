@@ -56,8 +56,9 @@ func (f *mcpFlags) Set(s string) error {
 	return nil
 }
 
-// upstreams turns the --mcp flags into upstreams.
-func (f mcpFlags) upstreams() ([]bridge.Upstream, error) {
+// upstreams turns the --mcp flags into upstreams. The commands are
+// killed when kill is cancelled (a signal while they start).
+func (f mcpFlags) upstreams(kill context.Context) ([]bridge.Upstream, error) {
 	var ups []bridge.Upstream
 	for _, s := range f {
 		name, target, _ := strings.Cut(s, "=")
@@ -71,7 +72,7 @@ func (f mcpFlags) upstreams() ([]bridge.Upstream, error) {
 			return nil, usagef("bridge: --mcp %s: %v", s, err)
 		}
 		ups = append(ups, bridge.CommandFunc(name, func() *exec.Cmd {
-			cmd := exec.Command(argv[0], argv[1:]...)
+			cmd := exec.CommandContext(kill, argv[0], argv[1:]...)
 			cmd.Stderr = os.Stderr // the child's standard error is the bridge's
 			return cmd
 		}))
@@ -160,6 +161,7 @@ type bridgeFlags struct {
 	logFormat                 *enumFlag
 	callTimeout               time.Duration
 	maxDepth                  int
+	limits                    bridge.Options // ListLimits only
 }
 
 func (f *bridgeFlags) register(fs *flag.FlagSet) {
@@ -180,6 +182,9 @@ func (f *bridgeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.metricsListen, "metrics-listen", "", "serve Prometheus metrics over HTTP at http://`ADDR`/metrics")
 	fs.DurationVar(&f.callTimeout, "call-timeout", 0, "end a call that runs longer than `DURATION` with DeadlineExceeded, cancelling it upstream; 0 means 1m")
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "refuse arguments nested deeper than `N` levels before sending them to an MCP server; 0 means 512")
+	fs.IntVar(&f.limits.MaxTools, "max-tools", 0, "serve at most `N` tools of each MCP server (its tools/list is read no further); 0 means 2000, negative no limit")
+	fs.IntVar(&f.limits.MaxToolSchemaBytes, "max-tool-schema-bytes", 0, "leave out a tool whose input and output schemas pass `N` bytes (compacted JSON); 0 means 256 KiB, negative no limit")
+	fs.IntVar(&f.limits.MaxSchemaBytes, "max-schema-bytes", 0, "serve each MCP server's tools until their schemas pass `N` bytes in all; 0 means 64 MiB, negative no limit")
 }
 
 // defaultMaxMessageBytes is gRPC's own default receive limit.
@@ -214,7 +219,12 @@ func runBridge(e *env, args []string) error {
 	if f.maxDepth < 0 {
 		return usagef("bridge: --max-depth %d: want a positive number of levels (or 0 for the default)", f.maxDepth)
 	}
-	ups, err := f.mcps.upstreams()
+	// kill ends the MCP server commands if a signal comes while they
+	// start (see openBridge); otherwise only once the bridge has stopped
+	// them (the defers run in reverse).
+	kill, killNow := context.WithCancel(context.Background())
+	defer killNow()
+	ups, err := f.mcps.upstreams(kill)
 	if err != nil {
 		return err
 	}
@@ -278,10 +288,15 @@ func runBridge(e *env, args []string) error {
 		}
 		observers = append(observers, m.Observer())
 	}
-	srv, err := bridge.New(bridge.Options{Check: f.check, Logger: logger, OnEvent: onEvent, CallTimeout: f.callTimeout,
-		CheckOptions: structconv.CheckOptions{Policy: policy, Observer: terms.JoinObservers(observers...), MaxDepth: f.maxDepth}}, ups...)
+	srv, err := openBridge(ctx, killNow, bridge.Options{Check: f.check, Logger: logger, OnEvent: onEvent, CallTimeout: f.callTimeout,
+		CheckOptions: structconv.CheckOptions{Policy: policy, Observer: terms.JoinObservers(observers...), MaxDepth: f.maxDepth},
+		ListLimits:   f.limits.ListLimits}, ups...)
 	if err != nil {
 		return err
+	}
+	if srv == nil {
+		logger.Info("shutting down while the MCP servers start")
+		return nil
 	}
 	defer srv.Close()
 
@@ -353,6 +368,34 @@ func runBridge(e *env, args []string) error {
 	return nil
 }
 
+// openBridge is bridge.New, given up when ctx ends first (SIGINT or
+// SIGTERM while the MCP servers start and list their tools): it returns
+// no Server and no error, kills the commands (kill), and closes the
+// upstreams still starting as soon as their start ends.
+func openBridge(ctx context.Context, kill context.CancelFunc, opts bridge.Options, ups ...bridge.Upstream) (*bridge.Server, error) {
+	type started struct {
+		srv *bridge.Server
+		err error
+	}
+	ch := make(chan started, 1)
+	go func() {
+		srv, err := bridge.New(opts, ups...)
+		ch <- started{srv, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.srv, r.err
+	case <-ctx.Done():
+		kill() // the commands still starting: their starts then fail at once
+		go func() {
+			if r := <-ch; r.srv != nil {
+				r.srv.Close()
+			}
+		}()
+		return nil, nil
+	}
+}
+
 // listenResolver resolves host names of --listen; tests replace it.
 var listenResolver expose.Resolver = net.DefaultResolver
 
@@ -403,6 +446,7 @@ func bridgeUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprint(w, `Usage: structkit bridge [--listen ADDR] [--mcp NAME=COMMAND | --mcp NAME=URL]... [--check] [--lenient | --rules r1,r2]
        [--tls-cert FILE --tls-key FILE [--client-ca FILE]] [--auth-token-file FILE] [--insecure]
        [--reflection] [--max-message-bytes N] [--log-format text|json] [--metrics-listen ADDR]
+       [--max-tools N] [--max-tool-schema-bytes N] [--max-schema-bytes N]
 
 Bridge serves the tools of MCP servers over gRPC, as
 structkit.bridge.v1.ToolBridgeService (ListTools, CallTool): arguments
@@ -427,6 +471,14 @@ wrong token is UNAUTHENTICATED. Listening on any other address (0.0.0.0,
 and authenticates clients (a token, client certificates, or both), or
 --insecure is given. Requests over --max-message-bytes (default 4 MiB,
 gRPC's) are refused with RESOURCE_EXHAUSTED.
+
+Limits on what MCP servers publish: --max-tools (default 2000 per server;
+its tools/list is read no further), --max-tool-schema-bytes (256 KiB per
+tool, input and output schema together) and --max-schema-bytes (64 MiB per
+server in all). Tools beyond them are left out and said so: a warning in
+the log, left_out in every ListTools page, and a call to one is answered
+RESOURCE_EXHAUSTED naming the limit. ListTools answers in pages of at most
+3 MiB (next_page_token), within any client's default 4 MiB limit.
 
 The gRPC health service reports SERVING for the bridge (services "" and
 structkit.bridge.v1.ToolBridgeService) while any MCP server is up, and for

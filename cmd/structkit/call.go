@@ -73,7 +73,7 @@ func runCall(e *env, args []string) error {
 	defer conn.Close()
 	client := bridgev1.NewToolBridgeServiceClient(conn)
 
-	tools, err := client.ListTools(ctx, &bridgev1.ListToolsRequest{Profile: string(pf.p)})
+	tools, err := listTools(ctx, client, string(pf.p))
 	if err != nil {
 		return rpcError(ctx, *addr, "ListTools", cf.useTLS(), err)
 	}
@@ -252,9 +252,39 @@ func rpcError(ctx context.Context, addr, what string, usedTLS bool, err error) e
 
 // writeTools writes the tools: one line each (name, server, the first line
 // of the description), or the response as protobuf JSON.
+// listTools lists every tool, following ListTools' pages, as one
+// response (its left_out that of the first page).
+func listTools(ctx context.Context, client bridgev1.ToolBridgeServiceClient, profile string) (*bridgev1.ListToolsResponse, error) {
+	all := &bridgev1.ListToolsResponse{}
+	seen := map[string]bool{}
+	for page := 0; ; page++ {
+		resp, err := client.ListTools(ctx, &bridgev1.ListToolsRequest{Profile: profile, PageToken: all.NextPageToken})
+		if err != nil {
+			return nil, err
+		}
+		if page == 0 {
+			all.LeftOut = resp.GetLeftOut()
+		}
+		all.Tools = append(all.Tools, resp.GetTools()...)
+		next := resp.GetNextPageToken()
+		if next == "" {
+			all.NextPageToken = ""
+			return all, nil
+		}
+		if seen[next] || len(resp.GetTools()) == 0 {
+			return nil, fmt.Errorf("the bridge's ListTools pages do not advance (page %d repeats a page token, or is empty)", page+1)
+		}
+		seen[next] = true
+		all.NextPageToken = next
+	}
+}
+
 func writeTools(e *env, tools *bridgev1.ListToolsResponse, format string) error {
 	if format == "json" {
 		return writeProto(e, tools)
+	}
+	for _, lo := range tools.GetLeftOut() {
+		fmt.Fprintf(e.stderr, "note: not every tool is served: %s\n", lo.GetMessage())
 	}
 	var b bytes.Buffer
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)

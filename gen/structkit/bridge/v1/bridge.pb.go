@@ -30,7 +30,17 @@ type ListToolsRequest struct {
 	// function calling ("openai", "anthropic", "gemini", "gemini-schema",
 	// "mcp"; see structkit's package adapt): the schemas listed are the
 	// adapted ones, to send to that provider's model.
-	Profile       string `protobuf:"bytes,1,opt,name=profile,proto3" json:"profile,omitempty"`
+	Profile string `protobuf:"bytes,1,opt,name=profile,proto3" json:"profile,omitempty"`
+	// PageSize, if positive, bounds the tools of the response. With or
+	// without it, a page holds no more tools than fit in 3 MiB (as
+	// protobuf), so that it fits gRPC's default 4 MiB client limit; a
+	// single tool larger than that is a page of its own.
+	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// PageToken is a previous response's next_page_token, to get the tools
+	// after that page; empty for the first page. Tools are paged by name:
+	// a tool added or removed meanwhile does not make another appear twice
+	// or go missing.
+	PageToken     string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -72,11 +82,32 @@ func (x *ListToolsRequest) GetProfile() string {
 	return ""
 }
 
+func (x *ListToolsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListToolsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
 // ListToolsResponse lists the tools.
 type ListToolsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Tools, sorted by name.
-	Tools         []*Tool `protobuf:"bytes,1,rep,name=tools,proto3" json:"tools,omitempty"`
+	Tools []*Tool `protobuf:"bytes,1,rep,name=tools,proto3" json:"tools,omitempty"`
+	// NextPageToken, when not empty, lists the next page (as page_token);
+	// empty on the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	// LeftOut says which tools the bridge does not serve, and why: one
+	// entry per limit of the bridge an MCP server's tool list went past.
+	// Empty when every listed tool is served. The same on every page.
+	LeftOut       []*LeftOut `protobuf:"bytes,3,rep,name=left_out,json=leftOut,proto3" json:"left_out,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -118,6 +149,126 @@ func (x *ListToolsResponse) GetTools() []*Tool {
 	return nil
 }
 
+func (x *ListToolsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+func (x *ListToolsResponse) GetLeftOut() []*LeftOut {
+	if x != nil {
+		return x.LeftOut
+	}
+	return nil
+}
+
+// LeftOut is a limit of the bridge that left some of an MCP server's tools
+// out. A call to such a tool is answered RESOURCE_EXHAUSTED, naming the
+// limit.
+type LeftOut struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Server is the MCP server.
+	Server string `protobuf:"bytes,1,opt,name=server,proto3" json:"server,omitempty"`
+	// Limit names the limit: "MaxTools" (tools read from the server's list,
+	// structkit bridge --max-tools), "MaxToolSchemaBytes" (one tool's
+	// schemas, --max-tool-schema-bytes) or "MaxSchemaBytes" (all its tools'
+	// schemas, --max-schema-bytes); max is its value.
+	Limit string `protobuf:"bytes,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	Max   int64  `protobuf:"varint,3,opt,name=max,proto3" json:"max,omitempty"`
+	// Tools names tools left out (at most 100, as the bridge names them).
+	// When stopped, the bridge stopped reading the server's list at the
+	// limit: the tool named is the first not served, and the server may
+	// list more after it.
+	Tools []string `protobuf:"bytes,4,rep,name=tools,proto3" json:"tools,omitempty"`
+	// Count is how many tools were left out, of those read.
+	Count   int32 `protobuf:"varint,5,opt,name=count,proto3" json:"count,omitempty"`
+	Stopped bool  `protobuf:"varint,6,opt,name=stopped,proto3" json:"stopped,omitempty"`
+	// Message says it in words.
+	Message       string `protobuf:"bytes,7,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LeftOut) Reset() {
+	*x = LeftOut{}
+	mi := &file_structkit_bridge_v1_bridge_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LeftOut) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LeftOut) ProtoMessage() {}
+
+func (x *LeftOut) ProtoReflect() protoreflect.Message {
+	mi := &file_structkit_bridge_v1_bridge_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LeftOut.ProtoReflect.Descriptor instead.
+func (*LeftOut) Descriptor() ([]byte, []int) {
+	return file_structkit_bridge_v1_bridge_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *LeftOut) GetServer() string {
+	if x != nil {
+		return x.Server
+	}
+	return ""
+}
+
+func (x *LeftOut) GetLimit() string {
+	if x != nil {
+		return x.Limit
+	}
+	return ""
+}
+
+func (x *LeftOut) GetMax() int64 {
+	if x != nil {
+		return x.Max
+	}
+	return 0
+}
+
+func (x *LeftOut) GetTools() []string {
+	if x != nil {
+		return x.Tools
+	}
+	return nil
+}
+
+func (x *LeftOut) GetCount() int32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+func (x *LeftOut) GetStopped() bool {
+	if x != nil {
+		return x.Stopped
+	}
+	return false
+}
+
+func (x *LeftOut) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
 // Tool is one tool the bridge serves.
 type Tool struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -154,7 +305,7 @@ type Tool struct {
 
 func (x *Tool) Reset() {
 	*x = Tool{}
-	mi := &file_structkit_bridge_v1_bridge_proto_msgTypes[2]
+	mi := &file_structkit_bridge_v1_bridge_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -166,7 +317,7 @@ func (x *Tool) String() string {
 func (*Tool) ProtoMessage() {}
 
 func (x *Tool) ProtoReflect() protoreflect.Message {
-	mi := &file_structkit_bridge_v1_bridge_proto_msgTypes[2]
+	mi := &file_structkit_bridge_v1_bridge_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -179,7 +330,7 @@ func (x *Tool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tool.ProtoReflect.Descriptor instead.
 func (*Tool) Descriptor() ([]byte, []int) {
-	return file_structkit_bridge_v1_bridge_proto_rawDescGZIP(), []int{2}
+	return file_structkit_bridge_v1_bridge_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Tool) GetName() string {
@@ -263,7 +414,7 @@ type CallToolRequest struct {
 
 func (x *CallToolRequest) Reset() {
 	*x = CallToolRequest{}
-	mi := &file_structkit_bridge_v1_bridge_proto_msgTypes[3]
+	mi := &file_structkit_bridge_v1_bridge_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -275,7 +426,7 @@ func (x *CallToolRequest) String() string {
 func (*CallToolRequest) ProtoMessage() {}
 
 func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_structkit_bridge_v1_bridge_proto_msgTypes[3]
+	mi := &file_structkit_bridge_v1_bridge_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -288,7 +439,7 @@ func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolRequest.ProtoReflect.Descriptor instead.
 func (*CallToolRequest) Descriptor() ([]byte, []int) {
-	return file_structkit_bridge_v1_bridge_proto_rawDescGZIP(), []int{3}
+	return file_structkit_bridge_v1_bridge_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *CallToolRequest) GetName() string {
@@ -388,7 +539,7 @@ type CallToolResponse struct {
 
 func (x *CallToolResponse) Reset() {
 	*x = CallToolResponse{}
-	mi := &file_structkit_bridge_v1_bridge_proto_msgTypes[4]
+	mi := &file_structkit_bridge_v1_bridge_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -400,7 +551,7 @@ func (x *CallToolResponse) String() string {
 func (*CallToolResponse) ProtoMessage() {}
 
 func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_structkit_bridge_v1_bridge_proto_msgTypes[4]
+	mi := &file_structkit_bridge_v1_bridge_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -413,7 +564,7 @@ func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolResponse.ProtoReflect.Descriptor instead.
 func (*CallToolResponse) Descriptor() ([]byte, []int) {
-	return file_structkit_bridge_v1_bridge_proto_rawDescGZIP(), []int{4}
+	return file_structkit_bridge_v1_bridge_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CallToolResponse) GetContent() []*structpb.Struct {
@@ -469,11 +620,24 @@ var File_structkit_bridge_v1_bridge_proto protoreflect.FileDescriptor
 
 const file_structkit_bridge_v1_bridge_proto_rawDesc = "" +
 	"\n" +
-	" structkit/bridge/v1/bridge.proto\x12\x13structkit.bridge.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x19structkit/v1/report.proto\",\n" +
+	" structkit/bridge/v1/bridge.proto\x12\x13structkit.bridge.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x19structkit/v1/report.proto\"h\n" +
 	"\x10ListToolsRequest\x12\x18\n" +
-	"\aprofile\x18\x01 \x01(\tR\aprofile\"D\n" +
+	"\aprofile\x18\x01 \x01(\tR\aprofile\x12\x1b\n" +
+	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x03 \x01(\tR\tpageToken\"\xa5\x01\n" +
 	"\x11ListToolsResponse\x12/\n" +
-	"\x05tools\x18\x01 \x03(\v2\x19.structkit.bridge.v1.ToolR\x05tools\"\xcd\x02\n" +
+	"\x05tools\x18\x01 \x03(\v2\x19.structkit.bridge.v1.ToolR\x05tools\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\x127\n" +
+	"\bleft_out\x18\x03 \x03(\v2\x1c.structkit.bridge.v1.LeftOutR\aleftOut\"\xa9\x01\n" +
+	"\aLeftOut\x12\x16\n" +
+	"\x06server\x18\x01 \x01(\tR\x06server\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\tR\x05limit\x12\x10\n" +
+	"\x03max\x18\x03 \x01(\x03R\x03max\x12\x14\n" +
+	"\x05tools\x18\x04 \x03(\tR\x05tools\x12\x14\n" +
+	"\x05count\x18\x05 \x01(\x05R\x05count\x12\x18\n" +
+	"\astopped\x18\x06 \x01(\bR\astopped\x12\x18\n" +
+	"\amessage\x18\a \x01(\tR\amessage\"\xcd\x02\n" +
 	"\x04Tool\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12:\n" +
@@ -513,34 +677,36 @@ func file_structkit_bridge_v1_bridge_proto_rawDescGZIP() []byte {
 	return file_structkit_bridge_v1_bridge_proto_rawDescData
 }
 
-var file_structkit_bridge_v1_bridge_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_structkit_bridge_v1_bridge_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_structkit_bridge_v1_bridge_proto_goTypes = []any{
 	(*ListToolsRequest)(nil),  // 0: structkit.bridge.v1.ListToolsRequest
 	(*ListToolsResponse)(nil), // 1: structkit.bridge.v1.ListToolsResponse
-	(*Tool)(nil),              // 2: structkit.bridge.v1.Tool
-	(*CallToolRequest)(nil),   // 3: structkit.bridge.v1.CallToolRequest
-	(*CallToolResponse)(nil),  // 4: structkit.bridge.v1.CallToolResponse
-	(*structpb.Struct)(nil),   // 5: google.protobuf.Struct
-	(*structpb.Value)(nil),    // 6: google.protobuf.Value
-	(*v1.Report)(nil),         // 7: structkit.v1.Report
+	(*LeftOut)(nil),           // 2: structkit.bridge.v1.LeftOut
+	(*Tool)(nil),              // 3: structkit.bridge.v1.Tool
+	(*CallToolRequest)(nil),   // 4: structkit.bridge.v1.CallToolRequest
+	(*CallToolResponse)(nil),  // 5: structkit.bridge.v1.CallToolResponse
+	(*structpb.Struct)(nil),   // 6: google.protobuf.Struct
+	(*structpb.Value)(nil),    // 7: google.protobuf.Value
+	(*v1.Report)(nil),         // 8: structkit.v1.Report
 }
 var file_structkit_bridge_v1_bridge_proto_depIdxs = []int32{
-	2, // 0: structkit.bridge.v1.ListToolsResponse.tools:type_name -> structkit.bridge.v1.Tool
-	5, // 1: structkit.bridge.v1.Tool.input_schema:type_name -> google.protobuf.Struct
-	5, // 2: structkit.bridge.v1.Tool.output_schema:type_name -> google.protobuf.Struct
-	5, // 3: structkit.bridge.v1.CallToolRequest.arguments:type_name -> google.protobuf.Struct
-	5, // 4: structkit.bridge.v1.CallToolResponse.content:type_name -> google.protobuf.Struct
-	6, // 5: structkit.bridge.v1.CallToolResponse.structured_content:type_name -> google.protobuf.Value
-	7, // 6: structkit.bridge.v1.CallToolResponse.report:type_name -> structkit.v1.Report
-	0, // 7: structkit.bridge.v1.ToolBridgeService.ListTools:input_type -> structkit.bridge.v1.ListToolsRequest
-	3, // 8: structkit.bridge.v1.ToolBridgeService.CallTool:input_type -> structkit.bridge.v1.CallToolRequest
-	1, // 9: structkit.bridge.v1.ToolBridgeService.ListTools:output_type -> structkit.bridge.v1.ListToolsResponse
-	4, // 10: structkit.bridge.v1.ToolBridgeService.CallTool:output_type -> structkit.bridge.v1.CallToolResponse
-	9, // [9:11] is the sub-list for method output_type
-	7, // [7:9] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	3,  // 0: structkit.bridge.v1.ListToolsResponse.tools:type_name -> structkit.bridge.v1.Tool
+	2,  // 1: structkit.bridge.v1.ListToolsResponse.left_out:type_name -> structkit.bridge.v1.LeftOut
+	6,  // 2: structkit.bridge.v1.Tool.input_schema:type_name -> google.protobuf.Struct
+	6,  // 3: structkit.bridge.v1.Tool.output_schema:type_name -> google.protobuf.Struct
+	6,  // 4: structkit.bridge.v1.CallToolRequest.arguments:type_name -> google.protobuf.Struct
+	6,  // 5: structkit.bridge.v1.CallToolResponse.content:type_name -> google.protobuf.Struct
+	7,  // 6: structkit.bridge.v1.CallToolResponse.structured_content:type_name -> google.protobuf.Value
+	8,  // 7: structkit.bridge.v1.CallToolResponse.report:type_name -> structkit.v1.Report
+	0,  // 8: structkit.bridge.v1.ToolBridgeService.ListTools:input_type -> structkit.bridge.v1.ListToolsRequest
+	4,  // 9: structkit.bridge.v1.ToolBridgeService.CallTool:input_type -> structkit.bridge.v1.CallToolRequest
+	1,  // 10: structkit.bridge.v1.ToolBridgeService.ListTools:output_type -> structkit.bridge.v1.ListToolsResponse
+	5,  // 11: structkit.bridge.v1.ToolBridgeService.CallTool:output_type -> structkit.bridge.v1.CallToolResponse
+	10, // [10:12] is the sub-list for method output_type
+	8,  // [8:10] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_structkit_bridge_v1_bridge_proto_init() }
@@ -548,7 +714,7 @@ func file_structkit_bridge_v1_bridge_proto_init() {
 	if File_structkit_bridge_v1_bridge_proto != nil {
 		return
 	}
-	file_structkit_bridge_v1_bridge_proto_msgTypes[3].OneofWrappers = []any{
+	file_structkit_bridge_v1_bridge_proto_msgTypes[4].OneofWrappers = []any{
 		(*CallToolRequest_Arguments)(nil),
 		(*CallToolRequest_ArgumentsJson)(nil),
 	}
@@ -558,7 +724,7 @@ func file_structkit_bridge_v1_bridge_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_structkit_bridge_v1_bridge_proto_rawDesc), len(file_structkit_bridge_v1_bridge_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

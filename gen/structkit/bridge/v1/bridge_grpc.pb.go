@@ -32,7 +32,9 @@ const (
 // the JSON the tool's schema calls for (integers as integers, big integers
 // exact); structured results come back as a Struct without rounding.
 type ToolBridgeServiceClient interface {
-	// ListTools lists the tools the bridge serves.
+	// ListTools lists the tools the bridge serves, a page at a time: each
+	// response fits gRPC's default 4 MiB message limit, and
+	// next_page_token asks for the next.
 	ListTools(ctx context.Context, in *ListToolsRequest, opts ...grpc.CallOption) (*ListToolsResponse, error)
 	// CallTool calls one tool.
 	CallTool(ctx context.Context, in *CallToolRequest, opts ...grpc.CallOption) (*CallToolResponse, error)
@@ -75,7 +77,9 @@ func (c *toolBridgeServiceClient) CallTool(ctx context.Context, in *CallToolRequ
 // the JSON the tool's schema calls for (integers as integers, big integers
 // exact); structured results come back as a Struct without rounding.
 type ToolBridgeServiceServer interface {
-	// ListTools lists the tools the bridge serves.
+	// ListTools lists the tools the bridge serves, a page at a time: each
+	// response fits gRPC's default 4 MiB message limit, and
+	// next_page_token asks for the next.
 	ListTools(context.Context, *ListToolsRequest) (*ListToolsResponse, error)
 	// CallTool calls one tool.
 	CallTool(context.Context, *CallToolRequest) (*CallToolResponse, error)
