@@ -89,6 +89,7 @@ type Metrics struct {
 	startFailures *prometheus.CounterVec
 	ended         *prometheus.CounterVec
 	up            *prometheus.GaugeVec
+	leftOut       *prometheus.GaugeVec
 	overflow      *prometheus.CounterVec
 
 	agg          *stats.Aggregator
@@ -108,6 +109,7 @@ const (
 	StartFailuresName = "structkit_bridge_upstream_start_failures_total"
 	EndedName         = "structkit_bridge_upstream_sessions_ended_total"
 	UpName            = "structkit_bridge_upstream_up"
+	LeftOutName       = "structkit_bridge_upstream_tools_left_out"
 	OverflowName      = "structkit_bridge_label_overflow_total"
 )
 
@@ -156,6 +158,10 @@ func New(o Options) *Metrics {
 			Name: UpName,
 			Help: "1 while an upstream MCP server's session is live, 0 while it is down.",
 		}, server),
+		leftOut: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: LeftOutName,
+			Help: "Tools of an upstream MCP server's last listing that the bridge does not serve, by the limit that left them out (MaxTools, MaxToolSchemaBytes, MaxSchemaBytes: see structkit bridge --help); a listing that stopped at a limit counts the tools read past it.",
+		}, []string{"server", "limit"}),
 		overflow: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: OverflowName,
 			Help: "Observations counted under _other because their metric family had reached its cap of distinct label sets.",
@@ -165,7 +171,7 @@ func New(o Options) *Metrics {
 		statLabels:   newLimiter(o.MaxLabelSets),
 		statOverflow: newLimiter(o.MaxLabelSets),
 	}
-	m.reg.MustRegister(m.calls, m.latency, m.starts, m.restarts, m.startFailures, m.ended, m.up, m.overflow, statsCollector{m.agg})
+	m.reg.MustRegister(m.calls, m.latency, m.starts, m.restarts, m.startFailures, m.ended, m.up, m.leftOut, m.overflow, statsCollector{m.agg})
 	if !o.NoRuntime {
 		m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
@@ -207,6 +213,12 @@ func (m *Metrics) Event(ev bridge.Event) {
 			m.restarts.WithLabelValues(s).Inc()
 		}
 		m.up.WithLabelValues(s).Set(1)
+		// Each start lists the tools again: what it left out replaces
+		// what the last one did.
+		m.leftOut.DeletePartialMatch(prometheus.Labels{"server": s})
+		for _, l := range ev.LeftOut {
+			m.leftOut.WithLabelValues(s, l.Limit).Add(float64(l.Count))
+		}
 	case bridge.EventStartFailed:
 		m.startFailures.WithLabelValues(s).Inc()
 		m.up.WithLabelValues(s).Set(0)

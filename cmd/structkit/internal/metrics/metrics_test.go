@@ -21,6 +21,7 @@ import (
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/mcpbridge"
 )
 
 // scrape returns the exposition text of m.
@@ -165,6 +166,22 @@ func TestEvents(t *testing.T) {
 		`structkit_bridge_upstream_start_failures_total{server="nav"} 1`,
 		`structkit_bridge_upstream_sessions_ended_total{server="nav"} 1`,
 	)
+	// What a start's listing left out, replaced by the next start's.
+	m.Event(bridge.Event{Server: "web", Kind: bridge.EventStarted, LeftOut: []*mcpbridge.LimitError{
+		{Server: "web", Limit: "MaxTools", Max: 2000, Count: 6000, Stopped: true},
+		{Server: "web", Limit: "MaxToolSchemaBytes", Max: 1 << 18, Count: 3},
+	}})
+	has(t, scrape(t, m),
+		`structkit_bridge_upstream_tools_left_out{limit="MaxTools",server="web"} 6000`,
+		`structkit_bridge_upstream_tools_left_out{limit="MaxToolSchemaBytes",server="web"} 3`)
+	m.Event(bridge.Event{Server: "web", Kind: bridge.EventStarted, Restart: true, LeftOut: []*mcpbridge.LimitError{
+		{Server: "web", Limit: "MaxToolSchemaBytes", Max: 1 << 18, Count: 1},
+	}})
+	out := scrape(t, m)
+	has(t, out, `structkit_bridge_upstream_tools_left_out{limit="MaxToolSchemaBytes",server="web"} 1`)
+	if strings.Contains(out, `limit="MaxTools"`) {
+		t.Errorf("the MaxTools count of the last start stayed:\n%s", out)
+	}
 }
 
 func TestRuntime(t *testing.T) {
