@@ -8,6 +8,7 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/restore"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -78,7 +79,11 @@ func (o RestoreOptions) Struct(answer *structpb.Struct) (*structpb.Struct, *coer
 	if err != nil {
 		return nil, nil, err
 	}
-	out, rep, err := o.JSON(b)
+	// Read as the Struct holds it: a string of digits beyond ±2^53 where
+	// the numbers restore carried big integers is such an integer (the
+	// codec's convention), where from JSON text it is the string it is.
+	restoring := (*coerce.Schema)((*plan.Schema)(o.Schema.orig).Restoring(restore.StructAnswer{T: o.Schema.tbl}))
+	out, rep, err := o.CheckOptions.JSON(restoring, b)
 	if err != nil {
 		return nil, nil, err
 	}

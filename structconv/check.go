@@ -70,8 +70,15 @@ func (o CheckOptions) JSON(schema *coerce.Schema, args []byte) ([]byte, *coerce.
 	// schema's stand-ins (plan.Schema.Restoring): the answer is restored
 	// to the original schema while it is read.
 	var hook restore.Hook
-	if t, ok := planOf(schema).Restore().(*restore.Table); ok && t != nil {
-		hook = &restore.Run{T: t}
+	switch t := planOf(schema).Restore().(type) {
+	case *restore.Table:
+		if t != nil {
+			hook = &restore.Run{T: t}
+		}
+	case restore.StructAnswer:
+		if t.T != nil {
+			hook = &restore.Run{T: t.T, FromStruct: true}
+		}
 	}
 	return o.checkJSON(schema, args, hook)
 }
@@ -264,7 +271,7 @@ func (e *encoder) record(v *structpb.Value, l *plan.Loc) {
 		}
 		e.rec.Float(k.NumberValue, l.Integer())
 	case *structpb.Value_StringValue:
-		if e.lits.isCarried(k) || l.RestoresCarried() && jsontext.Carried(k.StringValue) {
+		if e.lits.isCarried(k) || e.lits == nil && l.RestoresCarried() && jsontext.Carried(k.StringValue) {
 			e.rec.Literal(k.StringValue)
 			return
 		}

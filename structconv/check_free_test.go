@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -52,6 +53,51 @@ func TestCheckJSONFreeBigIntegers(t *testing.T) {
 		}
 		if len(got) != len(tc.problems) || len(got) > 0 && got[0] != tc.problems[0] {
 			t.Errorf("%s: problems %q, want %q", tc.name, got, tc.problems)
+		}
+	}
+}
+
+// TestCheckJSONStringsStayStrings: the check of JSON text knows what the
+// arguments wrote. A string of digits at an integer location is a string
+// there, however many digits it has (the Struct convention of carried big
+// integers is the codec's, not the model's): a problem, unless a rule
+// repairs it, reported. Numbers the arguments wrote are written back as
+// those numbers.
+func TestCheckJSONStringsStayStrings(t *testing.T) {
+	s, err := coerce.Compile(`{"type":"object","properties":{"n":{"type":"integer"},"x":{"type":"number"},"i":{"type":"array","items":{"type":"integer"}}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		in, out string
+		policy  coerce.Policy
+		problem string // "" for valid
+		rule    coerce.Rule
+	}{
+		{`{"n":12345678901234567890}`, `{"n":12345678901234567890}`, coerce.Policy{}, "", ""},
+		{`{"n":"12345678901234567890"}`, `{"n":"12345678901234567890"}`, coerce.Policy{}, "/n", ""},
+		{`{"n":"-9007199254740993"}`, `{"n":"-9007199254740993"}`, coerce.Policy{}, "/n", ""},
+		{`{"n":"5"}`, `{"n":"5"}`, coerce.Policy{}, "/n", ""},
+		{`{"x":"123456789012345678901234567890"}`, `{"x":"123456789012345678901234567890"}`, coerce.Policy{}, "/x", ""},
+		{`{"i":[1,"9007199254740993"]}`, `{"i":[1,"9007199254740993"]}`, coerce.Policy{}, "/i/1", ""},
+		{`{"n":"12345678901234567890"}`, `{"n":12345678901234567890}`, coerce.Policy{StringToInteger: true}, "", terms.RuleStringToInteger},
+		{`{"i":[1,"9007199254740993"]}`, `{"i":[1,9007199254740993]}`, coerce.Policy{StringToInteger: true}, "", terms.RuleStringToInteger},
+	} {
+		out, rep, err := structconv.CheckOptions{Policy: tc.policy}.JSON(s, []byte(tc.in))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.in, err)
+		}
+		if string(out) != tc.out {
+			t.Errorf("%s: wrote %s, want %s", tc.in, out, tc.out)
+		}
+		switch {
+		case tc.problem == "" && !rep.Valid():
+			t.Errorf("%s: %v", tc.in, rep.Problems)
+		case tc.problem != "" && (rep.Valid() || rep.Problems[0].Path != tc.problem):
+			t.Errorf("%s: problems %v, want one at %s", tc.in, rep.Problems, tc.problem)
+		}
+		if tc.rule != "" && rep.Count(tc.rule) != 1 {
+			t.Errorf("%s: changes %v, want one %s", tc.in, rep.Changes, tc.rule)
 		}
 	}
 }

@@ -217,7 +217,19 @@ func (d *decoder) lenientValue(v *structpb.Value, sc lenient.Scalar, l *plan.Loc
 		if d.report != nil {
 			d.note(dec.Rule, sc.JSON(), dec.Out.JSON(), l)
 		}
-		return scalarValue(dec.Out)
+		return d.scalarOut(dec.Out)
+	}
+	return v
+}
+
+// scalarOut is the Struct value of a scalar a rule produced while reading:
+// a big integer is carried as its digits and, for the check, marked as
+// the number it is (so that it is written and validated as one, where a
+// string of digits the input wrote stays a string).
+func (d *decoder) scalarOut(s lenient.Scalar) *structpb.Value {
+	v := scalarValue(s)
+	if d.lits != nil && s.Type == jsontype.Integer {
+		d.lits.carry(v)
 	}
 	return v
 }

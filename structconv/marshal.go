@@ -168,12 +168,20 @@ func (e *encoder) value(v *structpb.Value, l *plan.Loc) error {
 	case *structpb.Value_NumberValue:
 		return e.number(k.NumberValue, l)
 	case *structpb.Value_StringValue:
-		if e.lits.isCarried(k) && !l.RestoresCarried() {
-			// A big integer the check's input wrote as a number, where
-			// the schema does not say it is one: written back as the
-			// number it was.
-			e.b = append(e.b, k.StringValue...)
-			return nil
+		if e.lits != nil {
+			// The check of JSON knows what its input wrote: a big
+			// integer it carried (or a rule produced) is written back as
+			// the number it is, wherever it is; a string of digits the
+			// input wrote stays a string, at an integer location too
+			// (only a rule, reported, turns a string into a number).
+			if e.lits.isCarried(k) {
+				if l.RestoresCarried() && e.report != nil {
+					e.note(terms.RuleBigIntRestored, `"`+k.StringValue+`"`, k.StringValue, l)
+				}
+				e.b = append(e.b, k.StringValue...)
+				return nil
+			}
+			return e.plainStr(k.StringValue)
 		}
 		return e.str(k.StringValue, l)
 	case *structpb.Value_StructValue:
@@ -224,6 +232,11 @@ func (e *encoder) str(s string, l *plan.Loc) error {
 		}
 		return nil
 	}
+	return e.plainStr(s)
+}
+
+// plainStr writes s as a JSON string.
+func (e *encoder) plainStr(s string) error {
 	var ok bool
 	if e.b, ok = jsontext.AppendString(e.b, s); !ok && !e.tolerant {
 		return e.fail(CodeInvalidUTF8, "string is not valid UTF-8")

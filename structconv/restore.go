@@ -38,7 +38,7 @@ func (d *decoder) restoreString(s string, l *plan.Loc) (*structpb.Value, bool) {
 		if d.report != nil {
 			d.note(dec.Rule, strconv.Quote(s), dec.Out.JSON(), l)
 		}
-		return scalarValue(dec.Out), true
+		return d.scalarOut(dec.Out), true
 	}
 	return nil, false
 }

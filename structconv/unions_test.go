@@ -382,13 +382,27 @@ func TestUnionsLenient(t *testing.T) {
 func TestUnionsRestoring(t *testing.T) {
 	s := compileUnion(t, "const")
 	r := (*coerce.Schema)((*plan.Schema)(s).Restoring(restore.NewTable()))
-	for _, in := range []string{`{"value":18446744073709551615,"kind":"int"}`, `{"value":"18446744073709551615","kind":"int"}`} {
-		out, rep, err := structconv.CheckOptions{}.JSON(r, []byte(in))
+	for _, tc := range []struct {
+		in     string
+		policy coerce.Policy
+		valid  bool
+	}{
+		{`{"value":18446744073709551615,"kind":"int"}`, coerce.Policy{}, true},
+		// A string the answer wrote is a string: only a rule, reported,
+		// makes it the integer the alternative asks.
+		{`{"value":"18446744073709551615","kind":"int"}`, coerce.Policy{}, false},
+		{`{"value":"18446744073709551615","kind":"int"}`, coerce.Policy{StringToInteger: true}, true},
+	} {
+		out, rep, err := structconv.CheckOptions{Policy: tc.policy}.JSON(r, []byte(tc.in))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := `{"kind":"int","value":18446744073709551615}`; !rep.Valid() || string(out) != want {
-			t.Errorf("%s: got %s %v, want %s", in, out, rep.Problems, want)
+		want := `{"kind":"int","value":18446744073709551615}`
+		if !tc.valid {
+			want = `{"kind":"int","value":"18446744073709551615"}`
+		}
+		if rep.Valid() != tc.valid || string(out) != want {
+			t.Errorf("%s (%v): got %s %v, want %s valid %v", tc.in, tc.policy, out, rep.Problems, want, tc.valid)
 		}
 	}
 }

@@ -49,7 +49,7 @@ type pending struct {
 // narrowing reports whether the object about to be read at l defers its
 // decisions (see above).
 func (d *decoder) narrowing(l *plan.Loc, mode objMode) bool {
-	return mode == objPlain && d.rt == nil && (d.report != nil || d.lenient) && l.Narrows()
+	return mode == objPlain && (d.report != nil || d.lenient) && l.Narrows()
 }
 
 // keepPending keeps a decision pending on the objects being read.

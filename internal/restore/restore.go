@@ -267,14 +267,32 @@ type Hook interface {
 // the way. It is the Hook of one answer; it is not safe for concurrent
 // use (the table is).
 type Run struct {
-	T        *Table
-	problems []terms.Problem
+	T *Table
+	// FromStruct: the answer was held in a google.protobuf.Struct (see
+	// StructAnswer), so a string of digits beyond ±2^53 where the numbers
+	// restore carried big integers is the carried integer it stands for.
+	FromStruct bool
+	problems   []terms.Problem
 }
+
+// StructAnswer is what package adapt attaches (plan.Schema.Restoring) to
+// restore an answer that was held in a google.protobuf.Struct: the table
+// T, and the codec's convention for what a Struct cannot hold, a big
+// integer carried as the string of its digits. Read from JSON text, such
+// a string is the string it is (only a rule makes it a number).
+type StructAnswer struct{ T *Table }
 
 var _ Hook = (*Run)(nil)
 
 // String implements Hook.
-func (r *Run) String(l *plan.Loc, s string) Decision { return r.T.String(l, s) }
+func (r *Run) String(l *plan.Loc, s string) Decision {
+	d := r.T.String(l, s)
+	if d.Action == Keep && r.FromStruct && l.RestoresCarried() && jsontext.Carried(s) {
+		f, _ := jsontext.ParseFloat(s)
+		return Decision{Action: Replace, Rule: terms.RuleBigIntRestored, Out: lenient.Scalar{Type: jsontype.Integer, Num: f, Text: s}}
+	}
+	return d
+}
 
 // ChildText implements Hook.
 func (r *Run) ChildText(child *plan.Loc) bool { return r.T.ChildText(child) }
