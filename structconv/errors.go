@@ -67,6 +67,8 @@ type Error struct {
 	Offset int
 	// Msg says what is wrong.
 	Msg string
+
+	limit bool // a limit of the input (depth, digits), not its syntax
 }
 
 func (e *Error) Error() string {

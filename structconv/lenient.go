@@ -1,6 +1,8 @@
 package structconv
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 
@@ -169,20 +171,47 @@ func (d *decoder) readEmbedded(text string, l *plan.Loc, lenient bool, want json
 	}
 	room := d.maxDepth - len(d.path) // levels left for the text
 	e.reset(text, max(room, 1))
-	if k := e.r.Peek(); want != jsontext.Invalid && k != want || room < 1 && (k == jsontext.ObjectOpen || k == jsontext.ArrayOpen) {
+	k := e.r.Peek()
+	if want != jsontext.Invalid && k != want {
+		return nil, false
+	}
+	if room < 1 && (k == jsontext.ObjectOpen || k == jsontext.ArrayOpen) {
+		d.embedLimit(&Error{Code: CodeDepth, Path: pointerOf(d.path), Offset: -1, limit: true,
+			Msg: fmt.Sprintf("the string holds JSON text nested past the limit of %d levels", d.maxDepth)})
 		return nil, false
 	}
 	mark := reportMark(d.report)
 	v, err := e.value(l)
 	if err == nil {
-		if _, err = e.read(); err == nil { // the end, or trailing data
+		if e.embedErr != nil {
+			d.embedLimit(e.embedErr)
+		} else if _, err = e.read(); err == nil { // the end, or trailing data
 			return v, true
 		}
+	}
+	// Past a limit the text is not read as if it were not JSON text: the
+	// document fails, naming the limit (a string that is not JSON text
+	// stays a string).
+	var le *Error
+	if errors.As(err, &le) && le.limit {
+		// Named at the string, where the text is: the place inside the
+		// text (as deep as the limit) says no more.
+		c := *le
+		c.Path, c.Offset = pointerOf(d.path), -1
+		c.Msg = "the string holds JSON text past a limit: " + le.Msg
+		d.embedLimit(&c)
 	}
 	if d.report != nil {
 		d.report.Changes = d.report.Changes[:mark] // nothing happened
 	}
 	return nil, false
+}
+
+// embedLimit keeps the first limit JSON text in a string ran into.
+func (d *decoder) embedLimit(err *Error) {
+	if d.embedErr == nil {
+		d.embedErr = err
+	}
 }
 
 // lenientValue applies the policy's decision to a scalar v (sc) just read

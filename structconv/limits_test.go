@@ -160,3 +160,37 @@ func compile(t *testing.T, schema string) *coerce.Schema {
 	}
 	return s
 }
+
+// TestEmbeddedTextLimits: JSON text held in a string (RuleJSONString's,
+// or a stand-in that restore reads) past the depth or digit limit fails
+// the document, naming the string and the limit, rather than leave the
+// string as if it were not JSON text; a string that is not JSON text stays
+// a string.
+func TestEmbeddedTextLimits(t *testing.T) {
+	s, err := coerce.Compile(`{"type":"object","properties":{"a":{"type":"array"}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		in   string
+		opts structconv.CheckOptions
+		code structconv.ErrorCode // 0: no error
+	}{
+		{`{"a":"[[[[[1]]]]]"}`, structconv.CheckOptions{Policy: coerce.Policy{JSONString: true}, MaxDepth: 4}, structconv.CodeDepth},
+		{`{"a":"[[1]]"}`, structconv.CheckOptions{Policy: coerce.Policy{JSONString: true}, MaxDepth: 4}, 0},
+		{`{"a":"[12345678901]"}`, structconv.CheckOptions{Policy: coerce.Policy{JSONString: true}, MaxNumberDigits: 10}, structconv.CodeNumber},
+		{`{"a":"[1234567890]"}`, structconv.CheckOptions{Policy: coerce.Policy{JSONString: true}, MaxNumberDigits: 10}, 0},
+		{`{"a":"[oops"}`, structconv.CheckOptions{Policy: coerce.Policy{JSONString: true}}, 0},
+	} {
+		_, rep, err := tc.opts.JSON(s, []byte(tc.in))
+		var e *structconv.Error
+		switch {
+		case tc.code == 0 && err != nil:
+			t.Errorf("%s: %v", tc.in, err)
+		case tc.code != 0 && (!errors.As(err, &e) || e.Code != tc.code || e.Path != "/a" || !strings.Contains(e.Msg, "JSON text past a limit")):
+			t.Errorf("%s: %v, want %v at /a naming the limit", tc.in, err, tc.code)
+		case tc.code != 0 && rep.Valid():
+			t.Errorf("%s: failed, but the report reads as valid", tc.in)
+		}
+	}
+}

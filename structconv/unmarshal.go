@@ -129,6 +129,9 @@ func (o UnmarshalOptions) Unmarshal(b []byte, m proto.Message) error {
 	if err != nil {
 		return err
 	}
+	if d.embedErr != nil {
+		return d.embedErr
+	}
 	_, err = d.read() // the end, or trailing data
 	return err
 }
@@ -151,6 +154,10 @@ type decoder struct {
 	rt       restore.Hook // restoring an answer under an adapted schema; nil otherwise
 	xtra     []pair       // restore: undeclared members read from the extra member, a stack
 	lits     *literals    // the check's exact literals; nil otherwise
+	// embedErr is the first limit JSON text held in a string ran into
+	// (readEmbedded): the document fails with it, rather than keep the
+	// string as if it were not JSON text.
+	embedErr *Error
 	// alternatives narrowed by the value (unmarshal_narrow.go)
 	undecided int       // objects being read whose decisions are pending
 	pend      []pending // those decisions, in reading order
@@ -206,6 +213,7 @@ func (d *decoder) syntax(err error) error {
 	}
 	code := CodeSyntax
 	msg := se.Msg
+	limit := se.Kind == jsontext.ErrDepth || se.Kind == jsontext.ErrDigits
 	switch se.Kind {
 	case jsontext.ErrUTF8:
 		code = CodeInvalidUTF8
@@ -217,7 +225,7 @@ func (d *decoder) syntax(err error) error {
 	case jsontext.ErrDigits:
 		code = CodeNumber
 	}
-	return &Error{Code: code, Path: pointerOf(d.path), Offset: se.Offset, Msg: msg}
+	return &Error{Code: code, Path: pointerOf(d.path), Offset: se.Offset, Msg: msg, limit: limit}
 }
 
 func (d *decoder) note(rule coerce.Rule, from, to string, l *plan.Loc) {
