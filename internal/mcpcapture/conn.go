@@ -15,7 +15,7 @@ type transport struct {
 }
 
 func (t *transport) Connect(ctx context.Context) (mcp.Connection, error) {
-	inner, err := t.inner.Connect(ctx)
+	inner, err := guarded(t.inner).Connect(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -115,6 +115,17 @@ func (e errReader) Read([]byte) (int, error) {
 // of pending tools/call and tools/list responses annotated; changed is false (and out is
 // data) when there are none.
 func (rt *roundTripper) rewrite(data []byte) (out []byte, changed bool) {
+	if tooDeep(data) {
+		// A response the SDK would refuse for its nesting is answered
+		// by an error response of its id (see guardFrame).
+		if g := guardFrame(bytes.TrimSpace(data)); g != nil {
+			if id, ok := topLevelID(g); ok {
+				rt.p.take(rawIDKey(id))
+			}
+			return g, true
+		}
+		return data, false
+	}
 	if rt.p.empty() {
 		return data, false
 	}

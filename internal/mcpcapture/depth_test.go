@@ -1,0 +1,106 @@
+package mcpcapture
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/structkit/structkit/internal/fixture/deepmcp"
+)
+
+// deepSession connects a go-sdk client, through a Capture, to the hostile
+// deepmcp server over pipes.
+func deepSession(t *testing.T) (*mcp.ClientSession, *Capture) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go func() { _ = deepmcp.Serve(inR, outW); outW.Close() }()
+	c := New()
+	tr, ok := c.Wrap(&mcp.IOTransport{Reader: outR, Writer: inW})
+	if !ok {
+		t.Fatal("IOTransport not wrapped")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, c
+}
+
+// TestDeepResultSessionLives: a result nested deeper than the go-sdk
+// client reads ended the session ("exceeded maximum nesting depth of
+// 1000"); now the call gets a JSON-RPC error naming the limit, and the
+// session serves the next call.
+func TestDeepResultSessionLives(t *testing.T) {
+	cs, _ := deepSession(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, depth := range []int{499, 997, 998, 1000, 4999, 5000, 100000, 150000} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "deep", Arguments: map[string]any{"depth": depth}})
+		// The frame nests two levels more: the message and its result.
+		if depth+2 <= SDKMaxDepth {
+			if err != nil || res.StructuredContent == nil {
+				t.Fatalf("depth %d: %v, %v", depth, res, err)
+			}
+		} else {
+			var we *jsonrpc.Error
+			if !errors.As(err, &we) || we.Code != CodeTooDeep || !strings.Contains(we.Message, "deeper than 1000 levels") {
+				t.Fatalf("depth %d: got %v, %v; want a JSON-RPC error %d naming the limit", depth, res, err, CodeTooDeep)
+			}
+		}
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ok"}); err != nil {
+			t.Fatalf("after depth %d the session is gone: %v", depth, err)
+		}
+	}
+}
+
+func TestGuardFrame(t *testing.T) {
+	deep := deepmcp.Nested(SDKMaxDepth)
+	for _, tc := range []struct{ name, in, want string }{
+		{"shallow", `{"jsonrpc":"2.0","id":1,"result":{}}`, `{"jsonrpc":"2.0","id":1,"result":{}}`},
+		{"response", `{"jsonrpc":"2.0","id":7,"result":` + deep + `}`, `{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"the server's response is nested deeper than 1000 levels`},
+		{"string id after", `{"jsonrpc":"2.0","result":` + deep + `,"id":"x"}`, `{"jsonrpc":"2.0","id":"x","error"`},
+		{"request dropped", `{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":` + deep + `}`, ``},
+		{"notification dropped", `{"jsonrpc":"2.0","method":"n","params":` + deep + `}`, ``},
+		{"garbage dropped", strings.Repeat("[", 5000), ``},
+		{"batch dropped", `[` + deep + `]`, ``},
+	} {
+		got := string(guardFrame([]byte(tc.in)))
+		if !strings.HasPrefix(got, tc.want) || (tc.want == "") != (got == "") {
+			t.Errorf("%s: got %.120s, want %.120s", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestCanarySDKMaxDepth pins SDKMaxDepth: without the guard, a frame of
+// SDKMaxDepth levels is read and one more ends the session.
+func TestCanarySDKMaxDepth(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go func() { _ = deepmcp.Serve(inR, outW); outW.Close() }()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "deep", Arguments: map[string]any{"depth": SDKMaxDepth - 2}}); err != nil {
+		t.Fatalf("a frame of %d levels: %v", SDKMaxDepth, err)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "deep", Arguments: map[string]any{"depth": SDKMaxDepth - 1}}); err == nil {
+		t.Fatalf("a frame of %d levels was read: the SDK's limit moved", SDKMaxDepth+1)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ok"}); err == nil {
+		t.Fatal("the session outlived a frame the SDK refused: the guard may no longer be needed")
+	}
+}
