@@ -100,8 +100,21 @@ type ClientOptions struct {
 	// which the go-sdk refuses a JSON-RPC message (and a stdio server built
 	// on it ends the session). Deeper arguments fail at StageArguments
 	// with a *structconv.Error (CodeDepth) naming the path, before
-	// anything is sent: no arguments can put the session at risk.
+	// anything is sent: no arguments can put the session at risk. The
+	// same limits bound results: structured content or a content block
+	// nested deeper than MaxDepth (512 when 0), or with a longer number
+	// literal than MaxNumberDigits, fails at StageResult with a
+	// *structconv.Error (CodeDepth, CodeNumber) naming the path. A frame
+	// nested beyond the 1000 levels the go-sdk reads never reaches it: the
+	// call fails at StageResult with a *jsonrpc.Error naming that limit,
+	// and the session lives.
 	structconv.CheckOptions
+	// StructuredJSON, when true, hands a captured result's structured
+	// content on as JSON text only (CallResult.StructuredJSON, exact, in
+	// memory once) and leaves CallResult.Structured nil: a Struct tree
+	// costs about twenty times the bytes of a result of small numbers.
+	// Results the Client cannot capture still fill Structured.
+	StructuredJSON bool
 	// Logger, if not nil, receives the SDK client's log, failures of
 	// background refreshes, and a warning when Connect's transport is one
 	// whose results the Client cannot capture (see ExactResults).
@@ -191,9 +204,11 @@ type CallResult struct {
 	// (an ECMAScript-only regular expression in a "pattern", say).
 	NotValidated string
 
-	// structuredJSON is the raw structuredContent, when it was captured
-	// (for CallToolFor).
-	structuredJSON json.RawMessage
+	// StructuredJSON is structuredContent as the server wrote it,
+	// compacted (every literal as written, within the limits of
+	// ClientOptions), when the result was captured (Exact); nil otherwise.
+	// Do not modify.
+	StructuredJSON json.RawMessage
 }
 
 // Client is a connection to one MCP server. It is safe for concurrent use.
