@@ -113,7 +113,10 @@ type ClientOptions struct {
 	// content on as JSON text only (CallResult.StructuredJSON, exact, in
 	// memory once) and leaves CallResult.Structured nil: a Struct tree
 	// costs about twenty times the bytes of a result of small numbers.
-	// Results the Client cannot capture still fill Structured.
+	// Results the Client cannot capture still fill Structured. The SDK is
+	// then handed null in place of a captured structuredContent (its
+	// decoding would cost as much as the Struct): the results of tools/call
+	// requests made on Session directly have no StructuredContent.
 	StructuredJSON bool
 	// Logger, if not nil, receives the SDK client's log, failures of
 	// background refreshes, and a warning when Connect's transport is one
@@ -259,6 +262,9 @@ func Connect(ctx context.Context, t mcp.Transport, opts ClientOptions) (*Client,
 		cap:   mcpcapture.New(),
 		kick:  make(chan struct{}, 1),
 		ended: make(chan struct{}),
+	}
+	if opts.StructuredJSON {
+		c.cap.NullStructured()
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	impl := opts.Implementation

@@ -72,8 +72,9 @@ const maxBody = 64 << 20
 // Capture captures the raw results of the tools/call requests of one
 // client session. It is safe for concurrent use.
 type Capture struct {
-	key     string
-	readErr atomic.Pointer[error]
+	key            string
+	readErr        atomic.Pointer[error]
+	nullStructured bool
 }
 
 // New returns a Capture with a fresh private _meta key.
@@ -83,6 +84,18 @@ func New() *Capture {
 		panic("mcpcapture: crypto/rand: " + err.Error())
 	}
 	return &Capture{key: MetaKeyPrefix + hex.EncodeToString(b[:])}
+}
+
+// NullStructured makes c hand the SDK null in place of the
+// structuredContent of every tools/call result it captures (the entry
+// holds it): the SDK's decoding of it, a tree of Go values some forty
+// times the bytes of small numbers or empty objects (and a literal
+// beyond a double's range, which fails the whole call), is never built.
+// CallToolResult.StructuredContent is then nil: read Take's. Call it
+// before the Capture wraps a transport. It returns c.
+func (c *Capture) NullStructured() *Capture {
+	c.nullStructured = true
+	return c
 }
 
 // Key is the private _meta key under which results carry their raw JSON.
@@ -215,7 +228,22 @@ func (c *Capture) annotate(result []byte) (out []byte, ok bool) {
 		inner = append(append(inner, `"structuredContent":`...), m.structured...)
 	}
 	inner = append(inner, '}')
-	return c.spliceMeta(result, m, inner)
+	out, ok = c.spliceMeta(result, m, inner)
+	if !ok || !c.nullStructured || m.structured == nil || len(m.structured) < len("null") || isNull(m.structured) {
+		return out, ok
+	}
+	// The SDK is handed null in structuredContent's place (see
+	// NullStructured). The entry was spliced before the value, inside a
+	// _meta that precedes it, or after it.
+	at := m.structuredAt
+	if m.meta < 0 || m.meta < m.structuredAt {
+		at += len(out) - len(result)
+	}
+	n := len(m.structured)
+	copy(out[at+4:], out[at+n:])
+	out = out[:len(out)-n+4]
+	copy(out[at:], "null")
+	return out, true
 }
 
 // spliceMeta returns obj, an object scanObject read as m, with this
@@ -266,7 +294,8 @@ type members struct {
 	meta       int    // start of _meta's value, or -1
 	metaEmpty  bool   // _meta is {}
 	content    []byte // content's value, or nil
-	structured []byte // structuredContent's value, or nil
+	structured []byte // structuredContent's value, or nil (at its offset: structuredAt)
+	structuredAt int
 	tools      []byte // tools's value, or nil (at its offset: toolsAt)
 	toolsAt    int
 	input      []byte // inputSchema's value, or nil
@@ -319,7 +348,7 @@ func scanObject(b []byte) (m members, ok bool) {
 		case "content":
 			m.content = b[start:end]
 		case "structuredContent":
-			m.structured = b[start:end]
+			m.structured, m.structuredAt = b[start:end], start
 		case "tools":
 			m.tools, m.toolsAt = b[start:end], start
 		case "inputSchema":

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"unsafe"
 
 	"github.com/structkit/structkit/internal/jsontext"
 )
@@ -28,7 +29,11 @@ const CodeTooDeep = -32603
 // SDK counts (arrays and objects; a frame that is not JSON is judged up
 // to where the token layer stops reading it).
 func tooDeep(frame []byte) bool {
-	d := jsontext.NewDecoder(string(frame), jsontext.Options{MaxDepth: SDKMaxDepth, MaxDigits: math.MaxInt32, AllowDuplicateNames: true})
+	if len(frame) == 0 {
+		return false
+	}
+	// Read in place: frame is not modified while d reads it.
+	d := jsontext.NewDecoder(unsafe.String(&frame[0], len(frame)), jsontext.Options{MaxDepth: SDKMaxDepth, MaxDigits: math.MaxInt32, AllowDuplicateNames: true})
 	for {
 		k, err := d.Next()
 		if err != nil {
@@ -157,23 +162,29 @@ func (g *guardReader) fill() {
 	g.line = append(g.line, chunk...)
 	switch {
 	case len(g.line) > g.maxLine:
-		g.out, g.line = append(g.out[:0], g.line...), g.line[:0]
+		g.out, g.line = g.line, nil
 		g.pass = !complete
 	case complete || (g.err != nil && len(g.line) > 0):
 		frame := g.line
 		if complete {
 			frame = frame[:len(frame)-1]
 		}
-		g.line = g.line[:0]
 		if len(bytes.TrimSpace(frame)) == 0 {
+			g.line = g.line[:0]
 			g.out = append(g.out[:0], '\n')
 			return
 		}
-		got := guardFrame(frame)
-		if got == nil {
-			return // dropped
+		if !tooDeep(frame) {
+			// The line itself is handed on, and the next one gathered in
+			// a fresh buffer.
+			g.out, g.line = g.line, nil
+			return
 		}
-		g.out = append(append(g.out[:0], got...), '\n')
+		got := guardFrame(frame)
+		g.line = g.line[:0]
+		if got != nil {
+			g.out = append(append(g.out[:0], got...), '\n')
+		}
 	}
 }
 
