@@ -68,4 +68,3 @@ func TestResultDepth(t *testing.T) {
 		}
 	}
 }
-

@@ -289,17 +289,17 @@ func (c *Capture) spliceMeta(obj []byte, m members, inner []byte) (out []byte, o
 
 // members locates what annotate needs in a result object.
 type members struct {
-	open       int    // the object's '{'
-	empty      bool   // the object has no member
-	meta       int    // start of _meta's value, or -1
-	metaEmpty  bool   // _meta is {}
-	content    []byte // content's value, or nil
-	structured []byte // structuredContent's value, or nil (at its offset: structuredAt)
+	open         int    // the object's '{'
+	empty        bool   // the object has no member
+	meta         int    // start of _meta's value, or -1
+	metaEmpty    bool   // _meta is {}
+	content      []byte // content's value, or nil
+	structured   []byte // structuredContent's value, or nil (at its offset: structuredAt)
 	structuredAt int
-	tools      []byte // tools's value, or nil (at its offset: toolsAt)
-	toolsAt    int
-	input      []byte // inputSchema's value, or nil
-	output     []byte // outputSchema's value, or nil
+	tools        []byte // tools's value, or nil (at its offset: toolsAt)
+	toolsAt      int
+	input        []byte // inputSchema's value, or nil
+	output       []byte // outputSchema's value, or nil
 }
 
 // scanObject finds the top-level members of a JSON object through the
