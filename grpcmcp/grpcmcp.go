@@ -40,6 +40,7 @@ import (
 	"github.com/structkit/structkit/internal/mcptool"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/schema"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/protoschema"
 	"github.com/structkit/structkit/structconv"
 )
@@ -204,6 +205,7 @@ type tool struct {
 	invoke  func(context.Context, proto.Message) (proto.Message, error)
 	adapted *adapt.Schema // the input schema as published, with a Profile
 	restore adapt.RestoreOptions
+	maxDepth int // of results (resultDepth)
 }
 
 func newTool(t Tool, o Options) (*tool, error) {
@@ -280,7 +282,7 @@ func newTool(t Tool, o Options) (*tool, error) {
 	restore := adapt.RestoreOptions{Schema: adapted, CheckOptions: o.CheckOptions}
 	restore.Tool = name
 	return &tool{name: name, method: md, mcpTool: mt, in: in, out: out, newReq: newReq, invoke: t.Invoke,
-		adapted: adapted, restore: restore}, nil
+		adapted: adapted, restore: restore, maxDepth: resultDepth(o)}, nil
 }
 
 func methodComment(md protoreflect.MethodDescriptor) string {
@@ -334,8 +336,18 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		return errorResult(statusText(t.name, t.method.Input(), err)), nil
 	}
 	b, err := t.out.Marshal(resp)
+	switch {
+	case err == nil:
+		err = checkResult(b, t.maxDepth)
+	case nestsBeyond(resp.ProtoReflect(), deepMessage):
+		err = errResultDepth{t.maxDepth}
+	}
+	var de errResultDepth
+	if errors.As(err, &de) {
+		return errorResult(fmt.Sprintf("The call of tool %q succeeded, but %v.", t.name, err)), nil
+	}
 	if err != nil {
-		return errorResult(fmt.Sprintf("The call of tool %q succeeded, but its result could not be written: %v", t.name, err)), nil
+		return errorResult(fmt.Sprintf("The call of tool %q succeeded, but its result could not be written: %s", t.name, terms.Bounded(err.Error(), terms.ServerTextLimit))), nil
 	}
 	return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
 }
