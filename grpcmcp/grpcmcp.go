@@ -197,14 +197,14 @@ func AddTools(s *mcp.Server, tools []Tool, o Options) ([]string, error) {
 }
 
 type tool struct {
-	name    string
-	method  protoreflect.MethodDescriptor
-	mcpTool *mcp.Tool
-	in, out *protoschema.Codec
-	newReq  func() proto.Message
-	invoke  func(context.Context, proto.Message) (proto.Message, error)
-	adapted *adapt.Schema // the input schema as published, with a Profile
-	restore adapt.RestoreOptions
+	name     string
+	method   protoreflect.MethodDescriptor
+	mcpTool  *mcp.Tool
+	in, out  *protoschema.Codec
+	newReq   func() proto.Message
+	invoke   func(context.Context, proto.Message) (proto.Message, error)
+	adapted  *adapt.Schema // the input schema as published, with a Profile
+	restore  adapt.RestoreOptions
 	maxDepth int // of results (resultDepth)
 }
 
