@@ -11,8 +11,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/mcpbridge"
 )
 
 // maxNameInMessage bounds how much of a client-supplied name (a tool name)
