@@ -8,6 +8,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -61,7 +62,7 @@ func (c *Client) result(ti *ToolInfo, out *mcp.CallToolResult, res *CallResult) 
 		if raw.Structured == nil {
 			break
 		}
-		sj, err := jsontext.Compact(make([]byte, 0, len(raw.Structured)), string(raw.Structured), limits)
+		sj, err := compacted(raw.Structured, limits)
 		if err != nil {
 			return located(structuredPath, string(raw.Structured), err)
 		}
@@ -88,6 +89,39 @@ func (c *Client) result(ti *ToolInfo, out *mcp.CallToolResult, res *CallResult) 
 	}
 	appendChanges(&res.ResultReport, urep.Changes, structuredPath)
 	return nil
+}
+
+// compacted returns text compacted, read under the limits: text itself
+// when it is compact already (as servers write it: no copy), else a
+// compact copy.
+func compacted(text []byte, o jsontext.Options) ([]byte, error) {
+	if len(text) == 0 {
+		return jsontext.Compact(nil, "", o)
+	}
+	// Read in place: text is not modified while d reads it.
+	src := unsafe.String(&text[0], len(text))
+	d := jsontext.NewDecoder(src, o)
+	end := 0
+	for {
+		k, err := d.Next()
+		if err != nil {
+			return nil, err
+		}
+		if k == jsontext.EOF {
+			break
+		}
+		// Between tokens, compact text has only the separators.
+		for _, c := range text[end:d.Start()] {
+			if c != ',' && c != ':' {
+				return jsontext.Compact(make([]byte, 0, len(text)), src, o)
+			}
+		}
+		end = d.Current().End()
+	}
+	if end != len(text) {
+		return jsontext.Compact(make([]byte, 0, len(text)), src, o)
+	}
+	return text, nil
 }
 
 // resultLimits are the token layer's limits on a result's text: the

@@ -75,6 +75,7 @@ type Capture struct {
 	key            string
 	readErr        atomic.Pointer[error]
 	nullStructured bool
+	kept           kept // results captured below the SDK (side.go)
 }
 
 // New returns a Capture with a fresh private _meta key.
@@ -176,6 +177,13 @@ func (c *Capture) Take(res *mcp.CallToolResult) (raw Raw, ok bool) {
 	s, isString := v.(string)
 	if !isString {
 		return Raw{}, false
+	}
+	if ref, ok := strings.CutPrefix(s, refPrefix); ok {
+		n, err := strconv.ParseUint(ref, 10, 64)
+		if err != nil {
+			return Raw{}, false
+		}
+		return c.kept.take(n)
 	}
 	return readEntry(s)
 }
@@ -300,7 +308,13 @@ type members struct {
 	toolsAt      int
 	input        []byte // inputSchema's value, or nil
 	output       []byte // outputSchema's value, or nil
+	metaValue    []byte // _meta's value, or nil
+	others       []member
 }
+
+// member is a member of an object other than _meta, content and
+// structuredContent, as written.
+type member struct{ name, value []byte }
 
 // scanObject finds the top-level members of a JSON object through the
 // token layer, without decoding their values. It declines (ok false) what
@@ -326,6 +340,7 @@ func scanObject(b []byte) (m members, ok bool) {
 			break
 		}
 		m.empty = false
+		nameText := b[d.Start():d.Current().End()]
 		if strings.IndexByte(src[d.Start():d.Current().End()], '\\') >= 0 {
 			return m, false
 		}
@@ -339,11 +354,16 @@ func scanObject(b []byte) (m members, ok bool) {
 			return m, false
 		}
 		switch name {
+		case "_meta", "content", "structuredContent":
+		default:
+			m.others = append(m.others, member{name: nameText, value: b[start:end]})
+		}
+		switch name {
 		case "_meta":
 			if m.meta >= 0 {
 				return m, false
 			}
-			m.meta = start
+			m.meta, m.metaValue = start, b[start:end]
 			m.metaEmpty = src[start] == '{' && strings.TrimLeft(src[start+1:end-1], " \t\r\n") == ""
 		case "content":
 			m.content = b[start:end]
@@ -534,4 +554,14 @@ func rawIDKey(raw []byte) string {
 		}
 	}
 	return ""
+}
+
+// peek returns id's kind without removing it.
+func (p *pending) peek(id string) kind {
+	if id == "" {
+		return kindNone
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ids[id]
 }

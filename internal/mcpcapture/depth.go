@@ -123,16 +123,20 @@ type guardReader struct {
 	r       *bufio.Reader
 	maxLine int
 	out     []byte // what is left to hand on
-	line    []byte // the line being gathered
+	line    []byte   // the line being gathered
+	parts   [][]byte // or its parts so far, partLen bytes
+	partLen int
 	pass    bool   // passing an over-long line on as it comes
 	err     error  // r's error, once the frames before it are handed on
+	c       *Capture
+	p       *pending // the tools/call and tools/list ids awaiting a response
 }
 
-func newGuardReader(rc io.ReadCloser, maxLine int) *guardReader {
+func newGuardReader(rc io.ReadCloser, maxLine int, c *Capture, p *pending) *guardReader {
 	if maxLine <= 0 {
 		maxLine = maxBody
 	}
-	return &guardReader{rc: rc, r: bufio.NewReaderSize(rc, 64<<10), maxLine: maxLine}
+	return &guardReader{rc: rc, r: bufio.NewReaderSize(rc, 64<<10), maxLine: maxLine, c: c, p: p}
 }
 
 func (g *guardReader) Read(p []byte) (int, error) {
@@ -159,6 +163,21 @@ func (g *guardReader) fill() {
 		g.pass = !complete
 		return
 	}
+	if !complete && g.err == nil && g.partLen+len(chunk) <= g.maxLine {
+		// A long line is gathered in parts and joined once, at its
+		// length: growing one buffer would leave garbage of several
+		// times its length behind.
+		g.parts = append(g.parts, append([]byte(nil), chunk...))
+		g.partLen += len(chunk)
+		return
+	}
+	if g.parts != nil {
+		joined := make([]byte, 0, g.partLen+len(chunk))
+		for _, p := range g.parts {
+			joined = append(joined, p...)
+		}
+		g.line, g.parts, g.partLen = joined, nil, 0
+	}
 	g.line = append(g.line, chunk...)
 	switch {
 	case len(g.line) > g.maxLine:
@@ -175,6 +194,14 @@ func (g *guardReader) fill() {
 			return
 		}
 		if !tooDeep(frame) {
+			if g.c != nil && !g.p.empty() {
+				if stub, ok := g.c.captureFrame(frame, g.p); ok {
+					// The result is kept (slices of this line), the SDK
+					// reads the stub.
+					g.out, g.line = append(stub, '\n'), nil
+					return
+				}
+			}
 			// The line itself is handed on, and the next one gathered in
 			// a fresh buffer.
 			g.out, g.line = g.line, nil

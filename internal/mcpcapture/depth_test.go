@@ -41,15 +41,19 @@ func deepSession(t *testing.T) (*mcp.ClientSession, *Capture) {
 // 1000"); now the call gets a JSON-RPC error naming the limit, and the
 // session serves the next call.
 func TestDeepResultSessionLives(t *testing.T) {
-	cs, _ := deepSession(t)
+	cs, c := deepSession(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for _, depth := range []int{499, 997, 998, 1000, 4999, 5000, 100000, 150000} {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "deep", Arguments: map[string]any{"depth": depth}})
 		// The frame nests two levels more: the message and its result.
 		if depth+2 <= SDKMaxDepth {
-			if err != nil || res.StructuredContent == nil {
-				t.Fatalf("depth %d: %v, %v", depth, res, err)
+			if err != nil {
+				t.Fatalf("depth %d: %v", depth, err)
+			}
+			// Captured below the SDK: the SDK read a stub.
+			if raw, ok := c.Take(res); !ok || len(raw.Structured) < 2*depth || res.StructuredContent != nil {
+				t.Fatalf("depth %d: captured %v, %d bytes; the SDK's %v", depth, ok, len(raw.Structured), res.StructuredContent != nil)
 			}
 		} else {
 			var we *jsonrpc.Error

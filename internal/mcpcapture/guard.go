@@ -18,17 +18,17 @@ import (
 // dropped below the SDK, which would otherwise end the session. The
 // in-memory transport's connection is unexported and is returned as it is
 // (unguarded: its peer is in the same process).
-func guarded(t mcp.Transport) mcp.Transport {
+func guarded(t mcp.Transport, c *Capture, p *pending) mcp.Transport {
 	switch t := t.(type) {
 	case *mcp.IOTransport:
 		tt := *t
-		tt.Reader = newGuardReader(t.Reader, lineLimit(t.MaxLineLength))
+		tt.Reader = newGuardReader(t.Reader, lineLimit(t.MaxLineLength), c, p)
 		return &tt
 	case *mcp.StdioTransport:
-		return &mcp.IOTransport{Reader: newGuardReader(os.Stdin, lineLimit(t.MaxLineLength)),
+		return &mcp.IOTransport{Reader: newGuardReader(os.Stdin, lineLimit(t.MaxLineLength), c, p),
 			Writer: keepOpen{os.Stdout}, MaxLineLength: t.MaxLineLength}
 	case *mcp.CommandTransport:
-		return &commandTransport{t}
+		return &commandTransport{t: t, c: c, p: p}
 	}
 	return t
 }
@@ -52,7 +52,11 @@ func (keepOpen) Close() error { return nil }
 // commandTransport runs the command as mcp.CommandTransport does (stdin
 // and stdout pipes; Close closes stdin, waits TerminateDuration, then
 // SIGTERM, then SIGKILL), with its stdout read through a guardReader.
-type commandTransport struct{ t *mcp.CommandTransport }
+type commandTransport struct {
+	t *mcp.CommandTransport
+	c *Capture
+	p *pending
+}
 
 // defaultTerminateDuration is mcp.CommandTransport's when its
 // TerminateDuration is zero.
@@ -76,7 +80,7 @@ func (c *commandTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 		td = defaultTerminateDuration
 	}
 	p := &process{cmd: cmd, stdin: stdin, terminate: td}
-	io := &mcp.IOTransport{Reader: newGuardReader(io.NopCloser(stdout), mcp.DefaultMaxLineLength), Writer: p}
+	io := &mcp.IOTransport{Reader: newGuardReader(io.NopCloser(stdout), mcp.DefaultMaxLineLength, c.c, c.p), Writer: p}
 	return io.Connect(ctx)
 }
 
