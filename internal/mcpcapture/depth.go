@@ -122,12 +122,12 @@ type guardReader struct {
 	rc      io.ReadCloser
 	r       *bufio.Reader
 	maxLine int
-	out     []byte // what is left to hand on
+	out     []byte   // what is left to hand on
 	line    []byte   // the line being gathered
 	parts   [][]byte // or its parts so far, partLen bytes
 	partLen int
-	pass    bool   // passing an over-long line on as it comes
-	err     error  // r's error, once the frames before it are handed on
+	pass    bool  // passing an over-long line on as it comes
+	err     error // r's error, once the frames before it are handed on
 	c       *Capture
 	p       *pending // the tools/call and tools/list ids awaiting a response
 }

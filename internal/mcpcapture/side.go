@@ -205,4 +205,3 @@ func elements(arr []byte) ([]json.RawMessage, bool) {
 		out = append(out, json.RawMessage(arr[start:end]))
 	}
 }
-
