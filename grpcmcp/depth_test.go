@@ -26,6 +26,7 @@ func nodeMethod(t *testing.T) protoreflect.MethodDescriptor {
 		MessageType: []*descriptorpb.DescriptorProto{{Name: proto.String("Node"), Field: []*descriptorpb.FieldDescriptorProto{
 			{Name: proto.String("child"), JsonName: proto.String("child"), Number: proto.Int32(1), Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(), Type: descriptorpb.FieldDescriptorProto_TYPE_MESSAGE.Enum(), TypeName: &node},
 			{Name: proto.String("kids"), JsonName: proto.String("kids"), Number: proto.Int32(2), Label: descriptorpb.FieldDescriptorProto_LABEL_REPEATED.Enum(), Type: descriptorpb.FieldDescriptorProto_TYPE_MESSAGE.Enum(), TypeName: &node},
+			{Name: proto.String("s"), JsonName: proto.String("s"), Number: proto.Int32(3), Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(), Type: descriptorpb.FieldDescriptorProto_TYPE_STRING.Enum()},
 		}}},
 		Service: []*descriptorpb.ServiceDescriptorProto{{Name: proto.String("Deep"), Method: []*descriptorpb.MethodDescriptorProto{
 			{Name: proto.String("Get"), InputType: &node, OutputType: &node}}}},
@@ -100,6 +101,54 @@ func TestResultDepth(t *testing.T) {
 			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Deep_Get"}); err != nil {
 				t.Fatalf("after depth %d the session is gone: %v", depth, err)
 			}
+		}
+	}
+}
+
+// TestResultSize: a result the client's 16 MiB frame cannot hold is
+// answered with isError naming the sizes; one that fits only without its
+// text copy is sent with a short text; the session lives.
+func TestResultSize(t *testing.T) {
+	md := nodeMethod(t)
+	size := 0
+	s := mcp.NewServer(&mcp.Implementation{Name: "big", Version: "1"}, nil)
+	if _, err := grpcmcp.AddTools(s, []grpcmcp.Tool{{Method: md, Invoke: func(context.Context, proto.Message) (proto.Message, error) {
+		m := dynamicpb.NewMessage(md.Output())
+		m.Set(md.Output().Fields().ByName("s"), protoreflect.ValueOfString(strings.Repeat("x", size)))
+		return m, nil
+	}}}, grpcmcp.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, tc := range []struct {
+		size    int
+		isError bool
+		text    string
+	}{
+		{1000, false, `{"s":"xxx`},
+		{9 << 20, false, "is in structuredContent only"},
+		{17 << 20, true, "more than the 16.8 MB an MCP client reads in one message"},
+	} {
+		size = tc.size
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "Deep_Get"})
+		if err != nil {
+			t.Fatalf("%d: %v", tc.size, err)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		if res.IsError != tc.isError || !strings.Contains(text, tc.text) {
+			t.Errorf("%d: isError %v, %.200s", tc.size, res.IsError, text)
 		}
 	}
 }

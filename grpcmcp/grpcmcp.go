@@ -342,14 +342,26 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	case nestsBeyond(resp.ProtoReflect(), deepMessage):
 		err = errResultDepth{t.maxDepth}
 	}
-	var de errResultDepth
-	if errors.As(err, &de) {
+	if err == nil && len(b) > maxFrame-frameReserve {
+		err = errResultSize{len(b)}
+	}
+	var (
+		de errResultDepth
+		se errResultSize
+	)
+	if errors.As(err, &de) || errors.As(err, &se) {
 		return errorResult(fmt.Sprintf("The call of tool %q succeeded, but %v.", t.name, err)), nil
 	}
 	if err != nil {
 		return errorResult(fmt.Sprintf("The call of tool %q succeeded, but its result could not be written: %s", t.name, terms.Bounded(err.Error(), terms.ServerTextLimit))), nil
 	}
-	return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
+	text := string(b)
+	if len(b)+textSize(b) > maxFrame-frameReserve {
+		// Both copies would not fit in the client's frame: the text says
+		// where the result is.
+		text = fmt.Sprintf("The result (%s of JSON) is in structuredContent only: as text too, it would not fit in one MCP message.", terms.Size(len(b)))
+	}
+	return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
 }
 
 // argumentsText renders an error of the arguments for the model.

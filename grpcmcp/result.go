@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/internal/terms"
 )
 
 // Result limits. A result goes to the client inside a JSON-RPC frame (the
@@ -23,6 +24,43 @@ const (
 	// client's 1000 levels, less the frame's own.
 	maxResultDepth = 990
 )
+
+// maxFrame is the longest frame an MCP client reads: the go-sdk's
+// default line limit (mcp.DefaultMaxLineLength, 16 MiB); beyond it the
+// client fails and ends the session. A result is sent twice in its frame,
+// as structuredContent and as the text of a content block (as MCP asks
+// for clients that read no structured content), so the frame is reckoned
+// before it is written: when the text copy would pass the limit it is
+// replaced by a line saying where the result is, and when the structured
+// content alone would, the call is answered with isError naming the sizes.
+const maxFrame = 16 << 20
+
+// frameReserve is what a frame holds besides the result and its text:
+// the JSON-RPC envelope, the id, the member names.
+const frameReserve = 1 << 10
+
+// textSize is the length of b written as a JSON string by the SDK
+// (encoding/json: quotes and backslashes escaped in two bytes, controls,
+// <, > and & in six).
+func textSize(b []byte) int {
+	n := len(b) + 2
+	for _, c := range b {
+		switch {
+		case c == '"' || c == '\\':
+			n++
+		case c < 0x20 || c == '<' || c == '>' || c == '&':
+			n += 5
+		}
+	}
+	return n
+}
+
+// errResultSize is the error of a result too long for a client's frame.
+type errResultSize struct{ size int }
+
+func (e errResultSize) Error() string {
+	return fmt.Sprintf("its result is %s, more than the %s an MCP client reads in one message (the limit of results); it was not sent", terms.Size(e.size), terms.Size(maxFrame-frameReserve))
+}
 
 // resultDepth is the nesting allowed in a result under o.
 func resultDepth(o Options) int {
