@@ -332,7 +332,10 @@ func (c *Client) ExactResults() bool { return c.exact }
 // listed tool it returns directly carries the Client's capture in its
 // Meta, under a key starting "structkit.dev/raw-result-" (a JSON string of
 // the raw structuredContent and content, or of the raw inputSchema and
-// outputSchema); ignore it.
+// outputSchema, or a reference to what was kept of the result); ignore it.
+// Over the command, IO and stdio transports a tools/call result is read
+// below the SDK, which decodes a stub: its StructuredContent is nil and
+// content other than plain text is empty (CallTool has them, exact).
 func (c *Client) Session() *mcp.ClientSession { return c.cs }
 
 // Name returns the server's name (ClientOptions.Name, or "mcp").

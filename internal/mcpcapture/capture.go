@@ -31,7 +31,17 @@
 // stream), stays the SDK's. Any other transport is left alone, and its
 // results are not captured.
 //
-// The SDK behaviours this relies on are pinned by canary_test.go.
+// Over the newline-delimited transports the connection is also read
+// below the SDK (depth.go, side.go): each frame is read once through the
+// token layer, one nested beyond what the SDK reads (SDKMaxDepth, which
+// would end the session) is answered or dropped there, and a tools/call
+// result is captured there: what the SDK would decode lossily or at great
+// cost (structuredContent, content other than plain text) is kept as
+// slices of the line read, and the SDK is handed a stub whose _meta
+// entry refers to it.
+//
+// The SDK behaviours this relies on are pinned by canary_test.go and
+// depth_test.go.
 package mcpcapture
 
 import (
