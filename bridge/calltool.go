@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc/codes"
@@ -234,8 +235,10 @@ func (s *Server) response(res *mcpbridge.CallResult, output *coerce.Schema, asJS
 		return nil, status.Errorf(codes.ResourceExhausted, "the result makes a response of %s, more than the %s the client accepts (the bridge's response limit)%s", terms.Size(size), terms.Size(limit), hint)
 	}
 	switch {
-	case asJSON:
-		resp.StructuredContentJson = string(text)
+	case asJSON && len(text) > 0:
+		// Not copied: mcpbridge hands the text over read-only (the line
+		// the result arrived in), and so does the Marshal above.
+		resp.StructuredContentJson = unsafe.String(&text[0], len(text))
 	case text != nil:
 		v := &structpb.Value{}
 		var rep coerce.Report

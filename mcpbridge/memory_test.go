@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/metrics"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -110,4 +111,49 @@ func TestResultMemory(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestResultMemoryConcurrent: four 8 MiB calls at once (1.76 GB before)
+// hold at most four times their results together.
+func TestResultMemoryConcurrent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures memory")
+	}
+	const calls, size = 4, 8 << 20
+	results := map[string][]byte{}
+	for i := range calls {
+		results[fmt.Sprintf("ints-%d", i)] = deepmcp.Big("ints", size)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go func() { _ = deepmcp.ServeResults(inR, outW, results); outW.Close() }()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	c, err := Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, ClientOptions{StructuredJSON: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res := make([]*CallResult, calls)
+	errs := make([]error, calls)
+	peak := peakHeap(func() {
+		var wg sync.WaitGroup
+		for i := range calls {
+			wg.Go(func() { res[i], errs[i] = c.CallToolJSON(ctx, fmt.Sprintf("ints-%d", i), nil) })
+		}
+		wg.Wait()
+	})
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ratio := float64(peak) / float64(calls*size)
+	if os.Getenv("STRUCTKIT_MEMORY") != "" {
+		fmt.Printf("%d concurrent %d MiB calls: peak heap %.1f MiB (%.1fx)\n", calls, size>>20, float64(peak)/(1<<20), ratio)
+	}
+	if ratio > 4 {
+		t.Errorf("peak heap %d bytes, %.1fx the results", peak, ratio)
+	}
+	runtime.KeepAlive(res)
 }
