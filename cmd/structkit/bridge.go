@@ -279,7 +279,8 @@ func runBridge(e *env, args []string) error {
 		observers = append(observers, m.Observer())
 	}
 	srv, err := bridge.New(bridge.Options{Check: f.check, Logger: logger, OnEvent: onEvent, CallTimeout: f.callTimeout,
-		CheckOptions: structconv.CheckOptions{Policy: policy, Observer: terms.JoinObservers(observers...), MaxDepth: f.maxDepth}}, ups...)
+		MaxResponseBytes: f.maxMessageBytes, // the clients' limit, as the bridge's
+		CheckOptions:     structconv.CheckOptions{Policy: policy, Observer: terms.JoinObservers(observers...), MaxDepth: f.maxDepth}}, ups...)
 	if err != nil {
 		return err
 	}
@@ -426,7 +427,10 @@ wrong token is UNAUTHENTICATED. Listening on any other address (0.0.0.0,
 ::, a host name that is not loopback) is refused unless the bridge has TLS
 and authenticates clients (a token, client certificates, or both), or
 --insecure is given. Requests over --max-message-bytes (default 4 MiB,
-gRPC's) are refused with RESOURCE_EXHAUSTED.
+gRPC's) are refused with RESOURCE_EXHAUSTED, and so are results that would
+make a larger response (said before it is built, with both sizes; ask
+for structured_json to have the result as JSON text, a fraction of its
+Struct).
 
 The gRPC health service reports SERVING for the bridge (services "" and
 structkit.bridge.v1.ToolBridgeService) while any MCP server is up, and for

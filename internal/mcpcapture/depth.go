@@ -105,7 +105,7 @@ members:
 		switch name {
 		case "method":
 			return nil, false
-		case "id":
+		case memberID:
 			id = frame[start:end]
 		}
 	}

@@ -111,6 +111,9 @@ func (e errReader) Read([]byte) (int, error) {
 	return 0, io.EOF
 }
 
+// memberID names a JSON-RPC message's id member.
+const memberID = "id"
+
 // rewrite returns data, one JSON-RPC message or a batch, with the results
 // of pending tools/call and tools/list responses annotated; changed is false (and out is
 // data) when there are none.
@@ -165,7 +168,7 @@ func (rt *roundTripper) rewriteOne(msg []byte) []byte {
 	_, isRequest := m["method"]
 	_, isError := m["error"]
 	res, hasResult := m["result"]
-	id := m["id"]
+	id := m[memberID]
 	if isRequest {
 		return nil
 	}

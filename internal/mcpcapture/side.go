@@ -110,7 +110,7 @@ func (c *Capture) captureFrame(frame []byte, p *pending) (stub []byte, ok bool) 
 			return nil, false
 		}
 		switch name {
-		case "id":
+		case memberID:
 			id = frame[start:end]
 		case "result":
 			result, resultAt = frame[start:end], start
