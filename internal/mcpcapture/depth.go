@@ -189,8 +189,7 @@ func (g *guardReader) fill() {
 			frame = frame[:len(frame)-1]
 		}
 		if len(bytes.TrimSpace(frame)) == 0 {
-			g.line = g.line[:0]
-			g.out = append(g.out[:0], '\n')
+			g.out, g.line = g.line, nil
 			return
 		}
 		if !tooDeep(frame) {

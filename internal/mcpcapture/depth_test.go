@@ -1,6 +1,7 @@
 package mcpcapture
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -107,4 +108,67 @@ func TestCanarySDKMaxDepth(t *testing.T) {
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ok"}); err == nil {
 		t.Fatal("the session outlived a frame the SDK refused: the guard may no longer be needed")
 	}
+}
+
+// TestGuardReaderFraming: what the guard hands on is what it read, line
+// for line, for frames the SDK can read: blank lines, lines longer than
+// the limit (passed on unread), a last line without its newline, any
+// sizes of reads.
+func TestGuardReaderFraming(t *testing.T) {
+	long := `{"x":"` + strings.Repeat("y", 300) + `"}`
+	for _, in := range []string{
+		"",
+		"{}\n",
+		"{}\n\n  \n[1,2]\n",
+		`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n" + long + "\n" + long,
+		"not json at all\n{\"a\":[[[[1]]]]}\n",
+		strings.Repeat(long+"\n", 20),
+	} {
+		for _, maxLine := range []int{100, 1 << 20} {
+			g := newGuardReader(io.NopCloser(strings.NewReader(in)), maxLine, nil, nil)
+			g.r = bufio.NewReaderSize(g.rc, 16) // chunks smaller than the lines
+			got, err := io.ReadAll(g)
+			if err != nil || string(got) != in {
+				t.Errorf("maxLine %d: %q\n  -> %q, %v", maxLine, in, got, err)
+			}
+		}
+	}
+	// A deep frame among others: only it is replaced.
+	deep := `{"jsonrpc":"2.0","id":3,"result":` + deepmcp.Nested(SDKMaxDepth) + "}"
+	in := "{}\n" + deep + "\n[]\n"
+	got, _ := io.ReadAll(newGuardReader(io.NopCloser(strings.NewReader(in)), 0, nil, nil))
+	lines := strings.Split(string(got), "\n")
+	if len(lines) != 4 || lines[0] != "{}" || !strings.HasPrefix(lines[1], `{"jsonrpc":"2.0","id":3,"error":`) || lines[2] != "[]" {
+		t.Errorf("got %.300q", got)
+	}
+}
+
+// FuzzGuardReader: lines the SDK can read pass unchanged; a line nested
+// too deep is replaced or dropped, never handed on.
+func FuzzGuardReader(f *testing.F) {
+	for _, s := range []string{"{}\n", "[1,\n2]\n", "\n\n", `{"id":1,"result":` + strings.Repeat("[", 1001) + "\n", "x\r\n{}"} {
+		f.Add(s, 8)
+	}
+	f.Fuzz(func(t *testing.T, in string, chunk int) {
+		g := newGuardReader(io.NopCloser(strings.NewReader(in)), 64, nil, nil)
+		g.r = bufio.NewReaderSize(g.rc, max(16, chunk%100))
+		got, err := io.ReadAll(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deep := false
+		for _, line := range strings.SplitAfter(in, "\n") {
+			if len(line) <= 64 && tooDeep([]byte(strings.TrimSuffix(line, "\n"))) {
+				deep = true
+			}
+		}
+		if !deep && string(got) != in {
+			t.Errorf("%q -> %q", in, got)
+		}
+		for _, line := range strings.Split(string(got), "\n") {
+			if len(line) <= 64 && tooDeep([]byte(line)) {
+				t.Errorf("a deep line handed on: %q", line)
+			}
+		}
+	})
 }
