@@ -172,3 +172,17 @@ func FuzzGuardReader(f *testing.F) {
 		}
 	})
 }
+
+// TestHTTPDeepResponse: over streamable HTTP too, a response nested
+// beyond what the SDK reads is answered as a JSON-RPC error of its id.
+func TestHTTPDeepResponse(t *testing.T) {
+	rt := &roundTripper{c: New()}
+	rt.p.add("n9", kindCall)
+	out, changed := rt.rewrite([]byte(`{"jsonrpc":"2.0","id":9,"result":` + deepmcp.Nested(SDKMaxDepth) + "}\n"))
+	if !changed || !strings.HasPrefix(string(out), `{"jsonrpc":"2.0","id":9,"error":{"code":-32603,`) {
+		t.Errorf("%v %.200s", changed, out)
+	}
+	if !rt.p.empty() {
+		t.Error("the id is still pending")
+	}
+}
