@@ -31,6 +31,9 @@ const structuredPath = "/structuredContent"
 func (c *Client) result(ti *ToolInfo, out *mcp.CallToolResult, res *CallResult) error {
 	res.IsError = out.IsError
 	raw, captured := c.cap.Take(out)
+	if raw.Lost {
+		return errors.New("the result was read below the MCP SDK but dropped before it was used: more results were in flight than the client keeps (1024, or 256 MiB)")
+	}
 	res.Exact = captured
 	limits := c.resultLimits()
 	if captured && raw.Content != nil {

@@ -167,6 +167,10 @@ type Raw struct {
 	Content []json.RawMessage
 	// Structured is structuredContent; nil when absent or null.
 	Structured json.RawMessage
+	// Lost is true when the result was captured below the SDK (which was
+	// handed a stub without it) but dropped before Take, beyond the
+	// bounds of what a Capture keeps: it cannot be had.
+	Lost bool
 }
 
 // Take removes this Capture's entry from res.Meta and returns the raw
@@ -193,7 +197,7 @@ func (c *Capture) Take(res *mcp.CallToolResult) (raw Raw, ok bool) {
 		if err != nil {
 			return Raw{}, false
 		}
-		return c.kept.take(n)
+		return c.kept.take(n), true
 	}
 	return readEntry(s)
 }

@@ -26,17 +26,27 @@ import (
 // result, followed by its number.
 const refPrefix = "kept:"
 
-// maxKept bounds the results kept and not yet taken (a result whose
-// caller never calls Take: a tools/call made on the session directly);
-// beyond it the oldest is dropped, and Take reports it not captured.
-const maxKept = 256
+// maxKept and maxKeptBytes bound the results kept and not yet taken (a
+// result whose call was cancelled as it arrived, or a tools/call made on
+// the session directly, is never taken): beyond either the oldest is
+// dropped, and Take reports it Lost.
+const (
+	maxKept      = 1024
+	maxKeptBytes = 256 << 20
+)
 
 // kept holds the results captured below the SDK until Take.
 type kept struct {
 	mu    sync.Mutex
 	next  uint64
-	byRef map[uint64]Raw
+	byRef map[uint64]keptResult
 	order []uint64 // refs in the order kept, some perhaps taken
+	bytes int      // of the frames kept
+}
+
+type keptResult struct {
+	raw  Raw
+	size int // of the frame it holds
 }
 
 // reserve returns the reference of a result about to be kept.
@@ -47,16 +57,20 @@ func (k *kept) reserve() uint64 {
 	return k.next
 }
 
-func (k *kept) put(ref uint64, raw Raw) {
+func (k *kept) put(ref uint64, raw Raw, size int) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.byRef == nil {
-		k.byRef = map[uint64]Raw{}
+		k.byRef = map[uint64]keptResult{}
 	}
-	k.byRef[ref] = raw
+	k.byRef[ref] = keptResult{raw, size}
+	k.bytes += size
 	k.order = append(k.order, ref)
-	for len(k.byRef) > maxKept {
-		delete(k.byRef, k.order[0])
+	for len(k.order) > 1 && (len(k.byRef) > maxKept || k.bytes > maxKeptBytes) {
+		if old, ok := k.byRef[k.order[0]]; ok {
+			k.bytes -= old.size
+			delete(k.byRef, k.order[0])
+		}
 		k.order = k.order[1:]
 	}
 	if len(k.order) > 4*maxKept { // taken refs pile up in order
@@ -70,12 +84,17 @@ func (k *kept) put(ref uint64, raw Raw) {
 	}
 }
 
-func (k *kept) take(ref uint64) (Raw, bool) {
+// take returns the result kept under ref; Lost when it was dropped.
+func (k *kept) take(ref uint64) Raw {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	raw, ok := k.byRef[ref]
+	r, ok := k.byRef[ref]
+	if !ok {
+		return Raw{Lost: true}
+	}
 	delete(k.byRef, ref)
-	return raw, ok
+	k.bytes -= r.size
+	return r.raw
 }
 
 // captureFrame returns the frame the SDK is handed in place of frame, a
@@ -132,7 +151,7 @@ func (c *Capture) captureFrame(frame []byte, p *pending) (stub []byte, ok bool) 
 	if !ok {
 		return nil, false
 	}
-	c.kept.put(ref, raw)
+	c.kept.put(ref, raw, len(frame))
 	p.take(key)
 	stub = make([]byte, 0, len(stubResult)+len(id)+32)
 	stub = append(stub, `{"jsonrpc":"2.0","id":`...)

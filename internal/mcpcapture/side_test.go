@@ -46,16 +46,22 @@ func TestStubResult(t *testing.T) {
 func TestKeptBounded(t *testing.T) {
 	var k kept
 	for range 10 * maxKept {
-		k.put(k.reserve(), Raw{})
+		k.put(k.reserve(), Raw{}, 10)
 	}
-	if len(k.byRef) != maxKept || len(k.order) > 4*maxKept+1 {
-		t.Errorf("%d kept, %d in order", len(k.byRef), len(k.order))
+	if len(k.byRef) != maxKept || len(k.order) > 4*maxKept+1 || k.bytes != 10*maxKept {
+		t.Errorf("%d kept, %d in order, %d bytes", len(k.byRef), len(k.order), k.bytes)
 	}
-	if _, ok := k.take(1); ok {
+	if raw := k.take(1); !raw.Lost {
 		t.Error("the oldest was kept")
 	}
-	if _, ok := k.take(k.next); !ok {
+	if raw := k.take(k.next); raw.Lost {
 		t.Error("the newest was dropped")
+	}
+	for range 3 {
+		k.put(k.reserve(), Raw{}, maxKeptBytes/2)
+	}
+	if k.bytes > maxKeptBytes || k.take(k.next).Lost {
+		t.Errorf("%d bytes kept", k.bytes)
 	}
 }
 
