@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc"
@@ -355,7 +356,8 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if err != nil {
 		return errorResult(fmt.Sprintf("The call of tool %q succeeded, but its result could not be written: %s", t.name, terms.Bounded(err.Error(), terms.ServerTextLimit))), nil
 	}
-	text := string(b)
+	// The text shares b's bytes (never modified): the result is held once.
+	text := unsafe.String(unsafe.SliceData(b), len(b))
 	if len(b)+textSize(b) > maxFrame-frameReserve {
 		// Both copies would not fit in the client's frame: the text says
 		// where the result is.
