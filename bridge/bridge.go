@@ -102,6 +102,13 @@ type Options struct {
 	// notifications/cancelled. 0 means one minute; negative means
 	// no bound but the client's own deadline.
 	CallTimeout time.Duration
+	// MaxResponseBytes bounds a CallTool response: a result that would
+	// make a larger one is refused with ResourceExhausted naming both
+	// sizes, reckoned before the response is built. 0 means 4 MiB, gRPC's
+	// default limit of what a client receives; set it to the clients'
+	// grpc.MaxCallRecvMsgSize. A result as JSON text (structured_json)
+	// is a fraction of its Struct.
+	MaxResponseBytes int
 	// OnEvent, if not nil, is told when an upstream starts, fails to
 	// start, or ends its session (see Event), in order for each upstream.
 	// It must return promptly, and must not wait for the Server.
@@ -223,7 +230,8 @@ func cmpOr(d, def time.Duration) time.Duration {
 }
 
 func (s *Server) clientOptions(name string) mcpbridge.ClientOptions {
-	o := mcpbridge.ClientOptions{Name: name, Check: s.opts.Check, Logger: s.opts.Logger, CheckOptions: s.opts.CheckOptions, ListLimits: s.opts.ListLimits}
+	o := mcpbridge.ClientOptions{Name: name, Check: s.opts.Check, Logger: s.opts.Logger, CheckOptions: s.opts.CheckOptions, ListLimits: s.opts.ListLimits,
+		StructuredJSON: true} // the Struct is built here, when asked for and within the response limit
 	return schemacache.WithCache(o, s.cache).(mcpbridge.ClientOptions)
 }
 

@@ -7,11 +7,13 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/adapt"
@@ -20,6 +22,7 @@ import (
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
 	"github.com/structkit/structkit/internal/rpcargs"
 	"github.com/structkit/structkit/internal/schema"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/structconv"
 )
@@ -28,8 +31,12 @@ import (
 // Unavailable when the upstream is down (it exited or became unreachable
 // during the call, or cannot be restarted), InvalidArgument for arguments
 // that cannot be written as JSON (a NaN) or that the upstream rejected as
-// a protocol error, Internal for a structured result that cannot be
-// converted; a tool's own error is a result with is_error. The response
+// a protocol error, Internal for a result that cannot be read or
+// converted (a literal beyond a double's range, nesting beyond the
+// limit: mcpbridge.ClientOptions.MaxDepth, 512 by default), or that the
+// MCP server answered with a JSON-RPC internal error, ResourceExhausted
+// for a response beyond Options.MaxResponseBytes (said before it is
+// built, with both sizes); a tool's own error is a result with is_error. The response
 // says whether the result's numbers are exact, and why the arguments were
 // sent unconverted or not validated, when they were.
 func (s *Server) CallTool(ctx context.Context, req *bridgev1.CallToolRequest) (*bridgev1.CallToolResponse, error) {
@@ -38,9 +45,10 @@ func (s *Server) CallTool(ctx context.Context, req *bridgev1.CallToolRequest) (*
 	defer cancel()
 	server := ""
 	var (
-		res  *mcpbridge.CallResult
-		u    *upstream
-		tool string
+		res    *mcpbridge.CallResult
+		output *coerce.Schema
+		u      *upstream
+		tool   string
 	)
 	profile, err := profileOf(req.GetProfile())
 	if err == nil {
@@ -51,12 +59,12 @@ func (s *Server) CallTool(ctx context.Context, req *bridgev1.CallToolRequest) (*
 		err = unreadableArguments(req)
 	}
 	if err == nil {
-		res, err = s.call(ctx, u, req, tool, profile)
+		res, output, err = s.call(ctx, u, req, tool, profile)
 	}
 	var resp *bridgev1.CallToolResponse
 	if err == nil {
-		resp, err = response(res)
-		if err != nil {
+		resp, err = s.response(res, output, req.GetStructuredJson())
+		if err != nil && status.Code(err) == codes.Unknown {
 			err = status.Errorf(codes.Internal, "MCP server %q, tool %s: %v", server, quoteName(tool), err)
 		}
 	}
@@ -100,20 +108,23 @@ func unreadableArguments(req *bridgev1.CallToolRequest) error {
 // under the adapted input schema) are restored to the tool's own schema
 // first; restore's changes lead the report, and arguments restore finds
 // invalid are answered here.
-func (s *Server) call(ctx context.Context, u *upstream, req *bridgev1.CallToolRequest, tool string, p adapt.Profile) (*mcpbridge.CallResult, error) {
+func (s *Server) call(ctx context.Context, u *upstream, req *bridgev1.CallToolRequest, tool string, p adapt.Profile) (res *mcpbridge.CallResult, output *coerce.Schema, err error) {
 	name := req.GetName()
 	sess, err := u.get(ctx)
 	if err != nil {
-		return nil, unavailable(ctx, u, err)
+		return nil, nil, unavailable(ctx, u, err)
 	}
-	var res, local *mcpbridge.CallResult
+	if ti, ok := sess.client.Tool(tool); ok {
+		output = ti.Output
+	}
+	var local *mcpbridge.CallResult
 	var restored *coerce.Report
 	switch a := req.GetArgs().(type) {
 	case *bridgev1.CallToolRequest_ArgumentsJson:
 		js := []byte(a.ArgumentsJson)
 		if p != "" {
 			if js, restored, local, err = s.restoreJSON(ctx, p, sess, name, tool, js); err != nil || local != nil {
-				return local, err
+				return local, output, err
 			}
 		}
 		res, err = sess.client.CallToolJSON(ctx, tool, js)
@@ -121,13 +132,13 @@ func (s *Server) call(ctx context.Context, u *upstream, req *bridgev1.CallToolRe
 		args := a.Arguments
 		if p != "" {
 			if args, restored, local, err = s.restoreArgs(ctx, p, sess, name, tool, args); err != nil || local != nil {
-				return local, err
+				return local, output, err
 			}
 		}
 		res, err = sess.client.CallTool(ctx, tool, args)
 	default:
 		if err := missingArguments(sess.client, tool, name); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		res, err = sess.client.CallTool(ctx, tool, nil)
 	}
@@ -141,9 +152,9 @@ func (s *Server) call(ctx context.Context, u *upstream, req *bridgev1.CallToolRe
 			// session's watcher to notice.
 			u.end(sess, err)
 		}
-		return nil, callStatus(ctx, u.name, name, tool, err)
+		return nil, nil, callStatus(ctx, u.name, name, tool, err)
 	}
-	return res, nil
+	return res, output, nil
 }
 
 // missingArguments refuses a call that sent no arguments to a tool whose
@@ -169,16 +180,82 @@ func missingArguments(c *mcpbridge.Client, tool, name string) error {
 	return status.Errorf(codes.InvalidArgument, "tool %s: no arguments were sent (set arguments or arguments_json), and it requires %s", quoteName(name), strings.Join(missing, ", "))
 }
 
-// response maps a call's result to the gRPC response.
-func response(res *mcpbridge.CallResult) (*bridgev1.CallToolResponse, error) {
+// response maps a call's result to the gRPC response. The structured
+// result arrives as JSON text (mcpbridge's StructuredJSON) and is handed
+// on as text when the request asks for it, else converted to a Struct
+// under the tool's output schema. The response's size is reckoned before
+// it is built: beyond Options.MaxResponseBytes it is refused with
+// ResourceExhausted naming both sizes. Other errors are the result's
+// (Internal).
+func (s *Server) response(res *mcpbridge.CallResult, output *coerce.Schema, asJSON bool) (*bridgev1.CallToolResponse, error) {
 	resp := &bridgev1.CallToolResponse{
-		StructuredContent: res.Structured,
-		IsError:           res.IsError,
-		Report:            report(res),
-		Exact:             res.Exact,
-		Unconverted:       res.Unconverted,
-		NotValidated:      res.NotValidated,
+		IsError:      res.IsError,
+		Exact:        res.Exact,
+		Unconverted:  res.Unconverted,
+		NotValidated: res.NotValidated,
 	}
+	limit := s.opts.MaxResponseBytes
+	if limit <= 0 {
+		limit = defaultMaxResponse
+	}
+	text := res.StructuredJSON
+	if text == nil && res.Structured != nil && asJSON {
+		// Not captured: the SDK's values, written under the schema.
+		b, err := (structconv.MarshalOptions{Schema: output}).Marshal(res.Structured)
+		if err != nil {
+			return nil, err
+		}
+		text = b
+	}
+	size := proto.Size(resp) + proto.Size(report(res)) + 16
+	for i, b := range res.Content {
+		n, ok := valueSize(b)
+		if !ok {
+			return nil, fmt.Errorf("content block %d is not JSON the bridge reads", i)
+		}
+		size += 1 + protowire.SizeBytes(n)
+	}
+	switch {
+	case asJSON:
+		size += 1 + protowire.SizeBytes(len(text))
+	case text != nil:
+		n, ok := valueSize(text)
+		if !ok {
+			return nil, errors.New("the structured result is not JSON the bridge reads")
+		}
+		size += 1 + protowire.SizeBytes(n)
+	case res.Structured != nil:
+		size += 1 + protowire.SizeBytes(proto.Size(res.Structured))
+	}
+	if size > limit {
+		hint := ""
+		if !asJSON && text != nil && 1+protowire.SizeBytes(len(text)) < size {
+			hint = fmt.Sprintf("; as JSON text (structured_json) the result is %s", terms.Size(len(text)))
+		}
+		return nil, status.Errorf(codes.ResourceExhausted, "the result makes a response of %s, more than the %s the client accepts (the bridge's response limit)%s", terms.Size(size), terms.Size(limit), hint)
+	}
+	switch {
+	case asJSON && len(text) > 0:
+		// Not copied: mcpbridge hands the text over read-only (the line
+		// the result arrived in), and so does the Marshal above.
+		resp.StructuredContentJson = unsafe.String(&text[0], len(text))
+	case text != nil:
+		v := &structpb.Value{}
+		var rep coerce.Report
+		if err := (structconv.UnmarshalOptions{Schema: output, Report: &rep}).Unmarshal(text, v); err != nil {
+			return nil, fmt.Errorf("structured content: %w", err)
+		}
+		resp.StructuredContent = v
+		for _, ch := range rep.Changes {
+			if ch.Rule != terms.RuleInteger {
+				ch.Path = mcpbridgeStructuredPath + ch.Path
+				res.ResultReport.Changes = append(res.ResultReport.Changes, ch)
+			}
+		}
+	default:
+		resp.StructuredContent = res.Structured
+	}
+	resp.Report = report(res)
 	for i, b := range res.Content {
 		st := &structpb.Struct{}
 		if err := structconv.Unmarshal(b, st); err != nil {

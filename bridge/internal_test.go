@@ -198,9 +198,14 @@ func TestCallStatus(t *testing.T) {
 		{call(mcpbridge.StageResult, relist), codes.NotFound},
 		{call(mcpbridge.StageResult, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams}), codes.InvalidArgument},
 		{call(mcpbridge.StageResult, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound}), codes.Unimplemented},
-		{call(mcpbridge.StageResult, &jsonrpc.Error{Code: jsonrpc.CodeInternalError}), codes.Unknown},
+		// The server's internal error, or a frame nested beyond what the
+		// client reads (mcpcapture answers it as one): the server's fault.
+		{call(mcpbridge.StageResult, &jsonrpc.Error{Code: jsonrpc.CodeInternalError}), codes.Internal},
+		{call(mcpbridge.StageResult, &jsonrpc.Error{Code: -32000, Message: "server error"}), codes.Unknown},
 		{call(mcpbridge.StageResult, &structconv.Error{Msg: "duplicate"}), codes.Internal},
-		{call(mcpbridge.StageResult, errors.New("odd")), codes.Unknown},
+		// A result the SDK cannot decode (1e400 beyond a double, say): the
+		// server's fault, as a result the codec cannot convert.
+		{call(mcpbridge.StageResult, errors.New("odd")), codes.Internal},
 		{errors.New("odd"), codes.Unknown},
 	} {
 		err := callStatus(context.Background(), "s", "b.t", "t", tc.err)

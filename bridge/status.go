@@ -11,8 +11,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/mcpbridge"
-	"github.com/structkit/structkit/structconv"
 )
 
 // maxNameInMessage bounds how much of a client-supplied name (a tool name)
@@ -61,7 +61,6 @@ func callStatus(ctx context.Context, server, name, tool string, err error) error
 		ce *mcpbridge.CallError
 		te *mcpbridge.ToolError
 		we *jsonrpc.Error
-		se *structconv.Error
 	)
 	var le *mcpbridge.LimitError
 	if errors.As(err, &te) && errors.As(err, &le) {
@@ -89,10 +88,14 @@ func callStatus(ctx context.Context, server, name, tool string, err error) error
 		return status.Errorf(codes.InvalidArgument, "MCP server %q, tool %s: %v", server, quoteName(tool), ce.Err)
 	case errors.As(err, &we) && we.Code == jsonrpc.CodeMethodNotFound:
 		return status.Errorf(codes.Unimplemented, "MCP server %q, tool %s: %v", server, quoteName(tool), ce.Err)
-	case errors.As(err, &se):
-		return status.Errorf(codes.Internal, "MCP server %q, tool %s: %v", server, quoteName(tool), ce.Err)
+	case errors.As(err, &we) && we.Code != jsonrpc.CodeInternalError:
+		// The server's own error: its code says nothing gRPC knows.
+		return status.Errorf(codes.Unknown, "MCP server %q, tool %s: %s", server, quoteName(tool), terms.Bounded(ce.Err.Error(), terms.ServerTextLimit))
 	}
-	return status.Errorf(codes.Unknown, "MCP server %q, tool %s: %v", server, quoteName(tool), ce.Err)
+	// A result the client cannot read or convert (a literal beyond a
+	// double's range, nesting beyond the limit, a JSON-RPC internal error):
+	// the server's fault.
+	return status.Errorf(codes.Internal, "MCP server %q, tool %s: %s", server, quoteName(tool), terms.Bounded(ce.Err.Error(), terms.ServerTextLimit))
 }
 
 // unavailable is the status error of an upstream that could not be had.

@@ -72,7 +72,9 @@ func FormatProblems(tool string, problems []Problem) string {
 	}
 	for _, p := range problems {
 		b.WriteString("- ")
-		b.WriteString(p.String())
+		// One problem per line: a newline or a control quoted from the
+		// input (a member name, a server's text) is escaped.
+		b.WriteString(terms.Escape(p.String()))
 		b.WriteByte('\n')
 	}
 	b.WriteString("Correct these arguments and call the tool again.")

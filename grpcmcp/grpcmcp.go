@@ -42,6 +42,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc"
@@ -59,6 +60,7 @@ import (
 	"github.com/structkit/structkit/internal/mcptool"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/schema"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/protoschema"
 	"github.com/structkit/structkit/structconv"
 )
@@ -308,16 +310,17 @@ func AddTools(s *mcp.Server, tools []Tool, o Options) ([]string, error) {
 }
 
 type tool struct {
-	name    string
-	method  protoreflect.MethodDescriptor
-	mcpTool *mcp.Tool
-	in, out *lazyCodec              // shared by the tools of their types
-	check   structconv.CheckOptions // the input's, naming the tool
-	newReq  func() proto.Message
-	invoke  func(context.Context, proto.Message) (proto.Message, error)
-	adapted *adapt.Schema // the input schema as published, with a Profile
-	restore adapt.RestoreOptions
-	timeout time.Duration // Options.CallTimeout
+	name     string
+	method   protoreflect.MethodDescriptor
+	mcpTool  *mcp.Tool
+	in, out  *lazyCodec              // shared by the tools of their types
+	check    structconv.CheckOptions // the input's, naming the tool
+	newReq   func() proto.Message
+	invoke   func(context.Context, proto.Message) (proto.Message, error)
+	adapted  *adapt.Schema // the input schema as published, with a Profile
+	restore  adapt.RestoreOptions
+	timeout  time.Duration // Options.CallTimeout
+	maxDepth int           // of results (resultDepth)
 }
 
 func newTool(t Tool, reg *registration) (*tool, error) {
@@ -387,7 +390,7 @@ func newTool(t Tool, reg *registration) (*tool, error) {
 	restore := adapt.RestoreOptions{Schema: adapted, CheckOptions: o.CheckOptions}
 	restore.Tool = name
 	return &tool{name: name, method: md, mcpTool: mt, in: in, out: out, check: check, newReq: newReq, invoke: t.Invoke,
-		adapted: adapted, restore: restore, timeout: o.CallTimeout}, nil
+		adapted: adapted, restore: restore, timeout: o.CallTimeout, maxDepth: resultDepth(o)}, nil
 }
 
 // objectSchema checks that a tool's schema is an object of type "object".
@@ -477,10 +480,33 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		return errorResult(fmt.Sprintf("The call of tool %q succeeded, but the schema of its result %s does not compile: %v", t.name, t.method.Output().FullName(), err)), nil
 	}
 	b, err := out.Marshal(resp)
-	if err != nil {
-		return errorResult(fmt.Sprintf("The call of tool %q succeeded, but its result could not be written: %v", t.name, err)), nil
+	switch {
+	case err == nil:
+		err = checkResult(b, t.maxDepth)
+	case nestsBeyond(resp.ProtoReflect(), deepMessage):
+		err = errResultDepth{t.maxDepth}
 	}
-	return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
+	if err == nil && len(b) > maxFrame-frameReserve {
+		err = errResultSize{len(b)}
+	}
+	var (
+		de errResultDepth
+		se errResultSize
+	)
+	if errors.As(err, &de) || errors.As(err, &se) {
+		return errorResult(fmt.Sprintf("The call of tool %q succeeded, but %v.", t.name, err)), nil
+	}
+	if err != nil {
+		return errorResult(fmt.Sprintf("The call of tool %q succeeded, but its result could not be written: %s", t.name, terms.Bounded(err.Error(), terms.ServerTextLimit))), nil
+	}
+	// The text shares b's bytes (never modified): the result is held once.
+	text := unsafe.String(unsafe.SliceData(b), len(b))
+	if len(b)+textSize(b) > maxFrame-frameReserve {
+		// Both copies would not fit in the client's frame: the text says
+		// where the result is.
+		text = fmt.Sprintf("The result (%s of JSON) is in structuredContent only: as text too, it would not fit in one MCP message.", terms.Size(len(b)))
+	}
+	return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
 }
 
 // timedOut reports whether the call ended by the deadline of ctx (the

@@ -11,16 +11,26 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/structkit/structkit/internal/pointer"
+	"github.com/structkit/structkit/internal/terms"
 )
 
 // statusText renders the error of a forwarded call for the model: the
 // status code and message, then each field violation of a
 // google.rpc.BadRequest detail, the field named by its JSON Pointer in the
-// arguments (JSON names), and what to do.
+// arguments (JSON names), and what to do. Everything the server wrote is
+// bounded and escaped (terms.Bounded): the message to
+// terms.ServerTextLimit bytes, each detail to terms.ServerDetailLimit, at
+// most terms.ServerDetailCount details (the rest counted), one per line.
 func statusText(tool string, input protoreflect.MessageDescriptor, err error) string {
 	st, _ := status.FromError(err)
 	var b strings.Builder
-	fmt.Fprintf(&b, "The call of tool %q failed: %s: %s", tool, codeName(st.Code()), st.Message())
+	fmt.Fprintf(&b, "The call of tool %q failed: %s: %s", tool, codeName(st.Code()), terms.Bounded(st.Message(), terms.ServerTextLimit))
+	shown, left := 0, 0
+	line := func(text string) {
+		shown++
+		b.WriteString("\n- ")
+		b.WriteString(terms.Bounded(text, terms.ServerDetailLimit))
+	}
 	var violations []*errdetails.BadRequest_FieldViolation
 	for _, d := range st.Details() {
 		switch v := d.(type) {
@@ -28,12 +38,20 @@ func statusText(tool string, input protoreflect.MessageDescriptor, err error) st
 			violations = append(violations, v.GetFieldViolations()...)
 		case *errdetails.PreconditionFailure:
 			for _, pv := range v.GetViolations() {
-				fmt.Fprintf(&b, "\n- precondition %s %s: %s", pv.GetType(), pv.GetSubject(), pv.GetDescription())
+				if shown == terms.ServerDetailCount {
+					left++
+					continue
+				}
+				line(fmt.Sprintf("precondition %s %s: %s", pv.GetType(), pv.GetSubject(), pv.GetDescription()))
 			}
 		}
 	}
 	for _, v := range violations {
-		ptr := fieldPointer(input, v.GetField())
+		if shown == terms.ServerDetailCount {
+			left += len(violations) - shown
+			break
+		}
+		ptr := fieldPointer(input, terms.Clip(v.GetField(), terms.ServerDetailLimit))
 		if ptr == "" {
 			ptr = "/"
 		}
@@ -48,7 +66,10 @@ func statusText(tool string, input protoreflect.MessageDescriptor, err error) st
 		} else if i := strings.Index(desc, ": "); i > 0 && strings.HasPrefix(desc, "/") {
 			desc = desc[i+2:]
 		}
-		fmt.Fprintf(&b, "\n- %s: %s", ptr, desc)
+		line(ptr + ": " + desc)
+	}
+	if left > 0 {
+		fmt.Fprintf(&b, "\n- … and %d more (not shown)", left)
 	}
 	switch st.Code() {
 	case codes.InvalidArgument, codes.OutOfRange, codes.FailedPrecondition:

@@ -123,12 +123,28 @@ type ClientOptions struct {
 	// which the go-sdk refuses a JSON-RPC message (and a stdio server built
 	// on it ends the session). Deeper arguments fail at StageArguments
 	// with a *structconv.Error (CodeDepth) naming the path, before
-	// anything is sent: no arguments can put the session at risk.
+	// anything is sent: no arguments can put the session at risk. The
+	// same limits bound results: structured content or a content block
+	// nested deeper than MaxDepth (512 when 0), or with a longer number
+	// literal than MaxNumberDigits, fails at StageResult with a
+	// *structconv.Error (CodeDepth, CodeNumber) naming the path. A frame
+	// nested beyond the 1000 levels the go-sdk reads never reaches it: the
+	// call fails at StageResult with a *jsonrpc.Error naming that limit,
+	// and the session lives.
 	structconv.CheckOptions
 	// ListLimits bound what the server's tool list may make the Client
 	// hold: tools, and schema bytes per tool and in all (see ListLimits;
 	// the zero value is the defaults).
 	ListLimits
+	// StructuredJSON, when true, hands a captured result's structured
+	// content on as JSON text only (CallResult.StructuredJSON, exact, in
+	// memory once) and leaves CallResult.Structured nil: a Struct tree
+	// costs about twenty times the bytes of a result of small numbers.
+	// Results the Client cannot capture still fill Structured. The SDK is
+	// then handed null in place of a captured structuredContent (its
+	// decoding would cost as much as the Struct): the results of tools/call
+	// requests made on Session directly have no StructuredContent.
+	StructuredJSON bool
 	// Logger, if not nil, receives the SDK client's log, failures of
 	// background refreshes, and a warning when Connect's transport is one
 	// whose results the Client cannot capture (see ExactResults).
@@ -226,9 +242,11 @@ type CallResult struct {
 	// (an ECMAScript-only regular expression in a "pattern", say).
 	NotValidated string
 
-	// structuredJSON is the raw structuredContent, when it was captured
-	// (for CallToolFor).
-	structuredJSON json.RawMessage
+	// StructuredJSON is structuredContent as the server wrote it,
+	// compacted (every literal as written, within the limits of
+	// ClientOptions), when the result was captured (Exact); nil otherwise.
+	// Do not modify.
+	StructuredJSON json.RawMessage
 }
 
 // Client is a connection to one MCP server. It is safe for concurrent use.
@@ -282,6 +300,9 @@ func Connect(ctx context.Context, t mcp.Transport, opts ClientOptions) (*Client,
 	}
 	if c.opts.cache == nil {
 		c.opts.cache = schemacache.New[*coerce.Schema](0, 0)
+	}
+	if opts.StructuredJSON {
+		c.cap.NullStructured()
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	impl := opts.Implementation
@@ -349,7 +370,10 @@ func (c *Client) ExactResults() bool { return c.exact }
 // listed tool it returns directly carries the Client's capture in its
 // Meta, under a key starting "structkit.dev/raw-result-" (a JSON string of
 // the raw structuredContent and content, or of the raw inputSchema and
-// outputSchema); ignore it.
+// outputSchema, or a reference to what was kept of the result); ignore it.
+// Over the command, IO and stdio transports a tools/call result is read
+// below the SDK, which decodes a stub: its StructuredContent is nil and
+// content other than plain text is empty (CallTool has them, exact).
 func (c *Client) Session() *mcp.ClientSession { return c.cs }
 
 // Name returns the server's name (ClientOptions.Name, or "mcp").

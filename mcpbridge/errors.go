@@ -32,7 +32,11 @@ const (
 	// can use: a JSON-RPC error (match the *jsonrpc.Error with errors.As),
 	// or a result that cannot be decoded, or whose structured content
 	// cannot be converted with the tool's output schema (a
-	// *structconv.Error).
+	// *structconv.Error), or that passes the limits of
+	// ClientOptions.MaxDepth and MaxNumberDigits (a *structconv.Error of
+	// CodeDepth or CodeNumber naming the path). A frame nested deeper
+	// than the go-sdk reads is a *jsonrpc.Error of code -32603 (internal
+	// error) saying so; the session lives.
 	StageResult Stage = "result"
 )
 

@@ -5,7 +5,10 @@ import (
 	// json.RawMessage and decoded values (float64, json.Number), and
 	// marshals its own types (mcp.TextContent); we read no JSON with it.
 	"encoding/json"
+	"errors"
 	"slices"
+	"strconv"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -22,19 +25,25 @@ import (
 const structuredPath = "/structuredContent"
 
 // result fills res from the SDK's result and the raw JSON the capture
-// kept of it, if any.
+// kept of it, if any. The raw text is read once, within the limits
+// (MaxDepth, MaxNumberDigits): compacted for Content and StructuredJSON,
+// and converted to a Struct unless ClientOptions.StructuredJSON.
 func (c *Client) result(ti *ToolInfo, out *mcp.CallToolResult, res *CallResult) error {
 	res.IsError = out.IsError
 	raw, captured := c.cap.Take(out)
+	if raw.Lost {
+		return errors.New("the result was read below the MCP SDK but dropped before it was used: more results were in flight than the client keeps (1024, or 256 MiB)")
+	}
 	res.Exact = captured
+	limits := c.resultLimits()
 	if captured && raw.Content != nil {
 		res.Content = make([]json.RawMessage, len(raw.Content))
 		for i, b := range raw.Content {
 			// Handed on as the server wrote them, only compacted: read
 			// under the token layer's grammar, the rest is the caller's.
-			cb, err := jsontext.Compact(nil, string(b), jsontext.Loose)
+			cb, err := jsontext.Compact(nil, string(b), limits)
 			if err != nil {
-				return err
+				return located("/content/"+strconv.Itoa(i), string(b), err)
 			}
 			res.Content[i] = cb
 		}
@@ -56,11 +65,20 @@ func (c *Client) result(ti *ToolInfo, out *mcp.CallToolResult, res *CallResult) 
 		if raw.Structured == nil {
 			break
 		}
+		sj, err := compacted(raw.Structured, limits)
+		if err != nil {
+			return located(structuredPath, string(raw.Structured), err)
+		}
+		res.StructuredJSON = sj
+		if c.opts.StructuredJSON {
+			break
+		}
 		v := &structpb.Value{}
-		if err := (structconv.UnmarshalOptions{Schema: ti.Output, Report: &urep}).Unmarshal(raw.Structured, v); err != nil {
+		if err := (structconv.UnmarshalOptions{Schema: ti.Output, Report: &urep, MaxDepth: limits.MaxDepth,
+			MaxNumberDigits: c.opts.MaxNumberDigits}).Unmarshal(sj, v); err != nil {
 			return err
 		}
-		res.Structured, res.structuredJSON = v, raw.Structured
+		res.Structured = v
 	case out.StructuredContent != nil:
 		v := &structpb.Value{}
 		if err := (structconv.GoOptions{Schema: ti.Output, Report: &urep}).FromGo(out.StructuredContent, v); err != nil {
@@ -74,6 +92,59 @@ func (c *Client) result(ti *ToolInfo, out *mcp.CallToolResult, res *CallResult) 
 	}
 	appendChanges(&res.ResultReport, urep.Changes, structuredPath)
 	return nil
+}
+
+// compacted returns text compacted, read under the limits: text itself
+// when it is compact already (as servers write it: no copy), else a
+// compact copy.
+func compacted(text []byte, o jsontext.Options) ([]byte, error) {
+	if len(text) == 0 {
+		return jsontext.Compact(nil, "", o)
+	}
+	// Read in place: text is not modified while d reads it.
+	src := unsafe.String(&text[0], len(text))
+	d := jsontext.NewDecoder(src, o)
+	end := 0
+	for {
+		k, err := d.Next()
+		if err != nil {
+			return nil, err
+		}
+		if k == jsontext.EOF {
+			break
+		}
+		// Between tokens, compact text has only the separators.
+		for _, c := range text[end:d.Start()] {
+			if c != ',' && c != ':' {
+				return jsontext.Compact(make([]byte, 0, len(text)), src, o)
+			}
+		}
+		end = d.Current().End()
+	}
+	if end != len(text) {
+		return jsontext.Compact(make([]byte, 0, len(text)), src, o)
+	}
+	return text, nil
+}
+
+// resultLimits are the token layer's limits on a result's text: the
+// Client's MaxDepth and MaxNumberDigits, duplicate members left to the
+// caller (the text is handed on as written).
+func (c *Client) resultLimits() jsontext.Options {
+	return jsontext.Options{MaxDepth: c.maxDepth(), MaxDigits: c.opts.MaxNumberDigits, AllowDuplicateNames: true}
+}
+
+// located is the *structconv.Error of a result's text the token layer
+// refused, its path prefixed by where the text is in the result.
+func located(prefix, src string, err error) error {
+	err = syntaxError(src, err)
+	var se *structconv.Error
+	if errors.As(err, &se) {
+		loc := *se
+		loc.Path = prefix + se.Path
+		return &loc
+	}
+	return err
 }
 
 // hasNumber reports whether a decoded JSON tree holds a number.

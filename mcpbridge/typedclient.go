@@ -65,7 +65,7 @@ func CallToolFor[Out any](ctx context.Context, c *Client, name string, args any)
 		var zero Out
 		return zero, res, &CallError{Server: c.name, Tool: name, Stage: StageResult, Err: err}
 	}
-	text := res.structuredJSON
+	text := res.StructuredJSON
 	if text == nil {
 		if res.Structured == nil {
 			return failed(errors.New("the result has no structuredContent"))

@@ -289,8 +289,9 @@ func runBridge(e *env, args []string) error {
 		observers = append(observers, m.Observer())
 	}
 	srv, err := openBridge(ctx, killNow, bridge.Options{Check: f.check, Logger: logger, OnEvent: onEvent, CallTimeout: f.callTimeout,
-		CheckOptions: structconv.CheckOptions{Policy: policy, Observer: terms.JoinObservers(observers...), MaxDepth: f.maxDepth},
-		ListLimits:   f.limits.ListLimits}, ups...)
+		MaxResponseBytes: f.maxMessageBytes, // the clients' limit, as the bridge's
+		CheckOptions:     structconv.CheckOptions{Policy: policy, Observer: terms.JoinObservers(observers...), MaxDepth: f.maxDepth},
+		ListLimits:       f.limits.ListLimits}, ups...)
 	if err != nil {
 		return err
 	}
@@ -470,7 +471,10 @@ wrong token is UNAUTHENTICATED. Listening on any other address (0.0.0.0,
 ::, a host name that is not loopback) is refused unless the bridge has TLS
 and authenticates clients (a token, client certificates, or both), or
 --insecure is given. Requests over --max-message-bytes (default 4 MiB,
-gRPC's) are refused with RESOURCE_EXHAUSTED.
+gRPC's) are refused with RESOURCE_EXHAUSTED, and so are results that would
+make a larger response (said before it is built, with both sizes; ask
+for structured_json to have the result as JSON text, a fraction of its
+Struct).
 
 Limits on what MCP servers publish: --max-tools (default 2000 per server;
 its tools/list is read no further), --max-tool-schema-bytes (256 KiB per

@@ -31,7 +31,17 @@
 // stream), stays the SDK's. Any other transport is left alone, and its
 // results are not captured.
 //
-// The SDK behaviours this relies on are pinned by canary_test.go.
+// Over the newline-delimited transports the connection is also read
+// below the SDK (depth.go, side.go): each frame is read once through the
+// token layer, one nested beyond what the SDK reads (SDKMaxDepth, which
+// would end the session) is answered or dropped there, and a tools/call
+// result is captured there: what the SDK would decode lossily or at great
+// cost (structuredContent, content other than plain text) is kept as
+// slices of the line read, and the SDK is handed a stub whose _meta
+// entry refers to it.
+//
+// The SDK behaviours this relies on are pinned by canary_test.go and
+// depth_test.go.
 package mcpcapture
 
 import (
@@ -72,8 +82,10 @@ const maxBody = 64 << 20
 // Capture captures the raw results of the tools/call requests of one
 // client session. It is safe for concurrent use.
 type Capture struct {
-	key     string
-	readErr atomic.Pointer[error]
+	key            string
+	readErr        atomic.Pointer[error]
+	nullStructured bool
+	kept           kept // results captured below the SDK (side.go)
 }
 
 // New returns a Capture with a fresh private _meta key.
@@ -83,6 +95,18 @@ func New() *Capture {
 		panic("mcpcapture: crypto/rand: " + err.Error())
 	}
 	return &Capture{key: MetaKeyPrefix + hex.EncodeToString(b[:])}
+}
+
+// NullStructured makes c hand the SDK null in place of the
+// structuredContent of every tools/call result it captures (the entry
+// holds it): the SDK's decoding of it, a tree of Go values some forty
+// times the bytes of small numbers or empty objects (and a literal
+// beyond a double's range, which fails the whole call), is never built.
+// CallToolResult.StructuredContent is then nil: read Take's. Call it
+// before the Capture wraps a transport. It returns c.
+func (c *Capture) NullStructured() *Capture {
+	c.nullStructured = true
+	return c
 }
 
 // Key is the private _meta key under which results carry their raw JSON.
@@ -143,6 +167,10 @@ type Raw struct {
 	Content []json.RawMessage
 	// Structured is structuredContent; nil when absent or null.
 	Structured json.RawMessage
+	// Lost is true when the result was captured below the SDK (which was
+	// handed a stub without it) but dropped before Take, beyond the
+	// bounds of what a Capture keeps: it cannot be had.
+	Lost bool
 }
 
 // Take removes this Capture's entry from res.Meta and returns the raw
@@ -163,6 +191,13 @@ func (c *Capture) Take(res *mcp.CallToolResult) (raw Raw, ok bool) {
 	s, isString := v.(string)
 	if !isString {
 		return Raw{}, false
+	}
+	if ref, ok := strings.CutPrefix(s, refPrefix); ok {
+		n, err := strconv.ParseUint(ref, 10, 64)
+		if err != nil {
+			return Raw{}, false
+		}
+		return c.kept.take(n), true
 	}
 	return readEntry(s)
 }
@@ -215,7 +250,22 @@ func (c *Capture) annotate(result []byte) (out []byte, ok bool) {
 		inner = append(append(inner, `"structuredContent":`...), m.structured...)
 	}
 	inner = append(inner, '}')
-	return c.spliceMeta(result, m, inner)
+	out, ok = c.spliceMeta(result, m, inner)
+	if !ok || !c.nullStructured || m.structured == nil || len(m.structured) < len("null") || isNull(m.structured) {
+		return out, ok
+	}
+	// The SDK is handed null in structuredContent's place (see
+	// NullStructured). The entry was spliced before the value, inside a
+	// _meta that precedes it, or after it.
+	at := m.structuredAt
+	if m.meta < 0 || m.meta < m.structuredAt {
+		at += len(out) - len(result)
+	}
+	n := len(m.structured)
+	copy(out[at+4:], out[at+n:])
+	out = out[:len(out)-n+4]
+	copy(out[at:], "null")
+	return out, true
 }
 
 // spliceMeta returns obj, an object scanObject read as m, with this
@@ -261,17 +311,24 @@ func (c *Capture) spliceMeta(obj []byte, m members, inner []byte) (out []byte, o
 
 // members locates what annotate needs in a result object.
 type members struct {
-	open       int    // the object's '{'
-	empty      bool   // the object has no member
-	meta       int    // start of _meta's value, or -1
-	metaEmpty  bool   // _meta is {}
-	content    []byte // content's value, or nil
-	structured []byte // structuredContent's value, or nil
-	tools      []byte // tools's value, or nil (at its offset: toolsAt)
-	toolsAt    int
-	input      []byte // inputSchema's value, or nil
-	output     []byte // outputSchema's value, or nil
+	open         int    // the object's '{'
+	empty        bool   // the object has no member
+	meta         int    // start of _meta's value, or -1
+	metaEmpty    bool   // _meta is {}
+	content      []byte // content's value, or nil
+	structured   []byte // structuredContent's value, or nil (at its offset: structuredAt)
+	structuredAt int
+	tools        []byte // tools's value, or nil (at its offset: toolsAt)
+	toolsAt      int
+	input        []byte // inputSchema's value, or nil
+	output       []byte // outputSchema's value, or nil
+	metaValue    []byte // _meta's value, or nil
+	others       []member
 }
+
+// member is a member of an object other than _meta, content and
+// structuredContent, as written.
+type member struct{ name, value []byte }
 
 // scanObject finds the top-level members of a JSON object through the
 // token layer, without decoding their values. It declines (ok false) what
@@ -297,6 +354,7 @@ func scanObject(b []byte) (m members, ok bool) {
 			break
 		}
 		m.empty = false
+		nameText := b[d.Start():d.Current().End()]
 		if strings.IndexByte(src[d.Start():d.Current().End()], '\\') >= 0 {
 			return m, false
 		}
@@ -310,16 +368,21 @@ func scanObject(b []byte) (m members, ok bool) {
 			return m, false
 		}
 		switch name {
+		case "_meta", "content", "structuredContent":
+		default:
+			m.others = append(m.others, member{name: nameText, value: b[start:end]})
+		}
+		switch name {
 		case "_meta":
 			if m.meta >= 0 {
 				return m, false
 			}
-			m.meta = start
+			m.meta, m.metaValue = start, b[start:end]
 			m.metaEmpty = src[start] == '{' && strings.TrimLeft(src[start+1:end-1], " \t\r\n") == ""
 		case "content":
 			m.content = b[start:end]
 		case "structuredContent":
-			m.structured = b[start:end]
+			m.structured, m.structuredAt = b[start:end], start
 		case "tools":
 			m.tools, m.toolsAt = b[start:end], start
 		case "inputSchema":
@@ -505,4 +568,14 @@ func rawIDKey(raw []byte) string {
 		}
 	}
 	return ""
+}
+
+// peek returns id's kind without removing it.
+func (p *pending) peek(id string) kind {
+	if id == "" {
+		return kindNone
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ids[id]
 }

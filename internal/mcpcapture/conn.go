@@ -15,11 +15,13 @@ type transport struct {
 }
 
 func (t *transport) Connect(ctx context.Context) (mcp.Connection, error) {
-	inner, err := t.inner.Connect(ctx)
+	w := &conn{c: t.c}
+	inner, err := guarded(t.inner, t.c, &w.p).Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &conn{Connection: inner, c: t.c}, nil
+	w.Connection = inner
+	return w, nil
 }
 
 // conn sees the messages going out, unchanged, and rewrites the results of

@@ -111,10 +111,24 @@ func (e errReader) Read([]byte) (int, error) {
 	return 0, io.EOF
 }
 
+// memberID names a JSON-RPC message's id member.
+const memberID = "id"
+
 // rewrite returns data, one JSON-RPC message or a batch, with the results
 // of pending tools/call and tools/list responses annotated; changed is false (and out is
 // data) when there are none.
 func (rt *roundTripper) rewrite(data []byte) (out []byte, changed bool) {
+	if tooDeep(data) {
+		// A response the SDK would refuse for its nesting is answered
+		// by an error response of its id (see guardFrame).
+		if g := guardFrame(bytes.TrimSpace(data)); g != nil {
+			if id, ok := topLevelID(g); ok {
+				rt.p.take(rawIDKey(id))
+			}
+			return g, true
+		}
+		return data, false
+	}
 	if rt.p.empty() {
 		return data, false
 	}
@@ -154,7 +168,7 @@ func (rt *roundTripper) rewriteOne(msg []byte) []byte {
 	_, isRequest := m["method"]
 	_, isError := m["error"]
 	res, hasResult := m["result"]
-	id := m["id"]
+	id := m[memberID]
 	if isRequest {
 		return nil
 	}

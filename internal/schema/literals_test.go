@@ -24,7 +24,8 @@ var literalAllowed = map[string]map[string]string{
 		KwType: `an MCP content block's "type" ("text")`},
 	"internal/mcpcapture/capture.go": {KwType: `an MCP content block's "type" ("text")`},
 	// A JSON-RPC message's "id".
-	"internal/mcpcapture/http.go": {KwIDDraft4: "a JSON-RPC message's id"},
+	"internal/mcpcapture/http.go":         {KwIDDraft4: "a JSON-RPC message's id"},
+	"internal/fixture/deepmcp/deepmcp.go": {KwIDDraft4: "a JSON-RPC message's id"},
 	// A tool's "description" in a tools/list answer.
 	"cmd/structkit/schema.go": {KwDescription: "an MCP tool's description"},
 	// The name of the bridge's in-process example upstream.

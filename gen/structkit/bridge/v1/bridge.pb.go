@@ -407,9 +407,16 @@ type CallToolRequest struct {
 	// schema ListTools gave for that profile (a model's answer): the bridge
 	// restores them to the tool's own schema (exact integers, null for
 	// absent, pairs as maps, ...) before the check and the call.
-	Profile       string `protobuf:"bytes,4,opt,name=profile,proto3" json:"profile,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Profile string `protobuf:"bytes,4,opt,name=profile,proto3" json:"profile,omitempty"`
+	// StructuredJson, when true, asks for the structured result as JSON
+	// text only (CallToolResponse.structured_content_json, every number as
+	// the MCP server wrote it): no Struct is built, on the bridge or the
+	// client. A Struct costs some twenty times the bytes of a result of
+	// small numbers, and beyond the response limit a result only fits as
+	// text.
+	StructuredJson bool `protobuf:"varint,5,opt,name=structured_json,json=structuredJson,proto3" json:"structured_json,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *CallToolRequest) Reset() {
@@ -481,6 +488,13 @@ func (x *CallToolRequest) GetProfile() string {
 	return ""
 }
 
+func (x *CallToolRequest) GetStructuredJson() bool {
+	if x != nil {
+		return x.StructuredJson
+	}
+	return false
+}
+
 type isCallToolRequest_Args interface {
 	isCallToolRequest_Args()
 }
@@ -532,9 +546,14 @@ type CallToolResponse struct {
 	Unconverted string `protobuf:"bytes,6,opt,name=unconverted,proto3" json:"unconverted,omitempty"`
 	// NotValidated, when set, says why the arguments were converted but not
 	// validated (e.g. the validator cannot compile the tool's schema).
-	NotValidated  string `protobuf:"bytes,7,opt,name=not_validated,json=notValidated,proto3" json:"not_validated,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	NotValidated string `protobuf:"bytes,7,opt,name=not_validated,json=notValidated,proto3" json:"not_validated,omitempty"`
+	// StructuredContentJson is the structured result as JSON text, compact,
+	// every number as the MCP server wrote it, when the request asked for it
+	// (structured_json; structured_content is then empty). Empty when the
+	// result has none.
+	StructuredContentJson string `protobuf:"bytes,8,opt,name=structured_content_json,json=structuredContentJson,proto3" json:"structured_content_json,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
 }
 
 func (x *CallToolResponse) Reset() {
@@ -616,6 +635,13 @@ func (x *CallToolResponse) GetNotValidated() string {
 	return ""
 }
 
+func (x *CallToolResponse) GetStructuredContentJson() string {
+	if x != nil {
+		return x.StructuredContentJson
+	}
+	return ""
+}
+
 var File_structkit_bridge_v1_bridge_proto protoreflect.FileDescriptor
 
 const file_structkit_bridge_v1_bridge_proto_rawDesc = "" +
@@ -646,13 +672,14 @@ const file_structkit_bridge_v1_bridge_proto_rawDesc = "" +
 	"\x06server\x18\x05 \x01(\tR\x06server\x12*\n" +
 	"\x11input_schema_json\x18\x06 \x01(\tR\x0finputSchemaJson\x12,\n" +
 	"\x12output_schema_json\x18\a \x01(\tR\x10outputSchemaJson\x12#\n" +
-	"\rschemas_exact\x18\b \x01(\bR\fschemasExact\"\xa9\x01\n" +
+	"\rschemas_exact\x18\b \x01(\bR\fschemasExact\"\xd2\x01\n" +
 	"\x0fCallToolRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x127\n" +
 	"\targuments\x18\x02 \x01(\v2\x17.google.protobuf.StructH\x00R\targuments\x12'\n" +
 	"\x0earguments_json\x18\x03 \x01(\tH\x00R\rargumentsJson\x12\x18\n" +
-	"\aprofile\x18\x04 \x01(\tR\aprofileB\x06\n" +
-	"\x04args\"\xb2\x02\n" +
+	"\aprofile\x18\x04 \x01(\tR\aprofile\x12'\n" +
+	"\x0fstructured_json\x18\x05 \x01(\bR\x0estructuredJsonB\x06\n" +
+	"\x04args\"\xea\x02\n" +
 	"\x10CallToolResponse\x121\n" +
 	"\acontent\x18\x01 \x03(\v2\x17.google.protobuf.StructR\acontent\x12E\n" +
 	"\x12structured_content\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x11structuredContent\x12\x19\n" +
@@ -660,7 +687,8 @@ const file_structkit_bridge_v1_bridge_proto_rawDesc = "" +
 	"\x06report\x18\x04 \x01(\v2\x14.structkit.v1.ReportR\x06report\x12\x14\n" +
 	"\x05exact\x18\x05 \x01(\bR\x05exact\x12 \n" +
 	"\vunconverted\x18\x06 \x01(\tR\vunconverted\x12#\n" +
-	"\rnot_validated\x18\a \x01(\tR\fnotValidated2\xc8\x01\n" +
+	"\rnot_validated\x18\a \x01(\tR\fnotValidated\x126\n" +
+	"\x17structured_content_json\x18\b \x01(\tR\x15structuredContentJson2\xc8\x01\n" +
 	"\x11ToolBridgeService\x12Z\n" +
 	"\tListTools\x12%.structkit.bridge.v1.ListToolsRequest\x1a&.structkit.bridge.v1.ListToolsResponse\x12W\n" +
 	"\bCallTool\x12$.structkit.bridge.v1.CallToolRequest\x1a%.structkit.bridge.v1.CallToolResponseBAZ?github.com/structkit/structkit/gen/structkit/bridge/v1;bridgev1b\x06proto3"

@@ -1,0 +1,36 @@
+package bridge
+
+import (
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/structkit/structkit/structconv"
+)
+
+// TestValueSize: the size reckoned from the JSON text is the Value's
+// encoded size (numbers as doubles), or more (a long number as digits).
+func TestValueSize(t *testing.T) {
+	for _, js := range []string{
+		`null`, `true`, `1`, `"s"`, `""`, `[]`, `{}`, `[1,2,3]`, `{"a":1,"b":[true,null,"x"]}`,
+		`{"a":{"b":{"c":{}}},"long":"` + strings.Repeat("x", 300) + `"}`,
+		`[{},{},{},[[]],{"k":[1.5,-2e10]}]`,
+	} {
+		var v structpb.Value
+		if err := structconv.Unmarshal([]byte(js), &v); err != nil {
+			t.Fatal(err)
+		}
+		got, ok := valueSize([]byte(js))
+		if want := proto.Size(&v); !ok || got != want {
+			t.Errorf("%.40s: %d, want %d", js, got, want)
+		}
+	}
+	if n, ok := valueSize([]byte(`123456789012345678901234567890`)); !ok || n < 30 {
+		t.Errorf("a long number: %d", n)
+	}
+	if _, ok := valueSize([]byte(`{`)); ok {
+		t.Error("not JSON: ok")
+	}
+}

@@ -1,0 +1,159 @@
+package mcpbridge
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/structkit/structkit/internal/fixture/deepmcp"
+)
+
+// peakHeap runs f and returns the most heap its run held above what was
+// live before, sampled from the runtime's metrics.
+func peakHeap(f func()) uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
+	runtime.GC()
+	base := read()
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			if v := read(); v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Microsecond):
+			}
+		}
+	}()
+	f()
+	if v := read(); v > peak.Load() {
+		peak.Store(v)
+	}
+	close(stop)
+	<-done
+	if p := peak.Load(); p > base {
+		return p - base
+	}
+	return 0
+}
+
+// TestResultMemory measures the peak heap of one call of a big result
+// (strings, dense integers, empty objects at 1, 8 and 15 MiB) through a
+// go-sdk client and the capture, with StructuredJSON. Set
+// STRUCTKIT_MEMORY=1 to print the table; the bound is checked always.
+func TestResultMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures memory")
+	}
+	sizes := []int{1 << 20, 8 << 20, 15 << 20}
+	shapes := []string{"strings", "ints", "objects"}
+	// One result at a time is held by the server (built before the
+	// measure, and counted in the baseline).
+	results := map[string][]byte{}
+	for _, shape := range shapes {
+		for _, n := range sizes {
+			results[fmt.Sprintf("%s-%d", shape, n>>20)] = nil
+		}
+	}
+	for _, jsonOnly := range []bool{true, false} {
+		if !jsonOnly && os.Getenv("STRUCTKIT_MEMORY") == "" {
+			continue // the Struct form's cost is only reported
+		}
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		go func() { _ = deepmcp.ServeResults(inR, outW, results); outW.Close() }()
+		ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+		defer cancel()
+		c, err := Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, ClientOptions{StructuredJSON: jsonOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		for _, shape := range shapes {
+			for _, n := range sizes {
+				name := fmt.Sprintf("%s-%d", shape, n>>20)
+				if only := os.Getenv("STRUCTKIT_MEMORY_ONLY"); only != "" && only != name {
+					continue
+				}
+				results[name] = deepmcp.Big(shape, n)
+				var res *CallResult
+				peak := peakHeap(func() {
+					res, err = c.CallToolJSON(ctx, name, nil)
+				})
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				size := len(results[name])
+				ratio := float64(peak) / float64(size)
+				if os.Getenv("STRUCTKIT_MEMORY") != "" {
+					fmt.Printf("StructuredJSON=%v %-12s %5.1f MiB result: peak heap %6.1f MiB (%.1fx)\n", jsonOnly, name, float64(size)/(1<<20), float64(peak)/(1<<20), ratio)
+				}
+				if jsonOnly && ratio > 4 {
+					t.Errorf("%s: peak heap %d bytes, %.1fx the result's %d", name, peak, ratio, size)
+				}
+				runtime.KeepAlive(res)
+				results[name] = nil
+			}
+		}
+	}
+}
+
+// TestResultMemoryConcurrent: four 8 MiB calls at once (1.76 GB before)
+// hold at most four times their results together.
+func TestResultMemoryConcurrent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures memory")
+	}
+	const calls, size = 4, 8 << 20
+	results := map[string][]byte{}
+	for i := range calls {
+		results[fmt.Sprintf("ints-%d", i)] = deepmcp.Big("ints", size)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go func() { _ = deepmcp.ServeResults(inR, outW, results); outW.Close() }()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	c, err := Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, ClientOptions{StructuredJSON: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res := make([]*CallResult, calls)
+	errs := make([]error, calls)
+	peak := peakHeap(func() {
+		var wg sync.WaitGroup
+		for i := range calls {
+			wg.Go(func() { res[i], errs[i] = c.CallToolJSON(ctx, fmt.Sprintf("ints-%d", i), nil) })
+		}
+		wg.Wait()
+	})
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ratio := float64(peak) / float64(calls*size)
+	if os.Getenv("STRUCTKIT_MEMORY") != "" {
+		fmt.Printf("%d concurrent %d MiB calls: peak heap %.1f MiB (%.1fx)\n", calls, size>>20, float64(peak)/(1<<20), ratio)
+	}
+	if ratio > 4 {
+		t.Errorf("peak heap %d bytes, %.1fx the results", peak, ratio)
+	}
+	runtime.KeepAlive(res)
+}
