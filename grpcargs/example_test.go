@@ -22,8 +22,11 @@ type search struct {
 }
 
 func (search) Search(ctx context.Context, req *examplev1.SearchRequest) (*examplev1.SearchResponse, error) {
-	res, _ := grpcargs.FromContext(ctx) // what the interceptor repaired
-	fmt.Println("server:", res.Fields[0].Report.String())
+	if res, ok := grpcargs.FromContext(ctx); ok { // what the interceptor repaired
+		for _, f := range res.Fields {
+			fmt.Println("server:", f.Report.String())
+		}
+	}
 	return &examplev1.SearchResponse{Arguments: req.GetArguments()}, nil
 }
 

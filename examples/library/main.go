@@ -1,4 +1,4 @@
-// Command library is the README's Library example: a tool's input schema
+// Command library shows the library on one MCP tool: its input schema
 // compiled once, a Struct written as JSON with integers, JSON read into a
 // Struct with a big integer exact, the Struct as Go values, and the
 // pre-dispatch check of a model's arguments.
