@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -27,6 +29,7 @@ const (
 // exit 0, or the status its marker says:
 //
 //	<!-- sh: status N -->        the block exits N
+//	<!-- sh: timeout D -->       the block may take D (a time.Duration) instead of 60s
 //	<!-- sh: skip REASON -->     not run here (listed as skipped, with REASON)
 //
 // A text or json block marked <!-- output --> is sample output of the
@@ -44,6 +47,7 @@ func TestREADMEShell(t *testing.T) {
 		t.Skip("no bash:", err)
 	}
 	_, blocks := readmeBlocks(t)
+	checkPortsFree(t, blocks)
 	dir := copyRepo(t)
 	deadline := time.Now().Add(shellTotalTimeout)
 	var skipped []string
@@ -56,20 +60,26 @@ func TestREADMEShell(t *testing.T) {
 				skipped = append(skipped, "README.md:"+strconv.Itoa(b.line)+": "+strings.TrimSpace(reason))
 				continue
 			}
-			want := 0
+			want, timeout := 0, shellBlockTimeout
 			if s, ok := strings.CutPrefix(b.marker, "sh: status"); ok {
 				n, err := strconv.Atoi(strings.TrimSpace(s))
 				if err != nil {
 					t.Fatalf("README.md:%d: marker %q: want <!-- sh: status N -->", b.line, b.marker)
 				}
 				want = n
+			} else if s, ok := strings.CutPrefix(b.marker, "sh: timeout"); ok {
+				d, err := time.ParseDuration(strings.TrimSpace(s))
+				if err != nil {
+					t.Fatalf("README.md:%d: marker %q: want <!-- sh: timeout DURATION -->", b.line, b.marker)
+				}
+				timeout = d
 			} else if strings.HasPrefix(b.marker, "sh:") {
-				t.Fatalf("README.md:%d: marker %q: want <!-- sh: status N --> or <!-- sh: skip REASON -->", b.line, b.marker)
+				t.Fatalf("README.md:%d: marker %q: want <!-- sh: status N -->, <!-- sh: timeout D --> or <!-- sh: skip REASON -->", b.line, b.marker)
 			}
 			if time.Until(deadline) <= 0 {
 				t.Fatalf("README.md:%d: the blocks before it took longer than %v", b.line, shellTotalTimeout)
 			}
-			r := runShellBlock(t, dir, b, min(shellBlockTimeout, time.Until(deadline)))
+			r := runShellBlock(t, dir, b, min(timeout, time.Until(deadline)))
 			t.Logf("README.md:%d: exit %d in %v", b.line, r.status, r.took.Round(time.Millisecond))
 			if r.status != want {
 				t.Fatalf("README.md:%d: exit %d, want %d; output:\n%s", b.line, r.status, want, r.out)
@@ -87,6 +97,32 @@ func TestREADMEShell(t *testing.T) {
 	}
 	for _, s := range skipped {
 		t.Log("skipped:", s)
+	}
+}
+
+// portRE finds the ports the blocks listen on or call.
+var portRE = regexp.MustCompile(`(?:127\.0\.0\.1|localhost)?:([0-9]{4,5})\b`)
+
+// checkPortsFree fails at once, naming the port, when a port the blocks
+// use (the bridge's default 7070, and every one they write) is taken,
+// rather than after a block waited a minute for a server that could not
+// start.
+func checkPortsFree(t *testing.T, blocks []block) {
+	t.Helper()
+	ports := map[string]bool{"7070": true}
+	for _, b := range blocks {
+		if b.lang == "sh" && !strings.HasPrefix(b.marker, "sh: skip") {
+			for _, m := range portRE.FindAllStringSubmatch(b.text, -1) {
+				ports[m[1]] = true
+			}
+		}
+	}
+	for p := range ports {
+		lis, err := net.Listen("tcp", "127.0.0.1:"+p)
+		if err != nil {
+			t.Fatalf("port %s, which README.md's sh blocks use, is taken (another run of this test?): %v", p, err)
+		}
+		lis.Close()
 	}
 }
 
