@@ -21,9 +21,9 @@ func main() {
 		"type": "object",
 		"required": ["sku"],
 		"properties": {
-			"sku":   {"type": "string"},
-			"id":    {"type": "integer"},
-			"limit": {"type": "integer", "minimum": 1}
+			"sku":     {"type": "string"},
+			"item_id": {"type": "integer"},
+			"limit":   {"type": "integer", "minimum": 1}
 		}
 	}`)}
 
@@ -47,7 +47,7 @@ func main() {
 
 	// JSON → Struct, big integers carried exactly.
 	var args structpb.Struct
-	err = structconv.UnmarshalOptions{Schema: schema}.Unmarshal([]byte(`{"sku":"A-1","id":9007199254740993}`), &args)
+	err = structconv.UnmarshalOptions{Schema: schema}.Unmarshal([]byte(`{"sku":"A-1","item_id":9007199254740993}`), &args)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("%T %v\n", v.(map[string]any)["id"], v.(map[string]any)["id"])
+	fmt.Printf("%T %v\n", v.(map[string]any)["item_id"], v.(map[string]any)["item_id"])
 
 	// Pre-dispatch check of what a model wrote.
 	for _, modelArgs := range []string{`{"sku":"A-1","limit":"20"}`, `{"limit":0}`} {
