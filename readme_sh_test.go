@@ -158,8 +158,16 @@ func runShellBlock(t *testing.T, dir string, b block, timeout time.Duration) she
 	}
 	err = cmd.Wait()
 	took := time.Since(start)
+	// What a block stopped may take a moment to be gone (a bridge's MCP
+	// server exits after the bridge): wait for the group to empty.
 	pgid := cmd.Process.Pid
-	survived := syscall.Kill(-pgid, 0) == nil
+	survived := true
+	for range 40 {
+		if survived = syscall.Kill(-pgid, 0) == nil; !survived {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	if _, serr := outFile.Seek(0, io.SeekStart); serr != nil {
 		t.Fatal(serr)
