@@ -1,7 +1,11 @@
 package adapt_test
 
 import (
+	"encoding/json"
 	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/coerce"
@@ -81,4 +85,57 @@ func ExampleProfile_Check() {
 	// /properties/limit: keywords: the profile does not take maximum
 	// /properties/limit: keywords: the profile does not take minimum
 	// /properties/repo_id: formats: format "int64" is not one the profile takes on "integer"
+}
+
+// A tool's schema adapted for a provider, and the model's answer restored
+// to the arguments the tool's own schema asks for: from JSON text, or from
+// the google.protobuf.Struct of Vertex AI's FunctionCall.Args.
+func Example_provider() {
+	tool := &mcp.Tool{Name: "list_issues", InputSchema: json.RawMessage(toolSchema)}
+	s, err := adapt.Adapt(tool.InputSchema, adapt.OpenAI) // once per tool and provider
+	if err != nil {
+		panic(err)
+	}
+	// s.JSON(): the schema to send; s.Report(): every change by schema pointer, with what was lost.
+	fmt.Println(len(s.Report().Changes), "changes")
+
+	// The model answers under s.JSON(); restore in the codec's one pass, check against the original.
+	answer := []byte(`{"repo_id":9007199254740993,"labels":[{"key":"bug","value":2}],"limit":null}`)
+	args, report, err := adapt.RestoreOptions{Schema: s,
+		CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient(), Tool: tool.Name}}.JSON(answer)
+	if err != nil {
+		panic(err) // the answer is not JSON: nothing was restored (a nil report is never valid)
+	}
+	if !report.Valid() {
+		fmt.Println(coerce.FormatProblems(tool.Name, report.Problems)) // paths and locations of the original
+		return
+	}
+	fmt.Println(string(args))
+
+	// Vertex AI: the answer is a Struct (doubles; the 64-bit id as digits).
+	g, err := adapt.Adapt(tool.InputSchema, adapt.GeminiSchema)
+	if err != nil {
+		panic(err)
+	}
+	functionCallArgs, err := structpb.NewStruct(map[string]any{"repo_id": "9007199254740993", "limit": 5.0})
+	if err != nil {
+		panic(err)
+	}
+	st, report, err := adapt.RestoreOptions{Schema: g}.Struct(functionCallArgs)
+	if err != nil {
+		panic(err)
+	}
+	if !report.Valid() {
+		fmt.Println(coerce.FormatProblems(tool.Name, report.Problems))
+		return
+	}
+	b, err := structconv.MarshalOptions{Schema: g.Original()}.Marshal(st)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(string(b))
+	// Output:
+	// 5 changes
+	// {"labels":{"bug":2},"repo_id":9007199254740993}
+	// {"limit":5,"repo_id":9007199254740993}
 }

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/reflection"
 
+	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
 	"github.com/structkit/structkit/grpcmcp"
 	"github.com/structkit/structkit/internal/fixture/orders"
 )
@@ -63,4 +65,67 @@ func ExampleAddService() {
 	// Output:
 	// [OrderService_GetOrder OrderService_CreateOrder OrderService_ListOrders]
 	// 9223372036854775807 18446744073709551615
+}
+
+// Every service of a gRPC server, given only its address, as MCP tools of
+// one registration, with a call timeout and what the limits left out.
+func ExampleAddServices() {
+	// Any gRPC server with reflection; here the example OrderService.
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	gs := grpc.NewServer()
+	orders.New().Register(gs)
+	reflection.Register(gs)
+	go gs.Serve(lis)
+	defer gs.Stop()
+
+	ctx := context.Background()
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		panic(err)
+	}
+	defer conn.Close()
+	r, err := grpcmcp.Reflect(ctx, conn, grpcmcp.ReflectOptions{})
+	if err != nil {
+		panic(err)
+	}
+	mcpServer := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
+	var omitted []grpcmcp.Omission // what the limits left out, to be said
+	names, err := grpcmcp.AddServices(mcpServer, conn, r.Services, grpcmcp.Options{Resolver: r.Types,
+		CallTimeout: time.Minute, Omitted: &omitted})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(names, len(omitted), "omitted")
+	// Output:
+	// [OrderService_GetOrder OrderService_CreateOrder OrderService_ListOrders] 0 omitted
+}
+
+// Generated registration, no reflection: protoc-gen-structkit writes
+// Register<Service>Tools with the schemas embedded at generate time.
+func ExampleAddTools() {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	gs := grpc.NewServer()
+	orders.New().Register(gs)
+	go gs.Serve(lis)
+	defer gs.Stop()
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		panic(err)
+	}
+	defer conn.Close()
+
+	mcpServer := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
+	names, err := examplev2.RegisterOrderServiceTools(mcpServer, examplev2.NewOrderServiceClient(conn))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(names)
+	// Output:
+	// [OrderService_GetOrder OrderService_CreateOrder OrderService_ListOrders]
 }

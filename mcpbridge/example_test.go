@@ -49,11 +49,14 @@ func ExampleClient_CallTool() {
 	}
 	defer c.Close()
 
-	args, _ := structpb.NewStruct(map[string]any{
+	args, err := structpb.NewStruct(map[string]any{
 		"query":   "panic",
 		"repo_id": "9007199254740993", // beyond 2^53: carried as digits
 		"limit":   2.0,                // a double, written as 2
 	})
+	if err != nil {
+		panic(err)
+	}
 	res, err := c.CallTool(ctx, "search_issues", args)
 	if err != nil {
 		panic(err)
@@ -64,8 +67,10 @@ func ExampleClient_CallTool() {
 	fmt.Println(res.ResultReport.String()) // about the result
 
 	// Invalid arguments are answered locally, in words a model can act on.
-	args, _ = structpb.NewStruct(map[string]any{"query": "panic", "repo_id": 1.0, "limit": 1.5})
-	res, _ = c.CallTool(ctx, "search_issues", args)
+	res, err = c.CallToolJSON(ctx, "search_issues", []byte(`{"query":"panic","repo_id":1,"limit":1.5}`))
+	if err != nil {
+		panic(err) // a *mcpbridge.ToolError (unknown tool) or a *mcpbridge.CallError (its Stage says where)
+	}
 	fmt.Println(res.Local, string(res.Content[0]))
 	// Output:
 	// {"type":"text","text":"{\"limit\":2,\"query\":\"panic\",\"repo_id\":9007199254740993}"}

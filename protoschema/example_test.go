@@ -33,7 +33,10 @@ func ExampleCodec() {
 		panic(err)
 	}
 	fmt.Println(req.GetOrder().GetOrderId(), req.GetOrder().GetWalletId())
-	out, _ := codec.Marshal(&req)
+	out, err := codec.Marshal(&req)
+	if err != nil {
+		panic(err)
+	}
 	fmt.Println(string(out))
 
 	_, err = codec.Unmarshal([]byte(`{"order":{"priority":"Fast","card":{},"invoiceRef":"x","items":[{"quantity":2.5}]}}`), &req)
