@@ -4,9 +4,13 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"net"
 	"syscall"
 	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // probeTimeout bounds the probe behind a connection hint.
@@ -49,4 +53,15 @@ func connectionHint(ctx context.Context, addr, server, startHint string, usedTLS
 		return "the server at " + addr + " speaks plaintext: drop the --tls flags"
 	}
 	return ""
+}
+
+// reflectError is the failure of reflecting the gRPC server at addr for
+// the command cmd, with a hint when the server could not be reached.
+func reflectError(ctx context.Context, cmd, addr string, err error) error {
+	if status.Code(err) == codes.Unavailable {
+		if hint := connectionHint(context.WithoutCancel(ctx), addr, "a gRPC server with reflection", "", false); hint != "" {
+			return fmt.Errorf("%s: %w (%s)", cmd, err, hint)
+		}
+	}
+	return fmt.Errorf("%s: %w", cmd, err)
 }

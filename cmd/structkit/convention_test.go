@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -127,5 +128,30 @@ func TestVersion(t *testing.T) {
 	}
 	if got := version(nil, false); !strings.Contains(got, "unknown version") {
 		t.Errorf("no build info: %q", got)
+	}
+}
+
+// TestConnectionHints: a server that cannot be reached is the
+// environment's fault (exit 2), said with the likely cause, from a probe
+// of the address: for call, mcp --grpc and schema --grpc.
+func TestConnectionHints(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := lis.Addr().String()
+	lis.Close()
+	for _, tc := range []struct {
+		args []string
+		hint string
+	}{
+		{[]string{"call", "--addr", closed, "--list", "--timeout", "10s"}, "is structkit bridge running there? Start it with: structkit bridge --listen " + closed},
+		{[]string{"mcp", "--grpc", closed}, "is a gRPC server with reflection running there?"},
+		{[]string{"schema", "--grpc", closed, "x.Y"}, "is a gRPC server with reflection running there?"},
+	} {
+		code, _, stderr := invoke(nil, tc.args...)
+		if code != exitUsage || !strings.Contains(stderr, "nothing listens on "+closed) || !strings.Contains(stderr, tc.hint) {
+			t.Errorf("%q: exit %d, stderr %s; want 2 and the hint %q", tc.args, code, stderr, tc.hint)
+		}
 	}
 }

@@ -80,7 +80,7 @@ func runMCP(e *env, args []string) error {
 	r, err := grpcmcp.Reflect(rctx, conn, grpcmcp.ReflectOptions{Services: services})
 	cancel()
 	if err != nil {
-		return fmt.Errorf("mcp: %w", err)
+		return reflectError(ctx, "mcp", *addr, err)
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "structkit-grpc", Version: "v1"}, nil)
 	var omitted []grpcmcp.Omission

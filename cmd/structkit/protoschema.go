@@ -72,7 +72,7 @@ func runSchema(e *env, args []string) error {
 		defer cancel()
 		r, err := grpcmcp.Reflect(ctx, conn, grpcmcp.ReflectOptions{Symbols: []string{string(name)}})
 		if err != nil {
-			return fmt.Errorf("schema: %w", err)
+			return reflectError(ctx, "schema", *addr, err)
 		}
 		files = r.Files
 	}
