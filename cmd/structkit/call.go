@@ -15,7 +15,6 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
+	"github.com/structkit/structkit/internal/protojsonenc"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -38,6 +38,8 @@ func runCall(e *env, args []string) error {
 	fs.Var(&pf, "profile", "list input schemas adapted to the provider `NAME` ("+profileNames()+"), and send --args as written under them, for the bridge to restore")
 	format := newEnum("text", "text", "json")
 	fs.Var(format, "format", "`FORMAT` of the output: text, or json (the response message as protobuf JSON)")
+	var jo jsonOutput
+	jo.register(fs)
 	var cf connFlags
 	cf.register(fs)
 	pos, err := parseFlags(e, fs, args, func(w io.Writer) { callUsage(w, fs) })
@@ -78,7 +80,7 @@ func runCall(e *env, args []string) error {
 		return rpcError(ctx, *addr, "ListTools", cf.useTLS(), err)
 	}
 	if *list {
-		return writeTools(e, tools, format.value)
+		return writeTools(e, jo, tools, format.value)
 	}
 
 	var out *coerce.Schema
@@ -105,7 +107,7 @@ func runCall(e *env, args []string) error {
 	}
 
 	if format.value == "json" {
-		if err := writeProto(e, resp); err != nil {
+		if err := writeProto(e, jo, resp); err != nil {
 			return err
 		}
 	} else {
@@ -279,9 +281,9 @@ func listTools(ctx context.Context, client bridgev1.ToolBridgeServiceClient, pro
 	}
 }
 
-func writeTools(e *env, tools *bridgev1.ListToolsResponse, format string) error {
+func writeTools(e *env, jo jsonOutput, tools *bridgev1.ListToolsResponse, format string) error {
 	if format == "json" {
-		return writeProto(e, tools)
+		return writeProto(e, jo, tools)
 	}
 	for _, lo := range tools.GetLeftOut() {
 		fmt.Fprintf(e.stderr, "note: not every tool is served: %s\n", lo.GetMessage())
@@ -296,13 +298,14 @@ func writeTools(e *env, tools *bridgev1.ListToolsResponse, format string) error 
 	return writeOutput(e, b.Bytes())
 }
 
-// writeProto writes m as indented protobuf JSON.
-func writeProto(e *env, m proto.Message) error {
-	b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(m)
+// writeProto writes m as protobuf JSON (the module's own writer: 64-bit
+// integers as integer literals, members sorted), compact unless --indent.
+func writeProto(e *env, jo jsonOutput, m proto.Message) error {
+	b, err := protojsonenc.Options{}.Marshal(m)
 	if err != nil {
 		return err
 	}
-	return writeOutput(e, append(b, '\n'))
+	return jo.write(e, b)
 }
 
 // writeResult writes the text of the content blocks (other blocks as

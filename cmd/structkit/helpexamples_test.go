@@ -97,3 +97,22 @@ func shellWords(t *testing.T, s string) (words []string, comment string) {
 	}
 	return words, ""
 }
+
+// TestCallJSONCompact: call --format json prints the response message as
+// one line of protobuf JSON, 64-bit integers as literals; --indent indents.
+func TestCallJSONCompact(t *testing.T) {
+	s := serveBridge(t, "--listen", "127.0.0.1:0")
+	for _, args := range [][]string{
+		{"call", "--addr", s.addr, "--list", "--format", "json"},
+		{"call", "--addr", s.addr, "--tool", "search_issues", "--args", `{"query":"x","repo_id":9223372036854775807}`, "--format", "json"},
+	} {
+		code, stdout, stderr := invoke(nil, args...)
+		if code != exitOK || strings.Count(stdout, "\n") != 1 || !strings.HasPrefix(stdout, "{") {
+			t.Errorf("%q: exit %d, not one line:\n%s\n%s", args, code, stdout, stderr)
+		}
+		code, stdout, _ = invoke(nil, append(args, "--indent")...)
+		if code != exitOK || !strings.Contains(stdout, "\n  \"") {
+			t.Errorf("%q --indent: exit %d, not indented:\n%s", args, code, stdout)
+		}
+	}
+}
