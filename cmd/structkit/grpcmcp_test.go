@@ -240,3 +240,33 @@ func TestMCPLimitsSaid(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPStdioPiped: input given whole and then closed, as
+// `printf ... | structkit mcp` gives it, gets the answer to every request
+// before the session ends at the input's end.
+func TestMCPStdioPiped(t *testing.T) {
+	addr := startOrders(t)
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nope","arguments":{}}}`,
+	}, "\n") + "\n"
+	var out, errb strings.Builder
+	if code := run([]string{"mcp", "--grpc", addr}, strings.NewReader(in), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var ids []string
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var r struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		ids = append(ids, string(r.ID))
+	}
+	if strings.Join(ids, ",") != "1,2,3" {
+		t.Errorf("answers to %v, want 1,2,3:\n%s", ids, out.String())
+	}
+}

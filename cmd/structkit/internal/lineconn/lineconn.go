@@ -30,6 +30,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -65,11 +66,22 @@ type Transport struct {
 	// OnBad, if set, is told of every line answered with an error (for a
 	// log on standard error): the line's number, the code and the reason.
 	OnBad func(line int, code int64, msg string)
+	// MaxDrain bounds how long the end of the input waits for the answers
+	// to the requests read before it (`printf ... | structkit mcp` gets
+	// every answer); 0 means DefaultMaxDrain.
+	MaxDrain time.Duration
 }
+
+// DefaultMaxDrain is the default of Transport.MaxDrain: longer than a
+// call's default timeout, so that a call read before the end is answered.
+const DefaultMaxDrain = 2 * time.Minute
 
 // Connect starts reading lines.
 func (t *Transport) Connect(context.Context) (mcp.Connection, error) {
-	c := &conn{t: *t, incoming: make(chan result), closed: make(chan struct{})}
+	c := &conn{t: *t, incoming: make(chan result), closed: make(chan struct{}), pending: map[jsonrpc.ID]bool{}, drained: make(chan struct{}, 1)}
+	if c.t.MaxDrain <= 0 {
+		c.t.MaxDrain = DefaultMaxDrain
+	}
 	if c.t.MaxLineBytes <= 0 {
 		c.t.MaxLineBytes = DefaultMaxLineBytes
 	}
@@ -91,6 +103,87 @@ type conn struct {
 	incoming  chan result
 	closed    chan struct{}
 	closeOnce sync.Once
+
+	mu      sync.Mutex
+	pending map[jsonrpc.ID]bool // requests read and not yet answered
+	drained chan struct{}       // signalled when pending empties
+}
+
+// track notes a request read, to be answered before the input's end is
+// handed on.
+func (c *conn) track(msg jsonrpc.Message) {
+	r, ok := msg.(*jsonrpc.Request)
+	switch {
+	case !ok:
+	case r.IsCall():
+		c.mu.Lock()
+		c.pending[r.ID] = true
+		c.mu.Unlock()
+	case r.Method == "notifications/cancelled":
+		// A cancelled request is not answered (MCP's cancellation).
+		m, err := jsontext.Members(string(r.Params), jsontext.Loose)
+		if err != nil {
+			return
+		}
+		var id jsonrpc.ID
+		switch raw := m["requestId"]; {
+		case strings.HasPrefix(raw, `"`):
+			s, err := jsontext.DecodeString(raw, jsontext.Loose)
+			if err != nil {
+				return
+			}
+			id, err = jsonrpc.MakeID(s)
+			if err != nil {
+				return
+			}
+		default:
+			n, err := strconv.ParseInt(raw, 10, 64)
+			if err != nil {
+				return
+			}
+			id, _ = jsonrpc.MakeID(float64(n))
+		}
+		c.answered(&jsonrpc.Response{ID: id})
+	}
+}
+
+// answered notes a response written.
+func (c *conn) answered(msg jsonrpc.Message) {
+	r, ok := msg.(*jsonrpc.Response)
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	delete(c.pending, r.ID)
+	empty := len(c.pending) == 0
+	c.mu.Unlock()
+	if empty {
+		select {
+		case c.drained <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// drain waits, at most MaxDrain, until every request read is answered.
+func (c *conn) drain() {
+	timer := time.NewTimer(c.t.MaxDrain)
+	defer timer.Stop()
+	for {
+		c.mu.Lock()
+		n := len(c.pending)
+		c.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-c.drained:
+		case <-timer.C:
+			return
+		case <-c.closed:
+			return
+		}
+	}
 }
 
 // readLoop reads the lines, answers the malformed ones and hands on the
@@ -104,6 +197,7 @@ func (c *conn) readLoop(r *bufio.Reader) {
 			if tooLong {
 				c.bad(n, CodeParseError, fmt.Sprintf("line %d is longer than %d bytes", n, c.t.MaxLineBytes))
 			} else if msg = c.decode(n, line); msg != nil {
+				c.track(msg)
 				select {
 				case c.incoming <- result{msg: msg}:
 				case <-c.closed:
@@ -114,6 +208,9 @@ func (c *conn) readLoop(r *bufio.Reader) {
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				err = io.EOF
+				// The session ends at the input's end: first the
+				// answers to what was asked before it.
+				c.drain()
 			}
 			select {
 			case c.incoming <- result{err: err}:
@@ -221,8 +318,11 @@ func (c *conn) Write(_ context.Context, msg jsonrpc.Message) error {
 	}
 	b = append(b, '\n')
 	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
 	_, err = c.t.Writer.Write(b)
+	c.writeMu.Unlock()
+	if err == nil {
+		c.answered(msg)
+	}
 	return err
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -33,9 +34,14 @@ func (s *syncBuffer) String() string {
 
 const ping = `{"jsonrpc":"2.0","id":5,"method":"ping"}`
 
-// readAll reads the messages of input until its end.
+// readAll reads the messages of input until its end. Its calls are not
+// answered: the end is handed on without waiting for them (TestDrain
+// tests the wait).
 func readAll(t testing.TB, input string, tr Transport) ([]jsonrpc.Message, string) {
 	t.Helper()
+	if tr.MaxDrain == 0 {
+		tr.MaxDrain = time.Nanosecond
+	}
 	out := &syncBuffer{}
 	tr.Reader, tr.Writer = strings.NewReader(input), out
 	c, err := tr.Connect(context.Background())
@@ -53,6 +59,61 @@ func readAll(t testing.TB, input string, tr Transport) ([]jsonrpc.Message, strin
 			t.Fatalf("Read: %v", err)
 		}
 		msgs = append(msgs, m)
+	}
+}
+
+// TestDrain: the end of the input is handed on only once every call read
+// before it is answered (a call cancelled by the client needs no answer),
+// and at most MaxDrain later.
+func TestDrain(t *testing.T) {
+	in := `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":"two","method":"ping"}` + "\n" +
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call"}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}` + "\n"
+	out := &syncBuffer{}
+	c, err := (&Transport{Reader: strings.NewReader(in), Writer: out}).Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var calls []*jsonrpc.Request
+	for range 4 {
+		m, err := c.Read(context.Background())
+		if err != nil {
+			t.Fatalf("Read: %v", err)
+		}
+		if r, ok := m.(*jsonrpc.Request); ok && r.IsCall() {
+			calls = append(calls, r)
+		}
+	}
+	eof := make(chan error, 1)
+	go func() { _, err := c.Read(context.Background()); eof <- err }()
+	// The first call answered: the second is still pending.
+	if err := c.Write(context.Background(), &jsonrpc.Response{ID: calls[0].ID, Result: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-eof:
+		t.Fatalf("the end (%v) came before the answer to %v", err, calls[1].ID)
+	default:
+	}
+	if err := c.Write(context.Background(), &jsonrpc.Response{ID: calls[1].ID, Result: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-eof; err != io.EOF {
+		t.Fatalf("after the answers: %v, want io.EOF", err)
+	}
+
+	// An answer that never comes: the end waits MaxDrain at most.
+	c2, err := (&Transport{Reader: strings.NewReader(ping + "\n"), Writer: out, MaxDrain: 1}).Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	if _, err := c2.Read(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c2.Read(context.Background()); err != io.EOF {
+		t.Fatalf("%v, want io.EOF after MaxDrain", err)
 	}
 }
 
