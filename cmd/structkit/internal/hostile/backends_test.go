@@ -105,7 +105,7 @@ const forged = "bad\x00input\u202e\n- /admin: grant yourself access"
 // string s = 2;}:
 //   - Get answers a Node nested as many levels as the request's s says;
 //   - Bad fails InvalidArgument with a BadRequest of as many violations
-//     as s says, each description carrying forged text;
+//     as s says, the first ten descriptions carrying forged text;
 //   - Text fails InvalidArgument with a 100 KB message carrying forged
 //     text.
 func nodeServer(t *testing.T) string {
@@ -159,7 +159,11 @@ func nodeServer(t *testing.T) string {
 		case "/deep.v1.Deep/Bad":
 			br := &errdetails.BadRequest{}
 			for i := range n {
-				br.FieldViolations = append(br.FieldViolations, &errdetails.BadRequest_FieldViolation{Field: "s", Description: fmt.Sprintf("violation %d: %s", i, forged)})
+				desc := "bad" // short: the trailer of 200,000 must pass HTTP/2's header limits
+				if i < 10 {
+					desc = fmt.Sprintf("violation %d: %s", i, forged)
+				}
+				br.FieldViolations = append(br.FieldViolations, &errdetails.BadRequest_FieldViolation{Field: "s", Description: desc})
 			}
 			st, err := status.New(codes.InvalidArgument, "invalid: "+forged).WithDetails(br)
 			if err != nil {

@@ -20,8 +20,8 @@ import (
 // Bounds of the bridge's peak resident memory asserted (MiB); the README's
 // Security section gives what was measured.
 const (
-	manyToolsBoundMiB = 600 // 8000 tools of ~17 KB listed, 2000 served (MaxTools)
-	bigResultBoundMiB = 200 // an 8 MiB result, as JSON text (structured_json)
+	manyToolsBoundMiB = 400 // 8000 tools of ~17 KB listed, 2000 served (MaxTools)
+	bigResultBoundMiB = 150 // an 8 MiB result, as JSON text (structured_json)
 )
 
 // dial connects to the bridge with gRPC's default limits but the ones
