@@ -318,3 +318,39 @@ func (m *mcpProc) close() int {
 	m.in.Close()
 	return m.wait(0)
 }
+
+// ownPeaks reads, before the process ends, its own peak resident memory
+// (VmHWM, Linux) and that of each of its children, in MiB; zero when
+// /proc cannot tell. Its rusage after wait is the larger of its own and
+// its waited children's: these tell them apart.
+func (p *proc) ownPeaks() (own float64, children []float64) {
+	pid := p.cmd.Process.Pid
+	own = vmHWM(pid)
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, f := range tasks {
+		b, _ := os.ReadFile(f)
+		for _, c := range strings.Fields(string(b)) {
+			var cpid int
+			if _, err := fmt.Sscan(c, &cpid); err == nil {
+				children = append(children, vmHWM(cpid))
+			}
+		}
+	}
+	return own, children
+}
+
+// vmHWM is the peak resident memory of process pid in MiB, or 0.
+func vmHWM(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			var kib float64
+			fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), &kib)
+			return kib / 1024
+		}
+	}
+	return 0
+}
