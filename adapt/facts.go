@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
@@ -386,11 +387,44 @@ func (fr *factReader) schemaText(l *plan.Loc) string {
 	if n == nil {
 		return ""
 	}
-	b, err := jsontext.Marshal(n.Value)
+	b, err := jsontext.Marshal(refsInWords(n.Value))
 	if err != nil {
 		return ""
 	}
 	return terms.Clip(string(b), 400)
+}
+
+// refsInWords is a copy of v (an original schema's tree) with each
+// "$ref" to a pointer of the original schema ("#/$defs/Item") named in
+// words ("$defs/Item of the original schema"): quoted in an adapted
+// schema's description, the pointer would name what the adapted schema
+// may not have (its $defs are its own, or inlined, or dropped).
+func refsInWords(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, c := range v {
+			if ref, ok := c.(string); ok && k == schema.KwRef && strings.HasPrefix(ref, "#") {
+				where := strings.TrimPrefix(strings.TrimPrefix(ref, "#"), "/")
+				if where == "" {
+					c = "the root of the original schema"
+				} else {
+					c = where + " of the original schema"
+				}
+			} else {
+				c = refsInWords(c)
+			}
+			out[k] = c
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, c := range v {
+			out[i] = refsInWords(c)
+		}
+		return out
+	}
+	return v
 }
 
 // firstNode is the compiled schema a location's pointer names: its own,
