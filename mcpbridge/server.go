@@ -183,13 +183,7 @@ func (st *structTool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mc
 
 	sr, err := st.h(context.WithValue(ctx, requestKey{}, req), args)
 	if err != nil {
-		var wire *jsonrpc.Error
-		if errors.As(err, &wire) {
-			return nil, wire
-		}
-		res := &mcp.CallToolResult{}
-		res.SetError(err)
-		return res, nil
+		return handlerError(err)
 	}
 	if sr == nil {
 		sr = &StructResult{}
@@ -212,3 +206,16 @@ func (st *structTool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mc
 }
 
 func (st *structTool) observe(rep *coerce.Report) { terms.Observe(st.opts.Observer, st.name, rep) }
+
+// handlerError is the answer to a handler's error, as the go-sdk gives it:
+// a *jsonrpc.Error is a protocol error; any other error is the tool's,
+// an IsError result holding its text.
+func handlerError(err error) (*mcp.CallToolResult, error) {
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) {
+		return nil, wire
+	}
+	res := &mcp.CallToolResult{}
+	res.SetError(err)
+	return res, nil
+}

@@ -17,7 +17,6 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/structkit/structkit/coerce"
@@ -169,13 +168,7 @@ func (tt *typedTool[In, Out]) handle(ctx context.Context, req *mcp.CallToolReque
 	}
 	res, out, err := tt.h(ctx, req, in)
 	if err != nil {
-		var wire *jsonrpc.Error
-		if errors.As(err, &wire) {
-			return nil, wire
-		}
-		res := &mcp.CallToolResult{}
-		res.SetError(err)
-		return res, nil
+		return handlerError(err)
 	}
 	if res == nil {
 		res = &mcp.CallToolResult{}
