@@ -116,8 +116,11 @@ members:
 }
 
 // guardReader reads newline-delimited JSON-RPC frames from r and hands on
-// each as guardFrame has it. A line longer than maxLine is passed on
-// unread (the SDK refuses it by its own line limit).
+// each as guardFrame has it. A line longer than maxLine (the SDK's own line
+// limit, past which its connection fails and the session ends) is not
+// handed on: it is skipped to its end without being held, and a response
+// among such lines is answered with an error response of its id, read from
+// the line's start (see longFrame); the session lives.
 type guardReader struct {
 	rc      io.ReadCloser
 	r       *bufio.Reader
@@ -126,7 +129,8 @@ type guardReader struct {
 	line    []byte   // the line being gathered
 	parts   [][]byte // or its parts so far, partLen bytes
 	partLen int
-	pass    bool  // passing an over-long line on as it comes
+	skip    bool  // skipping the rest of an over-long line
+	long    int   // the bytes of the over-long line skipped so far
 	err     error // r's error, once the frames before it are handed on
 	c       *Capture
 	p       *pending // the tools/call and tools/list ids awaiting a response
@@ -158,9 +162,11 @@ func (g *guardReader) fill() {
 	if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
 		g.err = err
 	}
-	if g.pass {
-		g.out = append(g.out[:0], chunk...)
-		g.pass = !complete
+	if g.skip {
+		g.long += len(chunk)
+		if g.skip = !complete && g.err == nil; !g.skip && g.line != nil {
+			g.out, g.line = longFrame(g.line, g.long-newline(complete), g.maxLine), nil
+		}
 		return
 	}
 	if !complete && g.err == nil && g.partLen+len(chunk) <= g.maxLine {
@@ -181,8 +187,14 @@ func (g *guardReader) fill() {
 	g.line = append(g.line, chunk...)
 	switch {
 	case len(g.line) > g.maxLine:
-		g.out, g.line = g.line, nil
-		g.pass = !complete
+		// Only the start is kept, for the id of a response.
+		g.long = len(g.line)
+		if len(g.line) > longPrefix {
+			g.line = append([]byte(nil), g.line[:longPrefix]...)
+		}
+		if g.skip = !complete && g.err == nil; !g.skip {
+			g.out, g.line = longFrame(g.line, g.long-newline(complete), g.maxLine), nil
+		}
 	case complete || (g.err != nil && len(g.line) > 0):
 		frame := g.line
 		if complete {
@@ -215,3 +227,33 @@ func (g *guardReader) fill() {
 }
 
 func (g *guardReader) Close() error { return g.rc.Close() }
+
+// longPrefix is how much of an over-long line is kept to find its id.
+const longPrefix = 64 << 10
+
+// longFrame is what the SDK is handed in place of a line of size bytes,
+// over max, whose first bytes are prefix: for a response whose id comes
+// in them, an error response of that id saying what was refused, and a
+// newline; else nothing (the line is dropped; a call it answered ends by
+// its context).
+func longFrame(prefix []byte, size, max int) []byte {
+	id, ok := topLevelID(prefix)
+	if !ok {
+		return nil
+	}
+	msg := "the server's response is " + strconv.Itoa(size) + " bytes long, more than the " + strconv.Itoa(max) +
+		" bytes the MCP client reads in one message; it was refused"
+	out := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
+	out = append(out, `,"error":{"code":`...)
+	out = strconv.AppendInt(out, CodeTooDeep, 10)
+	out, _ = jsontext.AppendString(append(out, `,"message":`...), msg)
+	return append(out, "}}\n"...)
+}
+
+// newline is the length of a line's newline: 1 for a complete line.
+func newline(complete bool) int {
+	if complete {
+		return 1
+	}
+	return 0
+}

@@ -111,25 +111,36 @@ func TestCanarySDKMaxDepth(t *testing.T) {
 }
 
 // TestGuardReaderFraming: what the guard hands on is what it read, line
-// for line, for frames the SDK can read: blank lines, lines longer than
-// the limit (passed on unread), a last line without its newline, any
-// sizes of reads.
+// for line, for frames the SDK can read: blank lines, a last line without
+// its newline, any sizes of reads. A line longer than the limit, which
+// the SDK would die on, is not handed on: a response among them becomes
+// the error response of its id, anything else is dropped.
 func TestGuardReaderFraming(t *testing.T) {
 	long := `{"x":"` + strings.Repeat("y", 300) + `"}`
-	for _, in := range []string{
-		"",
-		"{}\n",
-		"{}\n\n  \n[1,2]\n",
-		`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n" + long + "\n" + long,
-		"not json at all\n{\"a\":[[[[1]]]]}\n",
-		strings.Repeat(long+"\n", 20),
+	longResponse := `{"jsonrpc":"2.0","id":"r7","result":{"x":"` + strings.Repeat("y", 300) + `"}}`
+	refused := `{"jsonrpc":"2.0","id":"r7","error":{"code":-32603,"message":"the server's response is 345 bytes long, more than the 100 bytes the MCP client reads in one message; it was refused"}}` + "\n"
+	for _, tc := range []struct {
+		in, short string // short: what maxLine 100 hands on
+	}{
+		{"", ""},
+		{"{}\n", "{}\n"},
+		{"{}\n\n  \n[1,2]\n", "{}\n\n  \n[1,2]\n"},
+		{`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n" + long + "\n" + long, `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"},
+		{"not json at all\n{\"a\":[[[[1]]]]}\n", "not json at all\n{\"a\":[[[[1]]]]}\n"},
+		{strings.Repeat(long+"\n", 20), ""},
+		{"{}\n" + longResponse + "\n[1]\n", "{}\n" + refused + "[1]\n"},
+		{"{}\n" + longResponse, "{}\n" + refused},
 	} {
 		for _, maxLine := range []int{100, 1 << 20} {
-			g := newGuardReader(io.NopCloser(strings.NewReader(in)), maxLine, nil, nil)
+			g := newGuardReader(io.NopCloser(strings.NewReader(tc.in)), maxLine, nil, nil)
 			g.r = bufio.NewReaderSize(g.rc, 16) // chunks smaller than the lines
 			got, err := io.ReadAll(g)
-			if err != nil || string(got) != in {
-				t.Errorf("maxLine %d: %q\n  -> %q, %v", maxLine, in, got, err)
+			want := tc.in
+			if maxLine == 100 {
+				want = tc.short
+			}
+			if err != nil || string(got) != want {
+				t.Errorf("maxLine %d: %.200q\n  -> %.300q, %v\nwant %.300q", maxLine, tc.in, got, err, want)
 			}
 		}
 	}
@@ -156,18 +167,22 @@ func FuzzGuardReader(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		deep := false
+		changed := false // a line the guard does not hand on as it is
 		for _, line := range strings.SplitAfter(in, "\n") {
-			if len(line) <= 64 && tooDeep([]byte(strings.TrimSuffix(line, "\n"))) {
-				deep = true
+			body := strings.TrimSuffix(line, "\n")
+			if len(body) > 64 || tooDeep([]byte(body)) {
+				changed = true
 			}
 		}
-		if !deep && string(got) != in {
+		if !changed && string(got) != in {
 			t.Errorf("%q -> %q", in, got)
 		}
 		for _, line := range strings.Split(string(got), "\n") {
-			if len(line) <= 64 && tooDeep([]byte(line)) {
+			if tooDeep([]byte(line)) {
 				t.Errorf("a deep line handed on: %q", line)
+			}
+			if len(line) > 64 && !strings.Contains(line, `"code":-32603`) {
+				t.Errorf("a line over the limit handed on: %q", line)
 			}
 		}
 	})
