@@ -240,6 +240,42 @@ func Elements(src string, o Options) ([]string, error) {
 	return a, err
 }
 
+// Member is one member of an object as EachMember reads it: its name,
+// unescaped, the offsets of its name token (quotes included) and of its
+// value's text.
+type Member struct {
+	Name               string
+	NameStart, NameEnd int
+	Start, End         int
+}
+
+// EachMember reads the members of the object whose ObjectOpen d has just
+// returned, through its ObjectClose, skipping each value, and offers each
+// to fn; fn returning false stops the reading there (done false). An
+// error of the token layer stops it too and is returned.
+func (d *Decoder) EachMember(fn func(Member) bool) (done bool, err error) {
+	for {
+		k, err := d.Next()
+		if err != nil {
+			return false, err
+		}
+		if k == ObjectClose {
+			return true, nil
+		}
+		m := Member{Name: d.Text(), NameStart: d.Start(), NameEnd: d.Current().End()}
+		if _, err := d.Next(); err != nil {
+			return false, err
+		}
+		m.Start = d.Start()
+		if m.End, err = d.SkipValue(); err != nil {
+			return false, err
+		}
+		if !fn(m) {
+			return false, nil
+		}
+	}
+}
+
 // container reads the document src, calling each for the first token of
 // every value directly inside it when it is an object (open ObjectOpen,
 // with the member's name) or an array (ArrayOpen). ok is false when the

@@ -258,3 +258,34 @@ func FuzzIndent(f *testing.F) {
 		}
 	})
 }
+
+// TestEachMember: the members of the object just opened, with the offsets
+// of their names and values; fn stops the reading; errors come back.
+func TestEachMember(t *testing.T) {
+	src := `{"a": [1, {"b":2}], "c\u0064" :"x" , "e":{}} tail`
+	d := NewDecoder(src, Options{})
+	if k, err := d.Next(); err != nil || k != ObjectOpen {
+		t.Fatal(k, err)
+	}
+	var got []string
+	done, err := d.EachMember(func(m Member) bool {
+		got = append(got, m.Name+"="+src[m.NameStart:m.NameEnd]+"="+src[m.Start:m.End])
+		return true
+	})
+	want := []string{`a="a"=[1, {"b":2}]`, `cd="c\u0064"="x"`, `e="e"={}`}
+	if !done || err != nil || strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("%v %v %q", done, err, got)
+	}
+	d = NewDecoder(src, Options{})
+	d.Next()
+	n := 0
+	if done, err := d.EachMember(func(Member) bool { n++; return n < 2 }); done || err != nil || n != 2 {
+		t.Errorf("stopped: %v %v after %d", done, err, n)
+	}
+	d = NewDecoder(`{"a":1,"b":[}`, Options{})
+	d.Next()
+	var se *SyntaxError
+	if done, err := d.EachMember(func(Member) bool { return true }); done || !errors.As(err, &se) {
+		t.Errorf("malformed: %v %v", done, err)
+	}
+}

@@ -48,6 +48,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
+
 	// encoding/json: json.RawMessage is the go-sdk's type of JSON text
 	// (jsonrpc.Request.Params), and Raw hands text on in it; json.Number
 	// is the type of jsontext.Decode's literals. Nothing is read by it.
@@ -345,37 +346,21 @@ func scanObject(b []byte) (m members, ok bool) {
 	}
 	m.open = d.Start()
 	m.empty = true
-	for {
-		k, err := d.Next()
-		if err != nil {
-			return m, false
-		}
-		if k == jsontext.ObjectClose {
-			break
-		}
+	done, err := d.EachMember(func(mem jsontext.Member) bool {
 		m.empty = false
-		nameText := b[d.Start():d.Current().End()]
-		if strings.IndexByte(src[d.Start():d.Current().End()], '\\') >= 0 {
-			return m, false
+		if strings.IndexByte(src[mem.NameStart:mem.NameEnd], '\\') >= 0 {
+			return false
 		}
-		name := d.Text()
-		if _, err := d.Next(); err != nil {
-			return m, false
-		}
-		start := d.Start()
-		end, err := d.SkipValue()
-		if err != nil {
-			return m, false
-		}
-		switch name {
+		start, end := mem.Start, mem.End
+		switch mem.Name {
 		case "_meta", "content", "structuredContent":
 		default:
-			m.others = append(m.others, member{name: nameText, value: b[start:end]})
+			m.others = append(m.others, member{name: b[mem.NameStart:mem.NameEnd], value: b[start:end]})
 		}
-		switch name {
+		switch mem.Name {
 		case "_meta":
 			if m.meta >= 0 {
-				return m, false
+				return false
 			}
 			m.meta, m.metaValue = start, b[start:end]
 			m.metaEmpty = src[start] == '{' && strings.TrimLeft(src[start+1:end-1], " \t\r\n") == ""
@@ -390,6 +375,10 @@ func scanObject(b []byte) (m members, ok bool) {
 		case "outputSchema":
 			m.output = b[start:end]
 		}
+		return true
+	})
+	if !done || err != nil {
+		return m, false
 	}
 	if k, err := d.Next(); err != nil || k != jsontext.EOF {
 		return m, false

@@ -111,31 +111,19 @@ func (c *Capture) captureFrame(frame []byte, p *pending) (stub []byte, ok bool) 
 	}
 	var id, result []byte
 	resultAt := 0
-	for {
-		k, err := d.Next()
-		if err != nil {
-			return nil, false
-		}
-		if k == jsontext.ObjectClose {
-			break
-		}
-		name := d.Text()
-		if _, err := d.Next(); err != nil {
-			return nil, false
-		}
-		start := d.Start()
-		end, err := d.SkipValue()
-		if err != nil {
-			return nil, false
-		}
-		switch name {
+	done, err := d.EachMember(func(m jsontext.Member) bool {
+		switch m.Name {
 		case memberID:
-			id = frame[start:end]
+			id = frame[m.Start:m.End]
 		case "result":
-			result, resultAt = frame[start:end], start
+			result, resultAt = frame[m.Start:m.End], m.Start
 		case "method", "error":
-			return nil, false
+			return false
 		}
+		return true
+	})
+	if !done || err != nil {
+		return nil, false
 	}
 	if k, err := d.Next(); err != nil || k != jsontext.EOF || id == nil || result == nil {
 		return nil, false
