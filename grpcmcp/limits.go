@@ -1,10 +1,7 @@
 package grpcmcp
 
 import (
-	// encoding/json: a tool's size is measured as the go-sdk writes it in
-	// tools/list, with encoding/json.
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -12,10 +9,9 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/mcptool"
 	"github.com/structkit/structkit/protoschema"
 )
 
@@ -91,12 +87,13 @@ func newRegistration(o Options) *registration {
 }
 
 // generateFactor bounds the bytes of schema generated for a registration,
-// kept or left out, to this many times MaxListBytes.
+// kept or left out, to this many times the default MaxListBytes, or to
+// MaxListBytes if larger.
 const generateFactor = 4
 
 // precheck leaves out, before anything is compiled, a tool whose
 // generated schemas cannot fit, and every tool once the generated
-// schemas reach generateFactor times MaxListBytes: the work of a
+// schemas reach that bound (generateFactor): the work of a
 // registration is bounded by its limits, not by methods × types (many
 // methods, each with a message of its own holding one large tree of
 // types). It applies to the tools whose schemas are generated and
@@ -106,9 +103,9 @@ func (r *registration) precheck(t Tool) (limit, msg string, err error) {
 		return "", "", nil
 	}
 	maxList := orDefault(r.o.MaxListBytes, defaultMaxListBytes)
-	if r.generated > generateFactor*maxList {
-		return "MaxListBytes", fmt.Sprintf("tools/list is full: the schemas generated so far take %d bytes, %d times its limit of %d",
-			r.generated, generateFactor, maxList), nil
+	if gen := max(generateFactor*defaultMaxListBytes, maxList); r.generated > gen {
+		return "MaxListBytes", fmt.Sprintf("tools/list is full: the schemas generated so far take %d bytes, over the %d generated for a limit of %d",
+			r.generated, gen, maxList), nil
 	}
 	in, err := r.schemaSize(t.Method.Input())
 	if err != nil {
@@ -224,7 +221,7 @@ func schemaOmission(t Tool, o Options, err error) (Omission, bool) {
 // admit counts a built tool against the byte limits, or says which one
 // leaves it out.
 func (r *registration) admit(t *tool) (limit, msg string) {
-	size := listedSize(t.mcpTool)
+	size := mcptool.ListedSize(t.mcpTool)
 	if max := orDefault(r.o.MaxToolBytes, defaultMaxToolBytes); size > max {
 		return "MaxToolBytes", fmt.Sprintf("the tool takes %d bytes in tools/list, over the limit of %d", size, max)
 	}
@@ -233,26 +230,6 @@ func (r *registration) admit(t *tool) (limit, msg string) {
 	}
 	r.listBytes += size
 	return "", ""
-}
-
-// listedSize is the size of the tool in a tools/list result, as the
-// go-sdk writes it: the tool without its schemas, and the schemas as
-// they are (the generated ones are compact; encoding/json compacts the
-// others, which only makes them shorter).
-func listedSize(t *mcp.Tool) int {
-	c := *t
-	n := 0
-	for _, s := range []*any{&c.InputSchema, &c.OutputSchema} {
-		if raw, ok := (*s).(json.RawMessage); ok {
-			n += len(raw) - 2
-			*s = json.RawMessage("{}")
-		}
-	}
-	b, err := json.Marshal(&c)
-	if err != nil {
-		return n // mcptool.Check refuses it later
-	}
-	return n + len(b) + 1 // the comma between tools
 }
 
 // cutDescription cuts a description to max bytes at a character boundary

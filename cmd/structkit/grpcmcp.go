@@ -19,6 +19,7 @@ import (
 	"github.com/structkit/structkit/cmd/structkit/internal/lineconn"
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/grpcmcp"
+	"github.com/structkit/structkit/internal/mcptool"
 	"github.com/structkit/structkit/protoschema"
 )
 
@@ -83,6 +84,9 @@ func runMCP(e *env, args []string) error {
 		return reflectError(ctx, "mcp", *addr, err)
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "structkit-grpc", Version: "v1"}, nil)
+	// tools/list in pages that fit the client's frame, however large the
+	// tools: the total (--max-list-bytes) bounds what is kept.
+	mcptool.PageByBytes(server, lf.pageBytes())
 	var omitted []grpcmcp.Omission
 	o := grpcmcp.Options{Schema: so.options(), Resolver: r.Types, Profile: pf.p, Omitted: &omitted}
 	lf.apply(&o)
@@ -174,8 +178,24 @@ Flags:
 
 // mcpLimitFlags are the limits of "structkit mcp".
 type mcpLimitFlags struct {
-	callTimeout                                      time.Duration
-	maxTools, maxToolBytes, maxListBytes, maxDescLen int
+	callTimeout                                                    time.Duration
+	maxTools, maxToolBytes, maxListBytes, maxPageBytes, maxDescLen int
+}
+
+// The limits of structkit mcp that differ from grpcmcp's defaults: it
+// pages tools/list by bytes (mcptool.PageByBytes), each page under the
+// go-sdk client's 16 MiB frame (mcp.DefaultMaxLineLength) with room for
+// the envelope, so the tools in all may take more than one page.
+const (
+	defaultMaxPageBytes = 15 << 20
+	defaultMaxListBytes = 128 << 20
+)
+
+func (f *mcpLimitFlags) pageBytes() int {
+	if f.maxPageBytes > 0 {
+		return f.maxPageBytes
+	}
+	return defaultMaxPageBytes
 }
 
 // defaultCallTimeout is the bridge's (bridge.Options.CallTimeout).
@@ -185,7 +205,8 @@ func (f *mcpLimitFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.callTimeout, "call-timeout", 0, "end a call that runs longer than `DURATION` with an isError result naming the timeout, cancelling it upstream; 0 means 1m")
 	fs.IntVar(&f.maxTools, "max-tools", 0, "serve at most `N` tools, the first methods; 0 means 1000")
 	fs.IntVar(&f.maxToolBytes, "max-tool-bytes", 0, "leave out a tool that takes more than `N` bytes in tools/list; 0 means 4 MiB")
-	fs.IntVar(&f.maxListBytes, "max-list-bytes", 0, "leave out the tools past `N` bytes of tools/list in all; 0 means 15 MiB")
+	fs.IntVar(&f.maxListBytes, "max-list-bytes", 0, "leave out the tools past `N` bytes of tools/list in all, over every page; 0 means 128 MiB")
+	fs.IntVar(&f.maxPageBytes, "max-page-bytes", 0, "answer tools/list in pages of at most `N` bytes of tools (the next page by its cursor); 0 means 15 MiB, under the go-sdk client's 16 MiB frame")
 	fs.IntVar(&f.maxDescLen, "max-description", 0, "cut a tool's description at `N` bytes, and say so in it; 0 means 4000")
 }
 
@@ -196,10 +217,13 @@ func (f *mcpLimitFlags) check() error {
 	for _, v := range []struct {
 		name string
 		n    int
-	}{{"max-tools", f.maxTools}, {"max-tool-bytes", f.maxToolBytes}, {"max-list-bytes", f.maxListBytes}, {"max-description", f.maxDescLen}} {
+	}{{"max-tools", f.maxTools}, {"max-tool-bytes", f.maxToolBytes}, {"max-list-bytes", f.maxListBytes}, {"max-page-bytes", f.maxPageBytes}, {"max-description", f.maxDescLen}} {
 		if v.n < 0 {
 			return usagef("mcp: --%s %d: want a positive number (or 0 for the default)", v.name, v.n)
 		}
+	}
+	if tool := f.maxToolBytes; tool == 0 && f.pageBytes() < 4<<20 || tool > f.pageBytes() {
+		return usagef("mcp: --max-tool-bytes %d passes --max-page-bytes %d: a tool must fit a page of tools/list (0 means 4 MiB)", tool, f.pageBytes())
 	}
 	return nil
 }
@@ -210,6 +234,9 @@ func (f *mcpLimitFlags) apply(o *grpcmcp.Options) {
 		o.CallTimeout = defaultCallTimeout
 	}
 	o.MaxTools, o.MaxToolBytes, o.MaxListBytes, o.MaxDescription = f.maxTools, f.maxToolBytes, f.maxListBytes, f.maxDescLen
+	if o.MaxListBytes == 0 {
+		o.MaxListBytes = defaultMaxListBytes
+	}
 }
 
 // maxOmittedLines bounds the omissions named one by one at start; the

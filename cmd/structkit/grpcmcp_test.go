@@ -243,6 +243,57 @@ func TestMCPLimitsSaid(t *testing.T) {
 	}
 }
 
+// TestMCPListPaged: tools/list comes in pages of at most --max-page-bytes
+// of tools, each tool once, in order; a tool that cannot fit a page is a
+// usage error.
+func TestMCPListPaged(t *testing.T) {
+	ws := wide.Serve(t, wide.File(wide.Spec{Trivial: 40}))
+	c := startMCPCLI(t, "--grpc", ws.Addr, "--max-page-bytes", "2000", "--max-tool-bytes", "1500")
+	cs := c.client(t)
+	ctx := context.Background()
+	seen := map[string]bool{}
+	var cursor string
+	pages := 0
+	for {
+		list, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		size := 0
+		for _, tool := range list.Tools {
+			if seen[tool.Name] {
+				t.Errorf("%s listed twice", tool.Name)
+			}
+			seen[tool.Name] = true
+			b, _ := json.Marshal(tool)
+			size += len(b) + 1
+		}
+		if size > 2000+200 { // the SDK writes the schemas it read back a little longer
+			t.Errorf("page %d: %d bytes of tools", pages, size)
+		}
+		if cursor = list.NextCursor; cursor == "" || pages > 100 {
+			break
+		}
+	}
+	if len(seen) != 40 || pages < 3 {
+		t.Errorf("%d tools in %d pages, want 40 in several", len(seen), pages)
+	}
+	cs.Close()
+	if code := c.exit(); code != 0 {
+		t.Errorf("exit %d: %s", code, c.stderr.String())
+	}
+	for _, args := range [][]string{
+		{"--max-page-bytes", "1000", "--max-tool-bytes", "2000"},
+		{"--max-page-bytes", "1000"}, // the tool's default, 4 MiB, passes it
+		{"--max-page-bytes", "-1"},
+	} {
+		if code, _, errOut := invoke(nil, append([]string{"mcp", "--grpc", ws.Addr}, args...)...); code != 2 || !strings.Contains(errOut, "--max-") {
+			t.Errorf("%v: exit %d: %s", args, code, errOut)
+		}
+	}
+}
+
 // TestMCPStdioPiped: input given whole and then closed, as
 // `printf ... | structkit mcp` gives it, gets the answer to every request
 // before the session ends at the input's end.
