@@ -58,6 +58,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -338,7 +339,7 @@ type member struct{ name, value []byte }
 // would take them), a member name it would have to unescape, and a
 // repeated _meta.
 func scanObject(b []byte) (m members, ok bool) {
-	src := string(b)
+	src := view(b)
 	d := jsontext.NewDecoder(src, jsontext.Loose)
 	m.meta = -1
 	if k, err := d.Next(); err != nil || k != jsontext.ObjectOpen {
@@ -386,11 +387,20 @@ func scanObject(b []byte) (m members, ok bool) {
 	return m, true
 }
 
+// view is b as a string, for reading while b is not changed (a copy of
+// a result would double it).
+func view(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
 // plainText reports whether content is a list of plain text blocks
 // ({"type":"text","text":"..."} and nothing else), which the SDK decodes
 // and encodes again without loss.
 func plainText(content []byte) bool {
-	d := jsontext.NewDecoder(string(content), jsontext.Loose)
+	d := jsontext.NewDecoder(view(content), jsontext.Loose)
 	if k, err := d.Next(); err != nil || k != jsontext.ArrayOpen {
 		return false
 	}

@@ -43,7 +43,7 @@ func (rt *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	case "text/event-stream":
 		resp.Body = &sseBody{rc: resp.Body, rt: rt}
 	case "application/json":
-		resp.Body = &jsonBody{rc: resp.Body, rt: rt}
+		resp.Body = &jsonBody{rc: resp.Body, rt: rt, size: resp.ContentLength}
 		resp.ContentLength = -1
 		resp.Header.Del("Content-Length")
 	}
@@ -116,7 +116,9 @@ const memberID = "id"
 
 // rewrite returns data, one JSON-RPC message or a batch, with the results
 // of pending tools/call and tools/list responses annotated; changed is false (and out is
-// data) when there are none.
+// data) when there are none. The result of a tools/call response alone
+// in data is kept as slices of data (captureFrame), and the stub handed
+// on in its place: data must not be changed afterwards.
 func (rt *roundTripper) rewrite(data []byte) (out []byte, changed bool) {
 	if tooDeep(data) {
 		// A response the SDK would refuse for its nesting is answered
@@ -151,6 +153,13 @@ func (rt *roundTripper) rewrite(data []byte) (out []byte, changed bool) {
 		}
 		out = append(append(out, '['), bytes.Join(parts, []byte{','})...)
 		return append(out, ']'), true
+	}
+	if len(s) > 0 {
+		if stub, ok := rt.c.captureFrame(s, &rt.p); ok {
+			// The result is kept (slices of data, which the caller no
+			// longer changes), the SDK reads the stub.
+			return stub, true
+		}
 	}
 	if out := rt.rewriteOne(s); out != nil {
 		return out, true
@@ -190,14 +199,38 @@ func (rt *roundTripper) rewriteOne(msg []byte) []byte {
 
 // jsonBody is an application/json body, rewritten once read whole.
 type jsonBody struct {
-	rc io.ReadCloser
-	rt *roundTripper
-	r  io.Reader // set on the first Read
+	rc   io.ReadCloser
+	rt   *roundTripper
+	size int64     // the response's Content-Length, or -1
+	r    io.Reader // set on the first Read
+}
+
+// readAll reads r up to maxBody+1 bytes into one buffer of the size
+// announced, when it is announced and within the bound: growing a buffer
+// as io.ReadAll does holds up to twice the body, and leaves as much
+// garbage behind.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	if size < 0 || size > maxBody {
+		return io.ReadAll(io.LimitReader(r, maxBody+1))
+	}
+	buf := make([]byte, size, size+1)
+	n, err := io.ReadFull(r, buf)
+	switch {
+	case err == io.ErrUnexpectedEOF || err == io.EOF:
+		return buf[:n], nil // shorter than announced: what came
+	case err != nil:
+		return buf[:n], err
+	}
+	rest, err := io.ReadAll(io.LimitReader(r, maxBody+1-size))
+	if len(rest) == 0 {
+		return buf, err
+	}
+	return append(buf, rest...), err // longer than announced
 }
 
 func (b *jsonBody) Read(p []byte) (int, error) {
 	if b.r == nil {
-		data, err := io.ReadAll(io.LimitReader(b.rc, maxBody+1))
+		data, err := readAll(b.rc, b.size)
 		switch {
 		case err != nil:
 			b.r = io.MultiReader(bytes.NewReader(data), errReader{err})
@@ -229,6 +262,23 @@ type sseBody struct {
 	skip, skipBlank bool
 	out             bytes.Buffer // bytes ready for the reader
 	err             error        // the body's error, once out is drained
+	// detach is set when the event just emitted is kept in part (a
+	// captured result): its buffer is not reused.
+	detach bool
+	// parts gather the partial line of a long event (partAt), partLen
+	// bytes in all.
+	parts   [][]byte
+	partLen int
+}
+
+// reuse returns the buffer of the next event: the last one's, emptied,
+// unless what was kept of it refers to it.
+func (b *sseBody) reuse() []byte {
+	if b.detach {
+		b.detach = false
+		return nil
+	}
+	return b.ev[:0]
 }
 
 func (b *sseBody) Read(p []byte) (int, error) {
@@ -241,7 +291,7 @@ func (b *sseBody) Read(p []byte) (int, error) {
 		if err != nil {
 			if !b.skip && len(b.ev) > 0 {
 				b.emit(b.ev)
-				b.ev = b.ev[:0]
+				b.ev = b.reuse()
 			}
 			b.err = err
 		}
@@ -270,15 +320,33 @@ func (b *sseBody) feed(chunk []byte) {
 			continue
 		}
 		if i < 0 {
-			b.ev = append(b.ev, chunk...)
+			if b.parts != nil || len(b.ev)-b.ln+len(chunk) > partAt {
+				// A long line is gathered in parts and joined once, at
+				// its length, as guardReader gathers one: growing one
+				// buffer would hold up to twice the line, and leave as
+				// much garbage behind.
+				b.parts = append(b.parts, append([]byte(nil), chunk...))
+				b.partLen += len(chunk)
+			} else {
+				b.ev = append(b.ev, chunk...)
+			}
 			b.checkSize()
 			return
 		}
-		b.ev = append(b.ev, chunk[:i+1]...)
+		if b.parts != nil {
+			joined := make([]byte, 0, len(b.ev)+b.partLen+i+1)
+			joined = append(joined, b.ev...)
+			for _, part := range b.parts {
+				joined = append(joined, part...)
+			}
+			b.ev, b.parts, b.partLen = append(joined, chunk[:i+1]...), nil, 0
+		} else {
+			b.ev = append(b.ev, chunk[:i+1]...)
+		}
 		chunk = chunk[i+1:]
 		if onlyCR(b.ev[b.ln : len(b.ev)-1]) {
 			b.emit(b.ev)
-			b.ev, b.ln = b.ev[:0], 0
+			b.ev, b.ln = b.reuse(), 0
 			continue
 		}
 		b.ln = len(b.ev)
@@ -286,13 +354,22 @@ func (b *sseBody) feed(chunk []byte) {
 	}
 }
 
+// partAt is the length past which a line of an event is gathered in
+// parts.
+const partAt = 64 << 10
+
 // checkSize lets an event too big to buffer pass as it comes.
 func (b *sseBody) checkSize() {
-	if len(b.ev) <= maxBody {
+	if len(b.ev)+b.partLen <= maxBody {
 		return
 	}
 	b.out.Write(b.ev)
-	b.skip, b.skipBlank = true, onlyCR(b.ev[b.ln:])
+	blank := b.parts == nil && onlyCR(b.ev[b.ln:])
+	for _, part := range b.parts {
+		b.out.Write(part)
+	}
+	b.parts, b.partLen = nil, 0
+	b.skip, b.skipBlank = true, blank
 	b.ev, b.ln = b.ev[:0], 0
 }
 
@@ -340,8 +417,17 @@ func (b *sseBody) rewriteEvent(ev []byte) ([]byte, bool) {
 	if len(data) == 0 || (len(name) > 0 && string(name) != "message") {
 		return nil, false
 	}
-	msg, changed := b.rt.rewrite(bytes.Join(data, []byte{'\n'}))
+	joined := data[0]
+	if len(data) > 1 {
+		joined = bytes.Join(data, []byte{'\n'})
+	} else {
+		// rewrite may keep slices of the data: the event's buffer is
+		// not reused.
+		b.detach = true
+	}
+	msg, changed := b.rt.rewrite(joined)
 	if !changed {
+		b.detach = false
 		return nil, false
 	}
 	var out bytes.Buffer
