@@ -75,41 +75,27 @@ func guardFrame(frame []byte) []byte {
 // there is one; a frame that also has a "method" member is a request,
 // which has no response to stand in for.
 func topLevelID(frame []byte) ([]byte, bool) {
-	src := string(frame)
-	d := jsontext.NewDecoder(src, jsontext.Loose)
+	d := jsontext.NewDecoder(view(frame), jsontext.Loose)
 	if k, err := d.Next(); err != nil || k != jsontext.ObjectOpen {
 		return nil, false
 	}
 	var id []byte
-members:
-	for {
-		k, err := d.Next()
-		if err != nil {
-			return nil, false
-		}
-		if k == jsontext.ObjectClose {
-			break
-		}
-		name := d.Text()
-		if _, err := d.Next(); err != nil {
-			return nil, false
-		}
-		start := d.Start()
-		end, err := d.SkipValue()
-		if err != nil {
-			// Beyond the token layer's hard cap: an id read before it
-			// stands (a request names its method first, as JSON-RPC
-			// writers do; a stray error response is ignored by the SDK).
-			break members
-		}
-		switch name {
+	request := false
+	// An error stops the reading (beyond the token layer's hard cap, or
+	// where a prefix ends): an id read before it stands (a request names
+	// its method first, as JSON-RPC writers do; a stray error response is
+	// ignored by the SDK).
+	_, _ = d.EachMember(func(m jsontext.Member) bool {
+		switch m.Name {
 		case "method":
-			return nil, false
+			request = true
+			return false
 		case memberID:
-			id = frame[start:end]
+			id = frame[m.Start:m.End]
 		}
-	}
-	if rawIDKey(id) == "" {
+		return true
+	})
+	if request || rawIDKey(id) == "" {
 		return nil, false
 	}
 	return id, true
@@ -204,15 +190,18 @@ func (g *guardReader) fill() {
 			g.out, g.line = g.line, nil
 			return
 		}
-		if !tooDeep(frame) {
-			if g.c != nil && !g.p.empty() {
-				if stub, ok := g.c.captureFrame(frame, g.p); ok {
-					// The result is kept (slices of this line), the SDK
-					// reads the stub.
-					g.out, g.line = append(stub, '\n'), nil
-					return
-				}
+		v := notRead
+		if g.c != nil && !g.p.empty() {
+			// One reading captures the result and checks the depth.
+			var stub []byte
+			if stub, v = g.c.captureFrame(frame, g.p); v == captured {
+				// The result is kept (slices of this line), the SDK
+				// reads the stub.
+				g.out, g.line = append(stub, '\n'), nil
+				return
 			}
+		}
+		if v == shallow || v == notRead && !tooDeep(frame) {
 			// The line itself is handed on, and the next one gathered in
 			// a fresh buffer.
 			g.out, g.line = g.line, nil

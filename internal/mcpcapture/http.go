@@ -120,10 +120,21 @@ const memberID = "id"
 // in data is kept as slices of data (captureFrame), and the stub handed
 // on in its place: data must not be changed afterwards.
 func (rt *roundTripper) rewrite(data []byte) (out []byte, changed bool) {
-	if tooDeep(data) {
+	s := bytes.TrimSpace(data)
+	v := notRead
+	if len(s) > 0 && !rt.p.empty() {
+		// One reading captures the result of a tools/call response
+		// alone in data (kept as slices of data, which the caller no
+		// longer changes; the SDK reads the stub) and checks the depth.
+		var stub []byte
+		if stub, v = rt.c.captureFrame(s, &rt.p); v == captured {
+			return stub, true
+		}
+	}
+	if v == deep || v == notRead && tooDeep(data) {
 		// A response the SDK would refuse for its nesting is answered
 		// by an error response of its id (see guardFrame).
-		if g := guardFrame(bytes.TrimSpace(data)); g != nil {
+		if g := guardFrame(s); g != nil {
 			if id, ok := topLevelID(g); ok {
 				rt.p.take(rawIDKey(id))
 			}
@@ -134,7 +145,6 @@ func (rt *roundTripper) rewrite(data []byte) (out []byte, changed bool) {
 	if rt.p.empty() {
 		return data, false
 	}
-	s := bytes.TrimSpace(data)
 	if len(s) > 0 && s[0] == '[' {
 		batch, err := jsontext.Elements(string(s), jsontext.Loose)
 		if err != nil || batch == nil {
@@ -153,13 +163,6 @@ func (rt *roundTripper) rewrite(data []byte) (out []byte, changed bool) {
 		}
 		out = append(append(out, '['), bytes.Join(parts, []byte{','})...)
 		return append(out, ']'), true
-	}
-	if len(s) > 0 {
-		if stub, ok := rt.c.captureFrame(s, &rt.p); ok {
-			// The result is kept (slices of data, which the caller no
-			// longer changes), the SDK reads the stub.
-			return stub, true
-		}
 	}
 	if out := rt.rewriteOne(s); out != nil {
 		return out, true

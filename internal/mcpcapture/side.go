@@ -4,9 +4,10 @@ import (
 	// encoding/json: Raw hands text on as json.RawMessage; nothing is
 	// read by it.
 	"encoding/json"
+	"errors"
+	"math"
 	"strconv"
 	"sync"
-	"unsafe"
 
 	"github.com/structkit/structkit/internal/jsontext"
 )
@@ -97,17 +98,38 @@ func (k *kept) take(ref uint64) Raw {
 	return r.raw
 }
 
+// The verdicts of captureFrame on a frame.
+type verdict int
+
+const (
+	// notRead: captureFrame stopped before the end of the frame (a
+	// request, an error response, what the token layer does not read):
+	// its depth is not known.
+	notRead verdict = iota
+	// shallow: read whole, within SDKMaxDepth, not captured.
+	shallow
+	// deep: nested beyond SDKMaxDepth, which the SDK would die on.
+	deep
+	// captured: the result is kept, the stub is handed on.
+	captured
+)
+
+// sdkDepth reads a frame as the SDK does its nesting: one level beyond
+// SDKMaxDepth is an error of kind ErrDepth.
+var sdkDepth = jsontext.Options{MaxDepth: SDKMaxDepth, MaxDigits: math.MaxInt32, AllowDuplicateNames: true}
+
 // captureFrame returns the frame the SDK is handed in place of frame, a
 // JSON-RPC message, when it is the response to a pending tools/call with
-// a result this can capture (the id is then taken from p); ok is false
-// otherwise, and frame is left to the connection above (which annotates
-// what it can). frame must not be modified afterwards: what is kept are
-// slices of it.
-func (c *Capture) captureFrame(frame []byte, p *pending) (stub []byte, ok bool) {
-	src := unsafe.String(&frame[0], len(frame))
-	d := jsontext.NewDecoder(src, jsontext.Loose)
+// a result this can capture (the id is then taken from p; verdict
+// captured); otherwise frame is left to the connection above (which
+// guards and annotates what it can), and the verdict says what the one
+// reading of the frame found of its depth, so that it is not read again
+// for it. frame must not be modified afterwards: what is kept are slices
+// of it.
+func (c *Capture) captureFrame(frame []byte, p *pending) (stub []byte, v verdict) {
+	d := jsontext.NewDecoder(view(frame), sdkDepth)
 	if k, err := d.Next(); err != nil || k != jsontext.ObjectOpen {
-		return nil, false
+		return nil, depthOf(err)
 	}
 	var id, result []byte
 	resultAt := 0
@@ -122,22 +144,28 @@ func (c *Capture) captureFrame(frame []byte, p *pending) (stub []byte, ok bool) 
 		}
 		return true
 	})
-	if !done || err != nil {
-		return nil, false
+	if err != nil {
+		return nil, depthOf(err)
 	}
-	if k, err := d.Next(); err != nil || k != jsontext.EOF || id == nil || result == nil {
-		return nil, false
+	if !done {
+		return nil, notRead
+	}
+	if k, err := d.Next(); err != nil || k != jsontext.EOF {
+		return nil, depthOf(err)
+	}
+	if id == nil || result == nil {
+		return nil, shallow
 	}
 	key := rawIDKey(id)
 	if p.peek(key) != kindCall {
-		return nil, false
+		return nil, shallow
 	}
 	ref := c.kept.reserve()
 	entry, _ := jsontext.AppendString(nil, c.key)
 	entry, _ = jsontext.AppendString(append(entry, ':'), refPrefix+strconv.FormatUint(ref, 10))
 	raw, stubResult, ok := c.stubResult(frame[resultAt:resultAt+len(result)], entry)
 	if !ok {
-		return nil, false
+		return nil, shallow
 	}
 	c.kept.put(ref, raw, len(frame))
 	p.take(key)
@@ -146,7 +174,17 @@ func (c *Capture) captureFrame(frame []byte, p *pending) (stub []byte, ok bool) 
 	stub = append(stub, id...)
 	stub = append(stub, `,"result":`...)
 	stub = append(stub, stubResult...)
-	return append(stub, '}'), true
+	return append(stub, '}'), captured
+}
+
+// depthOf is the verdict of a reading that err stopped (nil: a frame that
+// is not an object, read to its first token only).
+func depthOf(err error) verdict {
+	var se *jsontext.SyntaxError
+	if errors.As(err, &se) && se.Kind == jsontext.ErrDepth {
+		return deep
+	}
+	return notRead
 }
 
 // stubResult returns what is kept of a result and the result without
@@ -191,7 +229,7 @@ func (c *Capture) stubResult(result, entry []byte) (raw Raw, stub []byte, ok boo
 
 // elements returns the elements of a JSON array, as slices of it.
 func elements(arr []byte) ([]json.RawMessage, bool) {
-	d := jsontext.NewDecoder(unsafe.String(&arr[0], len(arr)), jsontext.Loose)
+	d := jsontext.NewDecoder(view(arr), jsontext.Loose)
 	if k, err := d.Next(); err != nil || k != jsontext.ArrayOpen {
 		return nil, false
 	}

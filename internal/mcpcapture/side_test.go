@@ -92,3 +92,14 @@ func TestCapturedBelowSDK(t *testing.T) {
 		t.Errorf("ok %v, result %+v, raw %s %s", ok, res, raw.Structured, raw.Content)
 	}
 }
+
+// TestReadAll: a body is read whole whatever its announced length says.
+func TestReadAll(t *testing.T) {
+	body := strings.Repeat("x", 1000)
+	for _, size := range []int64{-1, 0, 10, 999, 1000, 1001, 5000, maxBody + 1} {
+		got, err := readAll(strings.NewReader(body), size)
+		if err != nil || string(got) != body {
+			t.Errorf("announced %d: %d bytes, %v", size, len(got), err)
+		}
+	}
+}
