@@ -172,7 +172,7 @@ func (g *guardReader) fill() {
 	}
 	g.line = append(g.line, chunk...)
 	switch {
-	case len(g.line) > g.maxLine:
+	case len(g.line)-newline(complete) > g.maxLine:
 		// Only the start is kept, for the id of a response.
 		g.long = len(g.line)
 		if len(g.line) > longPrefix {
