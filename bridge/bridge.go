@@ -109,6 +109,14 @@ type Options struct {
 	// grpc.MaxCallRecvMsgSize. A result as JSON text (structured_json)
 	// is a fraction of its Struct.
 	MaxResponseBytes int
+	// MaxStructValues bounds the values (each a structpb.Value, some 64
+	// to 200 bytes of memory) of the Struct forms of a CallTool response,
+	// structured content and content blocks together: a result that
+	// holds more is refused with ResourceExhausted naming both counts,
+	// reckoned before anything is built. As JSON text (structured_json)
+	// a result is not built into values and this does not apply. 0 means
+	// 262,144 (at most some 50 MiB of memory for a call).
+	MaxStructValues int
 	// OnEvent, if not nil, is told when an upstream starts, fails to
 	// start, or ends its session (see Event), in order for each upstream.
 	// It must return promptly, and must not wait for the Server.
@@ -125,6 +133,9 @@ const (
 	compiledEntries = 4096
 	compiledBytes   = 8 << 20
 )
+
+// defaultMaxStructValues is Options.MaxStructValues when zero.
+const defaultMaxStructValues = 1 << 18
 
 // defaultCallTimeout is the bound of a CallTool when Options.CallTimeout
 // is zero.

@@ -208,31 +208,43 @@ func (s *Server) response(res *mcpbridge.CallResult, output *coerce.Schema, asJS
 		text = b
 	}
 	size := proto.Size(resp) + proto.Size(report(res)) + 16
+	values := 0 // the structpb.Values to build
 	for i, b := range res.Content {
-		n, ok := valueSize(b)
+		n, v, ok := valueSize(b)
 		if !ok {
 			return nil, fmt.Errorf("content block %d is not JSON the bridge reads", i)
 		}
 		size += 1 + protowire.SizeBytes(n)
+		values += v
 	}
 	switch {
 	case asJSON:
 		size += 1 + protowire.SizeBytes(len(text))
 	case text != nil:
-		n, ok := valueSize(text)
+		n, v, ok := valueSize(text)
 		if !ok {
 			return nil, errors.New("the structured result is not JSON the bridge reads")
 		}
 		size += 1 + protowire.SizeBytes(n)
+		values += v
 	case res.Structured != nil:
 		size += 1 + protowire.SizeBytes(proto.Size(res.Structured))
 	}
-	if size > limit {
-		hint := ""
+	hint := func() string {
 		if !asJSON && text != nil && 1+protowire.SizeBytes(len(text)) < size {
-			hint = fmt.Sprintf("; as JSON text (structured_json) the result is %s", terms.Size(len(text)))
+			return fmt.Sprintf("; as JSON text (structured_json) the result is %s", terms.Size(len(text)))
 		}
-		return nil, status.Errorf(codes.ResourceExhausted, "the result makes a response of %s, more than the %s the client accepts (the bridge's response limit)%s", terms.Size(size), terms.Size(limit), hint)
+		return ""
+	}
+	if size > limit {
+		return nil, status.Errorf(codes.ResourceExhausted, "the result makes a response of %s, more than the %s the client accepts (the bridge's response limit)%s", terms.Size(size), terms.Size(limit), hint())
+	}
+	maxValues := s.opts.MaxStructValues
+	if maxValues <= 0 {
+		maxValues = defaultMaxStructValues
+	}
+	if values > maxValues {
+		return nil, status.Errorf(codes.ResourceExhausted, "the result holds %d values, more than the %d the bridge builds into a Struct response (its Struct value limit; each takes some 64-200 bytes of memory)%s", values, maxValues, hint())
 	}
 	switch {
 	case asJSON && len(text) > 0:

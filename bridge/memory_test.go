@@ -58,7 +58,7 @@ func TestBridgeResultMemory(t *testing.T) {
 	}
 	const size = 8 << 20
 	results := map[string][]byte{"ints": nil, "objects": nil, "strings": nil}
-	c, _ := serve(t, bridge.Options{MaxResponseBytes: 1 << 30}, deepUpstream(results))
+	c, _ := serve(t, bridge.Options{MaxResponseBytes: 1 << 30, MaxStructValues: 1 << 30}, deepUpstream(results))
 	ctx := context.Background()
 	for _, asJSON := range []bool{true, false} {
 		if !asJSON && os.Getenv("STRUCTKIT_MEMORY") == "" {

@@ -94,3 +94,61 @@ func TestResponseLimit(t *testing.T) {
 		t.Errorf("small response %d bytes", n)
 	}
 }
+
+// TestStructValueLimit: a result of more values than MaxStructValues is
+// ResourceExhausted naming both counts, reckoned before the Struct is
+// built (the peak heap stays a few times the result); at the limit it is
+// served; as JSON text the limit does not apply.
+func TestStructValueLimit(t *testing.T) {
+	const limit = 10000
+	// {"v":[{},{},...]} and a text block: the root, "v", the objects,
+	// and the block's three values.
+	at := deepmcp.Big("objects", 3*(limit-5))
+	over := deepmcp.Big("objects", 3*(limit+100))
+	results := map[string][]byte{"at": at, "over": over}
+	c, _ := serve(t, bridge.Options{MaxStructValues: limit}, deepUpstream(results))
+	ctx := context.Background()
+	call := func(name string, asJSON bool) (*bridgev1.CallToolResponse, error) {
+		return c.CallTool(ctx, &bridgev1.CallToolRequest{Name: name, StructuredJson: asJSON, Args: &bridgev1.CallToolRequest_ArgumentsJson{ArgumentsJson: `{}`}})
+	}
+	resp, err := call("at", false)
+	if err != nil {
+		t.Fatalf("at the limit: %v", err)
+	}
+	if n := len(resp.GetStructuredContent().GetStructValue().GetFields()["v"].GetListValue().GetValues()); n < limit-10 {
+		t.Errorf("at the limit: %d objects", n)
+	}
+	_, err = call("over", false)
+	if status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), "more than the 10000 the bridge builds into a Struct") ||
+		!strings.Contains(err.Error(), "as JSON text (structured_json)") {
+		t.Fatalf("over the limit: %v, want ResourceExhausted naming the counts", err)
+	}
+	if resp, err := call("over", true); err != nil || !strings.HasPrefix(resp.GetStructuredContentJson(), `{"v":[{},`) {
+		t.Fatalf("over the limit, as JSON: %v", err)
+	}
+}
+
+// TestStructValueLimitMemory: with the default limits, the result that
+// costs a Struct the most memory for its bytes (empty objects, 3 bytes
+// each) is refused before it is built: the call's peak heap stays a few
+// times the result, where building it took some 65 times.
+func TestStructValueLimitMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures memory")
+	}
+	const size = 3 << 20 // 1M empty objects: under the 4 MiB response limit as a Struct
+	results := map[string][]byte{"objects": nil}
+	c, _ := serve(t, bridge.Options{}, deepUpstream(results))
+	ctx := context.Background()
+	results["objects"] = deepmcp.Big("objects", size)
+	var err error
+	peak := peakHeap(func() {
+		_, err = c.CallTool(ctx, &bridgev1.CallToolRequest{Name: "objects", Args: &bridgev1.CallToolRequest_ArgumentsJson{ArgumentsJson: `{}`}})
+	})
+	if status.Code(err) != codes.ResourceExhausted {
+		t.Fatalf("%v, want ResourceExhausted", err)
+	}
+	if ratio := float64(peak) / size; ratio > 6 {
+		t.Errorf("peak heap %.1f MiB, %.1fx the result", float64(peak)/(1<<20), ratio)
+	}
+}

@@ -14,10 +14,11 @@ const defaultMaxResponse = 4 << 20
 
 // valueSize returns the encoded size of the google.protobuf.Value that
 // JSON text converts to (a bound: a number counts as a double, or as the
-// string of its digits when it is longer than a double's), in one pass
+// string of its digits when it is longer than a double's), and the
+// number of values in it (each a structpb.Value once built), in one pass
 // over its tokens without building it; ok is false when the token layer
 // does not read the text.
-func valueSize(text []byte) (n int, ok bool) {
+func valueSize(text []byte) (n, values int, ok bool) {
 	type frame struct {
 		obj  bool
 		size int // the Struct's or ListValue's encoded fields so far
@@ -28,6 +29,7 @@ func valueSize(text []byte) (n int, ok bool) {
 	// add counts a value of encoded size v (a Value message) in its
 	// parent; at the top, it is the answer.
 	add := func(v int) {
+		values++
 		if len(stack) == 0 {
 			n = v
 			return
@@ -43,11 +45,11 @@ func valueSize(text []byte) (n int, ok bool) {
 	for {
 		k, err := d.Next()
 		if err != nil {
-			return 0, false
+			return 0, 0, false
 		}
 		switch k {
 		case jsontext.EOF:
-			return n, true
+			return n, values, true
 		case jsontext.ObjectOpen:
 			stack = append(stack, frame{obj: true})
 		case jsontext.ArrayOpen:

@@ -22,15 +22,34 @@ func TestValueSize(t *testing.T) {
 		if err := structconv.Unmarshal([]byte(js), &v); err != nil {
 			t.Fatal(err)
 		}
-		got, ok := valueSize([]byte(js))
+		got, values, ok := valueSize([]byte(js))
 		if want := proto.Size(&v); !ok || got != want {
 			t.Errorf("%.40s: %d, want %d", js, got, want)
 		}
+		if want := countValues(&v); values != want {
+			t.Errorf("%.40s: %d values, want %d", js, values, want)
+		}
 	}
-	if n, ok := valueSize([]byte(`123456789012345678901234567890`)); !ok || n < 30 {
+	if n, _, ok := valueSize([]byte(`123456789012345678901234567890`)); !ok || n < 30 {
 		t.Errorf("a long number: %d", n)
 	}
-	if _, ok := valueSize([]byte(`{`)); ok {
+	if _, _, ok := valueSize([]byte(`{`)); ok {
 		t.Error("not JSON: ok")
 	}
+}
+
+// countValues counts the structpb.Values of a tree.
+func countValues(v *structpb.Value) int {
+	n := 1
+	switch k := v.Kind.(type) {
+	case *structpb.Value_StructValue:
+		for _, f := range k.StructValue.Fields {
+			n += countValues(f)
+		}
+	case *structpb.Value_ListValue:
+		for _, e := range k.ListValue.Values {
+			n += countValues(e)
+		}
+	}
+	return n
 }

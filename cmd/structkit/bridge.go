@@ -158,6 +158,7 @@ type bridgeFlags struct {
 	tokenFile                 string
 	insecure, reflection      bool
 	maxMessageBytes           int
+	maxStructValues           int
 	logFormat                 *enumFlag
 	callTimeout               time.Duration
 	maxDepth                  int
@@ -177,6 +178,7 @@ func (f *bridgeFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.insecure, "insecure", false, "allow listening beyond loopback without TLS and client authentication")
 	fs.BoolVar(&f.reflection, "reflection", false, "register gRPC server reflection")
 	fs.IntVar(&f.maxMessageBytes, "max-message-bytes", defaultMaxMessageBytes, "refuse requests larger than `N` bytes with RESOURCE_EXHAUSTED")
+	fs.IntVar(&f.maxStructValues, "max-struct-values", 0, "refuse with RESOURCE_EXHAUSTED a result of more than `N` values as a Struct (each some 64-200 bytes of memory; structured_json is not limited by it); 0 means 262144")
 	f.logFormat = newEnum("text", "text", "json")
 	fs.Var(f.logFormat, "log-format", "`FORMAT` of the log on standard error: text, or json (one object per line)")
 	fs.StringVar(&f.metricsListen, "metrics-listen", "", "serve Prometheus metrics over HTTP at http://`ADDR`/metrics")
@@ -212,6 +214,9 @@ func runBridge(e *env, args []string) error {
 	}
 	if f.maxMessageBytes <= 0 {
 		return usagef("bridge: --max-message-bytes %d: want a positive number of bytes", f.maxMessageBytes)
+	}
+	if f.maxStructValues < 0 {
+		return usagef("bridge: --max-struct-values %d: want a positive number of values (or 0 for the default)", f.maxStructValues)
 	}
 	if f.callTimeout < 0 {
 		return usagef("bridge: --call-timeout %v: want a positive duration (or 0 for the default)", f.callTimeout)
@@ -290,6 +295,7 @@ func runBridge(e *env, args []string) error {
 	}
 	srv, err := openBridge(ctx, killNow, bridge.Options{Check: f.check, Logger: logger, OnEvent: onEvent, CallTimeout: f.callTimeout,
 		MaxResponseBytes: f.maxMessageBytes, // the clients' limit, as the bridge's
+		MaxStructValues:  f.maxStructValues,
 		CheckOptions:     structconv.CheckOptions{Policy: policy, Observer: terms.JoinObservers(observers...), MaxDepth: f.maxDepth},
 		ListLimits:       f.limits.ListLimits}, ups...)
 	if err != nil {
@@ -446,7 +452,7 @@ func exposureError(flagName string, err error) error {
 func bridgeUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprint(w, `Usage: structkit bridge [--listen ADDR] [--mcp NAME=COMMAND | --mcp NAME=URL]... [--check] [--lenient | --rules r1,r2]
        [--tls-cert FILE --tls-key FILE [--client-ca FILE]] [--auth-token-file FILE] [--insecure]
-       [--reflection] [--max-message-bytes N] [--log-format text|json] [--metrics-listen ADDR]
+       [--reflection] [--max-message-bytes N] [--max-struct-values N] [--log-format text|json] [--metrics-listen ADDR]
        [--max-tools N] [--max-tool-schema-bytes N] [--max-schema-bytes N]
 
 Bridge serves the tools of MCP servers over gRPC, as
@@ -474,7 +480,9 @@ and authenticates clients (a token, client certificates, or both), or
 gRPC's) are refused with RESOURCE_EXHAUSTED, and so are results that would
 make a larger response (said before it is built, with both sizes; ask
 for structured_json to have the result as JSON text, a fraction of its
-Struct).
+Struct), or a Struct of more than --max-struct-values values (262144 by
+default: each value takes some 64-200 bytes of the bridge's memory, so a
+call's Struct stays under some 50 MiB).
 
 Limits on what MCP servers publish: --max-tools (default 2000 per server;
 its tools/list is read no further), --max-tool-schema-bytes (256 KiB per
