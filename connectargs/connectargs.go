@@ -22,7 +22,6 @@ import (
 
 	"connectrpc.com/connect"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/protobuf/proto"
 
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
 	"github.com/structkit/structkit/internal/pragma"
@@ -70,7 +69,7 @@ func failureError(f *rpcargs.Failure) *connect.Error {
 		return connect.NewError(connect.CodeInternal, errors.New(f.Msg))
 	}
 	err := connect.NewError(connect.CodeInvalidArgument, errors.New(f.Msg))
-	for _, d := range []proto.Message{f.BadRequest, f.Report} {
+	for _, d := range f.Details() {
 		if detail, e := connect.NewErrorDetail(d); e == nil {
 			err.AddDetail(detail)
 		}
@@ -103,14 +102,18 @@ func FromContext(ctx context.Context) (res *protoargs.Result, ok bool) {
 
 type interceptor struct{ o Options }
 
+// checkFunc is the check of the Options' Checker, nil without one.
+func (i *interceptor) checkFunc() rpcargs.Check {
+	if i.o.Checker == nil {
+		return nil
+	}
+	return i.o.Checker.Check
+}
+
 // check checks one message, as grpcargs does; err is the error to fail the
 // call with.
 func (i *interceptor) check(ctx context.Context, msg any) (*protoargs.Result, error) {
-	var check rpcargs.Check
-	if i.o.Checker != nil {
-		check = i.o.Checker.Check
-	}
-	res, f := rpcargs.Run(ctx, check, msg, i.o.PassInvalid)
+	res, f := rpcargs.Run(ctx, i.checkFunc(), msg, i.o.PassInvalid)
 	if f != nil {
 		return res, failureError(f)
 	}
@@ -175,7 +178,8 @@ func (c *handlerConn) Receive(msg any) error {
 	if err := c.StreamingHandlerConn.Receive(msg); err != nil {
 		return err
 	}
-	res, err := c.i.check(c.ctx, msg)
-	c.h.Res = res
-	return err
+	if f := c.h.Run(c.ctx, c.i.checkFunc(), msg, c.i.o.PassInvalid); f != nil {
+		return failureError(f)
+	}
+	return nil
 }

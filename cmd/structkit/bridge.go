@@ -151,6 +151,7 @@ const gracePeriod = 10 * time.Second
 // bridgeFlags are the flags of "structkit bridge".
 type bridgeFlags struct {
 	listen, metricsListen     string
+	healthListen              string
 	mcps                      mcpFlags
 	check, lenient            bool
 	rules                     string
@@ -182,6 +183,7 @@ func (f *bridgeFlags) register(fs *flag.FlagSet) {
 	f.logFormat = newEnum("text", "text", "json")
 	fs.Var(f.logFormat, "log-format", "`FORMAT` of the log on standard error: text, or json (one object per line)")
 	fs.StringVar(&f.metricsListen, "metrics-listen", "", "serve Prometheus metrics over HTTP at http://`ADDR`/metrics")
+	fs.StringVar(&f.healthListen, "health-listen", "", "serve the gRPC health service alone, in plain text, at `ADDR` too (for Kubernetes gRPC probes, which speak no TLS)")
 	fs.DurationVar(&f.callTimeout, "call-timeout", 0, "end a call that runs longer than `DURATION` with DeadlineExceeded, cancelling it upstream; 0 means 1m")
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "refuse arguments nested deeper than `N` levels before sending them to an MCP server; 0 means 512")
 	fs.IntVar(&f.limits.MaxTools, "max-tools", 0, "serve at most `N` tools of each MCP server (its tools/list is read no further); 0 means 2000, negative no limit")
@@ -272,6 +274,13 @@ func runBridge(e *env, args []string) error {
 		}
 		defer mlis.Close()
 	}
+	hlis, err := listenHealth(f.healthListen)
+	if err != nil {
+		return err
+	}
+	if hlis != nil {
+		defer hlis.Close()
+	}
 
 	var names []string
 	for _, u := range ups {
@@ -330,6 +339,10 @@ func runBridge(e *env, args []string) error {
 
 	var bg sync.WaitGroup
 	bg.Go(func() { hw.Run(ctx, srv.Start) })
+	hs.SetServingStatus(livenessService, healthpb.HealthCheckResponse_SERVING)
+	if hlis != nil {
+		bg.Go(func() { serveHealth(ctx, hlis, hs, logger) })
+	}
 	if mlis != nil {
 		bg.Go(func() {
 			if err := metrics.Serve(ctx, mlis, m.Handler(), gracePeriod); err != nil {
@@ -356,10 +369,16 @@ func runBridge(e *env, args []string) error {
 	if mlis != nil {
 		serving += fmt.Sprintf("; metrics at http://%s/metrics", mlis.Addr())
 	}
+	if hlis != nil {
+		serving += fmt.Sprintf("; health at %s", hlis.Addr())
+	}
 	if f.logFormat.value == "json" {
 		attrs := []any{"addr", lis.Addr().String(), "servers", srv.Servers(), "tls", sec.tls != nil, "token", sec.auth != nil}
 		if mlis != nil {
 			attrs = append(attrs, "metrics", "http://"+mlis.Addr().String()+"/metrics")
+		}
+		if hlis != nil {
+			attrs = append(attrs, "health", hlis.Addr().String())
 		}
 		logger.Info("serving ToolBridgeService", attrs...)
 	} else {
@@ -452,7 +471,8 @@ func exposureError(flagName string, err error) error {
 func bridgeUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprint(w, `Usage: structkit bridge [--listen ADDR] [--mcp NAME=COMMAND | --mcp NAME=URL]... [--check] [--lenient | --rules r1,r2]
        [--tls-cert FILE --tls-key FILE [--client-ca FILE]] [--auth-token-file FILE] [--insecure]
-       [--reflection] [--max-message-bytes N] [--max-struct-values N] [--log-format text|json] [--metrics-listen ADDR]
+       [--reflection] [--max-message-bytes N] [--max-struct-values N] [--log-format text|json]
+       [--metrics-listen ADDR] [--health-listen ADDR]
        [--max-tools N] [--max-tool-schema-bytes N] [--max-schema-bytes N]
 
 Bridge serves the tools of MCP servers over gRPC, as
@@ -495,7 +515,11 @@ RESOURCE_EXHAUSTED naming the limit. ListTools answers in pages of at most
 The gRPC health service reports SERVING for the bridge (services "" and
 structkit.bridge.v1.ToolBridgeService) while any MCP server is up, and for
 each MCP server under its NAME: NOT_SERVING while it cannot be started
-(it is started again every 5s), SERVING once it is. Server reflection is
+(it is started again every 5s), SERVING once it is; structkit.bridge.live
+is SERVING while the bridge serves, whatever its MCP servers do (for
+liveness probes). --health-listen serves the health service alone, in
+plain text, at another address too: Kubernetes' gRPC probes speak no TLS
+(see deploy/ for manifests). Server reflection is
 registered with --reflection only. --metrics-listen serves Prometheus
 metrics at http://ADDR/metrics. The listening address is printed to
 standard error, then one log line per call (--log-format json: one JSON

@@ -53,6 +53,16 @@ func Run(ctx context.Context, check Check, msg any, passInvalid bool) (res *Resu
 	return res, Invalid(res)
 }
 
+// Details are the details an invalid message's error carries on every
+// transport, in this order: the google.rpc.BadRequest, then the
+// structkit.v1.Report. They are nil for an internal failure.
+func (f *Failure) Details() []proto.Message {
+	if f == nil || f.Internal {
+		return nil
+	}
+	return []proto.Message{f.BadRequest, f.Report}
+}
+
 // Invalid is the failure of a result with problems: a one-line message, a
 // google.rpc.BadRequest with one field violation per problem, and the
 // structkit.v1.Report. It is nil for a valid result. Field paths join the
@@ -103,6 +113,14 @@ type ctxKey struct{}
 // Holder carries what the check of a call found to its handler; a stream
 // updates it with each message received.
 type Holder struct{ Res *Result }
+
+// Run checks a message a stream received, as Run does, and keeps what the
+// check found for the handler to read, even when the message fails.
+func (h *Holder) Run(ctx context.Context, check Check, msg any, passInvalid bool) *Failure {
+	res, fail := Run(ctx, check, msg, passInvalid)
+	h.Res = res
+	return fail
+}
 
 // WithHolder returns ctx carrying a new Holder, and the Holder.
 func WithHolder(ctx context.Context, res *Result) (context.Context, *Holder) {

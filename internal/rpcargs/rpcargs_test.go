@@ -117,4 +117,24 @@ func TestDetailsAndHolder(t *testing.T) {
 	if res, ok := FromContext(ctx); !ok || res != h.Res {
 		t.Error("the holder's result is not seen")
 	}
+	if d := f.Details(); len(d) != 2 || d[0] != f.BadRequest || d[1] != f.Report {
+		t.Errorf("Details: %v", d)
+	}
+	if (&Failure{Internal: true, Msg: "x"}).Details() != nil {
+		t.Error("an internal failure has details")
+	}
+}
+
+// Holder.Run keeps what a received message's check found, even when the
+// message fails.
+func TestHolderRun(t *testing.T) {
+	_, h := WithHolder(context.Background(), nil)
+	invalid := func(context.Context, proto.Message) (*Result, error) { return invalidResult(), nil }
+	if f := h.Run(context.Background(), invalid, &structpb.Struct{}, false); f == nil || h.Res == nil || h.Res.Valid() {
+		t.Errorf("failing message: %+v %v", f, h.Res)
+	}
+	valid := func(context.Context, proto.Message) (*Result, error) { return &Result{}, nil }
+	if f := h.Run(context.Background(), valid, &structpb.Struct{}, false); f != nil || h.Res == nil || !h.Res.Valid() {
+		t.Errorf("next message: %+v %v", f, h.Res)
+	}
 }
