@@ -24,22 +24,13 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
-	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/rpcargs"
 	"github.com/structkit/structkit/protoargs"
 )
 
-// Options configure the interceptor.
-type Options struct {
-	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
-
-	// Checker checks the requests; required.
-	Checker *protoargs.Checker
-	// PassInvalid lets invalid requests through, with what the check
-	// repaired, instead of failing them: a handler is called (and can read
-	// the problems with FromContext), a client sends them.
-	PassInvalid bool
-}
+// Options configure the interceptor: protoargs.RPCOptions, the options
+// of grpcargs and of connectargs/v2 too.
+type Options = protoargs.RPCOptions
 
 // NewInterceptor returns the interceptor: pass it to a handler or a client
 // with connect.WithInterceptors. In a handler it checks every request (for

@@ -28,7 +28,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
-	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/rpcargs"
 	"github.com/structkit/structkit/protoargs"
 )
@@ -74,21 +73,12 @@ func FromContext(ctx context.Context) (res *protoargs.Result, ok bool) {
 	return rpcargs.FromContext(ctx)
 }
 
-// Options configure the interceptors.
-type Options struct {
-	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
-
-	// Checker checks the requests; required.
-	Checker *protoargs.Checker
-	// PassInvalid lets invalid requests through, with what the check
-	// repaired, instead of failing them: a server hands them to the
-	// handler (which can read the problems with FromContext), a client
-	// sends them.
-	PassInvalid bool
-}
+// Options configure the interceptors: protoargs.RPCOptions, the options
+// of connectargs too.
+type Options = protoargs.RPCOptions
 
 // check checks one message; err is the status to fail the call with.
-func (o Options) check(ctx context.Context, msg any) (*protoargs.Result, error) {
+func check(ctx context.Context, o Options, msg any) (*protoargs.Result, error) {
 	var check rpcargs.Check
 	if o.Checker != nil {
 		check = o.Checker.Check
@@ -103,7 +93,7 @@ func (o Options) check(ctx context.Context, msg any) (*protoargs.Result, error) 
 // UnaryServerInterceptor checks every request before the handler sees it.
 func UnaryServerInterceptor(o Options) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-		res, err := o.check(ctx, req)
+		res, err := check(ctx, o, req)
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +125,7 @@ func (s *serverStream) RecvMsg(m any) error {
 	if err := s.ServerStream.RecvMsg(m); err != nil {
 		return err
 	}
-	res, err := s.o.check(s.ctx, m)
+	res, err := check(s.ctx, s.o, m)
 	s.h.Res = res
 	return err
 }
@@ -145,7 +135,7 @@ func (s *serverStream) RecvMsg(m any) error {
 // PassInvalid).
 func UnaryClientInterceptor(o Options) grpc.UnaryClientInterceptor {
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
-		if _, err := o.check(ctx, req); err != nil {
+		if _, err := check(ctx, o, req); err != nil {
 			return err
 		}
 		return invoker(ctx, method, req, reply, cc, opts...)
@@ -169,7 +159,7 @@ type clientStream struct {
 }
 
 func (s *clientStream) SendMsg(m any) error {
-	if _, err := s.o.check(s.Context(), m); err != nil {
+	if _, err := check(s.Context(), s.o, m); err != nil {
 		return err
 	}
 	return s.ClientStream.SendMsg(m)

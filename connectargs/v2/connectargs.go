@@ -24,16 +24,15 @@ import (
 	"connectrpc.com/connect/v2/connectproto"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 
-	connectargsv1 "github.com/structkit/structkit/connectargs"
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
 	"github.com/structkit/structkit/internal/rpcargs"
 	"github.com/structkit/structkit/protoargs"
 )
 
-// Options configure the interceptors. They are the v1 package's Options
-// (Checker, PassInvalid), meaning the same here, so a server that mounts v1
-// and v2 handlers while it moves configures both with one value.
-type Options = connectargsv1.Options
+// Options configure the interceptors: protoargs.RPCOptions, the options
+// of connect-go v1's connectargs and of grpcargs too, so that one value
+// configures them all.
+type Options = protoargs.RPCOptions
 
 // NewServerInterceptor returns the handler side: pass it to
 // connect.NewServer. It checks every request message a handler receives;
