@@ -194,7 +194,7 @@ func (c *collector) take(m proto.Message) error {
 	switch {
 	case err == nil:
 		// The result nests the message two levels down.
-		if err = checkResult(b, c.t.maxDepth-2); err != nil {
+		if err = checkResult(b, max(c.t.maxDepth-2, 1)); err != nil {
 			var de errResultDepth
 			if errors.As(err, &de) {
 				err = errResultDepth{c.t.maxDepth}
