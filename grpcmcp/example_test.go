@@ -127,5 +127,5 @@ func ExampleAddTools() {
 	}
 	fmt.Println(names)
 	// Output:
-	// [OrderService_GetOrder OrderService_CreateOrder OrderService_ListOrders]
+	// [OrderService_GetOrder OrderService_CreateOrder OrderService_ListOrders OrderService_WatchOrders]
 }

@@ -214,9 +214,10 @@ type Tool struct {
 	// of Invoke): it calls recv with each message received, in order, and
 	// returns at the stream's end (nil, or the status error of a failed
 	// stream), or as soon as recv returns an error, with that error,
-	// ending the stream (its context cancelled). recv keeps nothing of the
-	// message once it returns. nil means Options' connection (see
-	// AddService) with dynamic messages.
+	// ending the stream (its context cancelled). It calls recv from one
+	// goroutine at a time and never after it has returned; recv keeps
+	// nothing of the message once it returns. nil means Options'
+	// connection (see AddService) with dynamic messages.
 	InvokeStream func(ctx context.Context, req proto.Message, recv func(proto.Message) error) error
 }
 

@@ -186,6 +186,9 @@ type collector struct {
 // take receives one message of the stream.
 func (c *collector) take(m proto.Message) error {
 	s := c.t.stream
+	if c.cut != "" || c.fail != nil {
+		return errStop // an InvokeStream that goes on after being stopped
+	}
 	if c.n == s.maxMsgs {
 		c.cut = byMessages // one more than the bound: the stream had more
 		return errStop
@@ -259,9 +262,9 @@ func (t *tool) handleStream(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 		text := statusText(t.name, t.method.Input(), err)
 		switch {
 		case c.n > 0 && c.notify != nil:
-			text += fmt.Sprintf("\nThe stream failed after %d messages, sent as progress; they are in no result.", c.n)
+			text += fmt.Sprintf("\nThe stream failed after %s, sent as progress; they are in no result.", count(c.n))
 		case c.n > 0:
-			text += fmt.Sprintf("\nThe stream failed after %d messages; they are in no result.", c.n)
+			text += fmt.Sprintf("\nThe stream failed after %s; they are in no result.", count(c.n))
 		}
 		return errorResult(text), nil
 	}
@@ -286,12 +289,20 @@ func (t *tool) handleStream(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 func (t *tool) cutText(c *collector) string {
 	switch c.cut {
 	case byMessages:
-		return fmt.Sprintf("The stream was ended after %d messages, the limit of one call (MaxStreamMessages); it had more. A narrower request gets the rest.", c.n)
+		return fmt.Sprintf("The stream was ended after %s, the limit of one call (MaxStreamMessages); it had more. A narrower request gets the rest.", count(c.n))
 	case byBytes:
-		return fmt.Sprintf("The stream was ended after %d messages (%s of JSON): the next (%s) would have passed the limit of %s of one call (MaxStreamBytes). A narrower request gets the rest.",
-			c.n, terms.Size(c.bytes), terms.Size(c.next), terms.Size(t.stream.maxBytes))
+		return fmt.Sprintf("The stream was ended after %s (%s of JSON): the next (%s) would have passed the limit of %s of one call (MaxStreamBytes). A narrower request gets the rest.",
+			count(c.n), terms.Size(c.bytes), terms.Size(c.next), terms.Size(t.stream.maxBytes))
 	}
-	return fmt.Sprintf("The stream was ended after %d messages by the call timeout of %v; it had not finished.", c.n, t.timeout)
+	return fmt.Sprintf("The stream was ended after %s by the call timeout of %v; it had not finished.", count(c.n), t.timeout)
+}
+
+// count says n messages.
+func count(n int) string {
+	if n == 1 {
+		return "1 message"
+	}
+	return fmt.Sprintf("%d messages", n)
 }
 
 // nothingText answers a stream ended by a bound before any message.

@@ -82,3 +82,27 @@ func TestStreamMessageDepthAndSize(t *testing.T) {
 		t.Errorf("after: %s", resultText(res))
 	}
 }
+
+// TestStreamStubbornInvoke: an InvokeStream that goes on calling recv
+// after recv stopped it adds nothing to the result: the messages kept
+// are those before the bound, in order.
+func TestStreamStubbornInvoke(t *testing.T) {
+	md := nodeStream(t)
+	s := mcp.NewServer(&mcp.Implementation{Name: "deep", Version: "1"}, nil)
+	if _, err := grpcmcp.AddTools(s, []grpcmcp.Tool{{Method: md, InvokeStream: func(_ context.Context, _ proto.Message, recv func(proto.Message) error) error {
+		for _, n := range []int{10, 2000, 10, 10} {
+			m := dynamicpb.NewMessage(md.Output())
+			m.Set(md.Output().Fields().ByName("s"), protoreflect.ValueOfString(strings.Repeat("x", n)))
+			_ = recv(m) // ignored
+		}
+		return nil
+	}}}, grpcmcp.Options{MaxStreamBytes: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	res := call(t, inMemory(t, s), "Deep_Watch", nil)
+	want := `{"messages":[{"s":"xxxxxxxxxx"}],"truncated":{"by":"MaxStreamBytes","messages":1,"note":"The stream was ended after 1 message (18 bytes of JSON): ` +
+		`the next (2.0 KB) would have passed the limit of 1.0 KB of one call (MaxStreamBytes). A narrower request gets the rest."}}`
+	if got := resultText(res); res.IsError || got != want {
+		t.Errorf("%v\n got %s\nwant %s", res.IsError, got, want)
+	}
+}

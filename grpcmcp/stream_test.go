@@ -3,9 +3,7 @@ package grpcmcp_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net"
 	"strings"
@@ -373,7 +371,7 @@ func TestStreamTimeout(t *testing.T) {
 	ws, conn := startWatch(t)
 	cs, _ := watchClient(t, conn, grpcmcp.Options{CallTimeout: 50 * time.Millisecond})
 	res := watch(t, cs, acctHang, nil)
-	want := `{"messages":[{"order":{"orderId":1}}],"truncated":{"by":"CallTimeout","messages":1,"note":"The stream was ended after 1 messages by the call timeout of 50ms; it had not finished."}}`
+	want := `{"messages":[{"order":{"orderId":1}}],"truncated":{"by":"CallTimeout","messages":1,"note":"The stream was ended after 1 message by the call timeout of 50ms; it had not finished."}}`
 	if got := resultText(res); res.IsError || got != want {
 		t.Errorf("%v\n got %s\nwant %s", res.IsError, got, want)
 	}
@@ -538,40 +536,44 @@ func TestStreamingKinds(t *testing.T) {
 	}
 }
 
-// TestStreamTyped: a Tool of generated types (as protoc-gen-structkit's
-// code would register it) with InvokeStream over the typed client.
-func TestStreamTyped(t *testing.T) {
-	_, conn := startWatch(t)
-	client := examplev2.NewOrderServiceClient(conn)
-	md := examplev2.File_structkit_example_v2_orders_proto.Services().ByName("OrderService").Methods().ByName("WatchOrders")
-	s := mcp.NewServer(&mcp.Implementation{Name: "x", Version: "v1"}, nil)
-	_, err := grpcmcp.AddTools(s, []grpcmcp.Tool{{Method: md,
-		NewRequest: func() proto.Message { return new(examplev2.WatchOrdersRequest) },
-		InvokeStream: func(ctx context.Context, req proto.Message, recv func(proto.Message) error) error {
-			ctx, cancel := context.WithCancel(ctx)
-			defer cancel()
-			stream, err := client.WatchOrders(ctx, req.(*examplev2.WatchOrdersRequest))
-			if err != nil {
-				return err
+// TestStreamGenerated: the registration protoc-gen-structkit writes
+// serves the streaming method through the typed client (InvokeStream),
+// exact, with progress; a bound ends the typed stream too.
+func TestStreamGenerated(t *testing.T) {
+	ws, conn := startWatch(t)
+	for _, o := range []grpcmcp.Options{{}, {MaxStreamMessages: 2}} {
+		s := mcp.NewServer(&mcp.Implementation{Name: "x", Version: "v1"}, nil)
+		if _, err := examplev2.RegisterOrderServiceTools(s, examplev2.NewOrderServiceClient(conn), o); err != nil {
+			t.Fatal(err)
+		}
+		p := &progress{}
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := s.Connect(context.Background(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v1"}, &mcp.ClientOptions{ProgressNotificationHandler: p.handle}).Connect(context.Background(), ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.MaxStreamMessages == 0 {
+			res := watch(t, cs, acctExact, "g")
+			if want := `{"messages":[` + strings.Join(exactWant, ",") + `]}`; res.IsError || resultText(res) != want {
+				t.Errorf("%v\n got %s\nwant %s", res.IsError, resultText(res), want)
 			}
-			for {
-				m, err := stream.Recv()
-				if errors.Is(err, io.EOF) {
-					return nil
-				}
-				if err != nil {
-					return err
-				}
-				if err := recv(m); err != nil {
-					return err
-				}
+			if got := p.of("g", 3); got[2].Message != exactWant[2] {
+				t.Errorf("progress %+v", got[2])
 			}
-		}}}, grpcmcp.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := call(t, inMemory(t, s), "OrderService_WatchOrders", json.RawMessage(`{"accountId":1}`))
-	if want := `{"messages":[` + strings.Join(exactWant, ",") + `]}`; res.IsError || resultText(res) != want {
-		t.Errorf("%v\n got %s\nwant %s", res.IsError, resultText(res), want)
+		} else {
+			res := watch(t, cs, acctEndless, nil)
+			if text := resultText(res); res.IsError || !strings.Contains(text, `"truncated":{"by":"MaxStreamMessages","messages":2`) {
+				t.Errorf("%v %s", res.IsError, text)
+			}
+			for ws.canceled.Load() != 1 {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		cs.Close()
+		ss.Close()
 	}
 }
