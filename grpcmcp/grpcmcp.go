@@ -134,17 +134,20 @@ type Options struct {
 	// that cancels (notifications/cancelled) ends the call's context too.
 	CallTimeout time.Duration
 
-	// The bounds of one call of a server-streaming method (see
-	// stream.go): MaxStreamMessages bounds its messages, 0 meaning 1000;
-	// MaxStreamBytes their JSON in the result, 0 (or more) meaning what an
-	// MCP client reads in one message (16 MiB, less 2 KiB for the
-	// envelope). Past either bound, or past CallTimeout, the stream is
-	// ended (its context cancelled, which the server sees) and the result
-	// holds the messages received within the bounds, flagged "truncated"
-	// with the bound's name and their count; when no message was
-	// received, the answer is an isError result naming the bound.
+	// The bounds of one call of a server-streaming method, whose result
+	// is {"messages": [...]}. Past either bound, or past CallTimeout, the
+	// stream is ended (its context cancelled, which the server sees) and
+	// the result holds the messages received within the bounds, with
+	// "truncated": {"by": the bound's name, "messages": their count,
+	// "note": the same in words}; when no message was kept, the answer is
+	// an isError result naming the bound.
+	//
+	// MaxStreamMessages bounds the messages; 0 means 1000.
 	MaxStreamMessages int
-	MaxStreamBytes    int
+	// MaxStreamBytes bounds the messages' JSON in the result; 0, or more
+	// than it, means what an MCP client reads in one message: 16 MiB, less
+	// 2 KiB for the envelope and the result's own members.
+	MaxStreamBytes int
 
 	// The limits of one registration (a call of AddTools, AddService or
 	// AddServices). A method a limit leaves out is not a tool; it is

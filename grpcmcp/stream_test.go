@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -575,5 +577,30 @@ func TestStreamGenerated(t *testing.T) {
 		}
 		cs.Close()
 		ss.Close()
+	}
+}
+
+// TestStreamHTTP: over streamable HTTP the progress arrives on the call's
+// stream, before the result.
+func TestStreamHTTP(t *testing.T) {
+	_, conn := startWatch(t)
+	s := watchMCP(t, conn, grpcmcp.Options{})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	defer hs.Close()
+	p := &progress{}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v1"}, &mcp.ClientOptions{ProgressNotificationHandler: p.handle}).Connect(
+		context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res := watch(t, cs, acctExact, "h")
+	if want := `{"messages":[` + strings.Join(exactWant, ",") + `]}`; res.IsError || resultText(res) != want {
+		t.Errorf("%v %s", res.IsError, resultText(res))
+	}
+	for i, n := range p.of("h", 3) {
+		if n.Message != exactWant[i] {
+			t.Errorf("progress %d: %+v", i, n)
+		}
 	}
 }
