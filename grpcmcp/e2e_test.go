@@ -61,7 +61,7 @@ func reflectedServer(t testing.TB, conn grpc.ClientConnInterface) *mcp.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(names, ","); got != "OrderService_GetOrder,OrderService_CreateOrder,OrderService_ListOrders" {
+	if got := strings.Join(names, ","); got != "OrderService_GetOrder,OrderService_CreateOrder,OrderService_ListOrders,OrderService_WatchOrders" {
 		t.Fatalf("tools = %s", got)
 	}
 	return s

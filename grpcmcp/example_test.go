@@ -63,7 +63,7 @@ func ExampleAddService() {
 	json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &order)
 	fmt.Println(order.Order.OrderID, order.Order.AccountID)
 	// Output:
-	// [OrderService_GetOrder OrderService_CreateOrder OrderService_ListOrders]
+	// [OrderService_GetOrder OrderService_CreateOrder OrderService_ListOrders OrderService_WatchOrders]
 	// 9223372036854775807 18446744073709551615
 }
 
@@ -100,7 +100,7 @@ func ExampleAddServices() {
 	}
 	fmt.Println(names, len(omitted), "omitted")
 	// Output:
-	// [OrderService_GetOrder OrderService_CreateOrder OrderService_ListOrders] 0 omitted
+	// [OrderService_GetOrder OrderService_CreateOrder OrderService_ListOrders OrderService_WatchOrders] 0 omitted
 }
 
 // Generated registration, no reflection: protoc-gen-structkit writes
@@ -127,5 +127,5 @@ func ExampleAddTools() {
 	}
 	fmt.Println(names)
 	// Output:
-	// [OrderService_GetOrder OrderService_CreateOrder OrderService_ListOrders]
+	// [OrderService_GetOrder OrderService_CreateOrder OrderService_ListOrders OrderService_WatchOrders]
 }

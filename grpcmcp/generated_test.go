@@ -22,7 +22,7 @@ func TestGeneratedRegistration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(names, ","); got != "OrderService_GetOrder,OrderService_CreateOrder,OrderService_ListOrders" {
+	if got := strings.Join(names, ","); got != "OrderService_GetOrder,OrderService_CreateOrder,OrderService_ListOrders,OrderService_WatchOrders" {
 		t.Fatalf("tools = %s", got)
 	}
 	cs := inMemory(t, s)
@@ -47,7 +47,7 @@ func TestGeneratedRegistration(t *testing.T) {
 	// Options reach the tools.
 	s2 := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
 	names, err = examplev2.RegisterOrderServiceTools(s2, examplev2.NewOrderServiceClient(conn), grpcmcp.Options{ToolName: func(md protoreflect.MethodDescriptor) string { return "orders_" + strings.ToLower(string(md.Name())) }})
-	if err != nil || strings.Join(names, ",") != "orders_getorder,orders_createorder,orders_listorders" {
+	if err != nil || strings.Join(names, ",") != "orders_getorder,orders_createorder,orders_listorders,orders_watchorders" {
 		t.Errorf("names %v, %v", names, err)
 	}
 }

@@ -44,7 +44,9 @@ type Omission struct {
 	// "MaxToolBytes" or "MaxListBytes"; or "Schema" for a message type
 	// beyond the limits of Options.Schema (protoschema.SchemaOptions:
 	// MaxMessages, MaxSchemaBytes), or whose descriptor no schema can be
-	// generated from (a *protoschema.Error). Msg says by how much.
+	// generated from (a *protoschema.Error); or "Streaming" for a
+	// client-streaming or bidirectional method, which no tool call can
+	// make (a call sends one request). Msg says by how much, or why.
 	Limit string
 	Msg   string
 }

@@ -15,16 +15,18 @@ const (
 	grpcmcpPackage = protogen.GoImportPath("github.com/structkit/structkit/grpcmcp")
 	protoPackage   = protogen.GoImportPath("google.golang.org/protobuf/proto")
 	contextPackage = protogen.GoImportPath("context")
+	errorsPackage  = protogen.GoImportPath("errors")
+	ioPackage      = protogen.GoImportPath("io")
 	// jsonPackage: the generated code names json.RawMessage, the type of
 	// grpcmcp.Tool's schemas; nothing is read with encoding/json.
 	jsonPackage = protogen.GoImportPath("encoding/json")
 )
 
 // generate writes a _structkit.pb.go file for every file to generate that
-// has a service with a unary method.
+// has a service with a tools or server-streaming method.
 func generate(gen *protogen.Plugin, o protoschema.SchemaOptions) error {
 	for _, f := range gen.Files {
-		if !f.Generate || !hasUnary(f) {
+		if !f.Generate || !hasTool(f) {
 			continue
 		}
 		if err := genFile(gen, f, o); err != nil {
@@ -34,15 +36,26 @@ func generate(gen *protogen.Plugin, o protoschema.SchemaOptions) error {
 	return nil
 }
 
-func hasUnary(f *protogen.File) bool {
+func hasTool(f *protogen.File) bool {
 	for _, s := range f.Services {
-		for _, m := range s.Methods {
-			if !m.Desc.IsStreamingClient() && !m.Desc.IsStreamingServer() {
-				return true
-			}
+		if len(toolMethods(s)) > 0 {
+			return true
 		}
 	}
 	return false
+}
+
+// toolMethods are the methods of s that are tools: the unary and
+// server-streaming ones (a tool call sends one request, so a method that
+// reads a stream of them is not a tool).
+func toolMethods(s *protogen.Service) []*protogen.Method {
+	var ms []*protogen.Method
+	for _, m := range s.Methods {
+		if !m.Desc.IsStreamingClient() {
+			ms = append(ms, m)
+		}
+	}
+	return ms
 }
 
 func genFile(gen *protogen.Plugin, f *protogen.File, o protoschema.SchemaOptions) error {
@@ -53,18 +66,13 @@ func genFile(gen *protogen.Plugin, f *protogen.File, o protoschema.SchemaOptions
 	g.P("package ", f.GoPackageName)
 	g.P()
 	for _, s := range f.Services {
-		var unary []*protogen.Method
-		for _, m := range s.Methods {
-			if !m.Desc.IsStreamingClient() && !m.Desc.IsStreamingServer() {
-				unary = append(unary, m)
-			}
-		}
-		if len(unary) == 0 {
+		tools := toolMethods(s)
+		if len(tools) == 0 {
 			continue
 		}
 		fn := "Register" + s.GoName + "Tools"
-		g.P("// ", fn, " adds to server an MCP tool for each unary method of ", s.Desc.FullName(), ",")
-		g.P("// forwarding calls to client: ", toolList(unary), ".")
+		g.P("// ", fn, " adds to server an MCP tool for each unary and server-streaming")
+		g.P("// method of ", s.Desc.FullName(), ", forwarding calls to client: ", toolList(tools), ".")
 		g.P("// The schemas were generated from the .proto source by protoc-gen-structkit;")
 		g.P("// arguments and results go through structkit's codec, so 64-bit integers keep")
 		g.P("// every digit. opts, at most one, configures grpcmcp (tool names, policy,")
@@ -76,7 +84,7 @@ func genFile(gen *protogen.Plugin, f *protogen.File, o protoschema.SchemaOptions
 		g.P("}")
 		g.P("sd := ", f.GoDescriptorIdent, ".Services().ByName(", strconv.Quote(string(s.Desc.Name())), ")")
 		g.P("return ", grpcmcpPackage.Ident("AddTools"), "(server, []", grpcmcpPackage.Ident("Tool"), "{")
-		for _, m := range unary {
+		for _, m := range tools {
 			in, err := o.Generate(m.Desc.Input())
 			if err != nil {
 				return fmt.Errorf("%s: input schema: %w", m.Desc.FullName(), err)
@@ -93,9 +101,13 @@ func genFile(gen *protogen.Plugin, f *protogen.File, o protoschema.SchemaOptions
 			g.P("InputSchema: ", jsonPackage.Ident("RawMessage"), "(", strconv.Quote(string(in)), "),")
 			g.P("OutputSchema: ", jsonPackage.Ident("RawMessage"), "(", strconv.Quote(string(out)), "),")
 			g.P("NewRequest: func() ", protoPackage.Ident("Message"), " { return new(", m.Input.GoIdent, ") },")
-			g.P("Invoke: func(ctx ", contextPackage.Ident("Context"), ", req ", protoPackage.Ident("Message"), ") (", protoPackage.Ident("Message"), ", error) {")
-			g.P("return client.", m.GoName, "(ctx, req.(*", m.Input.GoIdent, "), o.CallOptions...)")
-			g.P("},")
+			if m.Desc.IsStreamingServer() {
+				genInvokeStream(g, m)
+			} else {
+				g.P("Invoke: func(ctx ", contextPackage.Ident("Context"), ", req ", protoPackage.Ident("Message"), ") (", protoPackage.Ident("Message"), ", error) {")
+				g.P("return client.", m.GoName, "(ctx, req.(*", m.Input.GoIdent, "), o.CallOptions...)")
+				g.P("},")
+			}
 			g.P("},")
 		}
 		g.P("}, o)")
@@ -103,6 +115,32 @@ func genFile(gen *protogen.Plugin, f *protogen.File, o protoschema.SchemaOptions
 		g.P()
 	}
 	return nil
+}
+
+// genInvokeStream writes the InvokeStream of a server-streaming method:
+// each message received goes to recv; returning ends the stream.
+func genInvokeStream(g *protogen.GeneratedFile, m *protogen.Method) {
+	msg := protoPackage.Ident("Message")
+	g.P("InvokeStream: func(ctx ", contextPackage.Ident("Context"), ", req ", msg, ", recv func(", msg, ") error) error {")
+	g.P("ctx, cancel := ", contextPackage.Ident("WithCancel"), "(ctx)")
+	g.P("defer cancel()")
+	g.P("stream, err := client.", m.GoName, "(ctx, req.(*", m.Input.GoIdent, "), o.CallOptions...)")
+	g.P("if err != nil {")
+	g.P("return err")
+	g.P("}")
+	g.P("for {")
+	g.P("m, err := stream.Recv()")
+	g.P("if ", errorsPackage.Ident("Is"), "(err, ", ioPackage.Ident("EOF"), ") {")
+	g.P("return nil")
+	g.P("}")
+	g.P("if err != nil {")
+	g.P("return err")
+	g.P("}")
+	g.P("if err := recv(m); err != nil {")
+	g.P("return err")
+	g.P("}")
+	g.P("}")
+	g.P("},")
 }
 
 func toolList(ms []*protogen.Method) string {

@@ -1,6 +1,6 @@
 // Command protoc-gen-structkit is a protoc (and buf) plugin that writes, for
-// each service of a file, a function that exposes its unary methods as MCP
-// tools without reflection:
+// each service of a file, a function that exposes its unary and
+// server-streaming methods as MCP tools without reflection:
 //
 //	func Register<Service>Tools(server *mcp.Server, client <Service>Client, opts ...grpcmcp.Options) ([]string, error)
 //

@@ -41,9 +41,9 @@ func dialGRPC(addr string) (*grpc.ClientConn, error) {
 	return conn, nil
 }
 
-// runMCP implements "structkit mcp": the unary methods of a gRPC server's
-// services, learned through reflection, as MCP tools over stdio or
-// streamable HTTP.
+// runMCP implements "structkit mcp": the unary and server-streaming
+// methods of a gRPC server's services, learned through reflection, as MCP
+// tools over stdio or streamable HTTP.
 func runMCP(e *env, args []string) error {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	addr := fs.String("grpc", "", "the gRPC server's `ADDR` (host:port, plaintext)")
@@ -154,13 +154,21 @@ func (s *schemaOptFlags) options() protoschema.SchemaOptions {
 func mcpUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprint(w, `Usage: structkit mcp --grpc ADDR [--service NAME]... [--http ADDR]
 
-Mcp serves the unary methods of a gRPC server's services as MCP tools,
-over stdio (default) or streamable HTTP (--http). It learns the services
-through the server's reflection service (grpc.reflection.v1, else
-v1alpha). Each tool's inputSchema is the JSON Schema of the request
-message, its outputSchema that of the response; arguments reach the
-server and results come back with 64-bit integers exact to the last
-digit. Tools are named Service_Method.
+Mcp serves the unary and server-streaming methods of a gRPC server's
+services as MCP tools, over stdio (default) or streamable HTTP (--http).
+It learns the services through the server's reflection service
+(grpc.reflection.v1, else v1alpha). Each tool's inputSchema is the JSON
+Schema of the request message, its outputSchema that of the response;
+arguments reach the server and results come back with 64-bit integers
+exact to the last digit. Tools are named Service_Method.
+
+A server-streaming method's result is {"messages":[...]}, the stream's
+messages in order; a call that asks for progress (_meta.progressToken)
+also gets each message as a progress notification as it arrives. At most
+--max-stream-messages and --max-stream-bytes of them, within
+--call-timeout: past a bound the stream is cancelled and the result says
+"truncated". Client-streaming and bidirectional methods are not tools
+(a call sends one request); they are named on standard error at start.
 
 What a server publishes is bounded: the tools (--max-tools), one tool's
 and all tools' bytes in tools/list (--max-tool-bytes, --max-list-bytes,
@@ -180,6 +188,7 @@ Flags:
 type mcpLimitFlags struct {
 	callTimeout                                                    time.Duration
 	maxTools, maxToolBytes, maxListBytes, maxPageBytes, maxDescLen int
+	maxStreamMessages, maxStreamBytes                              int
 }
 
 // The limits of structkit mcp that differ from grpcmcp's defaults: it
@@ -208,6 +217,8 @@ func (f *mcpLimitFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxListBytes, "max-list-bytes", 0, "leave out the tools past `N` bytes of tools/list in all, over every page; 0 means 128 MiB")
 	fs.IntVar(&f.maxPageBytes, "max-page-bytes", 0, "answer tools/list in pages of at most `N` bytes of tools (the next page by its cursor); 0 means 15 MiB, under the go-sdk client's 16 MiB frame")
 	fs.IntVar(&f.maxDescLen, "max-description", 0, "cut a tool's description at `N` bytes, and say so in it; 0 means 4000")
+	fs.IntVar(&f.maxStreamMessages, "max-stream-messages", 0, "end a server stream after `N` messages, the result flagged \"truncated\"; 0 means 1000")
+	fs.IntVar(&f.maxStreamBytes, "max-stream-bytes", 0, "end a server stream before its messages' JSON passes `N` bytes, the result flagged \"truncated\"; 0 means 16 MiB less 2 KiB")
 }
 
 func (f *mcpLimitFlags) check() error {
@@ -217,7 +228,8 @@ func (f *mcpLimitFlags) check() error {
 	for _, v := range []struct {
 		name string
 		n    int
-	}{{"max-tools", f.maxTools}, {"max-tool-bytes", f.maxToolBytes}, {"max-list-bytes", f.maxListBytes}, {"max-page-bytes", f.maxPageBytes}, {"max-description", f.maxDescLen}} {
+	}{{"max-tools", f.maxTools}, {"max-tool-bytes", f.maxToolBytes}, {"max-list-bytes", f.maxListBytes}, {"max-page-bytes", f.maxPageBytes}, {"max-description", f.maxDescLen},
+		{"max-stream-messages", f.maxStreamMessages}, {"max-stream-bytes", f.maxStreamBytes}} {
 		if v.n < 0 {
 			return usagef("mcp: --%s %d: want a positive number (or 0 for the default)", v.name, v.n)
 		}
@@ -237,6 +249,7 @@ func (f *mcpLimitFlags) apply(o *grpcmcp.Options) {
 	if o.MaxListBytes == 0 {
 		o.MaxListBytes = defaultMaxListBytes
 	}
+	o.MaxStreamMessages, o.MaxStreamBytes = f.maxStreamMessages, f.maxStreamBytes
 }
 
 // maxOmittedLines bounds the omissions named one by one at start; the
@@ -272,4 +285,4 @@ func sayOmitted(w io.Writer, omitted []grpcmcp.Omission) {
 
 // limitFlag names the flag of each limit of grpcmcp.Options.
 var limitFlag = map[string]string{"MaxTools": "--max-tools", "MaxToolBytes": "--max-tool-bytes", "MaxListBytes": "--max-list-bytes",
-	"Schema": "the schema limits"}
+	"Schema": "the schema limits", "Streaming": "streaming kind"}

@@ -37,9 +37,10 @@
 //	mcp-example
 //	        Run the bundled example MCP server (strict typed handlers) over
 //	        stdio.
-//	mcp     Serve the unary methods of a gRPC server's services as MCP
-//	        tools (--grpc ADDR, learned through reflection; --service NAME
-//	        to choose) over stdio, or streamable HTTP with --http ADDR.
+//	mcp     Serve the unary and server-streaming methods of a gRPC
+//	        server's services as MCP tools (--grpc ADDR, learned through
+//	        reflection; --service NAME to choose) over stdio, or streamable
+//	        HTTP with --http ADDR.
 //	schema  Print the JSON Schema of a protobuf message, from a descriptor
 //	        set (--descriptor-set FILE) or a server's reflection (--grpc).
 //	help    Print usage, of structkit or of one command.
@@ -117,7 +118,7 @@ var commands = []command{
 	{"bridge", "serve MCP servers' tools over gRPC (ToolBridgeService)", runBridge},
 	{"call", "call a tool through a bridge, or list its tools", runCall},
 	{"mcp-example", "run the bundled example MCP server over stdio", runMCPExample},
-	{"mcp", "serve a gRPC server's unary methods as MCP tools (via reflection)", runMCP},
+	{"mcp", "serve a gRPC server's unary and server-streaming methods as MCP tools (via reflection)", runMCP},
 	{"schema", "print the JSON Schema of a protobuf message", runSchema},
 }
 

@@ -144,7 +144,7 @@ func TestMCPCommand(t *testing.T) {
 	if code := <-done; code != 0 {
 		t.Errorf("exit %d: %s", code, stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "3 tools from") {
+	if !strings.Contains(stderr.String(), "4 tools from") {
 		t.Errorf("stderr: %s", stderr.String())
 	}
 	if code, _, errOut := invoke(nil, "mcp"); code != 2 || !strings.Contains(errOut, "--grpc ADDR") {

@@ -11,8 +11,8 @@ import (
 	proto "google.golang.org/protobuf/proto"
 )
 
-// RegisterToolServiceTools adds to server an MCP tool for each unary method of structkit.example.v1.ToolService,
-// forwarding calls to client: Search, CallTool.
+// RegisterToolServiceTools adds to server an MCP tool for each unary and server-streaming
+// method of structkit.example.v1.ToolService, forwarding calls to client: Search, CallTool.
 // The schemas were generated from the .proto source by protoc-gen-structkit;
 // arguments and results go through structkit's codec, so 64-bit integers keep
 // every digit. opts, at most one, configures grpcmcp (tool names, policy,

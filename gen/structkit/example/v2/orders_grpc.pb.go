@@ -39,7 +39,8 @@ type OrderServiceClient interface {
 	CreateOrder(ctx context.Context, in *CreateOrderRequest, opts ...grpc.CallOption) (*CreateOrderResponse, error)
 	// Lists the orders of an account.
 	ListOrders(ctx context.Context, in *ListOrdersRequest, opts ...grpc.CallOption) (*ListOrdersResponse, error)
-	// Streams changes of orders; streaming methods are not tools.
+	// Streams the orders of an account, one message each (a
+	// server-streaming method: a tool whose messages arrive as progress).
 	WatchOrders(ctx context.Context, in *WatchOrdersRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchOrdersResponse], error)
 }
 
@@ -114,7 +115,8 @@ type OrderServiceServer interface {
 	CreateOrder(context.Context, *CreateOrderRequest) (*CreateOrderResponse, error)
 	// Lists the orders of an account.
 	ListOrders(context.Context, *ListOrdersRequest) (*ListOrdersResponse, error)
-	// Streams changes of orders; streaming methods are not tools.
+	// Streams the orders of an account, one message each (a
+	// server-streaming method: a tool whose messages arrive as progress).
 	WatchOrders(*WatchOrdersRequest, grpc.ServerStreamingServer[WatchOrdersResponse]) error
 	mustEmbedUnimplementedOrderServiceServer()
 }
