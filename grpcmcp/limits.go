@@ -16,6 +16,7 @@ import (
 
 	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/scope"
 	"github.com/structkit/structkit/protoschema"
 )
 
@@ -48,7 +49,9 @@ type Omission struct {
 	// "MaxToolBytes" or "MaxListBytes"; or "Schema" for a message type
 	// beyond the limits of Options.Schema (protoschema.SchemaOptions:
 	// MaxMessages, MaxSchemaBytes), or whose descriptor no schema can be
-	// generated from (a *protoschema.Error). Msg says by how much.
+	// generated from (a *protoschema.Error). Msg says by how much. A
+	// method the scope of Options hid (chosen, not a limit) has Limit
+	// "Tools", "ExcludeTools" or "ReadOnly".
 	Limit string
 	Msg   string
 }
@@ -78,6 +81,7 @@ type registration struct {
 	// generated is the sum of the schemas generated, which bounds the
 	// work of the tools left out.
 	generated int
+	forward   scope.Forward // Options.ForwardHeaders, checked (scope)
 }
 
 type profiled struct {
