@@ -46,4 +46,3 @@ func (t *tool) outgoing(ctx context.Context, req *mcp.CallToolRequest) (context.
 	}
 	return metadata.AppendToOutgoingContext(ctx, kv...), nil
 }
-
