@@ -90,7 +90,7 @@ func (s *Server) ListTools(ctx context.Context, req *bridgev1.ListToolsRequest) 
 			resp.LeftOut = append(resp.LeftOut, s.leftOutMessage(u, e))
 		}
 		for i := range tools {
-			if name := s.toolName(u, tools[i].Name); name > after {
+			if name := s.toolName(u, tools[i].Name); name > after && !s.hides(u, &tools[i], tools[i].Name) {
 				all = append(all, listed{name: name, u: u, ti: &tools[i]})
 			}
 		}
@@ -154,6 +154,9 @@ func (s *Server) tool(ctx context.Context, profile adapt.Profile, l listed) (*br
 func (s *Server) leftOutMessage(u *upstream, e *mcpbridge.LimitError) *bridgev1.LeftOut {
 	lo := &bridgev1.LeftOut{Server: u.name, Limit: e.Limit, Max: int64(e.Max), Count: int32(min(e.Count, math.MaxInt32)), Stopped: e.Stopped, Message: e.Error()}
 	for _, name := range e.Tools {
+		if s.hides(u, nil, name) {
+			continue
+		}
 		cut, _ := cutName(name)
 		lo.Tools = append(lo.Tools, s.toolName(u, cut))
 	}
