@@ -87,3 +87,12 @@ func (u *upstream) sayHidden(tools []mcpbridge.ToolInfo) {
 		}
 	}
 }
+
+// shownServer is ToolServer's answer for a tool u lists: none when the
+// scope hides it.
+func shownServer(u *upstream, hidden bool) (string, bool) {
+	if hidden {
+		return "", false
+	}
+	return u.name, true
+}

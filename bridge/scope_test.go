@@ -253,3 +253,13 @@ func TestForwardMetadataNotByDefault(t *testing.T) {
 		t.Errorf("forwarded without ForwardMetadata: %v", h)
 	}
 }
+
+func TestToolServerHidden(t *testing.T) {
+	_, srv := serve(t, bridge.Options{ExcludeTools: []string{"delete_*"}}, bridge.InProcess("a", scopeServer(nil)))
+	if s, ok := srv.ToolServer("get_thing"); !ok || s != "a" {
+		t.Errorf("get_thing: %q %v", s, ok)
+	}
+	if s, ok := srv.ToolServer("delete_thing"); ok || s != "" {
+		t.Errorf("hidden delete_thing: %q %v; want it unknown (metrics count it _unknown)", s, ok)
+	}
+}
