@@ -160,6 +160,21 @@ func TestScopedTools(t *testing.T) {
 	}
 }
 
+// TestListedReadOnly: ListTools says which tools their server annotates
+// readOnlyHint.
+func TestListedReadOnly(t *testing.T) {
+	c, _ := serve(t, bridge.Options{}, bridge.InProcess("a", scopeServer(nil)))
+	resp, err := c.ListTools(context.Background(), &bridgev1.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range resp.GetTools() {
+		if want := tl.GetName() == "get_thing"; tl.GetReadOnly() != want {
+			t.Errorf("%s: read_only %v, want %v", tl.GetName(), tl.GetReadOnly(), want)
+		}
+	}
+}
+
 func TestScopeErrors(t *testing.T) {
 	up := bridge.InProcess("a", scopeServer(nil))
 	for _, o := range []bridge.Options{{Tools: []string{"["}}, {ExcludeTools: []string{"x", "a\\"}}} {

@@ -128,7 +128,7 @@ func (s *Server) ListTools(ctx context.Context, req *bridgev1.ListToolsRequest) 
 // tool builds one tool of ListTools.
 func (s *Server) tool(ctx context.Context, profile adapt.Profile, l listed) (*bridgev1.Tool, error) {
 	t, u := l.ti, l.u
-	bt := &bridgev1.Tool{Name: l.name, Description: t.Description, Server: u.name, SchemasExact: t.Exact}
+	bt := &bridgev1.Tool{Name: l.name, Description: t.Description, Server: u.name, SchemasExact: t.Exact, ReadOnly: readOnlyHint(t)}
 	input := []byte(t.InputSchema)
 	if profile != "" {
 		input = s.adaptedInput(ctx, profile, u.name, *t)
