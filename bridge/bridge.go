@@ -126,7 +126,9 @@ type Options struct {
 	// tool they hide is not listed (nor named in left_out), and a call to
 	// it is answered NOT_FOUND exactly as one to a tool that does not
 	// exist. The hidden tools are logged at each start of their server.
-	// New refuses a malformed pattern with an error wrapping
+	// The scope applies to the tools the limits kept: a hidden tool still
+	// counts in ListLimits (it is read from the server's tools/list like
+	// any other). New refuses a malformed pattern with an error wrapping
 	// path.ErrBadPattern.
 	Tools, ExcludeTools []string
 	ReadOnly            bool
