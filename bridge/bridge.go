@@ -26,6 +26,12 @@
 // at a time). ListTools answers in pages of at most 3 MiB, under gRPC's
 // default 4 MiB client limit (page_size, page_token, next_page_token).
 //
+// Options.Tools, ExcludeTools and ReadOnly scope the tools served (a
+// hidden tool is not listed, and calling it is NOT_FOUND as for a tool
+// that does not exist); Options.ForwardMetadata carries named metadata of
+// a call to the MCP servers over HTTP as headers. Nothing is forwarded by
+// default.
+//
 // Every call is logged; a call whose result numbers are not known to be
 // exact (the upstream's transport could not be wrapped to capture raw
 // results, see mcpbridge.Connect) is logged as a warning with exact=false.

@@ -24,6 +24,11 @@
 // each call, and a call's context (the client's cancellation) reaches the
 // gRPC call.
 //
+// Options.Tools, ExcludeTools and ReadOnly scope the methods exposed (a
+// hidden one is not listed, and calling it is an unknown tool);
+// Options.ForwardHeaders carries named headers of a streamable HTTP
+// request to the gRPC call as metadata. Nothing is forwarded by default.
+//
 // # Options
 //
 // Options are plain structs, used by value. Each embeds, as its first
