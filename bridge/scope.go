@@ -96,3 +96,19 @@ func shownServer(u *upstream, hidden bool) (string, bool) {
 	}
 	return u.name, true
 }
+
+// shownLeftOut is e without the tools the scope hides, in its Tools and
+// so in its message: left_out names no hidden tool.
+func (s *Server) shownLeftOut(u *upstream, e *mcpbridge.LimitError) *mcpbridge.LimitError {
+	if !s.scope.Filters() {
+		return e
+	}
+	cp := *e
+	cp.Tools = nil
+	for _, name := range e.Tools {
+		if !s.hides(u, nil, name) {
+			cp.Tools = append(cp.Tools, name)
+		}
+	}
+	return &cp
+}

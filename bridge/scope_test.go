@@ -278,3 +278,32 @@ func TestToolServerHidden(t *testing.T) {
 		t.Errorf("hidden delete_thing: %q %v; want it unknown (metrics count it _unknown)", s, ok)
 	}
 }
+
+// TestHiddenNotLeftOut: a hidden tool a limit left out is not named in
+// left_out, and calling it is NOT_FOUND as for a tool that does not exist,
+// not the limit's RESOURCE_EXHAUSTED.
+func TestHiddenNotLeftOut(t *testing.T) {
+	for _, exclude := range []string{"", "set_*"} {
+		o := bridge.Options{ListLimits: mcpbridge.ListLimits{MaxTools: 2}}
+		if exclude != "" {
+			o.ExcludeTools = []string{exclude}
+		}
+		c, _ := serve(t, o, bridge.InProcess("a", scopeServer(nil)))
+		resp, err := c.ListTools(context.Background(), &bridgev1.ListToolsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.GetLeftOut()) != 1 {
+			t.Fatalf("left_out %v", resp.GetLeftOut())
+		}
+		lo := resp.GetLeftOut()[0]
+		named := slices.Contains(lo.GetTools(), "set_thing") || strings.Contains(lo.GetMessage(), "set_thing")
+		code, _ := callStatus(c, "set_thing")
+		if exclude == "" && (!named || code != codes.ResourceExhausted) {
+			t.Errorf("unscoped: left_out %v, call %v; want set_thing named, RESOURCE_EXHAUSTED", lo, code)
+		}
+		if exclude != "" && (named || code != codes.NotFound) {
+			t.Errorf("hidden: left_out %v, call %v; want set_thing not named, NOT_FOUND", lo, code)
+		}
+	}
+}

@@ -152,11 +152,9 @@ func (s *Server) tool(ctx context.Context, profile adapt.Profile, l listed) (*br
 
 // leftOutMessage is a limit that left tools out, as ListTools gives it.
 func (s *Server) leftOutMessage(u *upstream, e *mcpbridge.LimitError) *bridgev1.LeftOut {
+	e = s.shownLeftOut(u, e)
 	lo := &bridgev1.LeftOut{Server: u.name, Limit: e.Limit, Max: int64(e.Max), Count: int32(min(e.Count, math.MaxInt32)), Stopped: e.Stopped, Message: e.Error()}
 	for _, name := range e.Tools {
-		if s.hides(u, nil, name) {
-			continue
-		}
 		cut, _ := cutName(name)
 		lo.Tools = append(lo.Tools, s.toolName(u, cut))
 	}
