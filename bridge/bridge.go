@@ -26,6 +26,12 @@
 // at a time). ListTools answers in pages of at most 3 MiB, under gRPC's
 // default 4 MiB client limit (page_size, page_token, next_page_token).
 //
+// Options.Tools, ExcludeTools and ReadOnly scope the tools served (a
+// hidden tool is not listed, and calling it is NOT_FOUND as for a tool
+// that does not exist); Options.ForwardMetadata carries named metadata of
+// a call to the MCP servers over HTTP as headers. Nothing is forwarded by
+// default.
+//
 // Every call is logged; a call whose result numbers are not known to be
 // exact (the upstream's transport could not be wrapped to capture raw
 // results, see mcpbridge.Connect) is logged as a warning with exact=false.
@@ -51,6 +57,7 @@ import (
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/schemacache"
+	"github.com/structkit/structkit/internal/scope"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/structconv"
 )
@@ -121,6 +128,40 @@ type Options struct {
 	// start, or ends its session (see Event), in order for each upstream.
 	// It must return promptly, and must not wait for the Server.
 	OnEvent func(Event)
+
+	// Tools, ExcludeTools and ReadOnly scope the tools served: with
+	// Tools, only those whose name at the bridge matches one of its
+	// patterns; never those matching a pattern of ExcludeTools (it wins);
+	// with ReadOnly, only those whose MCP server annotates them
+	// readOnlyHint true. Patterns are path.Match patterns (* matches any
+	// run of characters but "/") over the tool's name at the bridge,
+	// SERVER.TOOL when the bridge fronts more than one server: "nav.*"
+	// selects a server's tools, "*.delete_*" a kind of every server's. A
+	// tool they hide is not listed (nor named in left_out), and a call to
+	// it is answered NOT_FOUND exactly as one to a tool that does not
+	// exist. The hidden tools are logged at each start of their server.
+	// The scope applies to the tools the limits kept: a hidden tool still
+	// counts in ListLimits (it is read from the server's tools/list like
+	// any other). New refuses a malformed pattern with an error wrapping
+	// path.ErrBadPattern.
+	Tools, ExcludeTools []string
+	ReadOnly            bool
+	// ForwardMetadata names the gRPC metadata of an incoming CallTool
+	// forwarded to the MCP server, e.g. "authorization", "x-tenant";
+	// nothing is forwarded by default. Servers reached over HTTP (HTTP)
+	// get them as HTTP headers of the requests the call makes (tools/call,
+	// and a relisting it causes); servers over stdio, in process, or
+	// fixed clients get nothing (there are no headers; New logs it).
+	// Forwarding "authorization" forwards whatever token the client sent
+	// the bridge: when the bridge itself authenticates clients with that
+	// header, that is the bridge's own token. New refuses hop-by-hop
+	// names (connection, te, ...), those transports set (host,
+	// content-type, user-agent, ...), pseudo-headers, binary metadata
+	// ("-bin") and names beginning "grpc-" or "mcp-"; a call whose values
+	// pass the bounds (8 values of a name, 8 KiB a value, 16 KiB in all,
+	// printable ASCII) is refused with INVALID_ARGUMENT naming the
+	// header, never its value, before anything is sent.
+	ForwardMetadata []string
 }
 
 // The bound of the cache of compiled schemas the upstreams share: each
@@ -152,6 +193,9 @@ type Server struct {
 	ups                                  []*upstream
 	byName                               map[string]*upstream
 	prefixed                             bool
+
+	scope   *scope.Matcher // Options.Tools, ExcludeTools, ReadOnly
+	forward scope.Forward  // Options.ForwardMetadata
 
 	adapted adaptedSchemas                     // input schemas adapted to provider profiles
 	cache   *schemacache.Cache[*coerce.Schema] // the upstreams' compiled schemas
@@ -193,6 +237,9 @@ func newServer(opts Options, clk clock, upstreams ...Upstream) (*Server, error) 
 		s.logger = slog.New(slog.DiscardHandler)
 	}
 	s.maxBackoff = max(s.maxBackoff, s.minBackoff)
+	if err := s.compileScope(); err != nil {
+		return nil, err
+	}
 	for _, up := range upstreams {
 		if why := validName(up.Name); why != "" {
 			return nil, fmt.Errorf("bridge: upstream name %q: %s", up.Name, why)
@@ -203,10 +250,11 @@ func newServer(opts Options, clk clock, upstreams ...Upstream) (*Server, error) 
 		if (up.Client == nil) == (up.Connect == nil) {
 			return nil, fmt.Errorf("bridge: upstream %q: want exactly one of Connect and Client", up.Name)
 		}
-		u := &upstream{srv: s, name: up.Name, connect: up.Connect, fixed: up.Client != nil}
+		u := &upstream{srv: s, name: up.Name, connect: up.Connect, fixed: up.Client != nil, headers: up.headers}
 		s.ups = append(s.ups, u)
 		s.byName[up.Name] = u
 	}
+	s.sayForwarded()
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 
 	errs := make([]error, len(s.ups))
@@ -216,6 +264,9 @@ func newServer(opts Options, clk clock, upstreams ...Upstream) (*Server, error) 
 			c := upstreams[i].Client
 			sess := &session{client: c, started: s.clock.Now()}
 			u.cur, u.tools, u.leftOut = sess, c.Tools(), c.LeftOut()
+			if s.scope.Filters() {
+				u.sayHidden(u.tools)
+			}
 			go u.watchFixed(sess)
 			continue
 		}

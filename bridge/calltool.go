@@ -59,6 +59,9 @@ func (s *Server) CallTool(ctx context.Context, req *bridgev1.CallToolRequest) (*
 		err = unreadableArguments(req)
 	}
 	if err == nil {
+		ctx, err = s.forwardContext(ctx, req.GetName())
+	}
+	if err == nil {
 		res, output, err = s.call(ctx, u, req, tool, profile)
 	}
 	var resp *bridgev1.CallToolResponse
@@ -114,7 +117,11 @@ func (s *Server) call(ctx context.Context, u *upstream, req *bridgev1.CallToolRe
 	if err != nil {
 		return nil, nil, unavailable(ctx, u, err)
 	}
-	if ti, ok := sess.client.Tool(tool); ok {
+	ti, ok := sess.client.Tool(tool)
+	if s.hides(u, known(ti, ok), tool) {
+		return nil, nil, callStatus(ctx, u.name, name, tool, unknownTool(u, tool))
+	}
+	if ok {
 		output = ti.Output
 	}
 	var local *mcpbridge.CallResult

@@ -96,7 +96,8 @@ func (s *Server) Start(ctx context.Context, server string) error {
 
 // ToolServer returns the name of the upstream serving the bridge tool
 // name (as CallTool takes it), by the tools of the upstream's current or
-// last session; ok is false when no upstream lists it. It makes no call
+// last session; ok is false when no upstream lists it, or Options' scope
+// hides it (Tools, ExcludeTools, ReadOnly). It makes no call
 // and starts nothing: metrics use it to tell listed tools from arbitrary
 // names clients send.
 func (s *Server) ToolServer(name string) (server string, ok bool) {
@@ -112,13 +113,13 @@ func (s *Server) ToolServer(name string) (server string, ok bool) {
 	cur, tools := u.cur, u.tools
 	u.mu.Unlock()
 	if cur != nil {
-		if _, ok := cur.client.Tool(tool); ok {
-			return u.name, true
+		if ti, ok := cur.client.Tool(tool); ok {
+			return shownServer(u, s.hides(u, &ti, tool))
 		}
 	}
-	for _, t := range tools {
-		if t.Name == tool {
-			return u.name, true
+	for i := range tools {
+		if tools[i].Name == tool {
+			return shownServer(u, s.hides(u, &tools[i], tool))
 		}
 	}
 	return "", false

@@ -90,7 +90,7 @@ func (s *Server) ListTools(ctx context.Context, req *bridgev1.ListToolsRequest) 
 			resp.LeftOut = append(resp.LeftOut, s.leftOutMessage(u, e))
 		}
 		for i := range tools {
-			if name := s.toolName(u, tools[i].Name); name > after {
+			if name := s.toolName(u, tools[i].Name); name > after && !s.hides(u, &tools[i], tools[i].Name) {
 				all = append(all, listed{name: name, u: u, ti: &tools[i]})
 			}
 		}
@@ -128,7 +128,7 @@ func (s *Server) ListTools(ctx context.Context, req *bridgev1.ListToolsRequest) 
 // tool builds one tool of ListTools.
 func (s *Server) tool(ctx context.Context, profile adapt.Profile, l listed) (*bridgev1.Tool, error) {
 	t, u := l.ti, l.u
-	bt := &bridgev1.Tool{Name: l.name, Description: t.Description, Server: u.name, SchemasExact: t.Exact}
+	bt := &bridgev1.Tool{Name: l.name, Description: t.Description, Server: u.name, SchemasExact: t.Exact, ReadOnly: readOnlyHint(t)}
 	input := []byte(t.InputSchema)
 	if profile != "" {
 		input = s.adaptedInput(ctx, profile, u.name, *t)
@@ -152,6 +152,7 @@ func (s *Server) tool(ctx context.Context, profile adapt.Profile, l listed) (*br
 
 // leftOutMessage is a limit that left tools out, as ListTools gives it.
 func (s *Server) leftOutMessage(u *upstream, e *mcpbridge.LimitError) *bridgev1.LeftOut {
+	e = s.shownLeftOut(u, e)
 	lo := &bridgev1.LeftOut{Server: u.name, Limit: e.Limit, Max: int64(e.Max), Count: int32(min(e.Count, math.MaxInt32)), Stopped: e.Stopped, Message: e.Error()}
 	for _, name := range e.Tools {
 		cut, _ := cutName(name)

@@ -34,6 +34,8 @@ type Upstream struct {
 	// Connect. It is never restarted: once its session ends its tools fail
 	// with codes.Unavailable. The bridge does not close it.
 	Client *mcpbridge.Client
+
+	headers bool // HTTP's: requests carry Options.ForwardMetadata
 }
 
 // CommandFunc is an upstream that runs the command newCmd returns as a
@@ -53,8 +55,8 @@ func CommandFunc(name string, newCmd func() *exec.Cmd) Upstream {
 // HTTP is an upstream reached over the streamable HTTP transport at
 // endpoint.
 func HTTP(name, endpoint string) Upstream {
-	return Upstream{Name: name, Connect: func(context.Context) (mcp.Transport, error) {
-		return &mcp.StreamableClientTransport{Endpoint: endpoint}, nil
+	return Upstream{Name: name, headers: true, Connect: func(context.Context) (mcp.Transport, error) {
+		return &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: forwardingClient}, nil
 	}}
 }
 
@@ -96,6 +98,7 @@ type upstream struct {
 	name    string
 	connect func(ctx context.Context) (mcp.Transport, error)
 	fixed   bool
+	headers bool // forwarded metadata reaches it (Upstream.headers)
 
 	mu       sync.Mutex
 	evMu     sync.Mutex    // held from a change of state to its event (see emit)
@@ -197,6 +200,9 @@ func (u *upstream) start(ch chan struct{}, wait time.Duration) {
 		}
 		for _, e := range leftOut {
 			u.srv.logger.Warn("MCP server: tools left out by a limit of the bridge", "server", u.name, "limit", e.Limit, "max", e.Max, "left_out", e.Count, "stopped", e.Stopped, "err", e.Error())
+		}
+		if u.srv.scope.Filters() {
+			u.sayHidden(s.client.Tools())
 		}
 		u.emit(Event{Kind: EventStarted, Restart: restarts, LeftOut: leftOut})
 	}

@@ -33,6 +33,11 @@
 // each call, and a call's context (the client's cancellation) reaches the
 // gRPC call.
 //
+// Options.Tools, ExcludeTools and ReadOnly scope the methods exposed (a
+// hidden one is not listed, and calling it is an unknown tool);
+// Options.ForwardHeaders carries named headers of a streamable HTTP
+// request to the gRPC call as metadata. Nothing is forwarded by default.
+//
 // # Options
 //
 // Options are plain structs, used by value. Each embeds, as its first
@@ -69,6 +74,7 @@ import (
 	"github.com/structkit/structkit/internal/mcptool"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/schema"
+	"github.com/structkit/structkit/internal/scope"
 	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/protoschema"
 	"github.com/structkit/structkit/structconv"
@@ -171,6 +177,34 @@ type Options struct {
 	// Omitted, if not nil, receives an Omission for every method a limit
 	// left out.
 	Omitted *[]Omission
+
+	// Tools, ExcludeTools and ReadOnly scope what is exposed, before the
+	// limits count the tools: with Tools, only the methods one of
+	// whose names matches one of its patterns; never those matching a
+	// pattern of ExcludeTools (it wins); with ReadOnly, only the methods
+	// whose idempotency_level is NO_SIDE_EFFECTS. Patterns are path.Match
+	// patterns (* matches any run of characters but "/") over each of
+	// three names: the tool's name ("OrderService_Get*"), the method's
+	// full name with a slash ("pkg.OrderService/GetOrder",
+	// "pkg.OrderService/*") and with a dot ("pkg.OrderService.*"). A method
+	// they hide is not a tool: not listed, and a call to it is answered as
+	// one to a tool that does not exist. It is recorded in Omitted with
+	// Limit "Tools", "ExcludeTools" or "ReadOnly". A malformed pattern is
+	// an error wrapping path.ErrBadPattern.
+	Tools, ExcludeTools []string
+	ReadOnly            bool
+	// ForwardHeaders names the headers of the incoming MCP request
+	// (streamable HTTP: the HTTP request's headers) forwarded to the gRPC
+	// call as metadata, e.g. "authorization", "x-tenant"; nothing is
+	// forwarded by default. Over stdio and in-memory transports there are
+	// no headers, and nothing is forwarded. AddTools refuses hop-by-hop
+	// names (connection, te, ...), those transports set (host,
+	// content-type, user-agent, ...), pseudo-headers, binary metadata
+	// ("-bin") and names beginning "grpc-" or "mcp-". A call whose values
+	// pass the bounds (8 values of a name, 8 KiB a value, 16 KiB in all,
+	// printable ASCII only) is not made: its result is an isError naming
+	// the header, never its value.
+	ForwardHeaders []string
 }
 
 // defaultToolName names a method's tool "Service_Method".
@@ -297,8 +331,16 @@ func AddTools(s *mcp.Server, tools []Tool, o Options) ([]string, error) {
 	var ready []*tool
 	var omitted []Omission
 	reg := newRegistration(o)
+	scoped, err := reg.scope()
+	if err != nil {
+		return nil, err
+	}
 	maxTools := orDefault(o.MaxTools, defaultMaxTools)
 	for _, t := range tools {
+		if om, ok := scoped.hides(t, o); ok {
+			omitted = append(omitted, om)
+			continue
+		}
 		if len(ready) >= maxTools && t.Method != nil {
 			omitted = append(omitted, Omission{Method: t.Method.FullName(), Tool: toolName(t, o), Limit: "MaxTools",
 				Msg: fmt.Sprintf("over the limit of %d tools", maxTools)})
@@ -367,6 +409,7 @@ type tool struct {
 	timeout  time.Duration // Options.CallTimeout
 	maxDepth int           // of results (resultDepth)
 	stream   *streaming    // of a server-streaming method; nil for a unary one
+	forward  scope.Forward // Options.ForwardHeaders
 }
 
 func newTool(t Tool, reg *registration) (*tool, error) {
@@ -436,7 +479,7 @@ func newTool(t Tool, reg *registration) (*tool, error) {
 	restore := adapt.RestoreOptions{Schema: adapted, CheckOptions: o.CheckOptions}
 	restore.Tool = name
 	return &tool{name: name, method: md, mcpTool: mt, in: in, out: out, check: check, newReq: newReq, invoke: t.Invoke,
-		adapted: adapted, restore: restore, timeout: o.CallTimeout, maxDepth: resultDepth(o), stream: newStreaming(t, o)}, nil
+		adapted: adapted, restore: restore, timeout: o.CallTimeout, maxDepth: resultDepth(o), stream: newStreaming(t, o), forward: reg.forward}, nil
 }
 
 // objectSchema checks that a tool's schema is an object of type "object".

@@ -12,6 +12,7 @@ import (
 	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/mcptool"
+	"github.com/structkit/structkit/internal/scope"
 	"github.com/structkit/structkit/protoschema"
 )
 
@@ -46,7 +47,9 @@ type Omission struct {
 	// MaxMessages, MaxSchemaBytes), or whose descriptor no schema can be
 	// generated from (a *protoschema.Error); or "Streaming" for a
 	// client-streaming or bidirectional method, which no tool call can
-	// make (a call sends one request). Msg says by how much, or why.
+	// make (a call sends one request). Msg says by how much, or why. A
+	// method the scope of Options hid (chosen, not a limit) has Limit
+	// "Tools", "ExcludeTools" or "ReadOnly".
 	Limit string
 	Msg   string
 }
@@ -76,6 +79,7 @@ type registration struct {
 	// generated is the sum of the schemas generated, which bounds the
 	// work of the tools left out.
 	generated int
+	forward   scope.Forward // Options.ForwardHeaders, checked (scope)
 }
 
 type profiled struct {

@@ -157,12 +157,21 @@ func dynamicStream(conn grpc.ClientConnInterface, md protoreflect.MethodDescript
 	}
 }
 
-// handler is the tool's handler of tools/call.
+// handler is the tool's handler of tools/call: the forwarded headers
+// (Options.ForwardHeaders) put in the outgoing metadata, then the call,
+// unary or server-streaming.
 func (t *tool) handler() mcp.ToolHandler {
+	serve := t.handle
 	if t.stream != nil {
-		return t.handleStream
+		serve = t.handleStream
 	}
-	return t.handle
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx, refused := t.outgoing(ctx, req)
+		if refused != nil {
+			return refused, nil
+		}
+		return serve(ctx, req)
+	}
 }
 
 // errStop is what the collector returns to end a stream.

@@ -164,6 +164,8 @@ type bridgeFlags struct {
 	callTimeout               time.Duration
 	maxDepth                  int
 	limits                    bridge.Options // ListLimits only
+	scope                     scopeFlags
+	forwardAuthToken          bool
 }
 
 func (f *bridgeFlags) register(fs *flag.FlagSet) {
@@ -189,6 +191,9 @@ func (f *bridgeFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.limits.MaxTools, "max-tools", 0, "serve at most `N` tools of each MCP server (its tools/list is read no further); 0 means 2000, negative no limit")
 	fs.IntVar(&f.limits.MaxToolSchemaBytes, "max-tool-schema-bytes", 0, "leave out a tool whose input and output schemas pass `N` bytes (compacted JSON); 0 means 256 KiB, negative no limit")
 	fs.IntVar(&f.limits.MaxSchemaBytes, "max-schema-bytes", 0, "serve each MCP server's tools until their schemas pass `N` bytes in all; 0 means 64 MiB, negative no limit")
+	f.scope.register(fs, "tool names at the bridge (NAME.TOOL with more than one --mcp)", "those the MCP server annotates readOnlyHint true", "forward-metadata",
+		"forward the gRPC metadata of these `NAMES` of each call (comma-separated, repeatable; e.g. x-tenant) to the MCP servers over HTTP, as headers; stdio servers get none")
+	fs.BoolVar(&f.forwardAuthToken, "forward-auth-token", false, "with --auth-token-file, allow --forward-metadata authorization: it hands the bridge's own token to the MCP servers")
 }
 
 // defaultMaxMessageBytes is gRPC's own default receive limit.
@@ -226,6 +231,9 @@ func runBridge(e *env, args []string) error {
 	if f.maxDepth < 0 {
 		return usagef("bridge: --max-depth %d: want a positive number of levels (or 0 for the default)", f.maxDepth)
 	}
+	if err := f.scope.check("bridge"); err != nil {
+		return err
+	}
 	// kill ends the MCP server commands if a signal comes while they
 	// start (see openBridge); otherwise only once the bridge has stopped
 	// them (the defers run in reverse).
@@ -249,6 +257,9 @@ func runBridge(e *env, args []string) error {
 	// anything starts.
 	sec, err := f.security(logger)
 	if err != nil {
+		return err
+	}
+	if err := f.checkForwardAuth(sec); err != nil {
 		return err
 	}
 	ctx, stop := bridgeContext()
@@ -306,7 +317,8 @@ func runBridge(e *env, args []string) error {
 		MaxResponseBytes: f.maxMessageBytes, // the clients' limit, as the bridge's
 		MaxStructValues:  f.maxStructValues,
 		CheckOptions:     structconv.CheckOptions{Policy: policy, Observer: terms.JoinObservers(observers...), MaxDepth: f.maxDepth},
-		ListLimits:       f.limits.ListLimits}, ups...)
+		ListLimits:       f.limits.ListLimits,
+		Tools:            f.scope.tools, ExcludeTools: f.scope.exclude, ReadOnly: f.scope.readOnly, ForwardMetadata: f.scope.forward}, ups...)
 	if err != nil {
 		return err
 	}
@@ -474,6 +486,7 @@ func bridgeUsage(w io.Writer, fs *flag.FlagSet) {
        [--reflection] [--max-message-bytes N] [--max-struct-values N] [--log-format text|json]
        [--metrics-listen ADDR] [--health-listen ADDR]
        [--max-tools N] [--max-tool-schema-bytes N] [--max-schema-bytes N]
+       [--tools PATTERNS] [--exclude-tools PATTERNS] [--read-only] [--forward-metadata NAMES [--forward-auth-token]]
 
 Bridge serves the tools of MCP servers over gRPC, as
 structkit.bridge.v1.ToolBridgeService (ListTools, CallTool): arguments
@@ -512,6 +525,26 @@ the log, left_out in every ListTools page, and a call to one is answered
 RESOURCE_EXHAUSTED naming the limit. ListTools answers in pages of at most
 3 MiB (next_page_token), within any client's default 4 MiB limit.
 
+Scope: --tools serves only the tools matching one of its patterns,
+--exclude-tools hides those matching one of its (it wins over --tools),
+--read-only serves only those the MCP server annotates readOnlyHint true.
+Patterns are path.Match's (* is any run of characters but "/", ? one,
+[a-z] a class) over the tool's name at the bridge: NAME.TOOL with more
+than one --mcp, so 'nav.*' scopes one server and '*.delete_*' every
+server. A hidden tool is not listed (nor in left_out), and a call to it
+is NOT_FOUND exactly as for a tool that does not exist; the hidden tools
+are logged at each start of their server. A malformed pattern exits 2.
+--forward-metadata x-tenant carries that gRPC metadata of each call to
+the MCP servers over HTTP as a header (not to stdio servers: they have
+no headers); nothing is forwarded by default. Hop-by-hop and transport
+headers (connection, te, host, content-type, ...), pseudo-headers, -bin,
+grpc- and mcp- names are refused (exit 2); a call whose values pass the
+bounds (8 values a name, 8 KiB a value, 16 KiB in all, printable ASCII)
+is INVALID_ARGUMENT naming the header, never its value. With
+--auth-token-file, the "authorization" metadata holds the bridge's own
+token: --forward-metadata authorization is refused unless
+--forward-auth-token says to hand it on.
+
 The gRPC health service reports SERVING for the bridge (services "" and
 structkit.bridge.v1.ToolBridgeService) while any MCP server is up, and for
 each MCP server under its NAME: NOT_SERVING while it cannot be started
@@ -529,6 +562,7 @@ Examples:
 
 	structkit bridge --check --lenient
 	structkit bridge --mcp "nav=structkit mcp-example" --mcp web=http://127.0.0.1:8080/mcp
+	structkit bridge --mcp "nav=structkit mcp-example" --mcp web=http://127.0.0.1:8080/mcp --exclude-tools 'web.delete_*' --forward-metadata x-tenant
 	structkit bridge --listen :7443 --tls-cert cert.pem --tls-key key.pem --auth-token-file token --metrics-listen 127.0.0.1:9090
 	structkit call --addr 127.0.0.1:7070 --list
 

@@ -57,6 +57,10 @@ func runMCP(e *env, args []string) error {
 	so.register(fs)
 	var lf mcpLimitFlags
 	lf.register(fs)
+	var sf scopeFlags
+	sf.register(fs, "tool names (OrderService_GetOrder) and method names (pkg.OrderService/GetOrder, pkg.OrderService.GetOrder)",
+		"the methods with idempotency_level = NO_SIDE_EFFECTS", "forward-header",
+		"forward the HTTP request headers of these `NAMES` (comma-separated, repeatable; e.g. authorization,x-tenant) to the gRPC call as metadata; streamable HTTP (--http) only: over stdio there are no headers")
 	pos, err := parseFlags(e, fs, args, func(w io.Writer) { mcpUsage(w, fs) })
 	if err != nil {
 		return err
@@ -68,6 +72,9 @@ func runMCP(e *env, args []string) error {
 		return usagef("mcp needs --grpc ADDR")
 	}
 	if err := lf.check(); err != nil {
+		return err
+	}
+	if err := sf.check("mcp"); err != nil {
 		return err
 	}
 	conn, err := dialGRPC(*addr)
@@ -90,6 +97,7 @@ func runMCP(e *env, args []string) error {
 	var omitted []grpcmcp.Omission
 	o := grpcmcp.Options{Schema: so.options(), Resolver: r.Types, Profile: pf.p, Omitted: &omitted}
 	lf.apply(&o)
+	o.Tools, o.ExcludeTools, o.ReadOnly, o.ForwardHeaders = sf.tools, sf.exclude, sf.readOnly, sf.forward
 	if *lenient {
 		o.Policy = coerce.Lenient()
 	}
@@ -98,7 +106,12 @@ func runMCP(e *env, args []string) error {
 		return fmt.Errorf("mcp: %w", err)
 	}
 	fmt.Fprintf(e.stderr, "structkit mcp: %d tools from %s (reflection %s): %s\n", len(all), *addr, r.Version, strings.Join(all, ", "))
+	scoped, omitted := splitScoped(omitted)
+	sayScoped(e.stderr, scoped)
 	sayOmitted(e.stderr, omitted)
+	if len(sf.forward) > 0 && *httpAddr == "" {
+		fmt.Fprintf(e.stderr, "structkit mcp: --forward-header %s: over stdio a request has no headers, and nothing is forwarded (serve streamable HTTP with --http)\n", sf.forward.String())
+	}
 	if pf.p != "" && pf.p != adapt.MCP {
 		fmt.Fprintf(e.stderr, "structkit mcp: under --profile %s the input schemas name fields by their JSON names only (orderId, not order_id): "+
 			"no profile can say \"one of two names\", and the proto-name aliases would turn each message into a string of JSON text; "+
@@ -153,6 +166,7 @@ func (s *schemaOptFlags) options() protoschema.SchemaOptions {
 
 func mcpUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprint(w, `Usage: structkit mcp --grpc ADDR [--service NAME]... [--http ADDR]
+       [--tools PATTERNS] [--exclude-tools PATTERNS] [--read-only] [--forward-header NAMES]
 
 Mcp serves the unary and server-streaming methods of a gRPC server's
 services as MCP tools, over stdio (default) or streamable HTTP (--http).
@@ -178,6 +192,31 @@ call is bounded by --call-timeout, and a client's cancellation reaches
 the gRPC call. On stdio a malformed line (not JSON, nested over 1000
 levels, over 16 MiB, not a JSON-RPC message) is answered with a JSON-RPC
 error of id null (-32700 or -32600) and the session goes on.
+
+Scope: --tools exposes only the methods matching one of its patterns,
+--exclude-tools hides those matching one of its (it wins over --tools),
+--read-only keeps the methods with idempotency_level = NO_SIDE_EFFECTS
+(their tools say readOnlyHint; IDEMPOTENT ones idempotentHint). Patterns
+are path.Match's (* is any run of characters but "/", ? one, [a-z] a
+class) over the tool name (OrderService_GetOrder) and the method's full
+name, pkg.OrderService/GetOrder and pkg.OrderService.GetOrder: so
+'pkg.OrderService/*' or 'pkg.OrderService.*' selects a service. A hidden
+method is not listed, and a call to it is answered as one to a tool that
+does not exist; the hidden methods are named on standard error at start.
+A malformed pattern exits 2. --forward-header authorization,x-tenant
+carries those headers of each streamable HTTP request (--http) to the
+gRPC call as metadata; nothing is forwarded by default, and over stdio
+there are no headers. Hop-by-hop and transport headers (connection, te,
+host, content-type, ...), pseudo-headers, -bin, grpc- and mcp- names are
+refused (exit 2); a request whose values pass the bounds (8 values a
+name, 8 KiB a value, 16 KiB in all, printable ASCII) gets an isError
+result naming the header, never its value, and the method is not called.
+
+Examples:
+
+	structkit mcp --grpc 127.0.0.1:50051 --read-only
+	structkit mcp --grpc 127.0.0.1:50051 --tools 'pkg.OrderService/*' --exclude-tools '*_Delete*'
+	structkit mcp --grpc 127.0.0.1:50051 --http 127.0.0.1:8080 --forward-header authorization,x-tenant
 
 Flags:
 `)

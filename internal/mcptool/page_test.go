@@ -19,7 +19,9 @@ func pagedServer(t *testing.T, sizes []int, pageSize, maxBytes int) *mcp.ClientS
 	for i, n := range sizes {
 		schema := fmt.Sprintf(`{"type":"object","description":%q}`, strings.Repeat("x", n))
 		s.AddTool(&mcp.Tool{Name: fmt.Sprintf("t%04d", i), InputSchema: json.RawMessage(schema)},
-			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
 	}
 	if maxBytes > 0 {
 		PageByBytes(s, maxBytes)

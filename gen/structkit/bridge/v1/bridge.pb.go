@@ -298,7 +298,12 @@ type Tool struct {
 	// SchemasExact is true when the schemas were read from the MCP
 	// server's raw tools/list answer; false means they are the MCP SDK's
 	// decoding, where numbers beyond 2^53 may have lost digits.
-	SchemasExact  bool `protobuf:"varint,8,opt,name=schemas_exact,json=schemasExact,proto3" json:"schemas_exact,omitempty"`
+	SchemasExact bool `protobuf:"varint,8,opt,name=schemas_exact,json=schemasExact,proto3" json:"schemas_exact,omitempty"`
+	// ReadOnly is true when the MCP server annotates the tool readOnlyHint:
+	// it says the tool does not modify its environment. It is the server's
+	// hint, not something the bridge checks; a bridge run with --read-only
+	// (Options.ReadOnly) serves only such tools.
+	ReadOnly      bool `protobuf:"varint,9,opt,name=read_only,json=readOnly,proto3" json:"read_only,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -385,6 +390,13 @@ func (x *Tool) GetOutputSchemaJson() string {
 func (x *Tool) GetSchemasExact() bool {
 	if x != nil {
 		return x.SchemasExact
+	}
+	return false
+}
+
+func (x *Tool) GetReadOnly() bool {
+	if x != nil {
+		return x.ReadOnly
 	}
 	return false
 }
@@ -663,7 +675,7 @@ const file_structkit_bridge_v1_bridge_proto_rawDesc = "" +
 	"\x05tools\x18\x04 \x03(\tR\x05tools\x12\x14\n" +
 	"\x05count\x18\x05 \x01(\x05R\x05count\x12\x18\n" +
 	"\astopped\x18\x06 \x01(\bR\astopped\x12\x18\n" +
-	"\amessage\x18\a \x01(\tR\amessage\"\xcd\x02\n" +
+	"\amessage\x18\a \x01(\tR\amessage\"\xea\x02\n" +
 	"\x04Tool\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12:\n" +
@@ -672,7 +684,8 @@ const file_structkit_bridge_v1_bridge_proto_rawDesc = "" +
 	"\x06server\x18\x05 \x01(\tR\x06server\x12*\n" +
 	"\x11input_schema_json\x18\x06 \x01(\tR\x0finputSchemaJson\x12,\n" +
 	"\x12output_schema_json\x18\a \x01(\tR\x10outputSchemaJson\x12#\n" +
-	"\rschemas_exact\x18\b \x01(\bR\fschemasExact\"\xd2\x01\n" +
+	"\rschemas_exact\x18\b \x01(\bR\fschemasExact\x12\x1b\n" +
+	"\tread_only\x18\t \x01(\bR\breadOnly\"\xd2\x01\n" +
 	"\x0fCallToolRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x127\n" +
 	"\targuments\x18\x02 \x01(\v2\x17.google.protobuf.StructH\x00R\targuments\x12'\n" +

@@ -1236,13 +1236,13 @@ const file_structkit_example_v2_orders_proto_rawDesc = "" +
 	"\bPriority\x12\x18\n" +
 	"\x14PRIORITY_UNSPECIFIED\x10\x00\x12\x10\n" +
 	"\fPRIORITY_LOW\x10\x01\x12\x11\n" +
-	"\rPRIORITY_HIGH\x10\x022\x9e\x03\n" +
+	"\rPRIORITY_HIGH\x10\x022\xa3\x03\n" +
 	"\fOrderService\x12^\n" +
 	"\bGetOrder\x12%.structkit.example.v2.GetOrderRequest\x1a&.structkit.example.v2.GetOrderResponse\"\x03\x90\x02\x01\x12b\n" +
 	"\vCreateOrder\x12(.structkit.example.v2.CreateOrderRequest\x1a).structkit.example.v2.CreateOrderResponse\x12d\n" +
 	"\n" +
-	"ListOrders\x12'.structkit.example.v2.ListOrdersRequest\x1a(.structkit.example.v2.ListOrdersResponse\"\x03\x90\x02\x01\x12d\n" +
-	"\vWatchOrders\x12(.structkit.example.v2.WatchOrdersRequest\x1a).structkit.example.v2.WatchOrdersResponse0\x01BCZAgithub.com/structkit/structkit/gen/structkit/example/v2;examplev2b\x06proto3"
+	"ListOrders\x12'.structkit.example.v2.ListOrdersRequest\x1a(.structkit.example.v2.ListOrdersResponse\"\x03\x90\x02\x01\x12i\n" +
+	"\vWatchOrders\x12(.structkit.example.v2.WatchOrdersRequest\x1a).structkit.example.v2.WatchOrdersResponse\"\x03\x90\x02\x010\x01BCZAgithub.com/structkit/structkit/gen/structkit/example/v2;examplev2b\x06proto3"
 
 var (
 	file_structkit_example_v2_orders_proto_rawDescOnce sync.Once

@@ -1,0 +1,84 @@
+package bridge
+
+import (
+	"context"
+	"net/http"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/structkit/structkit/internal/scope"
+)
+
+// Forwarded metadata
+//
+// Options.ForwardMetadata names the gRPC metadata of a CallTool carried
+// to an MCP server reached over HTTP: CallTool reads the values from the
+// incoming metadata into the call's context (forwardContext), and the
+// HTTP client of HTTP upstreams (forwardingClient) sets them on each
+// request made under that context: the tools/call POST, and a tools/list
+// the call causes. The session's own requests (initialize, tools/list at
+// start, the standalone SSE stream, the DELETE at close) belong to no
+// call and carry none. Servers over stdio and in process have no
+// headers; nothing is forwarded to them (not into params._meta either:
+// a credential there would reach the server's logs and its own
+// upstreams as data).
+
+// forwardKey keys the forwarded values in a call's context.
+type forwardKey struct{}
+
+// forwardContext is ctx with the forwarded metadata of the incoming call;
+// an INVALID_ARGUMENT when the values pass the bounds (scope.Pick).
+func (s *Server) forwardContext(ctx context.Context, name string) (context.Context, error) {
+	if s.forward.Empty() {
+		return ctx, nil
+	}
+	md, _ := metadata.FromIncomingContext(ctx)
+	pairs, err := s.forward.Pick(func(n string) []string { return md.Get(n) })
+	if err != nil {
+		return ctx, status.Errorf(codes.InvalidArgument, "tool %s: %v", quoteName(name), err)
+	}
+	if len(pairs) == 0 {
+		return ctx, nil
+	}
+	return context.WithValue(ctx, forwardKey{}, pairs), nil
+}
+
+// forwardingClient is the HTTP client of HTTP upstreams: http.DefaultClient's
+// transport, with the forwarded values of the request's context set.
+var forwardingClient = &http.Client{Transport: forwardTransport{base: http.DefaultTransport}}
+
+// forwardTransport sets the forwarded values of a request's context as
+// its headers, replacing any of those names the request had.
+type forwardTransport struct {
+	base http.RoundTripper
+}
+
+func (t forwardTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	pairs, _ := r.Context().Value(forwardKey{}).([]scope.Pair)
+	if len(pairs) == 0 {
+		return t.base.RoundTrip(r)
+	}
+	r = r.Clone(r.Context()) // a RoundTripper must not modify its request
+	for _, p := range pairs {
+		r.Header.Del(p.Name)
+	}
+	for _, p := range pairs {
+		r.Header.Add(p.Name, p.Value)
+	}
+	return t.base.RoundTrip(r)
+}
+
+// sayForwarded logs, when metadata is forwarded, the upstreams it does
+// not reach.
+func (s *Server) sayForwarded() {
+	if s.forward.Empty() {
+		return
+	}
+	for _, u := range s.ups {
+		if !u.headers {
+			s.logger.Info("MCP server: forwarded metadata does not reach it (not reached over HTTP: there are no headers)", "server", u.name, "metadata", s.forward.Names())
+		}
+	}
+}

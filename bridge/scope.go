@@ -1,0 +1,114 @@
+package bridge
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/structkit/structkit/internal/scope"
+	"github.com/structkit/structkit/mcpbridge"
+)
+
+// compileScope checks Options' patterns and metadata names.
+func (s *Server) compileScope() error {
+	m, err := scope.Compile(scope.Filter{Include: s.opts.Tools, Exclude: s.opts.ExcludeTools, ReadOnly: s.opts.ReadOnly}, "bridge: Tools", "bridge: ExcludeTools")
+	if err != nil {
+		return err
+	}
+	f, err := scope.CompileForward("bridge: ForwardMetadata", s.opts.ForwardMetadata)
+	if err != nil {
+		return err
+	}
+	s.scope, s.forward = m, f
+	return nil
+}
+
+// hidden says why the scope hides an upstream's tool (ti, when listed;
+// nil for one the server did not list or a limit left out, which is not
+// known to be read-only), or "".
+func (s *Server) hidden(u *upstream, ti *mcpbridge.ToolInfo, tool string) string {
+	if !s.scope.Filters() {
+		return ""
+	}
+	return s.scope.Keep(readOnlyHint(ti), s.toolName(u, tool))
+}
+
+// hides reports whether the scope hides the tool.
+func (s *Server) hides(u *upstream, ti *mcpbridge.ToolInfo, tool string) bool {
+	return s.hidden(u, ti, tool) != ""
+}
+
+// readOnlyHint is the tool's readOnlyHint annotation.
+func readOnlyHint(ti *mcpbridge.ToolInfo) bool {
+	return ti != nil && ti.Tool != nil && ti.Tool.Annotations != nil && ti.Tool.Annotations.ReadOnlyHint
+}
+
+// known is ti when the server lists it.
+func known(ti mcpbridge.ToolInfo, ok bool) *mcpbridge.ToolInfo {
+	if !ok {
+		return nil
+	}
+	return &ti
+}
+
+// unknownTool is the error mcpbridge gives for a tool its server does not
+// list: what a call of a hidden tool is answered, so that nothing tells
+// the two apart.
+func unknownTool(u *upstream, tool string) error {
+	return &mcpbridge.ToolError{Server: u.name, Tool: tool, Msg: "unknown tool"}
+}
+
+// maxHiddenNamed bounds the hidden tools a log line names.
+const maxHiddenNamed = 20
+
+// sayHidden logs the tools of a start the scope hides, by the option
+// that hides them.
+func (u *upstream) sayHidden(tools []mcpbridge.ToolInfo) {
+	s := u.srv
+	if !s.scope.Filters() {
+		return
+	}
+	by := map[string][]string{}
+	counts := map[string]int{}
+	for i := range tools {
+		if why := s.hidden(u, &tools[i], tools[i].Name); why != "" {
+			counts[why]++
+			if len(by[why]) < maxHiddenNamed {
+				by[why] = append(by[why], boundedName(s.toolName(u, tools[i].Name)))
+			}
+		}
+	}
+	for _, why := range []string{scope.ByExcludeTools, scope.ByTools, scope.ByReadOnly} {
+		if n := counts[why]; n > 0 {
+			names := strings.Join(by[why], ", ")
+			if n > len(by[why]) {
+				names += fmt.Sprintf(", … (%d more)", n-len(by[why]))
+			}
+			s.logger.Info("MCP server: tools not served (the bridge's scope)", "server", u.name, "by", why, "count", n, "tools", names)
+		}
+	}
+}
+
+// shownServer is ToolServer's answer for a tool u lists: none when the
+// scope hides it.
+func shownServer(u *upstream, hidden bool) (string, bool) {
+	if hidden {
+		return "", false
+	}
+	return u.name, true
+}
+
+// shownLeftOut is e without the tools the scope hides, in its Tools and
+// so in its message: left_out names no hidden tool.
+func (s *Server) shownLeftOut(u *upstream, e *mcpbridge.LimitError) *mcpbridge.LimitError {
+	if !s.scope.Filters() {
+		return e
+	}
+	cp := *e
+	cp.Tools = nil
+	for _, name := range e.Tools {
+		if !s.hides(u, nil, name) {
+			cp.Tools = append(cp.Tools, name)
+		}
+	}
+	return &cp
+}

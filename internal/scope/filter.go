@@ -1,0 +1,115 @@
+// Package scope is what scoped exposure shares between package bridge and
+// package grpcmcp: which tools are exposed (include and exclude patterns,
+// read-only mode) and which headers of an incoming call are forwarded
+// upstream, with their bounds. Both packages read their options' plain
+// fields (Tools, ExcludeTools, ReadOnly, and ForwardMetadata or
+// ForwardHeaders) into the values here.
+package scope
+
+import (
+	"fmt"
+	"path"
+)
+
+// Filter is which tools are exposed, as an Options struct says it.
+type Filter struct {
+	// Include, when not empty, exposes only the tools one of whose names
+	// matches one of the patterns.
+	Include []string
+	// Exclude hides the tools one of whose names matches one of the
+	// patterns; it wins over Include.
+	Exclude []string
+	// ReadOnly exposes only the tools known to be read-only.
+	ReadOnly bool
+}
+
+// The reasons Matcher.Keep gives for a tool it does not keep: the names
+// of the options' fields.
+const (
+	ByTools        = "Tools"        // no Include pattern matched
+	ByExcludeTools = "ExcludeTools" // an Exclude pattern matched
+	ByReadOnly     = "ReadOnly"     // the tool is not known to be read-only
+)
+
+// Matcher decides which tools are exposed. A nil *Matcher exposes every
+// tool.
+type Matcher struct {
+	include, exclude []string
+	readOnly         bool
+}
+
+// Compile checks the patterns of f (path.Match syntax; an empty pattern or
+// a malformed one is an error wrapping path.ErrBadPattern that names the
+// field and the pattern's index) and returns its Matcher: nil when f
+// filters nothing. includeField and excludeField name the fields in
+// errors.
+func Compile(f Filter, includeField, excludeField string) (*Matcher, error) {
+	if len(f.Include) == 0 && len(f.Exclude) == 0 && !f.ReadOnly {
+		return nil, nil
+	}
+	for _, l := range []struct {
+		field    string
+		patterns []string
+	}{{includeField, f.Include}, {excludeField, f.Exclude}} {
+		for i, p := range l.patterns {
+			if err := checkPattern(p); err != nil {
+				return nil, fmt.Errorf("%s[%d] %q: %w", l.field, i, p, err)
+			}
+		}
+	}
+	return &Matcher{include: clone(f.Include), exclude: clone(f.Exclude), readOnly: f.ReadOnly}, nil
+}
+
+// checkPattern reports what is wrong with a pattern. path.Match checks the
+// whole pattern whatever the name, so matching "" finds any flaw.
+func checkPattern(p string) error {
+	if p == "" {
+		return fmt.Errorf("an empty pattern: %w", path.ErrBadPattern)
+	}
+	if _, err := path.Match(p, ""); err != nil {
+		return fmt.Errorf("%w (path.Match syntax: * ? [a-z] \\x)", err)
+	}
+	return nil
+}
+
+func clone(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return append([]string(nil), s...)
+}
+
+// Keep says whether the tool known by names (its name first, then any
+// other name the patterns may match, such as a gRPC method's full name)
+// is exposed: "" if it is, else the field that hides it (ByExcludeTools,
+// ByTools, ByReadOnly, in that order of precedence). readOnly is whether
+// the tool is known to be read-only.
+func (m *Matcher) Keep(readOnly bool, names ...string) string {
+	if m == nil {
+		return ""
+	}
+	if anyMatch(m.exclude, names) {
+		return ByExcludeTools
+	}
+	if len(m.include) > 0 && !anyMatch(m.include, names) {
+		return ByTools
+	}
+	if m.readOnly && !readOnly {
+		return ByReadOnly
+	}
+	return ""
+}
+
+// Filters reports whether m hides any tool at all.
+func (m *Matcher) Filters() bool { return m != nil }
+
+func anyMatch(patterns, names []string) bool {
+	for _, p := range patterns {
+		for _, n := range names {
+			if ok, _ := path.Match(p, n); ok { // patterns are checked by Compile
+				return true
+			}
+		}
+	}
+	return false
+}
