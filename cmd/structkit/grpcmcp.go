@@ -312,7 +312,7 @@ func sayOmitted(w io.Writer, omitted []grpcmcp.Omission) {
 	for _, l := range order {
 		counts = append(counts, fmt.Sprintf("%d by %s", byLimit[l], limitFlag[l]))
 	}
-	fmt.Fprintf(w, "structkit mcp: %d methods left out by the limits (%s):\n", len(omitted), strings.Join(counts, ", "))
+	fmt.Fprintf(w, "structkit mcp: %d methods left out (%s):\n", len(omitted), strings.Join(counts, ", "))
 	for i, o := range omitted {
 		if i == maxOmittedLines {
 			fmt.Fprintf(w, "structkit mcp:   … and %d more\n", len(omitted)-i)
@@ -324,4 +324,4 @@ func sayOmitted(w io.Writer, omitted []grpcmcp.Omission) {
 
 // limitFlag names the flag of each limit of grpcmcp.Options.
 var limitFlag = map[string]string{"MaxTools": "--max-tools", "MaxToolBytes": "--max-tool-bytes", "MaxListBytes": "--max-list-bytes",
-	"Schema": "the schema limits", "Streaming": "streaming kind"}
+	"Schema": "the schema limits", "Streaming": "their streaming kind"}

@@ -83,8 +83,8 @@ func TestMCPStreaming(t *testing.T) {
 	errOut := c.stderr.String()
 	for _, want := range []string{
 		"OrderService_WatchOrders",
-		"1 methods left out by the limits (1 by streaming kind)",
-		"structkit.example.v1.ToolService.CallTools (streaming kind): a bidirectional-streaming method: a tool call sends one request",
+		"1 methods left out (1 by their streaming kind)",
+		"structkit.example.v1.ToolService.CallTools (their streaming kind): a bidirectional-streaming method: a tool call sends one request",
 	} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)

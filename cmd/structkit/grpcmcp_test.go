@@ -232,7 +232,7 @@ func TestMCPLimitsSaid(t *testing.T) {
 	}
 	errOut := c.stderr.String()
 	for _, want := range []string{
-		"26 methods left out by the limits (1 by --max-tool-bytes, 25 by --max-tools)",
+		"26 methods left out (1 by --max-tool-bytes, 25 by --max-tools)",
 		"hostile.v1.Wide.Big0 (--max-tool-bytes): the tool's schemas take",
 		"hostile.v1.Wide.M5 (--max-tools): over the limit of 5 tools",
 		"… and 6 more",
