@@ -88,7 +88,6 @@ import (
 	// json.RawMessage and decoded values (float64, json.Number), and
 	// marshals its own types (mcp.TextContent); we read no JSON with it.
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -394,6 +393,3 @@ func (c *Client) Wait() error {
 	<-c.ended
 	return c.waitErr
 }
-
-// errNoSchema is reported by AddTool for a tool without an input schema.
-var errNoSchema = errors.New("no input schema")
