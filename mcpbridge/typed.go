@@ -107,13 +107,7 @@ func (tt *typedTool[In, Out]) handle(ctx context.Context, req *mcp.CallToolReque
 	if res.InputRequests != nil {
 		return res, nil // content and inputRequests do not go together
 	}
-	var outval any = out
-	if tt.typed.ElemZero != nil {
-		var zero Out
-		if any(out) == any(zero) { // Out is a pointer: comparable
-			outval = tt.typed.ElemZero
-		}
-	}
+	outval := toolcall.OutValue(tt.typed, out)
 	if outval == nil {
 		return res, nil
 	}

@@ -191,3 +191,16 @@ func (tt *Typed) Result(ctx context.Context, outval any) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// OutValue is the value a handler's out is written as: out, or, when Out
+// is a pointer whose schema was inferred and out is nil, the element's
+// zero value (a nil any is no structured result).
+func OutValue[Out any](tt *Typed, out Out) any {
+	if tt.ElemZero != nil {
+		var zero Out
+		if any(out) == any(zero) { // Out is a pointer: comparable
+			return tt.ElemZero
+		}
+	}
+	return out
+}
