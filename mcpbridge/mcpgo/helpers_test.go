@@ -62,15 +62,15 @@ func inProcess(t testing.TB, s *server.MCPServer) *client.Client {
 	if err := mc.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	initialize(t, mc)
+	initialize(t, mc, mcp.LATEST_PROTOCOL_VERSION)
 	t.Cleanup(func() { _ = mc.Close() })
 	return mc
 }
 
-func initialize(t testing.TB, mc *client.Client) {
+func initialize(t testing.TB, mc *client.Client, version string) {
 	t.Helper()
 	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	req.Params.ProtocolVersion = version
 	req.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "v1"}
 	if _, err := mc.Initialize(context.Background(), req); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,167 @@
+package mcpgo_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/mcpbridge"
+	"github.com/structkit/structkit/mcpbridge/mcpgo"
+	"github.com/structkit/structkit/structconv"
+)
+
+// numbersServer is an mcp-go server with "echo" (structured result with
+// the output schema numbersSchema) and "raw", which answers with the
+// structured content it is given in the server's results map.
+func numbersServer(t testing.TB, results map[string]string) *server.MCPServer {
+	t.Helper()
+	s := server.NewMCPServer("numbers", "v1")
+	tool := mcp.NewToolWithRawSchema("echo", "Echo the arguments.", json.RawMessage(numbersSchema))
+	tool.RawOutputSchema = json.RawMessage(numbersSchema)
+	if err := mcpgo.AddTool(s, tool, func(_ context.Context, args *structpb.Struct) (*mcpgo.StructResult, error) {
+		return &mcpgo.StructResult{Structured: args}, nil
+	}, mcpbridge.ServerOptions{Check: true}); err != nil {
+		t.Fatal(err)
+	}
+	s.AddTool(mcp.NewToolWithRawSchema("raw", "", json.RawMessage(`{"type":"object","properties":{"which":{"type":"string"}}}`)),
+		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("raw")}}
+			res.RawStructuredContent = json.RawMessage(results[req.GetString("which", "")])
+			return res, nil
+		})
+	return s
+}
+
+func newClient(t testing.TB, s *server.MCPServer, opts mcpgo.ClientOptions) *mcpgo.Client {
+	t.Helper()
+	c, err := mcpgo.NewClient(context.Background(), inProcess(t, s), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestClientExact: a result with big integers is exact through the
+// client, from a call with JSON arguments and from one with a Struct.
+func TestClientExact(t *testing.T) {
+	ctx := context.Background()
+	c := newClient(t, numbersServer(t, nil), mcpgo.ClientOptions{Name: "numbers", Check: true})
+	const want = `{"big":123456789012345678901234567890,"id":9007199254740993,"max":18446744073709551615,"min":-9223372036854775808}`
+	res, err := c.CallToolJSON(ctx, "echo", []byte(bigArgs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || !res.Exact || string(res.StructuredJSON) != want {
+		t.Fatalf("isError %v exact %v structured %s, want %s", res.IsError, res.Exact, res.StructuredJSON, want)
+	}
+	f := res.Structured.GetStructValue().GetFields()
+	if f["id"].GetStringValue() != "9007199254740993" || f["max"].GetStringValue() != "18446744073709551615" || f["big"].GetStringValue() != "123456789012345678901234567890" {
+		t.Errorf("structured %v", res.Structured)
+	}
+	if got := res.ResultReport.String(); !strings.Contains(got, "/structuredContent/id: bigint-carried 9007199254740993") {
+		t.Errorf("result report %s", got)
+	}
+
+	// A Struct after a gRPC hop: the id as its digits, the limit a double.
+	args, err := structpb.NewStruct(map[string]any{"id": "9007199254740993", "limit": 2.0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = c.CallTool(ctx, "echo", args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(res.StructuredJSON) != `{"id":9007199254740993,"limit":2}` || !res.Exact {
+		t.Errorf("structured %s exact %v", res.StructuredJSON, res.Exact)
+	}
+	if got := res.Report.String(); got != `/id: bigint-restored "9007199254740993" -> 9007199254740993` {
+		t.Errorf("report %q", got)
+	}
+	if len(res.Content) != 1 || !strings.HasPrefix(string(res.Content[0]), `{"type":"text","text":"{\"id\":9007199254740993`) {
+		t.Errorf("content %s", res.Content)
+	}
+}
+
+// TestClientCheck: invalid arguments are answered locally; a lenient
+// repair is made and reported; an unknown tool is a *ToolError.
+func TestClientCheck(t *testing.T) {
+	ctx := context.Background()
+	s := numbersServer(t, nil)
+	c := newClient(t, s, mcpgo.ClientOptions{Check: true})
+	res, err := c.CallToolJSON(ctx, "echo", []byte(`{"limit":1.5}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Local || !res.IsError || !strings.Contains(string(res.Content[0]), `/limit: expected integer, got number 1.5`) {
+		t.Errorf("local %v isError %v content %s", res.Local, res.IsError, res.Content)
+	}
+
+	lenient := newClient(t, s, mcpgo.ClientOptions{Check: true, CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient()}})
+	res, err = lenient.CallToolJSON(ctx, "echo", []byte(`{"limit":"5"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Local || string(res.StructuredJSON) != `{"limit":5}` || res.Report.String() != `/limit: string-to-integer "5" -> 5` {
+		t.Errorf("local %v structured %s report %q", res.Local, res.StructuredJSON, res.Report.String())
+	}
+
+	_, err = c.CallTool(ctx, "nope", nil)
+	var te *mcpbridge.ToolError
+	if !errors.As(err, &te) || te.Tool != "nope" {
+		t.Errorf("unknown tool: %v", err)
+	}
+	_, err = c.CallToolJSON(ctx, "echo", []byte(`{"limit":1,"limit":2}`))
+	var ce *mcpbridge.CallError
+	if !errors.As(err, &ce) || ce.Stage != mcpbridge.StageArguments {
+		t.Errorf("repeated member: %v", err)
+	}
+}
+
+// TestClientHostileResults: a result nested deeper than the limit or
+// with a longer number than allowed fails at StageResult with a
+// *structconv.Error naming the path; one beyond a double is mcp-go's own
+// error at StageResult.
+func TestClientHostileResults(t *testing.T) {
+	results := map[string]string{
+		"deep":  `{"a":` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}`,
+		"long":  `{"n":1` + strings.Repeat("0", 200) + `}`,
+		"range": `{"n":1e400}`,
+		"ok":    `{"n":18446744073709551616}`,
+	}
+	c := newClient(t, numbersServer(t, results), mcpgo.ClientOptions{CheckOptions: structconv.CheckOptions{MaxNumberDigits: 100}})
+	for _, tc := range []struct {
+		which string
+		code  structconv.ErrorCode // 0: not a *structconv.Error
+		path  string
+	}{
+		{which: "deep", code: structconv.CodeDepth, path: "/structuredContent/a/0"},
+		{which: "long", code: structconv.CodeNumber, path: "/structuredContent/n"},
+		{which: "range"},
+	} {
+		t.Run(tc.which, func(t *testing.T) {
+			_, err := c.CallToolJSON(context.Background(), "raw", []byte(`{"which":"`+tc.which+`"}`))
+			var ce *mcpbridge.CallError
+			if !errors.As(err, &ce) || ce.Stage != mcpbridge.StageResult {
+				t.Fatalf("err %v", err)
+			}
+			var se *structconv.Error
+			if tc.code != 0 && (!errors.As(err, &se) || se.Code != tc.code || !strings.HasPrefix(se.Path, tc.path)) {
+				t.Errorf("err %v, want code %v at %s", err, tc.code, tc.path)
+			}
+			if len(err.Error()) > 8192 {
+				t.Errorf("unbounded error: %d bytes", len(err.Error()))
+			}
+		})
+	}
+	res, err := c.CallToolJSON(context.Background(), "raw", []byte(`{"which":"ok"}`))
+	if err != nil || string(res.StructuredJSON) != results["ok"] || !res.Exact {
+		t.Errorf("ok: %v %s", err, res.StructuredJSON)
+	}
+}
