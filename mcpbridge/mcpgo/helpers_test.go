@@ -54,19 +54,15 @@ func echoServer(t testing.TB, opts mcpbridge.ServerOptions) (*server.MCPServer, 
 // inProcess starts and initializes an mcp-go client of s in process.
 func inProcess(t testing.TB, s *server.MCPServer) *client.Client {
 	t.Helper()
-	mc, err := client.NewInProcessClient(s)
+	mc, err := inProcessExample(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	if err := mc.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	initialize(t, mc, mcp.LATEST_PROTOCOL_VERSION)
 	t.Cleanup(func() { _ = mc.Close() })
 	return mc
 }
 
+// initialize initializes mc with the protocol version given.
 func initialize(t testing.TB, mc *client.Client, version string) {
 	t.Helper()
 	req := mcp.InitializeRequest{}
