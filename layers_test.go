@@ -13,7 +13,7 @@ import (
 // publicPackages are the module's public packages: nothing under
 // internal/ may import one of them (the engine sits below the public face,
 // never the other way round).
-var publicPackages = []string{"adapt", "bridge", "coerce", "connectargs", "grpcargs", "grpcmcp", "mcpbridge", "protoargs", "protoschema", "structconv"}
+var publicPackages = []string{"adapt", "bridge", "coerce", "connectargs", "grpcargs", "grpcmcp", "mcpbridge", "mcpbridge/mcpgo", "protoargs", "protoschema", "structconv"}
 
 const module = "github.com/structkit/structkit/"
 
