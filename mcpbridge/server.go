@@ -130,19 +130,14 @@ func (st *structTool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	if sr == nil {
 		sr = &StructResult{}
 	}
-	res := &mcp.CallToolResult{Content: sr.Content, IsError: sr.IsError}
-	if sr.Structured != nil {
-		b, err := toolcall.StructuredResult(st.name, st.out, sr.Structured)
-		if err != nil {
-			return nil, fmt.Errorf("mcpbridge: %w", err)
-		}
-		res.StructuredContent = json.RawMessage(b)
-		if res.Content == nil {
-			res.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
-		}
+	content, b, err := toolcall.Result(st.name, st.out, sr.Content, sr.Structured,
+		func(text string) mcp.Content { return &mcp.TextContent{Text: text} })
+	if err != nil {
+		return nil, fmt.Errorf("mcpbridge: %w", err)
 	}
-	if res.Content == nil {
-		res.Content = []mcp.Content{}
+	res := &mcp.CallToolResult{Content: content, IsError: sr.IsError}
+	if b != nil {
+		res.StructuredContent = json.RawMessage(b)
 	}
 	return res, nil
 }

@@ -176,27 +176,16 @@ func (st *structTool) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp
 	if sr == nil {
 		sr = &StructResult{}
 	}
-	res := &mcp.CallToolResult{Content: sr.Content, IsError: sr.IsError}
-	if sr.Structured != nil {
-		b, err := toolcall.StructuredResult(st.name, st.out, sr.Structured)
-		if err != nil {
-			return nil, fmt.Errorf("mcpgo: %w", err)
-		}
-		structured(res, b)
+	content, b, err := toolcall.Result(st.name, st.out, sr.Content, sr.Structured,
+		func(text string) mcp.Content { return mcp.NewTextContent(text) })
+	if err != nil {
+		return nil, fmt.Errorf("mcpgo: %w", err)
 	}
-	if res.Content == nil {
-		res.Content = []mcp.Content{}
+	res := &mcp.CallToolResult{Content: content, IsError: sr.IsError}
+	if b != nil {
+		res.StructuredContent, res.RawStructuredContent = json.RawMessage(b), json.RawMessage(b)
 	}
 	return res, nil
-}
-
-// structured sets res's structured content to the JSON text b, handed on
-// as it is, and its content to b as text when it has none.
-func structured(res *mcp.CallToolResult, b []byte) {
-	res.StructuredContent, res.RawStructuredContent = json.RawMessage(b), json.RawMessage(b)
-	if res.Content == nil {
-		res.Content = []mcp.Content{mcp.NewTextContent(string(b))}
-	}
 }
 
 // rawArguments is a call's arguments as JSON text: the raw bytes mcp-go

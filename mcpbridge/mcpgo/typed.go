@@ -2,6 +2,9 @@ package mcpgo
 
 import (
 	"context"
+	// encoding/json: mcp-go takes the structured result as
+	// json.RawMessage; we read no JSON with it.
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -75,7 +78,9 @@ func AddToolFor[In, Out any](s *server.MCPServer, t mcp.Tool, h mcp.StructuredTo
 		if err != nil {
 			return nil, fmt.Errorf("mcpgo: %w", err)
 		}
-		structured(res, b)
+		// Handed on as it is, and as the text block.
+		res.StructuredContent, res.RawStructuredContent = json.RawMessage(b), json.RawMessage(b)
+		res.Content = []mcp.Content{mcp.NewTextContent(string(b))}
 		return res, nil
 	})
 }

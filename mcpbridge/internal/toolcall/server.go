@@ -112,13 +112,24 @@ func StructArguments(ctx context.Context, tool string, in *coerce.Schema, raw []
 	return args, ""
 }
 
-// StructuredResult writes a handler's structured result with the tool's
-// output schema: integers as integer literals, carried big integers as
-// bare literals.
-func StructuredResult(tool string, out *coerce.Schema, s *structpb.Struct) ([]byte, error) {
-	b, err := structconv.MarshalOptions{Schema: out}.Marshal(s)
-	if err != nil {
-		return nil, fmt.Errorf("tool %q: structured result: %w", tool, err)
+// Result is a Struct handler's result as an SDK sends it: structured
+// (when s is not nil) written with the tool's output schema, integers as
+// integer literals and carried big integers as bare literals; content
+// given, else one text block (made by text) holding the structured JSON,
+// else none (empty, not nil).
+func Result[C any](tool string, out *coerce.Schema, content []C, s *structpb.Struct, text func(string) C) ([]C, []byte, error) {
+	var b []byte
+	if s != nil {
+		var err error
+		if b, err = (structconv.MarshalOptions{Schema: out}).Marshal(s); err != nil {
+			return nil, nil, fmt.Errorf("tool %q: structured result: %w", tool, err)
+		}
+		if content == nil {
+			content = []C{text(string(b))}
+		}
 	}
-	return b, nil
+	if content == nil {
+		content = []C{}
+	}
+	return content, b, nil
 }
