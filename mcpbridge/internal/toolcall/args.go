@@ -120,19 +120,6 @@ func AppendChanges(rep *coerce.Report, changes []coerce.Change, prefix string) {
 	}
 }
 
-// WithoutIntegerRule drops the integer literals every whole number at an
-// integer location gets, keeping the changes a model's arguments
-// underwent (as the check reports them).
-func WithoutIntegerRule(changes []coerce.Change) []coerce.Change {
-	out := changes[:0]
-	for _, c := range changes {
-		if c.Rule != terms.RuleInteger {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // NotValidated tells a schema the validator cannot compile (the arguments
 // are then converted, not validated) from other errors.
 func NotValidated(err error) (why string, ok bool) {

@@ -123,9 +123,10 @@ func TypedArguments[In any](ctx context.Context, tt *Typed, raw []byte) (in In, 
 	if errors.As(err, &serr) {
 		// The validator cannot compile the schema (the registration said
 		// so): the arguments are converted and repaired, not validated.
+		var arep coerce.Report
+		checked, err = structconv.GoOptions{Schema: tt.In, Policy: check.Policy, Report: &arep, MaxNumberDigits: check.MaxNumberDigits}.Apply(tree)
 		rep = &coerce.Report{}
-		checked, err = structconv.GoOptions{Schema: tt.In, Policy: check.Policy, Report: rep, MaxNumberDigits: check.MaxNumberDigits}.Apply(tree)
-		rep.Changes = WithoutIntegerRule(rep.Changes)
+		AppendChanges(rep, arep.Changes, "")
 	}
 	if err != nil {
 		return in, InvalidText(tt.Tool, err)
