@@ -165,3 +165,73 @@ func TestClientHostileResults(t *testing.T) {
 		t.Errorf("ok: %v %s", err, res.StructuredJSON)
 	}
 }
+
+// TestClientRefreshObserveCancel: a tool added after NewClient is unknown
+// until Refresh; the Observer receives a call's report and result report;
+// a cancelled context is the call's error.
+func TestClientRefreshObserveCancel(t *testing.T) {
+	ctx := context.Background()
+	s := numbersServer(t, nil)
+	seen := &recorder{}
+	c := newClient(t, s, mcpgo.ClientOptions{Check: true, CheckOptions: structconv.CheckOptions{Observer: seen}})
+	if _, err := c.CallToolJSON(ctx, "late", nil); err == nil {
+		t.Fatal("a tool not listed yet was called")
+	}
+	s.AddTool(mcp.NewToolWithRawSchema("late", "", json.RawMessage(`{"type":"object"}`)),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return mcp.NewToolResultText("late"), nil })
+	if err := c.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.CallToolJSON(ctx, "late", nil)
+	if err != nil || res.Unconverted != "input schema constrains no member" || string(res.Content[0]) != `{"type":"text","text":"late"}` {
+		t.Fatalf("late: %v %+v", err, res)
+	}
+
+	if _, err := c.CallToolJSON(ctx, "echo", []byte(`{"id":9007199254740993,"limit":1.5}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CallToolJSON(ctx, "echo", []byte(`{"id":9007199254740993}`)); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"echo /limit: fraction-at-integer 1.5",
+		"echo problem /limit: expected integer, got number 1.5",
+		"echo /structuredContent/id: bigint-carried 9007199254740993 -> \"9007199254740993\"",
+	}
+	if got := seen.get(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("observed %q, want %q", got, want)
+	}
+
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := c.CallToolJSON(cancelled, "echo", []byte(`{"id":1}`)); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestServerHandlerError: a StructHandler's error is mcp-go's protocol
+// error, as its own handlers' are; a tool error is a StructResult with
+// IsError.
+func TestServerHandlerError(t *testing.T) {
+	s := server.NewMCPServer("errors", "v1")
+	for name, h := range map[string]mcpgo.StructHandler{
+		"fails": func(context.Context, *structpb.Struct) (*mcpgo.StructResult, error) { return nil, errors.New("broken") },
+		"tool error": func(context.Context, *structpb.Struct) (*mcpgo.StructResult, error) {
+			return &mcpgo.StructResult{Content: []mcp.Content{mcp.NewTextContent("no such issue")}, IsError: true}, nil
+		},
+	} {
+		if err := mcpgo.AddTool(s, mcp.NewToolWithRawSchema(name, "", json.RawMessage(`{"type":"object"}`)), h, mcpbridge.ServerOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := newClient(t, s, mcpgo.ClientOptions{})
+	_, err := c.CallTool(context.Background(), "fails", nil)
+	var ce *mcpbridge.CallError
+	if !errors.As(err, &ce) || ce.Stage != mcpbridge.StageResult || !strings.Contains(err.Error(), "broken") {
+		t.Errorf("fails: %v", err)
+	}
+	res, err := c.CallTool(context.Background(), "tool error", nil)
+	if err != nil || !res.IsError || string(res.Content[0]) != `{"type":"text","text":"no such issue"}` {
+		t.Errorf("tool error: %v %+v", err, res)
+	}
+}
