@@ -59,6 +59,8 @@ type Client struct {
 	opts  ClientOptions
 	name  string
 	tools atomic.Pointer[map[string]*tool]
+	exact atomic.Bool  // the last listing's schemas were read raw
+	seq   atomic.Int64 // the raw listings' request ids
 }
 
 // tool is a listed tool with its compiled schemas.
@@ -79,9 +81,14 @@ type tool struct {
 // mcp-go decodes a listed tool's schemas into its own struct: the input
 // schema keeps only "type", "properties", "required",
 // "additionalProperties" and "$defs" at its top, and its numbers are
-// float64 (a "maximum" beyond 2^53 may have lost digits). The check and
-// the conversions use the schemas as mcp-go lists them. Results are
-// exact: their structured content is read from its raw JSON.
+// float64 (a "maximum" beyond 2^53 may have lost digits). So the Client
+// lists the tools a second time through mc's transport and reads the
+// schemas from the raw result, every literal as written; where the server
+// refuses that request (it goes out as before protocol version
+// 2026-07-28, without the _meta that version puts in every request) or
+// it fails, the check and the conversions use the schemas as mcp-go lists
+// them, and ExactSchemas reports false. Results are exact either way:
+// their structured content is read from its raw JSON.
 func NewClient(ctx context.Context, mc *client.Client, opts ClientOptions) (*Client, error) {
 	c := &Client{mc: mc, opts: opts, name: cmp.Or(opts.Name, "mcp")}
 	if mc == nil {
@@ -103,6 +110,7 @@ func (c *Client) Refresh(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("mcpgo: server %q: listing tools: %w", c.name, err)
 	}
+	raw, exact := c.listRaw(ctx)
 	tools := make(map[string]*tool, len(res.Tools))
 	for i := range res.Tools {
 		t := &res.Tools[i]
@@ -111,7 +119,11 @@ func (c *Client) Refresh(ctx context.Context) error {
 		}
 		ti := &tool{name: t.Name}
 		var input, output any
-		input, output, ti.inErr = toolSchemas(t)
+		if r, ok := raw[t.Name]; ok {
+			input, output = r.input, r.output
+		} else {
+			input, output, ti.inErr = toolSchemas(t)
+		}
 		if ti.inErr == nil {
 			var raw []byte
 			if raw, ti.inErr = toolcall.SchemaJSON(input); ti.inErr == nil && raw != nil {
@@ -127,8 +139,14 @@ func (c *Client) Refresh(ctx context.Context) error {
 		tools[t.Name] = ti
 	}
 	c.tools.Store(&tools)
+	c.exact.Store(exact)
 	return nil
 }
+
+// ExactSchemas reports whether the last listing's tool schemas were read
+// from the raw tools/list result, as the server wrote them (see
+// NewClient), rather than from mcp-go's float64 decoding of them.
+func (c *Client) ExactSchemas() bool { return c.exact.Load() }
 
 // lookup finds a listed tool.
 func (c *Client) lookup(name string) (*tool, error) {

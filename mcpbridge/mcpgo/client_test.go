@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -53,8 +55,16 @@ func newClient(t testing.TB, s *server.MCPServer, opts mcpgo.ClientOptions) *mcp
 func TestClientExact(t *testing.T) {
 	ctx := context.Background()
 	c := newClient(t, numbersServer(t, nil), mcpgo.ClientOptions{Name: "numbers", Check: true})
+	if !c.ExactSchemas() {
+		t.Error("the schemas were not read raw")
+	}
+	// The bound is exact: one past the maximum of uint64 is refused here.
+	res, err := c.CallToolJSON(ctx, "echo", []byte(`{"max":18446744073709551616}`))
+	if err != nil || !res.Local || !strings.Contains(string(res.Content[0]), "/max: expected at most 18446744073709551615, got integer 18446744073709551616") {
+		t.Fatalf("one past the bound: %v %s", err, res.Content)
+	}
 	const want = `{"big":123456789012345678901234567890,"id":9007199254740993,"max":18446744073709551615,"min":-9223372036854775808}`
-	res, err := c.CallToolJSON(ctx, "echo", []byte(bigArgs))
+	res, err = c.CallToolJSON(ctx, "echo", []byte(bigArgs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +188,9 @@ func TestClientRefreshObserveCancel(t *testing.T) {
 		t.Fatal("a tool not listed yet was called")
 	}
 	s.AddTool(mcp.NewToolWithRawSchema("late", "", json.RawMessage(`{"type":"object"}`)),
-		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return mcp.NewToolResultText("late"), nil })
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("late"), nil
+		})
 	if err := c.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -233,5 +245,46 @@ func TestServerHandlerError(t *testing.T) {
 	res, err := c.CallTool(context.Background(), "tool error", nil)
 	if err != nil || !res.IsError || string(res.Content[0]) != `{"type":"text","text":"no such issue"}` {
 		t.Errorf("tool error: %v %+v", err, res)
+	}
+}
+
+// refusingTransport refuses the Client's own raw listing requests, as a
+// server that wants what mcp-go adds to requests might.
+type refusingTransport struct{ *transport.InProcessTransport }
+
+func (r refusingTransport) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	if strings.HasPrefix(req.ID.String(), "string:structkit-") {
+		return nil, errors.New("refused")
+	}
+	return r.InProcessTransport.SendRequest(ctx, req)
+}
+
+// TestClientSchemasFallback: when the raw listing fails, the schemas are
+// mcp-go's decoding (ExactSchemas false: the uint64 bound is rounded),
+// and calls still work, results exact.
+func TestClientSchemasFallback(t *testing.T) {
+	ctx := context.Background()
+	mc := client.NewClient(refusingTransport{transport.NewInProcessTransport(numbersServer(t, nil))})
+	if err := mc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer mc.Close()
+	initialize(t, mc, mcp.LATEST_PROTOCOL_VERSION)
+	c, err := mcpgo.NewClient(ctx, mc, mcpgo.ClientOptions{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ExactSchemas() {
+		t.Error("ExactSchemas over a refusing transport")
+	}
+	// mcp-go's float64 bound, 18446744073709552000, lets one past it by;
+	// the server's own check refuses it.
+	res, err := c.CallToolJSON(ctx, "echo", []byte(`{"max":18446744073709551616}`))
+	if err != nil || res.Local || !res.IsError || !strings.Contains(string(res.Content[0]), "expected at most 18446744073709551615") {
+		t.Fatalf("%v %+v", err, res)
+	}
+	res, err = c.CallToolJSON(ctx, "echo", []byte(bigArgs))
+	if err != nil || res.IsError || !res.Exact || !strings.Contains(string(res.StructuredJSON), `"id":9007199254740993`) {
+		t.Fatalf("%v %+v", err, res)
 	}
 }

@@ -49,6 +49,9 @@ func TestCrossSDK(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if !c.ExactSchemas() {
+			t.Error("the schemas were not read raw")
+		}
 		res, err := c.CallToolJSON(ctx, "echo", []byte(bigArgs))
 		if err != nil {
 			t.Fatal(err)
