@@ -100,9 +100,6 @@ func NewClient(ctx context.Context, mc *client.Client, opts ClientOptions) (*Cli
 	return c, nil
 }
 
-// MCP returns the mcp-go client.
-func (c *Client) MCP() *client.Client { return c.mc }
-
 // Refresh relists the server's tools now. On error the previous list
 // stays.
 func (c *Client) Refresh(ctx context.Context) error {
