@@ -14,6 +14,9 @@
 // schema (big integers carried exactly), optionally checked first, and the
 // structured result is written with the output schema.
 //
+// Package mcpbridge/mcpgo is the same for github.com/mark3labs/mcp-go,
+// with the same options, results and errors.
+//
 // # Numbers in results
 //
 // The go-sdk decodes a tools/call result into CallToolResult with
