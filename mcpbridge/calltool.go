@@ -20,7 +20,7 @@ import (
 // defaultMaxDepth is the nesting ClientOptions.MaxDepth allows when zero:
 // well under the 1000 levels at which the go-sdk refuses a JSON-RPC
 // message (and a stdio server built on it ends the session).
-const defaultMaxDepth = 512
+const defaultMaxDepth = toolcall.DefaultMaxDepth
 
 // CallTool calls a tool with arguments held in a Struct (nil means none).
 // The arguments go out as the JSON the tool's input schema calls for; see

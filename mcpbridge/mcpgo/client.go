@@ -24,10 +24,6 @@ import (
 	"github.com/structkit/structkit/structconv"
 )
 
-// defaultMaxDepth is the nesting ClientOptions.MaxDepth allows when zero,
-// as mcpbridge's.
-const defaultMaxDepth = 512
-
 // ClientOptions configure NewClient. The fields mean what those of
 // mcpbridge.ClientOptions of the same names mean.
 type ClientOptions struct {
@@ -187,7 +183,7 @@ func (c *Client) CallToolJSON(ctx context.Context, name string, args []byte) (*m
 	return c.prepared(ctx, ti, a, err)
 }
 
-func (c *Client) maxDepth() int { return cmp.Or(c.opts.MaxDepth, defaultMaxDepth) }
+func (c *Client) maxDepth() int { return cmp.Or(c.opts.MaxDepth, toolcall.DefaultMaxDepth) }
 
 // call is the preparation of a call of ti.
 func (c *Client) call(ti *tool) *toolcall.Call {

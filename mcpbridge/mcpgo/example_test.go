@@ -104,20 +104,9 @@ func ExampleAddToolFor() {
 		return
 	}
 	defer mc.Close()
-	for _, arguments := range []string{
+	callExample(ctx, mc, "get_node",
 		`{"repo_id":9223372036854775807,"node_id":18446744073709551615,"label":9007199254740993}`,
-		`{"repo_id":9223372036854775808,"node_id":-1}`,
-	} {
-		req := mcp.CallToolRequest{}
-		req.Params.Name = "get_node"
-		req.Params.Arguments = json.RawMessage(arguments)
-		res, err := mc.CallTool(ctx, req)
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		fmt.Println(res.IsError, res.Content[0].(mcp.TextContent).Text)
-	}
+		`{"repo_id":9223372036854775808,"node_id":-1}`)
 	// Output:
 	// label json.Number 9007199254740993
 	// false {"repo_id":9223372036854775807,"node_id":18446744073709551615,"label":9007199254740993}
@@ -206,4 +195,21 @@ func inProcessExample(ctx context.Context, s *server.MCPServer) (*client.Client,
 		return nil, err
 	}
 	return mc, nil
+}
+
+// callExample calls a tool through mc with each of the arguments texts
+// and prints whether the result is an error and its text, as
+// ExampleAddTool does.
+func callExample(ctx context.Context, mc *client.Client, tool string, arguments ...string) {
+	for _, args := range arguments {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = tool
+		req.Params.Arguments = json.RawMessage(args)
+		res, err := mc.CallTool(ctx, req)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(res.IsError, res.Content[0].(mcp.TextContent).Text)
+	}
 }
