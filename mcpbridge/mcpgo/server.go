@@ -92,6 +92,10 @@ func RequestFromContext(ctx context.Context) *mcp.CallToolRequest {
 // (RawArguments), as mcpbridge.AddTool reads them; a request made in
 // process without raw arguments has its decoded Arguments written back
 // (their numbers are mcp-go's float64 values, exact up to 2^53).
+// The check replaces mcp-go's server.WithInputSchemaValidation, which
+// validates mcp-go's float64 decoding of the arguments (and so may refuse
+// 18446744073709551615 under a "maximum" of that value): do not turn
+// both on.
 func AddTool(s *server.MCPServer, t mcp.Tool, h StructHandler, opts mcpbridge.ServerOptions) error {
 	if s == nil || h == nil {
 		return errors.New("mcpgo: AddTool: nil server or handler")

@@ -168,3 +168,54 @@ func TestAddToolErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestServerStructuredSchema: a tool built with mcp-go's schema options
+// is checked against the schema they build, which is published as text.
+func TestServerStructuredSchema(t *testing.T) {
+	s := server.NewMCPServer("t", "v1")
+	tool := mcp.NewTool("count", mcp.WithNumber("n", mcp.Required(), mcp.Min(1)), mcp.WithString("label"))
+	err := mcpgo.AddTool(s, tool, func(_ context.Context, args *structpb.Struct) (*mcpgo.StructResult, error) {
+		return &mcpgo.StructResult{Structured: args}, nil
+	}, mcpbridge.ServerOptions{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := s.ListTools()["count"].Tool
+	if listed.InputSchema.Type != "" || !strings.Contains(string(listed.RawInputSchema), `"required":["n"]`) {
+		t.Errorf("published %+v %s", listed.InputSchema, listed.RawInputSchema)
+	}
+	mc := inProcess(t, s)
+	if res := rawCall(t, mc, "count", `{"n":0.5,"label":3}`); !res.IsError ||
+		!strings.Contains(text(res), "- /label: expected string, got integer 3\n- /n: expected at least 1, got number 0.5") {
+		t.Errorf("isError %v text %q", res.IsError, text(res))
+	}
+	// "n" is a number (mcp.WithNumber): a Struct holds it as a double.
+	if res := rawCall(t, mc, "count", `{"n":2,"label":"x"}`); res.IsError || text(res) != `{"label":"x","n":2}` {
+		t.Errorf("isError %v text %q", res.IsError, text(res))
+	}
+}
+
+// TestMCPGoValidationCanary pins what AddTool's doc says of mcp-go's own
+// server.WithInputSchemaValidation: it validates the float64 decoding of
+// the arguments, refusing 18446744073709551615 under a "maximum" of that
+// value, which AddTool's check accepts. If this fails, mcp-go has changed:
+// update the doc.
+func TestMCPGoValidationCanary(t *testing.T) {
+	for _, validate := range []bool{false, true} {
+		var opts []server.ServerOption
+		if validate {
+			opts = append(opts, server.WithInputSchemaValidation())
+		}
+		s := server.NewMCPServer("t", "v1", opts...)
+		if err := mcpgo.AddTool(s, mcp.NewToolWithRawSchema("echo", "", json.RawMessage(numbersSchema)),
+			func(_ context.Context, args *structpb.Struct) (*mcpgo.StructResult, error) {
+				return &mcpgo.StructResult{Structured: args}, nil
+			}, mcpbridge.ServerOptions{Check: true}); err != nil {
+			t.Fatal(err)
+		}
+		res := rawCall(t, inProcess(t, s), "echo", `{"max":18446744073709551615}`)
+		if res.IsError != validate {
+			t.Errorf("WithInputSchemaValidation %v: isError %v, %s", validate, res.IsError, text(res))
+		}
+	}
+}
