@@ -279,3 +279,38 @@ func uncheckedReason(ti *tool) string {
 }
 
 func (c *Client) observe(tool string, rep *coerce.Report) { terms.Observe(c.opts.Observer, tool, rep) }
+
+// CallToolFor calls a tool as Client.CallToolJSON does (Client.CallTool
+// for a *structpb.Struct) and decodes its structured result into an Out
+// exactly, as mcpbridge.CallToolFor does: an int64 or uint64 member
+// receives every digit the server wrote (numbers in `any` members as
+// json.Number). args is JSON text (json.RawMessage or []byte), a
+// *structpb.Struct, nil for none, or any Go value encoding/json writes as
+// an object. A result with IsError is returned with the zero Out and a
+// nil error; a successful result without structuredContent, or whose
+// structuredContent Out cannot hold, is a *mcpbridge.CallError at
+// StageResult.
+func CallToolFor[Out any](ctx context.Context, c *Client, name string, args any) (Out, *mcpbridge.CallResult, error) {
+	var out Out
+	var res *mcpbridge.CallResult
+	st, text, err := toolcall.TypedArgs(args)
+	switch {
+	case err != nil:
+		return out, nil, &mcpbridge.CallError{Server: c.name, Tool: name, Stage: mcpbridge.StageArguments, Err: err}
+	case st != nil:
+		res, err = c.CallTool(ctx, name, st)
+	default:
+		res, err = c.CallToolJSON(ctx, name, text)
+	}
+	if err != nil || res.IsError {
+		return out, res, err
+	}
+	var schema *coerce.Schema
+	if ti, err := c.lookup(name); err == nil {
+		schema = ti.out
+	}
+	if out, err = toolcall.DecodeResult[Out](res.StructuredJSON, res.Structured, res.ResultReport, schema); err != nil {
+		return out, res, &mcpbridge.CallError{Server: c.name, Tool: name, Stage: mcpbridge.StageResult, Err: err}
+	}
+	return out, res, nil
+}

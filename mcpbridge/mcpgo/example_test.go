@@ -213,3 +213,40 @@ func callExample(ctx context.Context, mc *client.Client, tool string, arguments 
 		fmt.Println(res.IsError, res.Content[0].(mcp.TextContent).Text)
 	}
 }
+
+// The client side of a typed tool: the structured result decoded into a
+// Go type with every digit, arguments written from a Go value.
+func ExampleCallToolFor() {
+	type ids struct {
+		RepoID int64  `json:"repo_id"`
+		NodeID uint64 `json:"node_id"`
+	}
+	s := server.NewMCPServer("issues", "v1")
+	err := mcpgo.AddToolFor(s, mcp.NewTool("echo"), func(_ context.Context, _ mcp.CallToolRequest, in ids) (ids, error) {
+		return in, nil
+	}, mcpbridge.ServerOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	mc, err := inProcessExample(ctx, s) // an mcp-go client, started and initialized
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer mc.Close()
+	c, err := mcpgo.NewClient(ctx, mc, mcpgo.ClientOptions{Name: "issues", Check: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	out, res, err := mcpgo.CallToolFor[ids](ctx, c, "echo", ids{RepoID: -9223372036854775808, NodeID: 18446744073709551615})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(out.RepoID, out.NodeID, res.Exact)
+	// Output:
+	// -9223372036854775808 18446744073709551615 true
+}

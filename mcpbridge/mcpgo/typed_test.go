@@ -85,3 +85,37 @@ func TestAddToolFor(t *testing.T) {
 		t.Error("loop was registered")
 	}
 }
+
+// TestCallToolFor: a result decoded into Out exactly; an isError result
+// is no error; a result Out cannot hold is a StageResult error; arguments
+// encoding/json cannot write are a StageArguments error.
+func TestCallToolFor(t *testing.T) {
+	ctx := context.Background()
+	s := server.NewMCPServer("typed", "v1")
+	if err := mcpgo.AddToolFor(s, mcp.NewTool("get_node"), func(_ context.Context, _ mcp.CallToolRequest, in nodeArgs) (node, error) {
+		return node(in), nil
+	}, mcpbridge.ServerOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := mcpgo.NewClient(ctx, inProcess(t, s), mcpgo.ClientOptions{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, res, err := mcpgo.CallToolFor[node](ctx, c, "get_node", []byte(`{"repo_id":9223372036854775807,"node_id":1,"extra":123456789012345678901234567890}`))
+	if err != nil || out.RepoID != 9223372036854775807 || out.Extra != json.Number("123456789012345678901234567890") || !res.Exact {
+		t.Fatalf("%v %+v", err, out)
+	}
+	_, res, err = mcpgo.CallToolFor[node](ctx, c, "get_node", map[string]any{"repo_id": 1, "node_id": -1})
+	if err != nil || !res.IsError || !res.Local {
+		t.Errorf("invalid: %v %+v", err, res)
+	}
+	var ce *mcpbridge.CallError
+	if _, _, err = mcpgo.CallToolFor[struct {
+		RepoID string `json:"repo_id"`
+	}](ctx, c, "get_node", nodeArgs{RepoID: 1}); !errors.As(err, &ce) || ce.Stage != mcpbridge.StageResult {
+		t.Errorf("wrong Out: %v", err)
+	}
+	if _, _, err = mcpgo.CallToolFor[node](ctx, c, "get_node", map[string]any{"f": func() {}}); !errors.As(err, &ce) || ce.Stage != mcpbridge.StageArguments {
+		t.Errorf("unwritable arguments: %v", err)
+	}
+}
