@@ -9,10 +9,6 @@ import (
 	"github.com/structkit/structkit/mcpbridge/internal/toolcall"
 )
 
-// structuredPath prefixes the Path of report entries about the structured
-// result (see CallResult.ResultReport).
-const structuredPath = toolcall.StructuredPath
-
 // result fills res from the SDK's result and the raw JSON the capture
 // kept of it, if any. The raw text is read once, within the limits
 // (MaxDepth, MaxNumberDigits): compacted for Content and StructuredJSON,

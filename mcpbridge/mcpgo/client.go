@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -62,17 +63,37 @@ type Client struct {
 // tool is a listed tool with its compiled schemas.
 type tool struct {
 	name          string
+	rawIn, rawOut []byte // the schemas' texts, compacted; nil for none
+	once          sync.Once
 	in, out       *coerce.Schema
 	inErr, outErr error
 	hasInput      bool
 	unchecked     bool
 }
 
+// compiled returns t with its schemas compiled, on its first use: a
+// server listing many tools costs the compiling of those called only.
+func (t *tool) compiled() *tool {
+	t.once.Do(func() {
+		if t.inErr == nil && t.rawIn != nil {
+			t.hasInput = true
+			t.in, t.inErr = toolcall.Compile(t.rawIn)
+			t.unchecked = t.inErr != nil || toolcall.TrivialSchema(t.rawIn)
+		}
+		if t.outErr == nil && t.rawOut != nil {
+			t.out, t.outErr = toolcall.Compile(t.rawOut)
+		}
+		t.unchecked = t.unchecked || !t.hasInput || t.inErr != nil
+	})
+	return t
+}
+
 // NewClient wraps mc, an mcp-go client that has been started and
 // initialized (client.NewInProcessClient, client.NewStdioMCPClient,
 // client.NewStreamableHttpClient, ... then Start and Initialize), and
-// lists the server's tools (every page), compiling each tool's schemas
-// once. Call Refresh when the server's tool list changes.
+// lists the server's tools (every page); each tool's schemas are
+// compiled once, when it is first called. Call Refresh when the server's
+// tool list changes.
 //
 // mcp-go decodes a listed tool's schemas into its own struct: the input
 // schema keeps only "type", "properties", "required",
@@ -118,17 +139,9 @@ func (c *Client) Refresh(ctx context.Context) error {
 			input, output, ti.inErr = toolSchemas(t)
 		}
 		if ti.inErr == nil {
-			var raw []byte
-			if raw, ti.inErr = toolcall.SchemaJSON(input); ti.inErr == nil && raw != nil {
-				ti.hasInput = true
-				ti.in, ti.inErr = toolcall.Compile(raw)
-				ti.unchecked = ti.inErr != nil || toolcall.TrivialSchema(raw)
-			}
-			if raw, ti.outErr = toolcall.SchemaJSON(output); ti.outErr == nil && raw != nil {
-				ti.out, ti.outErr = toolcall.Compile(raw)
-			}
+			ti.rawIn, ti.inErr = toolcall.SchemaJSON(input)
+			ti.rawOut, ti.outErr = toolcall.SchemaJSON(output)
 		}
-		ti.unchecked = ti.unchecked || !ti.hasInput || ti.inErr != nil
 		tools[t.Name] = ti
 	}
 	c.tools.Store(&tools)
@@ -144,7 +157,7 @@ func (c *Client) ExactSchemas() bool { return c.exact.Load() }
 // lookup finds a listed tool.
 func (c *Client) lookup(name string) (*tool, error) {
 	if ti := (*c.tools.Load())[name]; ti != nil {
-		return ti, nil
+		return ti.compiled(), nil
 	}
 	return nil, &mcpbridge.ToolError{Server: c.name, Tool: name, Msg: "unknown tool"}
 }
