@@ -14,6 +14,9 @@
 // schema (big integers carried exactly), optionally checked first, and the
 // structured result is written with the output schema.
 //
+// Package mcpbridge/mcpgo is the same for github.com/mark3labs/mcp-go,
+// with the same options, results and errors.
+//
 // # Numbers in results
 //
 // The go-sdk decodes a tools/call result into CallToolResult with
@@ -88,7 +91,6 @@ import (
 	// json.RawMessage and decoded values (float64, json.Number), and
 	// marshals its own types (mcp.TextContent); we read no JSON with it.
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -394,6 +396,3 @@ func (c *Client) Wait() error {
 	<-c.ended
 	return c.waitErr
 }
-
-// errNoSchema is reported by AddTool for a tool without an input schema.
-var errNoSchema = errors.New("no input schema")

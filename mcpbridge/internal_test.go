@@ -1,7 +1,6 @@
 package mcpbridge
 
 import (
-	"encoding/json"
 	"slices"
 	"testing"
 
@@ -67,25 +66,6 @@ func TestResultFallback(t *testing.T) {
 		}
 		if res.Exact != tc.exact {
 			t.Errorf("%+v: exact %v, want %v", tc.sdk, res.Exact, tc.exact)
-		}
-	}
-}
-
-func TestTrivialSchema(t *testing.T) {
-	for raw, want := range map[string]bool{
-		`{"type":"object"}`: true,
-		`{"type":"object","properties":{},"additionalProperties":true,"description":"d","$schema":"https://json-schema.org/draft/2020-12/schema"}`: true,
-		`{"type":"object","additionalProperties":{}}`: true,
-		`{}`: true,
-		`{"type":"object","additionalProperties":false}`:              false,
-		`{"type":"object","properties":{"n":{"type":"integer"}}}`:     false,
-		`{"type":"object","additionalProperties":{"type":"integer"}}`: false,
-		`{"type":"object","required":["a"]}`:                          false,
-		`{"type":"object","$ref":"#/$defs/a","$defs":{"a":{}}}`:       false,
-		`{"type":["object","null"]}`:                                  false,
-	} {
-		if got := trivialSchema(json.RawMessage(raw)); got != want {
-			t.Errorf("trivialSchema(%s) = %v, want %v", raw, got, want)
 		}
 	}
 }

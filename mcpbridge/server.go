@@ -1,7 +1,6 @@
 package mcpbridge
 
 import (
-	"bytes"
 	"context"
 
 	// encoding/json: the go-sdk hands us the arguments and takes the
@@ -18,8 +17,7 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/mcptool"
 	"github.com/structkit/structkit/internal/pragma"
-	"github.com/structkit/structkit/internal/schema"
-	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/mcpbridge/internal/toolcall"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -83,37 +81,13 @@ func AddTool(s *mcp.Server, t *mcp.Tool, h StructHandler, opts ServerOptions) (e
 	if s == nil || t == nil || h == nil {
 		return errors.New("mcpbridge: AddTool: nil server, tool or handler")
 	}
-	rawIn, err := schemaJSON(t.InputSchema)
-	if err == nil && rawIn == nil {
-		err = errNoSchema
-	}
+	in, out, _, _, err := toolcall.CompileTool("mcpbridge: AddTool", t.Name, t.InputSchema, t.OutputSchema)
 	if err != nil {
-		return fmt.Errorf("mcpbridge: AddTool %q: input schema: %w", t.Name, err)
-	}
-	if typ, ok := topString(rawIn, schema.KwType); !ok || typ != "object" {
-		return fmt.Errorf(`mcpbridge: AddTool %q: input schema must have "type": "object"`, t.Name)
-	}
-	in, err := bridgeCompile(rawIn)
-	if err != nil {
-		return fmt.Errorf("mcpbridge: AddTool %q: input schema: %w", t.Name, err)
-	}
-	var out *coerce.Schema
-	if rawOut, err := schemaJSON(t.OutputSchema); err != nil {
-		return fmt.Errorf("mcpbridge: AddTool %q: output schema: %w", t.Name, err)
-	} else if rawOut != nil {
-		if out, err = bridgeCompile(rawOut); err != nil {
-			return fmt.Errorf("mcpbridge: AddTool %q: output schema: %w", t.Name, err)
-		}
+		return err
 	}
 	st := &structTool{name: t.Name, in: in, out: out, h: h, opts: opts}
 	if opts.Check {
-		// Compile the validator now, to say once what a call could only
-		// find out.
-		var serr *coerce.SchemaError
-		if _, err := in.Validate(map[string]any{}); errors.As(err, &serr) && opts.Logger != nil {
-			opts.Logger.Warn("mcpbridge: AddTool: the validator cannot compile the input schema: arguments will be converted but not validated",
-				"tool", t.Name, "error", serr)
-		}
+		toolcall.WarnUnvalidated(opts.Logger, "mcpbridge: AddTool", t.Name, in)
 	}
 	// What the SDK's AddTool would panic on is an error here, before it
 	// is called; the recover stays for what a later SDK may add.
@@ -141,46 +115,14 @@ func errorResult(text string) *mcp.CallToolResult {
 }
 
 func (st *structTool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	raw := json.RawMessage(nil)
+	var raw json.RawMessage
 	if req.Params != nil {
 		raw = req.Params.Arguments
 	}
-	if s := bytes.TrimSpace(raw); len(s) == 0 || string(s) == "null" {
-		raw = json.RawMessage("{}")
+	args, problem := toolcall.StructArguments(ctx, st.name, st.in, raw, st.opts.Check, st.opts.CheckOptions)
+	if problem != "" {
+		return errorResult(problem), nil
 	}
-	var rep coerce.Report
-	uo := structconv.UnmarshalOptions{Schema: st.in, Report: &rep, MaxDepth: st.opts.MaxDepth, MaxNumberDigits: st.opts.MaxNumberDigits}
-	if !st.opts.Check {
-		uo.Policy = st.opts.Policy
-	}
-	args := &structpb.Struct{}
-	if err := uo.Unmarshal(raw, args); err != nil {
-		return errorResult(fmt.Sprintf("Invalid arguments for tool %q: %v", st.name, err)), nil
-	}
-	var all coerce.Report
-	appendChanges(&all, rep.Changes, "")
-	if st.opts.Check {
-		check := st.opts.CheckOptions
-		check.Tool, check.Context, check.Observer = st.name, ctx, nil // observed with the whole report
-		crep, err := check.Struct(st.in, args)
-		var serr *coerce.SchemaError
-		if errors.As(err, &serr) {
-			// The validator cannot compile the schema (an ECMAScript-only
-			// pattern, say; AddTool said so): the arguments are converted
-			// (and repaired), not validated.
-			crep, err = &coerce.Report{}, nil
-		}
-		if err != nil {
-			return errorResult(fmt.Sprintf("Invalid arguments for tool %q: %v", st.name, err)), nil
-		}
-		all.Changes = append(all.Changes, crep.Changes...)
-		all.Problems = crep.Problems
-	}
-	st.observe(&all)
-	if !all.Valid() {
-		return errorResult(coerce.FormatProblems(st.name, all.Problems)), nil
-	}
-
 	sr, err := st.h(context.WithValue(ctx, requestKey{}, req), args)
 	if err != nil {
 		return handlerError(err)
@@ -188,24 +130,17 @@ func (st *structTool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	if sr == nil {
 		sr = &StructResult{}
 	}
-	res := &mcp.CallToolResult{Content: sr.Content, IsError: sr.IsError}
-	if sr.Structured != nil {
-		b, err := structconv.MarshalOptions{Schema: st.out}.Marshal(sr.Structured)
-		if err != nil {
-			return nil, fmt.Errorf("mcpbridge: tool %q: structured result: %w", st.name, err)
-		}
-		res.StructuredContent = json.RawMessage(b)
-		if res.Content == nil {
-			res.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
-		}
+	content, b, err := toolcall.Result(st.name, st.out, sr.Content, sr.Structured,
+		func(text string) mcp.Content { return &mcp.TextContent{Text: text} })
+	if err != nil {
+		return nil, fmt.Errorf("mcpbridge: %w", err)
 	}
-	if res.Content == nil {
-		res.Content = []mcp.Content{}
+	res := &mcp.CallToolResult{Content: content, IsError: sr.IsError}
+	if b != nil {
+		res.StructuredContent = json.RawMessage(b)
 	}
 	return res, nil
 }
-
-func (st *structTool) observe(rep *coerce.Report) { terms.Observe(st.opts.Observer, st.name, rep) }
 
 // handlerError is the answer to a handler's error, as the go-sdk gives it:
 // a *jsonrpc.Error is a protocol error; any other error is the tool's,

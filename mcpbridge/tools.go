@@ -14,10 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/mcpcapture"
-	"github.com/structkit/structkit/internal/schema"
+	"github.com/structkit/structkit/mcpbridge/internal/toolcall"
 )
 
 // toolSet is an immutable snapshot of the tools.
@@ -165,14 +163,6 @@ listing:
 	return nil
 }
 
-// bridgeCompile compiles a tool's schema for conversion whatever the
-// validator would say of it: a schema only the validator cannot read (an
-// ECMAScript-only pattern, as zod writes) still converts, and calls that
-// ask for a check are flagged RuleNotValidated.
-func bridgeCompile(schema []byte) (*coerce.Schema, error) {
-	return coerce.CompileOptions{LazyValidator: true}.Compile(schema)
-}
-
 // toolTexts is a listed tool with its schemas' texts: the raw schemas the
 // capture kept when captured, else the SDK's decoding of them. When
 // captured, the Tool it holds is a copy whose schemas are those texts, not
@@ -180,11 +170,11 @@ func bridgeCompile(schema []byte) (*coerce.Schema, error) {
 func toolTexts(tool *mcp.Tool, raw mcpcapture.ToolSchemas, captured bool) ToolInfo {
 	ti := ToolInfo{Name: tool.Name, Description: tool.Description, Tool: tool, Exact: captured}
 	if captured {
-		ti.InputSchema, ti.InputErr = schemaJSON(raw.Input)
-		ti.OutputSchema, ti.OutputErr = schemaJSON(raw.Output)
+		ti.InputSchema, ti.InputErr = toolcall.SchemaJSON(raw.Input)
+		ti.OutputSchema, ti.OutputErr = toolcall.SchemaJSON(raw.Output)
 	} else {
-		ti.InputSchema, ti.InputErr = schemaJSON(tool.InputSchema)
-		ti.OutputSchema, ti.OutputErr = schemaJSON(tool.OutputSchema)
+		ti.InputSchema, ti.InputErr = toolcall.SchemaJSON(tool.InputSchema)
+		ti.OutputSchema, ti.OutputErr = toolcall.SchemaJSON(tool.OutputSchema)
 	}
 	return ti
 }
@@ -197,8 +187,8 @@ func (c *Client) compile(ti *ToolInfo, prev *ToolInfo) {
 		ti.InputSchema = prev.InputSchema
 		ti.Input, ti.InputErr, ti.Unchecked = prev.Input, prev.InputErr, prev.Unchecked
 	} else if ti.InputErr == nil && ti.InputSchema != nil {
-		ti.InputSchema, ti.Input, ti.InputErr = c.opts.cache.Get(ti.InputSchema, bridgeCompile)
-		ti.Unchecked = ti.InputErr != nil || trivialSchema(ti.InputSchema)
+		ti.InputSchema, ti.Input, ti.InputErr = c.opts.cache.Get(ti.InputSchema, toolcall.Compile)
+		ti.Unchecked = ti.InputErr != nil || toolcall.TrivialSchema(ti.InputSchema)
 	} else {
 		ti.Unchecked = true
 	}
@@ -206,7 +196,7 @@ func (c *Client) compile(ti *ToolInfo, prev *ToolInfo) {
 		ti.OutputSchema = prev.OutputSchema
 		ti.Output, ti.OutputErr = prev.Output, prev.OutputErr
 	} else if ti.OutputErr == nil && ti.OutputSchema != nil {
-		ti.OutputSchema, ti.Output, ti.OutputErr = c.opts.cache.Get(ti.OutputSchema, bridgeCompile)
+		ti.OutputSchema, ti.Output, ti.OutputErr = c.opts.cache.Get(ti.OutputSchema, toolcall.Compile)
 	}
 	dropMaps(ti)
 }
@@ -242,62 +232,6 @@ func rawOrNil(b json.RawMessage) any {
 		return nil
 	}
 	return b
-}
-
-// schemaJSON encodes a schema as the capture or the SDK holds it (raw
-// text, compacted; or a decoded map); nil for none.
-func schemaJSON(s any) (json.RawMessage, error) {
-	switch v := s.(type) {
-	case nil:
-		return nil, nil
-	case json.RawMessage:
-		if len(bytes.TrimSpace(v)) == 0 || string(bytes.TrimSpace(v)) == "null" {
-			return nil, nil
-		}
-		b, err := jsontext.Compact(nil, string(v), jsontext.Options{})
-		if err != nil {
-			return nil, err
-		}
-		return b, nil
-	}
-	b, err := jsontext.Marshal(s)
-	if err != nil {
-		return nil, err
-	}
-	if string(b) == "null" {
-		return nil, nil
-	}
-	return b, nil
-}
-
-// trivialSchema reports whether an object schema says nothing about its
-// members: only "type" (object), annotations, empty "properties"/"required",
-// and "additionalProperties" true or {}.
-func trivialSchema(raw json.RawMessage) bool {
-	m, ok := topMembers(raw)
-	if !ok {
-		return false
-	}
-	for k, s := range m {
-		switch k {
-		case schema.KwType:
-			if s != `"object"` {
-				return false
-			}
-		case schema.KwSchema, schema.KwID, schema.KwTitle, schema.KwDescription, schema.KwComment, schema.KwExamples, schema.KwDefault, schema.KwDeprecated, schema.KwReadOnly, schema.KwWriteOnly:
-		case schema.KwProperties, schema.KwAdditionalProperties, schema.KwPatternProperties, schema.KwUnevaluatedProperties:
-			if s != "{}" && (k == schema.KwProperties || k == schema.KwPatternProperties || s != "true") {
-				return false
-			}
-		case schema.KwRequired:
-			if s != "[]" {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // lookup finds a tool, relisting once if it is not known.

@@ -1,30 +1,17 @@
 package mcpbridge
 
 import (
-	"bytes"
 	"context"
-
-	// encoding/json: the typed tool's In and Out are the server author's
-	// Go types, which only encoding/json knows how to fill and write (their
-	// tags, their own UnmarshalJSON and MarshalJSON). It decodes the
-	// arguments text our token layer has read and the check has written,
-	// and writes the handler's Out, which our token layer then reads; the
-	// go-sdk takes the results as json.RawMessage.
+	// encoding/json: the go-sdk takes a tool's schemas and results as
+	// json.RawMessage; we read no JSON with it.
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
-	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/mcptool"
-	"github.com/structkit/structkit/internal/schema"
-	"github.com/structkit/structkit/internal/terms"
-	"github.com/structkit/structkit/structconv"
+	"github.com/structkit/structkit/mcpbridge/internal/toolcall"
 )
 
 // AddToolFor registers on s a typed tool, as the go-sdk's mcp.AddTool
@@ -67,49 +54,17 @@ func AddToolFor[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In
 	if s == nil || t == nil || h == nil {
 		return errors.New("mcpbridge: AddToolFor: nil server, tool or handler")
 	}
-	tt := &typedTool[In, Out]{name: t.Name, h: h, opts: opts}
+	typed, err := toolcall.NewTyped[In, Out]("mcpbridge: AddToolFor", t.Name, t.InputSchema, t.OutputSchema, opts.CheckOptions)
+	if err != nil {
+		return err
+	}
 	tool := *t
-	rawIn, err := typedSchema(t.InputSchema, reflect.TypeFor[In](), true)
-	if err != nil {
-		return fmt.Errorf("mcpbridge: AddToolFor %q: input schema: %w", t.Name, err)
+	tool.InputSchema, tool.OutputSchema = json.RawMessage(typed.RawIn), nil
+	if typed.RawOut != nil {
+		tool.OutputSchema = json.RawMessage(typed.RawOut)
 	}
-	if typ, ok := topString(rawIn, schema.KwType); !ok || typ != "object" {
-		return fmt.Errorf(`mcpbridge: AddToolFor %q: input schema must have "type": "object" (In is %v)`, t.Name, reflect.TypeFor[In]())
-	}
-	if tt.in, err = bridgeCompile(rawIn); err != nil {
-		return fmt.Errorf("mcpbridge: AddToolFor %q: input schema: %w", t.Name, err)
-	}
-	tool.InputSchema = json.RawMessage(rawIn)
-	if t.InputSchema != nil {
-		// A given schema may admit members that encoding/json would match
-		// to In's fields case-insensitively ("REPO_ID" for repo_id): In's
-		// own shape is kept to refuse them (the inferred schema admits no
-		// such member).
-		tt.shape, _ = inferShape(reflect.TypeFor[In]())
-	}
-	rawOut, err := typedSchema(t.OutputSchema, reflect.TypeFor[Out](), false)
-	if err != nil {
-		return fmt.Errorf("mcpbridge: AddToolFor %q: output schema: %w", t.Name, err)
-	}
-	tool.OutputSchema = nil
-	if rawOut != nil {
-		if tt.out, err = bridgeCompile(rawOut); err != nil {
-			return fmt.Errorf("mcpbridge: AddToolFor %q: output schema: %w", t.Name, err)
-		}
-		tool.OutputSchema = json.RawMessage(rawOut)
-		if rt := reflect.TypeFor[Out](); t.OutputSchema == nil && rt.Kind() == reflect.Pointer {
-			// As the go-sdk does: a nil *T result is written as T's zero
-			// value, not as null.
-			tt.elemZero = reflect.Zero(rt.Elem()).Interface()
-		}
-	}
-	if opts.Logger != nil {
-		var serr *coerce.SchemaError
-		if _, err := tt.in.Validate(map[string]any{}); errors.As(err, &serr) {
-			opts.Logger.Warn("mcpbridge: AddToolFor: the validator cannot compile the input schema: arguments will be converted but not validated",
-				"tool", t.Name, "error", serr)
-		}
-	}
+	toolcall.WarnUnvalidated(opts.Logger, "mcpbridge: AddToolFor", t.Name, typed.In)
+	tt := &typedTool[In, Out]{typed: typed, h: h}
 	return addTool(s, &tool, tt.handle)
 }
 
@@ -128,43 +83,19 @@ func addTool(s *mcp.Server, t *mcp.Tool, h mcp.ToolHandler) (err error) {
 	return nil
 }
 
-// typedSchema returns a typed tool's schema as JSON text: the given one,
-// or the one inferred from rt. Without a given one, an input of type any
-// is {"type": "object"}, and an output of type any has none (nil).
-func typedSchema(given any, rt reflect.Type, input bool) ([]byte, error) {
-	b, err := schemaJSON(given)
-	if err != nil || b != nil {
-		return b, err
-	}
-	if rt == reflect.TypeFor[any]() {
-		if input {
-			return []byte(`{"` + schema.KwType + `":"object"}`), nil
-		}
-		return nil, nil
-	}
-	return inferSchema(rt)
-}
-
 type typedTool[In, Out any] struct {
-	name     string
-	in, out  *coerce.Schema
-	h        mcp.ToolHandlerFor[In, Out]
-	opts     ServerOptions
-	elemZero any                // Out's element's zero value, when Out is a pointer whose schema was inferred
-	shape    *jsonschema.Schema // In's inferred shape, when the input schema was given
+	typed *toolcall.Typed
+	h     mcp.ToolHandlerFor[In, Out]
 }
 
 func (tt *typedTool[In, Out]) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	raw := json.RawMessage(nil)
+	var raw json.RawMessage
 	if req.Params != nil {
 		raw = req.Params.Arguments
 	}
-	if s := bytes.TrimSpace(raw); len(s) == 0 || string(s) == "null" {
-		raw = json.RawMessage("{}")
-	}
-	in, problem := tt.arguments(ctx, raw)
-	if problem != nil {
-		return problem, nil
+	in, problem := toolcall.TypedArguments[In](ctx, tt.typed, raw)
+	if problem != "" {
+		return errorResult(problem), nil
 	}
 	res, out, err := tt.h(ctx, req, in)
 	if err != nil {
@@ -176,19 +107,13 @@ func (tt *typedTool[In, Out]) handle(ctx context.Context, req *mcp.CallToolReque
 	if res.InputRequests != nil {
 		return res, nil // content and inputRequests do not go together
 	}
-	var outval any = out
-	if tt.elemZero != nil {
-		var zero Out
-		if any(out) == any(zero) { // Out is a pointer: comparable
-			outval = tt.elemZero
-		}
-	}
+	outval := toolcall.OutValue(tt.typed, out)
 	if outval == nil {
 		return res, nil
 	}
-	b, err := tt.result(ctx, outval)
+	b, err := tt.typed.Result(ctx, outval)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("mcpbridge: %w", err)
 	}
 	res.StructuredContent = json.RawMessage(b) // handed on as it is
 	if res.Content == nil {
@@ -197,110 +122,4 @@ func (tt *typedTool[In, Out]) handle(ctx context.Context, req *mcp.CallToolReque
 		res.Content = append(res.Content, &mcp.TextContent{Text: string(b)})
 	}
 	return res, nil
-}
-
-// arguments reads, repairs and checks a call's raw arguments and decodes
-// them into In. A non-nil result is the IsError answer to give instead.
-//
-// The check is CheckOptions.Go over the tree the token layer reads
-// (json.Number literals), as Client.CallToolJSON checks: every literal
-// stays as written where the schema does not make it an integer, where
-// the one-pass CheckOptions.JSON would carry an integer beyond ±2^53 at a
-// location of any type as a string, which an `any` field of In would then
-// receive.
-func (tt *typedTool[In, Out]) arguments(ctx context.Context, raw []byte) (in In, problem *mcp.CallToolResult) {
-	invalid := func(err error) *mcp.CallToolResult {
-		return errorResult(fmt.Sprintf("Invalid arguments for tool %q: %v", tt.name, err))
-	}
-	tree, err := readArguments(raw, tt.opts.MaxDepth, tt.opts.MaxNumberDigits)
-	if err != nil {
-		return in, invalid(err)
-	}
-	check := tt.opts.CheckOptions
-	check.Tool, check.Context, check.Observer = tt.name, ctx, nil // observed below
-	checked, rep, err := check.Go(tt.in, tree)
-	var serr *coerce.SchemaError
-	if errors.As(err, &serr) {
-		// The validator cannot compile the schema (AddToolFor said so):
-		// the arguments are converted and repaired, not validated.
-		rep = &coerce.Report{}
-		checked, err = structconv.GoOptions{Schema: tt.in, Policy: check.Policy, Report: rep, MaxNumberDigits: check.MaxNumberDigits}.Apply(tree)
-		rep.Changes = withoutIntegerRule(rep.Changes)
-	}
-	if err != nil {
-		return in, invalid(err)
-	}
-	terms.Observe(tt.opts.Observer, tt.name, rep)
-	if !rep.Valid() {
-		return in, errorResult(coerce.FormatProblems(tt.name, rep.Problems))
-	}
-	if p, ok := foldedMember(tt.shape, checked, nil); ok {
-		return in, errorResult(coerce.FormatProblems(tt.name, []coerce.Problem{p}))
-	}
-	text, err := jsontext.Marshal(checked)
-	if err != nil {
-		return in, invalid(err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.UseNumber()
-	if err := dec.Decode(&in); err != nil {
-		var ute *json.UnmarshalTypeError
-		if errors.As(err, &ute) && ute.Type != nil {
-			// A value the schema admits but In's Go type cannot hold (a
-			// given schema wider than In, an int on a 32-bit platform):
-			// located in the text (the offset is just past the value, or
-			// past an object's or array's opening).
-			p := coerce.Problem{Path: jsontext.PointerAt(string(text), max(int(ute.Offset)-1, 0)), Expected: ute.Type.String(), Got: ute.Value,
-				Msg: fmt.Sprintf("got %s, which the tool's Go type %s cannot hold", ute.Value, ute.Type)}
-			return in, errorResult(coerce.FormatProblems(tt.name, []coerce.Problem{p}))
-		}
-		return in, invalid(err)
-	}
-	return in, nil
-}
-
-// result writes a handler's Out as JSON with integers exact (int64 and
-// uint64 as encoding/json writes them, every digit) and checks it against
-// the output schema, as the go-sdk checks a typed Out: a result that does
-// not match is the handler's bug, a protocol error.
-func (tt *typedTool[In, Out]) result(ctx context.Context, outval any) ([]byte, error) {
-	b, err := json.Marshal(outval)
-	if err != nil {
-		return nil, fmt.Errorf("mcpbridge: tool %q: marshaling the output: %w", tt.name, err)
-	}
-	if tt.out == nil {
-		return b, nil
-	}
-	tree, err := jsontext.Decode(b, jsontext.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("mcpbridge: tool %q: reading the output: %w", tt.name, err)
-	}
-	_, rep, err := structconv.CheckOptions{Context: ctx}.Go(tt.out, tree)
-	var serr *coerce.SchemaError
-	switch {
-	case errors.As(err, &serr):
-		return b, nil // not validated, as the arguments are not
-	case err != nil:
-		return nil, fmt.Errorf("mcpbridge: tool %q: checking the output: %w", tt.name, err)
-	case !rep.Valid():
-		msgs := make([]string, len(rep.Problems))
-		for i, p := range rep.Problems {
-			msgs[i] = p.String()
-		}
-		return nil, fmt.Errorf("mcpbridge: tool %q: the output does not match its schema: %s", tt.name, strings.Join(msgs, "; "))
-	}
-	return b, nil
-}
-
-// withoutIntegerRule drops the integer literals every whole number at an
-// integer location gets, keeping the changes a model's arguments
-// underwent (as the check reports them).
-func withoutIntegerRule(changes []coerce.Change) []coerce.Change {
-	out := changes[:0]
-	for _, c := range changes {
-		if c.Rule != terms.RuleInteger {
-			out = append(out, c)
-		}
-	}
-	return out
 }

@@ -1,21 +1,10 @@
 package mcpbridge
 
 import (
-	"bytes"
 	"context"
-	// encoding/json: Out and the arguments are the caller's Go types, which
-	// only encoding/json knows how to fill and write (their tags, their own
-	// UnmarshalJSON and MarshalJSON). It writes the arguments, which
-	// CallToolJSON then reads with our token layer, and decodes the
-	// structured result, whose text the Client has already read with it.
-	"encoding/json"
-	"errors"
-	"strings"
 
-	"google.golang.org/protobuf/types/known/structpb"
-
-	"github.com/structkit/structkit/internal/terms"
-	"github.com/structkit/structkit/structconv"
+	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/mcpbridge/internal/toolcall"
 )
 
 // CallToolFor calls a tool as Client.CallToolJSON does and decodes its
@@ -41,51 +30,25 @@ import (
 func CallToolFor[Out any](ctx context.Context, c *Client, name string, args any) (Out, *CallResult, error) {
 	var out Out
 	var res *CallResult
-	var err error
-	switch a := args.(type) {
-	case *structpb.Struct:
-		res, err = c.CallTool(ctx, name, a)
-	case json.RawMessage:
-		res, err = c.CallToolJSON(ctx, name, a)
-	case []byte:
-		res, err = c.CallToolJSON(ctx, name, a)
-	case nil:
-		res, err = c.CallToolJSON(ctx, name, nil)
+	st, text, err := toolcall.TypedArgs(args)
+	switch {
+	case err != nil:
+		return out, nil, &CallError{Server: c.name, Tool: name, Stage: StageArguments, Err: err}
+	case st != nil:
+		res, err = c.CallTool(ctx, name, st)
 	default:
-		b, merr := json.Marshal(args)
-		if merr != nil {
-			return out, nil, &CallError{Server: c.name, Tool: name, Stage: StageArguments, Err: merr}
-		}
-		res, err = c.CallToolJSON(ctx, name, b)
+		res, err = c.CallToolJSON(ctx, name, text)
 	}
 	if err != nil || res.IsError {
 		return out, res, err
 	}
-	failed := func(err error) (Out, *CallResult, error) {
-		var zero Out
-		return zero, res, &CallError{Server: c.name, Tool: name, Stage: StageResult, Err: err}
-	}
-	text := res.StructuredJSON
-	if text == nil {
-		if res.Structured == nil {
-			return failed(errors.New("the result has no structuredContent"))
-		}
-		// The SDK's float64 values: exact up to ±2^53, flagged beyond.
-		for _, ch := range res.ResultReport.Changes {
-			if ch.Rule == terms.RulePrecisionUnsafe && strings.HasPrefix(ch.Path, structuredPath) {
-				return failed(&structconv.Error{Code: structconv.CodeBigInteger, Path: strings.TrimPrefix(ch.Path, structuredPath), Offset: -1,
-					Msg: "a whole number beyond ±2^53 in a result the client could not capture (the MCP SDK decoded it as a double): its digits may be lost"})
-			}
-		}
+	var schema *coerce.Schema // the output schema, to write the SDK's decoding back
+	if res.StructuredJSON == nil {
 		ti, _ := c.Tool(name)
-		if text, err = (structconv.MarshalOptions{Schema: ti.Output}).Marshal(res.Structured); err != nil {
-			return failed(err)
-		}
+		schema = ti.Output
 	}
-	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.UseNumber()
-	if err := dec.Decode(&out); err != nil {
-		return failed(err)
+	if out, err = toolcall.DecodeResult[Out](res.StructuredJSON, res.Structured, res.ResultReport, schema); err != nil {
+		return out, res, &CallError{Server: c.name, Tool: name, Stage: StageResult, Err: err}
 	}
 	return out, res, nil
 }

@@ -1,4 +1,4 @@
-package mcpbridge
+package toolcall
 
 import (
 	"bytes"
@@ -64,7 +64,7 @@ var _ = schemaShapes{unexported: 0}
 // property order as the fields', everything else as jsonschema-go infers
 // it.
 func TestInferSchemaGolden(t *testing.T) {
-	got, err := inferSchema(reflect.TypeFor[*schemaShapes]())
+	got, err := InferSchema(reflect.TypeFor[*schemaShapes]())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package mcpbridge
+package toolcall
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ var benchArgs = []byte(`{"path":"main.go","line":12,"column":7,"ids":[` + string
 func BenchmarkReadArguments(b *testing.B) {
 	b.SetBytes(int64(len(benchArgs)))
 	for b.Loop() {
-		if _, err := readArguments(benchArgs, 512, 0); err != nil {
+		if _, err := ReadArguments(benchArgs, 512, 0); err != nil {
 			b.Fatal(err)
 		}
 	}

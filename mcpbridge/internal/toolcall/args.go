@@ -1,24 +1,36 @@
-package mcpbridge
+package toolcall
 
 import (
+	"bytes"
 	"errors"
 
+	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
-// readArguments reads arguments given as JSON text in one pass through
+// ArgumentsText is a call's arguments text: raw, or {} when there are
+// none (empty, or null).
+func ArgumentsText(raw []byte) []byte {
+	if s := bytes.TrimSpace(raw); len(s) == 0 || string(s) == "null" {
+		return []byte("{}")
+	}
+	return raw
+}
+
+// ReadArguments reads arguments given as JSON text in one pass through
 // the token layer: a Go tree whose numbers are json.Number holding each
 // literal as written. It refuses what structconv.Unmarshal refuses, with
 // the same *structconv.Error (code, JSON Pointer, byte offset): text that
 // is not one JSON object, repeated members, invalid UTF-8, nesting beyond
 // maxDepth, literals with more than maxDigits digits (0: the default) or
 // beyond the range of a double.
-func readArguments(args []byte, maxDepth, maxDigits int) (map[string]any, error) {
+func ReadArguments(args []byte, maxDepth, maxDigits int) (map[string]any, error) {
 	src := string(args)
 	tree, err := jsontext.DecodeString(src, jsontext.Options{MaxDepth: maxDepth, MaxDigits: maxDigits})
 	if err != nil {
-		return nil, syntaxError(src, err)
+		return nil, SyntaxError(src, err)
 	}
 	obj, ok := tree.(map[string]any)
 	if !ok {
@@ -42,9 +54,9 @@ func readArguments(args []byte, maxDepth, maxDigits int) (map[string]any, error)
 	return obj, nil
 }
 
-// syntaxError is the *structconv.Error of a token layer error in src: the
+// SyntaxError is the *structconv.Error of a token layer error in src: the
 // codes structconv gives its kinds, at the JSON Pointer of the offset.
-func syntaxError(src string, err error) error {
+func SyntaxError(src string, err error) error {
 	var se *jsontext.SyntaxError
 	if !errors.As(err, &se) {
 		return err
@@ -63,22 +75,57 @@ func syntaxError(src string, err error) error {
 	return &structconv.Error{Code: code, Path: jsontext.PointerAt(src, se.Offset), Offset: se.Offset, Msg: se.Msg}
 }
 
-// topMembers reads a JSON object's members through the token layer: each
+// Located is the *structconv.Error of a result's text the token layer
+// refused, its path prefixed by where the text is in the result.
+func Located(prefix, src string, err error) error {
+	err = SyntaxError(src, err)
+	var se *structconv.Error
+	if errors.As(err, &se) {
+		loc := *se
+		loc.Path = prefix + se.Path
+		return &loc
+	}
+	return err
+}
+
+// TopMembers reads a JSON object's members through the token layer: each
 // name with its value's text as written (compact text gives compact
 // values); ok is false for text that is not one JSON object.
-func topMembers(raw []byte) (map[string]string, bool) {
+func TopMembers(raw []byte) (map[string]string, bool) {
 	m, err := jsontext.Members(string(raw), jsontext.Options{})
 	return m, err == nil && m != nil
 }
 
-// topString returns the string a JSON object's member holds, unescaped;
+// TopString returns the string a JSON object's member holds, unescaped;
 // ok is false when raw is not an object or the member is not a string.
-func topString(raw []byte, name string) (string, bool) {
-	m, ok := topMembers(raw)
+func TopString(raw []byte, name string) (string, bool) {
+	m, ok := TopMembers(raw)
 	if !ok {
 		return "", false
 	}
 	v, err := jsontext.DecodeString(m[name], jsontext.Options{})
 	s, isString := v.(string)
 	return s, err == nil && isString
+}
+
+// AppendChanges appends changes, paths prefixed, leaving out RuleInteger
+// (the integer literal every whole number at an integer location gets).
+func AppendChanges(rep *coerce.Report, changes []coerce.Change, prefix string) {
+	for _, ch := range changes {
+		if ch.Rule == terms.RuleInteger {
+			continue
+		}
+		ch.Path = prefix + ch.Path
+		rep.Changes = append(rep.Changes, ch)
+	}
+}
+
+// NotValidated tells a schema the validator cannot compile (the arguments
+// are then converted, not validated) from other errors.
+func NotValidated(err error) (why string, ok bool) {
+	var serr *coerce.SchemaError
+	if errors.As(err, &serr) {
+		return serr.Error(), true
+	}
+	return "", false
 }

@@ -1,4 +1,4 @@
-package mcpbridge
+package toolcall
 
 import (
 	"errors"
@@ -28,7 +28,7 @@ const (
 	maxUint64 = "18446744073709551615"
 )
 
-// inferSchema returns the JSON Schema of Go type rt as the go-sdk's
+// InferSchema returns the JSON Schema of Go type rt as the go-sdk's
 // typed tools infer it (jsonschema-go's ForType, a pointer type described
 // by its element type): properties from the exported fields' JSON names,
 // required unless omitempty or omitzero, descriptions from "jsonschema"
@@ -37,8 +37,8 @@ const (
 // 64-bit integer kinds, exact. A type the inference refuses (a cycle, a
 // map with non-string keys, a func or chan, a complex number) is an
 // error; so is any panic in the inference.
-func inferSchema(rt reflect.Type) (text []byte, err error) {
-	s, err := inferShape(rt)
+func InferSchema(rt reflect.Type) (text []byte, err error) {
+	s, err := InferShape(rt)
 	if err != nil {
 		return nil, err
 	}
@@ -54,9 +54,9 @@ func inferSchema(rt reflect.Type) (text []byte, err error) {
 	return addBounds(string(b), wide)
 }
 
-// inferShape is jsonschema-go's inference of rt (of its element type, for
+// InferShape is jsonschema-go's inference of rt (of its element type, for
 // a pointer), an error for a type it refuses or a panic in it.
-func inferShape(rt reflect.Type) (s *jsonschema.Schema, err error) {
+func InferShape(rt reflect.Type) (s *jsonschema.Schema, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			s, err = nil, fmt.Errorf("inferring the schema of %v: %v", rt, r)
@@ -71,14 +71,14 @@ func inferShape(rt reflect.Type) (s *jsonschema.Schema, err error) {
 	return s, err
 }
 
-// foldedMember finds, in the checked arguments v, the first member (in
+// FoldedMember finds, in the checked arguments v, the first member (in
 // name order) that encoding/json would decode into a struct field of
 // another name, as it matches names case-insensitively when none is
 // equal: "REPO_ID" into the field named repo_id, or, beside "repo_id",
 // over it. shape is the Go type's inferred schema (structs are the
 // objects with properties and additionalProperties false); nil finds
 // nothing.
-func foldedMember(shape *jsonschema.Schema, v any, ptr []byte) (coerce.Problem, bool) {
+func FoldedMember(shape *jsonschema.Schema, v any, ptr []byte) (coerce.Problem, bool) {
 	if shape == nil {
 		return coerce.Problem{}, false
 	}
@@ -89,7 +89,7 @@ func foldedMember(shape *jsonschema.Schema, v any, ptr []byte) (coerce.Problem, 
 			for _, name := range names {
 				at := pointer.AppendToken(slices.Clip(ptr), name)
 				if p, ok := shape.Properties[name]; ok {
-					if pr, ok := foldedMember(p, x[name], at); ok {
+					if pr, ok := FoldedMember(p, x[name], at); ok {
 						return pr, true
 					}
 					continue
@@ -104,13 +104,13 @@ func foldedMember(shape *jsonschema.Schema, v any, ptr []byte) (coerce.Problem, 
 			return coerce.Problem{}, false
 		}
 		for _, name := range names {
-			if pr, ok := foldedMember(shape.AdditionalProperties, x[name], pointer.AppendToken(slices.Clip(ptr), name)); ok {
+			if pr, ok := FoldedMember(shape.AdditionalProperties, x[name], pointer.AppendToken(slices.Clip(ptr), name)); ok {
 				return pr, true
 			}
 		}
 	case []any:
 		for i, e := range x {
-			if pr, ok := foldedMember(shape.Items, e, pointer.AppendIndex(slices.Clip(ptr), i)); ok {
+			if pr, ok := FoldedMember(shape.Items, e, pointer.AppendIndex(slices.Clip(ptr), i)); ok {
 				return pr, true
 			}
 		}

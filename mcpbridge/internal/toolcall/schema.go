@@ -1,0 +1,84 @@
+package toolcall
+
+import (
+	"bytes"
+	// encoding/json: an SDK hands us a tool's schemas as json.RawMessage
+	// or as its own decoded values; we read no JSON with it.
+	"encoding/json"
+
+	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/internal/schema"
+)
+
+// Compile compiles a tool's schema for conversion whatever the validator
+// would say of it: a schema only the validator cannot read (an
+// ECMAScript-only pattern, as zod writes) still converts, and calls that
+// ask for a check are flagged RuleNotValidated.
+func Compile(schema []byte) (*coerce.Schema, error) {
+	return coerce.CompileOptions{LazyValidator: true}.Compile(schema)
+}
+
+// ObjectSchema reports whether a tool's input schema (JSON text) has
+// "type": "object", as MCP requires.
+func ObjectSchema(raw []byte) bool {
+	typ, ok := TopString(raw, schema.KwType)
+	return ok && typ == "object"
+}
+
+// SchemaJSON encodes a schema as an SDK or a capture holds it (raw text,
+// compacted; or a decoded value, written through the token layer's
+// writer); nil for none.
+func SchemaJSON(s any) (json.RawMessage, error) {
+	switch v := s.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		if len(bytes.TrimSpace(v)) == 0 || string(bytes.TrimSpace(v)) == "null" {
+			return nil, nil
+		}
+		b, err := jsontext.Compact(nil, string(v), jsontext.Options{})
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+	b, err := jsontext.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	if string(b) == "null" {
+		return nil, nil
+	}
+	return b, nil
+}
+
+// TrivialSchema reports whether an object schema says nothing about its
+// members: only "type" (object), annotations, empty "properties"/"required",
+// and "additionalProperties" true or {}.
+func TrivialSchema(raw json.RawMessage) bool {
+	m, ok := TopMembers(raw)
+	if !ok {
+		return false
+	}
+	for k, s := range m {
+		switch k {
+		case schema.KwType:
+			if s != `"object"` {
+				return false
+			}
+		case schema.KwSchema, schema.KwID, schema.KwTitle, schema.KwDescription, schema.KwComment, schema.KwExamples, schema.KwDefault, schema.KwDeprecated, schema.KwReadOnly, schema.KwWriteOnly:
+		case schema.KwProperties, schema.KwAdditionalProperties, schema.KwPatternProperties, schema.KwUnevaluatedProperties:
+			if s != "{}" && (k == schema.KwProperties || k == schema.KwPatternProperties || s != "true") {
+				return false
+			}
+		case schema.KwRequired:
+			if s != "[]" {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}

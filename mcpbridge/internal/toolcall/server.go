@@ -1,0 +1,135 @@
+package toolcall
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/structconv"
+)
+
+// errNoSchema is reported for a tool without an input schema.
+var errNoSchema = errors.New("no input schema")
+
+// CompileTool compiles a tool's schemas, given as an SDK holds them (see
+// SchemaJSON), for registering it: the input schema must be an object
+// schema that compiles, the output schema, if any, must compile. It
+// returns the compiled schemas and their texts (compacted); errors name
+// the tool after prefix ("mcpbridge: AddTool", say).
+func CompileTool(prefix, tool string, input, output any) (in, out *coerce.Schema, rawIn, rawOut []byte, err error) {
+	rawIn, err = SchemaJSON(input)
+	if err == nil && rawIn == nil {
+		err = errNoSchema
+	}
+	if err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("%s %q: input schema: %w", prefix, tool, err)
+	}
+	if !ObjectSchema(rawIn) {
+		return nil, nil, nil, nil, fmt.Errorf(`%s %q: input schema must have "type": "object"`, prefix, tool)
+	}
+	if in, err = Compile(rawIn); err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("%s %q: input schema: %w", prefix, tool, err)
+	}
+	if rawOut, err = SchemaJSON(output); err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("%s %q: output schema: %w", prefix, tool, err)
+	} else if rawOut != nil {
+		if out, err = Compile(rawOut); err != nil {
+			return nil, nil, nil, nil, fmt.Errorf("%s %q: output schema: %w", prefix, tool, err)
+		}
+	}
+	return in, out, rawIn, rawOut, nil
+}
+
+// WarnUnvalidated compiles in's validator now, to say once, to logger (if
+// not nil), what a call could only find out: that the validator cannot
+// compile the input schema (an ECMAScript-only regular expression in a
+// "pattern", say), so that arguments will be converted but not validated.
+func WarnUnvalidated(logger *slog.Logger, prefix, tool string, in *coerce.Schema) {
+	if logger == nil {
+		return
+	}
+	var serr *coerce.SchemaError
+	if _, err := in.Validate(map[string]any{}); errors.As(err, &serr) {
+		logger.Warn(prefix+": the validator cannot compile the input schema: arguments will be converted but not validated",
+			"tool", tool, "error", serr)
+	}
+}
+
+// InvalidText is the IsError text of arguments that could not be read or
+// converted at all.
+func InvalidText(tool string, err error) string {
+	return fmt.Sprintf("Invalid arguments for tool %q: %v", tool, err)
+}
+
+// StructArguments reads a call's raw arguments (see ArgumentsText) into a
+// Struct with the tool's input schema, for a handler of Structs: numbers
+// as doubles, integers beyond ±2^53 at integer locations as StringValues
+// of their exact digits. When check, the arguments are also checked
+// against the schema (after the policy's repairs; a schema the validator
+// cannot compile is converted, not validated); without it the policy's
+// repairs alone are made. The whole report goes to o.Observer with the
+// tool's name. problem, when not empty, is the IsError text to answer
+// with instead of calling the handler: the problems in words a model can
+// act on (coerce.FormatProblems), or why the text could not be read.
+func StructArguments(ctx context.Context, tool string, in *coerce.Schema, raw []byte, check bool, o structconv.CheckOptions) (args *structpb.Struct, problem string) {
+	var rep coerce.Report
+	uo := structconv.UnmarshalOptions{Schema: in, Report: &rep, MaxDepth: o.MaxDepth, MaxNumberDigits: o.MaxNumberDigits}
+	if !check {
+		uo.Policy = o.Policy
+	}
+	args = &structpb.Struct{}
+	if err := uo.Unmarshal(ArgumentsText(raw), args); err != nil {
+		return nil, InvalidText(tool, err)
+	}
+	var all coerce.Report
+	AppendChanges(&all, rep.Changes, "")
+	if check {
+		c := o
+		c.Tool, c.Context, c.Observer = tool, ctx, nil // observed with the whole report
+		crep, err := c.Struct(in, args)
+		var serr *coerce.SchemaError
+		if errors.As(err, &serr) {
+			// The validator cannot compile the schema (an ECMAScript-only
+			// pattern, say; AddTool said so): the arguments are converted
+			// (and repaired), not validated.
+			crep, err = &coerce.Report{}, nil
+		}
+		if err != nil {
+			return nil, InvalidText(tool, err)
+		}
+		all.Changes = append(all.Changes, crep.Changes...)
+		all.Problems = crep.Problems
+	}
+	terms.Observe(o.Observer, tool, &all)
+	if !all.Valid() {
+		return nil, coerce.FormatProblems(tool, all.Problems)
+	}
+	return args, ""
+}
+
+// Result is a Struct handler's result as an SDK sends it: structured
+// (when s is not nil) written with the tool's output schema, integers as
+// integer literals and carried big integers as bare literals; content
+// given, else one text block (made by text) holding the structured JSON,
+// else none (empty, not nil).
+func Result[C any](tool string, out *coerce.Schema, content []C, s *structpb.Struct, text func(string) C) ([]C, []byte, error) {
+	var b []byte
+	if s != nil {
+		var err error
+		if b, err = (structconv.MarshalOptions{Schema: out}).Marshal(s); err != nil {
+			return nil, nil, fmt.Errorf("tool %q: structured result: %w", tool, err)
+		}
+		if content == nil {
+			content = []C{text(string(b))}
+		}
+	}
+	if content == nil {
+		content = []C{}
+	}
+	return content, b, nil
+}

@@ -1,0 +1,329 @@
+package mcpgo
+
+import (
+	"cmp"
+	"context"
+	// encoding/json: mcp-go hands us results as json.RawMessage and as
+	// its decoded values (float64); we read no JSON with it.
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/mcpbridge"
+	"github.com/structkit/structkit/mcpbridge/internal/toolcall"
+	"github.com/structkit/structkit/structconv"
+)
+
+// ClientOptions configure NewClient. The fields mean what those of
+// mcpbridge.ClientOptions of the same names mean.
+type ClientOptions struct {
+	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
+
+	// Name is the server's name, used in errors.
+	Name string
+	// Check turns on the pre-dispatch check: invalid arguments are
+	// answered locally (an IsError result with the coerce.FormatProblems
+	// text, Local set) and the server is not called.
+	Check bool
+	// CheckOptions configure what is done to the arguments (the lenient
+	// policy's repairs, the Observer of every call's Report and
+	// ResultReport, the limits) and bound results: MaxDepth (0 means
+	// 512) and MaxNumberDigits bound the arguments sent and the structured
+	// content read, failing at StageArguments or StageResult with a
+	// *structconv.Error naming the path.
+	structconv.CheckOptions
+	// StructuredJSON, when true, hands a result's structured content on
+	// as JSON text only (CallResult.StructuredJSON) and leaves
+	// CallResult.Structured nil.
+	StructuredJSON bool
+}
+
+// Client calls the tools of one MCP server through an mcp-go client. It is
+// safe for concurrent use.
+type Client struct {
+	mc    *client.Client
+	opts  ClientOptions
+	name  string
+	tools atomic.Pointer[map[string]*tool]
+	exact atomic.Bool  // the last listing's schemas were read raw
+	seq   atomic.Int64 // the raw listings' request ids
+}
+
+// tool is a listed tool with its compiled schemas.
+type tool struct {
+	name          string
+	rawIn, rawOut []byte // the schemas' texts, compacted; nil for none
+	once          sync.Once
+	in, out       *coerce.Schema
+	inErr, outErr error
+	hasInput      bool
+	unchecked     bool
+}
+
+// compiled returns t with its schemas compiled, on its first use: a
+// server listing many tools costs the compiling of those called only.
+func (t *tool) compiled() *tool {
+	t.once.Do(func() {
+		if t.inErr == nil && t.rawIn != nil {
+			t.hasInput = true
+			t.in, t.inErr = toolcall.Compile(t.rawIn)
+			t.unchecked = t.inErr != nil || toolcall.TrivialSchema(t.rawIn)
+		}
+		if t.outErr == nil && t.rawOut != nil {
+			t.out, t.outErr = toolcall.Compile(t.rawOut)
+		}
+		t.unchecked = t.unchecked || !t.hasInput || t.inErr != nil
+	})
+	return t
+}
+
+// NewClient wraps mc, an mcp-go client that has been started and
+// initialized (client.NewInProcessClient, client.NewStdioMCPClient,
+// client.NewStreamableHttpClient, ... then Start and Initialize), and
+// lists the server's tools (every page); each tool's schemas are
+// compiled once, when it is first called. Call Refresh when the server's
+// tool list changes.
+//
+// mcp-go decodes a listed tool's schemas into its own struct: the input
+// schema keeps only "type", "properties", "required",
+// "additionalProperties" and "$defs" at its top, and its numbers are
+// float64 (a "maximum" beyond 2^53 may have lost digits). So the Client
+// lists the tools a second time through mc's transport and reads the
+// schemas from the raw result, every literal as written; where the server
+// refuses that request (it goes out as before protocol version
+// 2026-07-28, without the _meta that version puts in every request) or
+// it fails, the check and the conversions use the schemas as mcp-go lists
+// them, and ExactSchemas reports false. Results are exact either way:
+// their structured content is read from its raw JSON.
+func NewClient(ctx context.Context, mc *client.Client, opts ClientOptions) (*Client, error) {
+	c := &Client{mc: mc, opts: opts, name: cmp.Or(opts.Name, "mcp")}
+	if mc == nil {
+		return nil, fmt.Errorf("mcpgo: server %q: nil client", c.name)
+	}
+	if err := c.Refresh(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Refresh relists the server's tools now. On error the previous list
+// stays.
+func (c *Client) Refresh(ctx context.Context) error {
+	res, err := c.mc.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		return fmt.Errorf("mcpgo: server %q: listing tools: %w", c.name, err)
+	}
+	raw, exact := c.listRaw(ctx)
+	tools := make(map[string]*tool, len(res.Tools))
+	for i := range res.Tools {
+		t := &res.Tools[i]
+		if _, seen := tools[t.Name]; seen {
+			continue
+		}
+		ti := &tool{name: t.Name}
+		var input, output any
+		if r, ok := raw[t.Name]; ok {
+			input, output = r.input, r.output
+		} else {
+			input, output, ti.inErr = toolSchemas(t)
+		}
+		if ti.inErr == nil {
+			ti.rawIn, ti.inErr = toolcall.SchemaJSON(input)
+			ti.rawOut, ti.outErr = toolcall.SchemaJSON(output)
+		}
+		tools[t.Name] = ti
+	}
+	c.tools.Store(&tools)
+	c.exact.Store(exact)
+	return nil
+}
+
+// ExactSchemas reports whether the last listing's tool schemas were read
+// from the raw tools/list result, as the server wrote them (see
+// NewClient), rather than from mcp-go's float64 decoding of them.
+func (c *Client) ExactSchemas() bool { return c.exact.Load() }
+
+// lookup finds a listed tool.
+func (c *Client) lookup(name string) (*tool, error) {
+	if ti := (*c.tools.Load())[name]; ti != nil {
+		return ti.compiled(), nil
+	}
+	return nil, &mcpbridge.ToolError{Server: c.name, Tool: name, Msg: "unknown tool"}
+}
+
+// CallTool calls a tool with arguments held in a Struct (nil means none),
+// as mcpbridge.Client.CallTool does: the arguments go out as the JSON the
+// tool's input schema calls for (integers as integer literals, carried
+// big integers as bare literals, lenient repairs on request, invalid
+// arguments answered locally when ClientOptions.Check), and the
+// structured result comes back converted with the output schema from its
+// raw JSON, integers beyond ±2^53 exact. A tool the server does not list
+// is a *mcpbridge.ToolError; any other failure is a *mcpbridge.CallError
+// saying at which Stage the call failed (StageSession for mcp-go's
+// transport errors), or the context's error. A tool that reports an error
+// is a result with IsError. args is not modified.
+func (c *Client) CallTool(ctx context.Context, name string, args *structpb.Struct) (*mcpbridge.CallResult, error) {
+	ti, err := c.lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	a, err := c.call(ti).Struct(ctx, args)
+	return c.prepared(ctx, ti, a, err)
+}
+
+// CallToolJSON calls a tool with arguments given as JSON text (an object;
+// empty means none), never passing them through a Struct, as
+// mcpbridge.Client.CallToolJSON does: every literal goes out as written
+// except where the input schema calls for a change. Otherwise as
+// CallTool.
+func (c *Client) CallToolJSON(ctx context.Context, name string, args []byte) (*mcpbridge.CallResult, error) {
+	ti, err := c.lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	a, err := c.call(ti).JSON(ctx, args)
+	return c.prepared(ctx, ti, a, err)
+}
+
+func (c *Client) maxDepth() int { return cmp.Or(c.opts.MaxDepth, toolcall.DefaultMaxDepth) }
+
+// call is the preparation of a call of ti.
+func (c *Client) call(ti *tool) *toolcall.Call {
+	return &toolcall.Call{Tool: ti.name, Input: ti.in, Unchecked: ti.unchecked, Check: c.opts.Check,
+		Options: c.opts.CheckOptions, MaxDepth: c.maxDepth()}
+}
+
+// prepared makes the call with the prepared arguments a (err: why they
+// could not be), or answers it locally when the check found problems.
+func (c *Client) prepared(ctx context.Context, ti *tool, a *toolcall.Args, err error) (*mcpbridge.CallResult, error) {
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return nil, err
+		}
+		return nil, &mcpbridge.CallError{Server: c.name, Tool: ti.name, Stage: mcpbridge.StageArguments, Err: err}
+	}
+	res := &mcpbridge.CallResult{Report: a.Report, NotValidated: a.NotValidated}
+	if ti.unchecked {
+		res.Unconverted = uncheckedReason(ti)
+	}
+	if a.Local != "" {
+		text, err := jsontext.Marshal(mcp.NewTextContent(a.Local))
+		if err != nil {
+			return nil, err
+		}
+		res.Content = []json.RawMessage{text}
+		res.IsError, res.Local, res.Exact = true, true, true
+		c.observe(ti.name, &res.Report)
+		return res, nil
+	}
+	if !c.mc.IsInitialized() {
+		return nil, &mcpbridge.CallError{Server: c.name, Tool: ti.name, Stage: mcpbridge.StageSession, Err: errors.New("the mcp-go client is not initialized")}
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = ti.name
+	req.Params.Arguments = json.RawMessage(a.JSON)
+	req.Params.RawArguments = json.RawMessage(a.JSON)
+	out, err := c.mc.CallTool(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		stage := mcpbridge.StageResult
+		var te *transport.Error
+		if errors.As(err, &te) {
+			stage = mcpbridge.StageSession
+		}
+		return nil, &mcpbridge.CallError{Server: c.name, Tool: ti.name, Stage: stage, Err: err}
+	}
+	if err := c.result(ti, out, res); err != nil {
+		return nil, &mcpbridge.CallError{Server: c.name, Tool: ti.name, Stage: mcpbridge.StageResult, Err: err}
+	}
+	c.observe(ti.name, &res.Report)
+	c.observe(ti.name, &res.ResultReport)
+	return res, nil
+}
+
+// result fills res from mcp-go's result: the structured content from its
+// raw JSON, read once within the limits; the content blocks as mcp-go
+// decoded them (text blocks without loss).
+func (c *Client) result(ti *tool, out *mcp.CallToolResult, res *mcpbridge.CallResult) (err error) {
+	res.IsError = out.IsError
+	if res.Content, err = toolcall.MarshalContent(out.Content); err != nil {
+		return err
+	}
+	decoded := out.StructuredContent
+	switch {
+	case len(out.RawStructuredContent) > 0:
+		decoded = nil // read from the raw text, exact
+		limits := toolcall.ResultLimits(c.maxDepth(), c.opts.MaxNumberDigits)
+		res.StructuredJSON, res.Structured, err = toolcall.RawStructured(out.RawStructuredContent, ti.out, limits, c.opts.StructuredJSON, &res.ResultReport)
+		if res.StructuredJSON != nil {
+			res.StructuredJSON = append(json.RawMessage(nil), res.StructuredJSON...) // not mcp-go's buffer
+		}
+	case out.StructuredContent != nil:
+		res.Structured, err = toolcall.DecodedStructured(out.StructuredContent, ti.out, &res.ResultReport)
+	}
+	if err != nil {
+		return err
+	}
+	res.Exact = toolcall.Exact(decoded, res.Content)
+	return nil
+}
+
+func uncheckedReason(ti *tool) string {
+	switch {
+	case !ti.hasInput && ti.inErr == nil:
+		return "no input schema"
+	case ti.inErr != nil:
+		return "input schema does not compile: " + ti.inErr.Error()
+	}
+	return "input schema constrains no member"
+}
+
+func (c *Client) observe(tool string, rep *coerce.Report) { terms.Observe(c.opts.Observer, tool, rep) }
+
+// CallToolFor calls a tool as Client.CallToolJSON does (Client.CallTool
+// for a *structpb.Struct) and decodes its structured result into an Out
+// exactly, as mcpbridge.CallToolFor does: an int64 or uint64 member
+// receives every digit the server wrote (numbers in `any` members as
+// json.Number). args is JSON text (json.RawMessage or []byte), a
+// *structpb.Struct, nil for none, or any Go value encoding/json writes as
+// an object. A result with IsError is returned with the zero Out and a
+// nil error; a successful result without structuredContent, or whose
+// structuredContent Out cannot hold, is a *mcpbridge.CallError at
+// StageResult.
+func CallToolFor[Out any](ctx context.Context, c *Client, name string, args any) (Out, *mcpbridge.CallResult, error) {
+	var out Out
+	var res *mcpbridge.CallResult
+	st, text, err := toolcall.TypedArgs(args)
+	switch {
+	case err != nil:
+		return out, nil, &mcpbridge.CallError{Server: c.name, Tool: name, Stage: mcpbridge.StageArguments, Err: err}
+	case st != nil:
+		res, err = c.CallTool(ctx, name, st)
+	default:
+		res, err = c.CallToolJSON(ctx, name, text)
+	}
+	if err != nil || res.IsError {
+		return out, res, err
+	}
+	var schema *coerce.Schema
+	if ti, err := c.lookup(name); err == nil {
+		schema = ti.out
+	}
+	if out, err = toolcall.DecodeResult[Out](res.StructuredJSON, res.Structured, res.ResultReport, schema); err != nil {
+		return out, res, &mcpbridge.CallError{Server: c.name, Tool: name, Stage: mcpbridge.StageResult, Err: err}
+	}
+	return out, res, nil
+}
