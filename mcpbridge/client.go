@@ -95,10 +95,13 @@ import (
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/mcpcapture"
+	"github.com/structkit/structkit/internal/mcptrace"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/schemacache"
 	"github.com/structkit/structkit/structconv"
@@ -152,6 +155,14 @@ type ClientOptions struct {
 	// Implementation is what the client tells the server it is; nil means
 	// {Name: "structkit-mcpbridge", Version: "v1"}.
 	Implementation *mcp.Implementation
+	// TracerProvider, if not nil, makes the spans of CallTool (a client
+	// span "tools/call TOOL" per call, following the OpenTelemetry
+	// semantic conventions for MCP, with the call's changes, problems and
+	// outcome); nil means otel.GetTracerProvider(), a no-op unless the
+	// program set one. Either way the trace context of a call's context
+	// (W3C traceparent, tracestate, baggage) is sent in the request's
+	// params._meta.
+	TracerProvider trace.TracerProvider
 
 	cache *schemaCache // shared with other Clients (schemacache.WithCache); nil: one of its own
 	lazy  bool         // compile each tool's schemas on first use, through cache (schemacache.WithCache)
@@ -258,6 +269,9 @@ type Client struct {
 	// exact is true when the transport is wrapped: results are captured.
 	exact bool
 
+	tracer   trace.Tracer         // ClientOptions.TracerProvider's
+	netAttrs []attribute.KeyValue // the transport's, on every span
+
 	tools     atomic.Pointer[toolSet]
 	refreshMu sync.Mutex
 
@@ -304,6 +318,7 @@ func Connect(ctx context.Context, t mcp.Transport, opts ClientOptions) (*Client,
 	if opts.StructuredJSON {
 		c.cap.NullStructured()
 	}
+	c.tracer, c.netAttrs = mcptrace.Tracer(opts.TracerProvider), transportAttrs(t)
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	impl := opts.Implementation
 	if impl == nil {

@@ -13,10 +13,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/mcptool"
+	"github.com/structkit/structkit/internal/mcptrace"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/internal/terms"
@@ -63,6 +65,13 @@ type ServerOptions struct {
 	// ECMAScript-only regular expression in a "pattern", say): the tool's
 	// arguments are then converted (and repaired) but not validated.
 	Logger *slog.Logger
+	// TracerProvider, if not nil, makes a server span "tools/call TOOL"
+	// of each call (following the OpenTelemetry semantic conventions for
+	// MCP, with the arguments' changes, problems and the outcome), a
+	// child of the trace context in the request's params._meta (W3C
+	// traceparent, tracestate, baggage), else of the context's span; nil
+	// means otel.GetTracerProvider(), a no-op unless the program set one.
+	TracerProvider trace.TracerProvider
 }
 
 type requestKey struct{}
@@ -125,7 +134,7 @@ func AddTool(s *mcp.Server, t *mcp.Tool, h StructHandler, opts ServerOptions) (e
 			err = fmt.Errorf("mcpbridge: AddTool %q: %v", t.Name, r)
 		}
 	}()
-	s.AddTool(t, st.handle)
+	s.AddTool(t, traced(opts.TracerProvider, t.Name, st.handle))
 	return nil
 }
 
@@ -155,6 +164,7 @@ func (st *structTool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	}
 	args := &structpb.Struct{}
 	if err := uo.Unmarshal(raw, args); err != nil {
+		mcptrace.FromContext(ctx).Reject()
 		return errorResult(fmt.Sprintf("Invalid arguments for tool %q: %v", st.name, err)), nil
 	}
 	var all coerce.Report
@@ -171,12 +181,14 @@ func (st *structTool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mc
 			crep, err = &coerce.Report{}, nil
 		}
 		if err != nil {
+			mcptrace.FromContext(ctx).Reject()
 			return errorResult(fmt.Sprintf("Invalid arguments for tool %q: %v", st.name, err)), nil
 		}
 		all.Changes = append(all.Changes, crep.Changes...)
 		all.Problems = crep.Problems
 	}
 	st.observe(&all)
+	mcptrace.FromContext(ctx).Arguments(&all)
 	if !all.Valid() {
 		return errorResult(coerce.FormatProblems(st.name, all.Problems)), nil
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/mcptool"
+	"github.com/structkit/structkit/internal/mcptrace"
 	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
@@ -110,7 +111,7 @@ func AddToolFor[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In
 				"tool", t.Name, "error", serr)
 		}
 	}
-	return addTool(s, &tool, tt.handle)
+	return addTool(s, &tool, traced(opts.TracerProvider, tool.Name, tt.handle))
 }
 
 // addTool registers a tool whose schemas have been compiled, as an error
@@ -164,6 +165,7 @@ func (tt *typedTool[In, Out]) handle(ctx context.Context, req *mcp.CallToolReque
 	}
 	in, problem := tt.arguments(ctx, raw)
 	if problem != nil {
+		mcptrace.FromContext(ctx).Reject()
 		return problem, nil
 	}
 	res, out, err := tt.h(ctx, req, in)
@@ -231,6 +233,7 @@ func (tt *typedTool[In, Out]) arguments(ctx context.Context, raw []byte) (in In,
 		return in, invalid(err)
 	}
 	terms.Observe(tt.opts.Observer, tt.name, rep)
+	mcptrace.FromContext(ctx).Arguments(rep)
 	if !rep.Valid() {
 		return in, errorResult(coerce.FormatProblems(tt.name, rep.Problems))
 	}
