@@ -47,6 +47,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/internal/pragma"
@@ -113,6 +115,16 @@ type Options struct {
 	// start, or ends its session (see Event), in order for each upstream.
 	// It must return promptly, and must not wait for the Server.
 	OnEvent func(Event)
+	// TracerProvider, if not nil, makes the client span of each call to
+	// an MCP server ("tools/call TOOL", following the OpenTelemetry
+	// semantic conventions for MCP, with the server's name, the call's
+	// changes, problems and outcome); nil means otel.GetTracerProvider(),
+	// a no-op unless the program set one. Either way a call's trace
+	// context reaches the MCP server in params._meta (W3C traceparent,
+	// tracestate, baggage): the context's span, which an otelgrpc server
+	// handler on the grpc.Server makes (and which then carries the same
+	// attributes), else the traceparent of the incoming gRPC metadata.
+	TracerProvider trace.TracerProvider
 }
 
 // The bound of the cache of compiled schemas the upstreams share: each
@@ -232,6 +244,7 @@ func cmpOr(d, def time.Duration) time.Duration {
 func (s *Server) clientOptions(name string) mcpbridge.ClientOptions {
 	o := mcpbridge.ClientOptions{Name: name, Check: s.opts.Check, Logger: s.opts.Logger, CheckOptions: s.opts.CheckOptions, ListLimits: s.opts.ListLimits,
 		StructuredJSON: true} // the Struct is built here, when asked for and within the response limit
+	o.TracerProvider = s.opts.TracerProvider
 	return schemacache.WithCache(o, s.cache).(mcpbridge.ClientOptions)
 }
 

@@ -45,6 +45,7 @@ import (
 	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -58,6 +59,7 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/mcptool"
+	"github.com/structkit/structkit/internal/mcptrace"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/internal/terms"
@@ -147,6 +149,17 @@ type Options struct {
 	// Omitted, if not nil, receives an Omission for every method a limit
 	// left out.
 	Omitted *[]Omission
+
+	// TracerProvider, if not nil, makes a server span "tools/call TOOL"
+	// of each call (following the OpenTelemetry semantic conventions for
+	// MCP, with the arguments' changes, problems, the gRPC method and code,
+	// and the outcome), a child of the trace context in the request's
+	// params._meta (W3C traceparent, tracestate, baggage), else of the
+	// context's span; nil means otel.GetTracerProvider(), a no-op unless
+	// the program set one. Either way the call's trace context reaches the
+	// gRPC call in its metadata (a connection with an otelgrpc client
+	// handler sends its own client span's instead).
+	TracerProvider trace.TracerProvider
 }
 
 // defaultToolName names a method's tool "Service_Method".
@@ -300,7 +313,7 @@ func AddTools(s *mcp.Server, tools []Tool, o Options) ([]string, error) {
 	}
 	names := make([]string, len(ready))
 	for i, rt := range ready {
-		s.AddTool(rt.mcpTool, rt.handle)
+		s.AddTool(rt.mcpTool, rt.traced)
 		names[i] = rt.name
 	}
 	if o.Omitted != nil {
@@ -321,6 +334,7 @@ type tool struct {
 	restore  adapt.RestoreOptions
 	timeout  time.Duration // Options.CallTimeout
 	maxDepth int           // of results (resultDepth)
+	tracer   trace.Tracer  // Options.TracerProvider's
 }
 
 func newTool(t Tool, reg *registration) (*tool, error) {
@@ -390,7 +404,7 @@ func newTool(t Tool, reg *registration) (*tool, error) {
 	restore := adapt.RestoreOptions{Schema: adapted, CheckOptions: o.CheckOptions}
 	restore.Tool = name
 	return &tool{name: name, method: md, mcpTool: mt, in: in, out: out, check: check, newReq: newReq, invoke: t.Invoke,
-		adapted: adapted, restore: restore, timeout: o.CallTimeout, maxDepth: resultDepth(o)}, nil
+		adapted: adapted, restore: restore, timeout: o.CallTimeout, maxDepth: resultDepth(o), tracer: mcptrace.Tracer(o.TracerProvider)}, nil
 }
 
 // objectSchema checks that a tool's schema is an object of type "object".
@@ -446,8 +460,10 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		ro := t.restore
 		ro.Context = ctx
 		restored, rep, err := ro.JSON(raw)
+		mcptrace.FromContext(ctx).Arguments(rep)
 		switch {
 		case err != nil:
+			mcptrace.FromContext(ctx).Reject()
 			return errorResult(argumentsText(t.name, err)), nil
 		case !rep.Valid():
 			return errorResult(coerce.FormatProblems(t.name, rep.Problems)), nil
@@ -459,13 +475,17 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		return errorResult(fmt.Sprintf("Tool %q cannot read its arguments: the schema of %s does not compile: %v", t.name, t.method.Input().FullName(), err)), nil
 	}
 	msg := t.newReq()
-	if _, err := in.WithCheck(t.check).UnmarshalContext(ctx, raw, msg); err != nil {
+	rep, err := in.WithCheck(t.check).UnmarshalContext(ctx, raw, msg)
+	mcptrace.FromContext(ctx).Arguments(rep)
+	if err != nil {
 		if timedOut(parent, ctx, err) {
 			return errorResult(t.timeoutText()), nil
 		}
+		mcptrace.FromContext(ctx).Reject()
 		return errorResult(argumentsText(t.name, err)), nil
 	}
-	resp, err := t.invoke(ctx, msg)
+	resp, err := t.invoke(mcptrace.InjectGRPC(ctx), msg)
+	t.traceStatus(ctx, err)
 	if err != nil {
 		if timedOut(parent, ctx, err) {
 			return errorResult(t.timeoutText()), nil

@@ -65,7 +65,6 @@ func transportAttrs(t mcp.Transport) []attribute.KeyValue {
 	return nil
 }
 
-
 // traced wraps a tool's handler in its server span (see
 // ServerOptions.TracerProvider).
 func traced(tp trace.TracerProvider, tool string, h mcp.ToolHandler) mcp.ToolHandler {

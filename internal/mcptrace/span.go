@@ -246,6 +246,28 @@ func appendName(names []string, name string) []string {
 	return slices.Insert(names, i, name)
 }
 
+// Annotate returns a Call over span, a span of someone else's (the
+// gRPC server span of an otelgrpc handler), for its attributes and
+// events: never End it; Outcome says how the call ended.
+func Annotate(span trace.Span) *Call { return &Call{span: span} }
+
+// Outcome sets the outcome attribute only (see End).
+func (c *Call) Outcome(isError bool, err error) {
+	if !c.Recording() {
+		return
+	}
+	outcome := OutcomeOK
+	switch {
+	case err != nil:
+		outcome = OutcomeError
+	case isError && c.rejected:
+		outcome = OutcomeRejected
+	case isError:
+		outcome = OutcomeToolError
+	}
+	c.span.SetAttributes(attribute.String(AttrOutcome, outcome))
+}
+
 // End ends the span of a call whose result was isError (or not), or
 // that failed with err.
 func (c *Call) End(isError bool, err error) {

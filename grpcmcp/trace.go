@@ -1,0 +1,38 @@
+package grpcmcp
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/attribute"
+	"google.golang.org/grpc/status"
+
+	"github.com/structkit/structkit/internal/mcptrace"
+)
+
+// Attributes of a grpcmcp span beyond the MCP conventions': the gRPC
+// method a call forwards to, and the code of its status when it failed.
+const (
+	attrGRPCMethod = "structkit.grpc.method"
+	attrGRPCCode   = "structkit.grpc.code"
+)
+
+// traced serves one tools/call within its server span (see
+// Options.TracerProvider).
+func (t *tool) traced(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	ctx, call := mcptrace.StartServer(ctx, t.tracer, t.name, req,
+		attribute.String(attrGRPCMethod, "/"+string(t.method.Parent().FullName())+"/"+string(t.method.Name())))
+	res, err := t.handle(ctx, req)
+	call.EndResult(res, err)
+	return res, err
+}
+
+// traceStatus records the status of the forwarded call when it failed.
+func (t *tool) traceStatus(ctx context.Context, err error) {
+	if err == nil {
+		return
+	}
+	if st, ok := status.FromError(err); ok {
+		mcptrace.FromContext(ctx).SetAttributes(attribute.String(attrGRPCCode, mcptrace.CodeName(st.Code().String())))
+	}
+}
