@@ -237,6 +237,17 @@ func runBridge(e *env, args []string) error {
 	} else {
 		logger = slog.New(slog.NewTextHandler(e.stderr, nil))
 	}
+	tel, stopTracing, err := startTracing(context.Background(), "bridge", "structkit-bridge", func(warn bool, msg string) {
+		if warn {
+			logger.Warn(msg)
+		} else {
+			logger.Info(msg)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	defer stopTracing() // last: after the server and the upstreams have stopped
 
 	// What protects the server, checked against where it listens before
 	// anything starts.
@@ -291,7 +302,7 @@ func runBridge(e *env, args []string) error {
 	srv, err := openBridge(ctx, killNow, bridge.Options{Check: f.check, Logger: logger, OnEvent: onEvent, CallTimeout: f.callTimeout,
 		MaxResponseBytes: f.maxMessageBytes, // the clients' limit, as the bridge's
 		CheckOptions:     structconv.CheckOptions{Policy: policy, Observer: terms.JoinObservers(observers...), MaxDepth: f.maxDepth},
-		ListLimits:       f.limits.ListLimits}, ups...)
+		ListLimits:       f.limits.ListLimits, TracerProvider: tel.TracerProvider}, ups...)
 	if err != nil {
 		return err
 	}
@@ -301,7 +312,7 @@ func runBridge(e *env, args []string) error {
 	}
 	defer srv.Close()
 
-	opts := []grpc.ServerOption{grpc.MaxRecvMsgSize(f.maxMessageBytes)}
+	opts := []grpc.ServerOption{grpc.MaxRecvMsgSize(f.maxMessageBytes), grpc.StatsHandler(tel.ServerHandler())}
 	if sec.tls != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(sec.tls)))
 	}
@@ -493,12 +504,14 @@ metrics at http://ADDR/metrics. The listening address is printed to
 standard error, then one log line per call (--log-format json: one JSON
 object per line). SIGINT or SIGTERM stops gracefully.
 
+`+fmt.Sprintf(tracingHelp, "structkit-bridge")+`
 Examples:
 
 	structkit bridge --check --lenient
 	structkit bridge --mcp "nav=structkit mcp-example" --mcp web=http://127.0.0.1:8080/mcp
 	structkit bridge --listen :7443 --tls-cert cert.pem --tls-key key.pem --auth-token-file token --metrics-listen 127.0.0.1:9090
 	structkit call --addr 127.0.0.1:7070 --list
+	OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 OTEL_SERVICE_NAME=tools-bridge structkit bridge --check
 
 Flags:
 `)

@@ -32,8 +32,8 @@ func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 const reflectTimeout = 30 * time.Second
 
 // dialGRPC connects to a gRPC server in plaintext.
-func dialGRPC(addr string) (*grpc.ClientConn, error) {
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+func dialGRPC(addr string, opts ...grpc.DialOption) (*grpc.ClientConn, error) {
+	conn, err := grpc.NewClient(addr, append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, opts...)...)
 	if err != nil {
 		return nil, usagef("--grpc %s: %v", addr, err)
 	}
@@ -69,7 +69,14 @@ func runMCP(e *env, args []string) error {
 	if err := lf.check(); err != nil {
 		return err
 	}
-	conn, err := dialGRPC(*addr)
+	tel, stopTracing, err := startTracing(context.Background(), "mcp", "structkit-mcp", func(_ bool, msg string) {
+		fmt.Fprintf(e.stderr, "structkit mcp: %s\n", msg)
+	})
+	if err != nil {
+		return err
+	}
+	defer stopTracing() // last: after the connection has closed
+	conn, err := dialGRPC(*addr, grpc.WithStatsHandler(tel.ClientHandler()))
 	if err != nil {
 		return err
 	}
@@ -84,7 +91,7 @@ func runMCP(e *env, args []string) error {
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "structkit-grpc", Version: "v1"}, nil)
 	var omitted []grpcmcp.Omission
-	o := grpcmcp.Options{Schema: so.options(), Resolver: r.Types, Profile: pf.p, Omitted: &omitted}
+	o := grpcmcp.Options{Schema: so.options(), Resolver: r.Types, Profile: pf.p, Omitted: &omitted, TracerProvider: tel.TracerProvider}
 	lf.apply(&o)
 	if *lenient {
 		o.Policy = coerce.Lenient()
@@ -167,6 +174,7 @@ the gRPC call. On stdio a malformed line (not JSON, nested over 1000
 levels, over 16 MiB, not a JSON-RPC message) is answered with a JSON-RPC
 error of id null (-32700 or -32600) and the session goes on.
 
+`+fmt.Sprintf(tracingHelp, "structkit-mcp")+`
 Flags:
 `)
 	printDefaults(w, fs)
