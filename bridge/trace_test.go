@@ -127,7 +127,7 @@ func TestTraceSpansBridgeAndUpstream(t *testing.T) {
 	c := serveTraced(t, rec, bridge.Options{}, up)
 
 	wantSuccess(t, hostCall(t, c, "search", `{"query":"crash","limit":"20"}`), "the upstream repairs \"20\"")
-	gs := rec.One(t, grpcSpan, trace.SpanKindServer)
+	gs := rec.Await(t, grpcSpan, trace.SpanKindServer)
 	if gs.SpanContext.TraceID().String() != hostTrace || gs.Parent.SpanID().String() != hostSpan || !gs.Parent.IsRemote() {
 		t.Errorf("the bridge's gRPC span is in trace %s under %s, want %s under the host's %s", gs.SpanContext.TraceID(), gs.Parent.SpanID(), hostTrace, hostSpan)
 	}
@@ -201,7 +201,7 @@ func TestTraceRejectedLocally(t *testing.T) {
 	if got := spans.String(cs, "structkit.change.rules"); got != "string-to-integer" {
 		t.Errorf("client span of a repaired call: change rules %q (keys %v)", got, spans.Keys(cs))
 	}
-	gs := rec.One(t, grpcSpan, trace.SpanKindServer)
+	gs := rec.Await(t, grpcSpan, trace.SpanKindServer)
 	if got := spans.String(gs, "structkit.changes"); got != "1" {
 		t.Errorf("gRPC span of a repaired call: changes %q", got)
 	}
@@ -217,7 +217,7 @@ func TestTraceRejectedLocally(t *testing.T) {
 			t.Errorf("client span of a rejected call: %s = %q, want %q", k, got, v)
 		}
 	}
-	if got := spans.String(rec.One(t, grpcSpan, trace.SpanKindServer), "structkit.outcome"); got != "rejected" {
+	if got := spans.String(rec.Await(t, grpcSpan, trace.SpanKindServer), "structkit.outcome"); got != "rejected" {
 		t.Errorf("gRPC span of a rejected call: outcome %q, want rejected", got)
 	}
 	if n := len(rec.Find("tools/call search", trace.SpanKindServer)); n != 0 {
