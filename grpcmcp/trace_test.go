@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
@@ -71,7 +72,11 @@ func tracedMCP(t *testing.T, rec *spans.Recorder, o grpcmcp.Options, withHandler
 	t.Cleanup(gs.Stop)
 	dial := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
 	if withHandler {
-		dial = append(dial, grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithTracerProvider(rec), otelgrpc.WithPropagators(mcptrace.W3C))))
+		var tp trace.TracerProvider = noop.NewTracerProvider()
+		if rec != nil {
+			tp = rec
+		}
+		dial = append(dial, grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithTracerProvider(tp), otelgrpc.WithPropagators(mcptrace.W3C))))
 	}
 	conn, err := grpc.NewClient(lis.Addr().String(), dial...)
 	if err != nil {
@@ -83,11 +88,16 @@ func tracedMCP(t *testing.T, rec *spans.Recorder, o grpcmcp.Options, withHandler
 		t.Fatal(err)
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
-	o.Resolver, o.TracerProvider = r.Types, rec
+	o.Resolver = r.Types
+	if rec != nil {
+		o.TracerProvider = rec
+	}
 	if _, err := grpcmcp.AddServices(s, conn, r.Services, o); err != nil {
 		t.Fatal(err)
 	}
-	rec.Reset() // reflection's own calls
+	if rec != nil {
+		rec.Reset() // reflection's own calls
+	}
 	return inMemory(t, s), seen
 }
 
@@ -163,6 +173,19 @@ func TestTraceMCPToGRPCWithoutHandler(t *testing.T) {
 	}
 	if got, want := seen.last(t), "00-"+ss.SpanContext.TraceID().String()+"-"+ss.SpanContext.SpanID().String()+"-01"; got != want {
 		t.Errorf("the gRPC server saw traceparent %q, want %q (grpcmcp's root span)", got, want)
+	}
+}
+
+// TestTracePassesThrough: without a TracerProvider (and with otelgrpc
+// recording nothing, or without it) the MCP client's trace context
+// reaches the gRPC server as it came.
+func TestTracePassesThrough(t *testing.T) {
+	for _, withHandler := range []bool{false, true} {
+		cs, seen := tracedMCP(t, nil, grpcmcp.Options{}, withHandler)
+		hostCall(t, cs, "OrderService_GetOrder", `{"orderId":9223372036854775807}`)
+		if got, want := seen.last(t), "00-"+hostTrace+"-"+hostSpan+"-01"; got != want {
+			t.Errorf("otelgrpc %v: the gRPC server saw traceparent %q, want the host's %q", withHandler, got, want)
+		}
 	}
 }
 
