@@ -95,6 +95,12 @@ const MethodCallTool = "tools/call"
 type Call struct {
 	span     trace.Span
 	rejected bool
+
+	// What Arguments recorded so far (a profile's restore, then the
+	// check).
+	changes, problems           int
+	changeEvents, problemEvents int
+	rules, keywords             []string
 }
 
 type callKey struct{}
@@ -174,10 +180,12 @@ func (c *Call) Reject() {
 	}
 }
 
-// Arguments records the report of the arguments: counts and rule names
-// of its changes, counts and keywords of its problems, an event per
-// problem and per change (the first few). Problems mark the call
-// rejected.
+// Arguments records a report of the arguments: counts and rule names
+// of its changes (but the "integer" notes every whole number gets),
+// counts and keywords of its problems, an event per problem and per
+// change (the first maxEvents of each in the call). Reports recorded one after the
+// other (a profile's restore, then the check) add up. Problems mark the
+// call rejected.
 func (c *Call) Arguments(rep *terms.Report) {
 	if c == nil || rep == nil {
 		return
@@ -188,33 +196,36 @@ func (c *Call) Arguments(rep *terms.Report) {
 	if !c.Recording() {
 		return
 	}
-	c.span.SetAttributes(attribute.Int(AttrChanges, len(rep.Changes)), attribute.Int(AttrProblems, len(rep.Problems)))
-	if len(rep.Changes) > 0 {
-		c.span.SetAttributes(attribute.StringSlice(AttrChangeRules, ruleNames(rep.Changes)))
-	}
-	if len(rep.Problems) > 0 {
-		kws := make([]string, 0, min(len(rep.Problems), maxNames))
-		for _, p := range rep.Problems {
-			kws = appendName(kws, p.Keyword)
+	for _, ch := range rep.Changes {
+		if ch.Rule == terms.RuleInteger {
+			continue
 		}
-		c.span.SetAttributes(attribute.StringSlice(AttrProblemKeywords, kws))
-	}
-	for i, p := range rep.Problems {
-		if i == maxEvents {
-			break
+		c.changes++
+		c.rules = appendName(c.rules, string(ch.Rule))
+		if c.changeEvents < maxEvents {
+			c.changeEvents++
+			c.span.AddEvent(EventChange, trace.WithAttributes(
+				attribute.String("structkit.change.path", terms.Bounded(ch.Path, maxPathText)),
+				attribute.String("structkit.change.rule", terms.Bounded(string(ch.Rule), 64))))
 		}
-		c.span.AddEvent(EventProblem, trace.WithAttributes(
-			attribute.String("structkit.problem.path", terms.Bounded(p.Path, maxPathText)),
-			attribute.String("structkit.problem.keyword", terms.Bounded(p.Keyword, 64)),
-			attribute.String("structkit.problem.message", terms.Bounded(p.Msg, maxText))))
 	}
-	for i, ch := range rep.Changes {
-		if i == maxEvents {
-			break
+	for _, p := range rep.Problems {
+		c.problems++
+		c.keywords = appendName(c.keywords, p.Keyword)
+		if c.problemEvents < maxEvents {
+			c.problemEvents++
+			c.span.AddEvent(EventProblem, trace.WithAttributes(
+				attribute.String("structkit.problem.path", terms.Bounded(p.Path, maxPathText)),
+				attribute.String("structkit.problem.keyword", terms.Bounded(p.Keyword, 64)),
+				attribute.String("structkit.problem.message", terms.Bounded(p.Msg, maxText))))
 		}
-		c.span.AddEvent(EventChange, trace.WithAttributes(
-			attribute.String("structkit.change.path", terms.Bounded(ch.Path, maxPathText)),
-			attribute.String("structkit.change.rule", terms.Bounded(string(ch.Rule), 64))))
+	}
+	c.span.SetAttributes(attribute.Int(AttrChanges, c.changes), attribute.Int(AttrProblems, c.problems))
+	if len(c.rules) > 0 {
+		c.span.SetAttributes(attribute.StringSlice(AttrChangeRules, c.rules))
+	}
+	if len(c.keywords) > 0 {
+		c.span.SetAttributes(attribute.StringSlice(AttrProblemKeywords, c.keywords))
 	}
 }
 
