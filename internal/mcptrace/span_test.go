@@ -119,3 +119,23 @@ func TestEnd(t *testing.T) {
 		t.Error("a Call in an empty context")
 	}
 }
+
+// TestArgumentsAddUp: a profile's restore report, then the check's, on
+// one span: counts and names add up; integer notes are left out.
+func TestArgumentsAddUp(t *testing.T) {
+	rec := spans.New(t)
+	_, call := Start(context.Background(), Tracer(rec), trace.SpanKindServer, "tool", true, nil)
+	call.Arguments(&terms.Report{Changes: []terms.Change{{Path: "/a", Rule: terms.RuleStringToInteger}, {Path: "/n", Rule: terms.RuleInteger}}})
+	call.Arguments(&terms.Report{Changes: []terms.Change{{Path: "/b", Rule: terms.RuleStringToInteger}, {Path: "/c", Rule: terms.RuleBigIntCarried}}})
+	call.End(false, nil)
+	s := rec.One(t, "tools/call tool", trace.SpanKindServer)
+	if got := spans.String(s, AttrChanges); got != "3" {
+		t.Errorf("changes %s, want 3", got)
+	}
+	if got, want := spans.String(s, AttrChangeRules), string(terms.RuleBigIntCarried)+","+string(terms.RuleStringToInteger); got != want {
+		t.Errorf("rules %s, want %s", got, want)
+	}
+	if n := len(spans.Events(s, EventChange)); n != 3 {
+		t.Errorf("%d change events, want 3", n)
+	}
+}
