@@ -30,6 +30,14 @@
 // exact (the upstream's transport could not be wrapped to capture raw
 // results, see mcpbridge.Connect) is logged as a warning with exact=false.
 //
+// # Tracing
+//
+// Each call to an MCP server is an OpenTelemetry client span (see
+// Options.TracerProvider), and its trace context reaches the server in
+// params._meta: put otelgrpc's server handler on the grpc.Server for the
+// gRPC span of the call, which the bridge annotates with the tool, the
+// server, the report and the outcome.
+//
 // # Options
 //
 // Options are plain structs, used by value. Each embeds, as its first

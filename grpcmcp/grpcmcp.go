@@ -24,6 +24,14 @@
 // each call, and a call's context (the client's cancellation) reaches the
 // gRPC call.
 //
+// # Tracing
+//
+// With Options.TracerProvider each call is an OpenTelemetry server span
+// following the semantic conventions for MCP, its parent the trace
+// context of params._meta; the call's trace context reaches the gRPC
+// server in the metadata (or otelgrpc's client span's, when the
+// connection has its client handler).
+//
 // # Options
 //
 // Options are plain structs, used by value. Each embeds, as its first

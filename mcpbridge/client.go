@@ -72,6 +72,15 @@
 // decodes a structured result into a Go type exactly); AddTool registers a
 // handler of Structs.
 //
+// # Tracing
+//
+// With ClientOptions.TracerProvider and ServerOptions.TracerProvider,
+// calls are OpenTelemetry spans following the semantic conventions for
+// MCP (client and server "tools/call TOOL"), with the changes, problems
+// and outcome of each; the Client sends the trace context of a call's
+// context in params._meta, and the server side takes its parent from
+// there.
+//
 // # Options
 //
 // Options are plain structs, used by value. Each embeds, as its first
