@@ -55,6 +55,7 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/structkit/structkit/coerce"
@@ -133,6 +134,11 @@ type Options struct {
 	// handler on the grpc.Server makes (and which then carries the same
 	// attributes), else the traceparent of the incoming gRPC metadata.
 	TracerProvider trace.TracerProvider
+	// MeterProvider, if not nil, records the duration of each call to an
+	// MCP server in the conventions' histogram
+	// mcp.client.operation.duration (seconds; by tool, error.type,
+	// transport); nil means otel.GetMeterProvider().
+	MeterProvider metric.MeterProvider
 }
 
 // The bound of the cache of compiled schemas the upstreams share: each
@@ -252,7 +258,7 @@ func cmpOr(d, def time.Duration) time.Duration {
 func (s *Server) clientOptions(name string) mcpbridge.ClientOptions {
 	o := mcpbridge.ClientOptions{Name: name, Check: s.opts.Check, Logger: s.opts.Logger, CheckOptions: s.opts.CheckOptions, ListLimits: s.opts.ListLimits,
 		StructuredJSON: true} // the Struct is built here, when asked for and within the response limit
-	o.TracerProvider = s.opts.TracerProvider
+	o.TracerProvider, o.MeterProvider = s.opts.TracerProvider, s.opts.MeterProvider
 	return schemacache.WithCache(o, s.cache).(mcpbridge.ClientOptions)
 }
 

@@ -53,6 +53,7 @@ import (
 	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -168,6 +169,10 @@ type Options struct {
 	// gRPC call in its metadata (a connection with an otelgrpc client
 	// handler sends its own client span's instead).
 	TracerProvider trace.TracerProvider
+	// MeterProvider, if not nil, records the duration of each call in
+	// the conventions' histogram mcp.server.operation.duration (seconds;
+	// by tool, error.type); nil means otel.GetMeterProvider().
+	MeterProvider metric.MeterProvider
 }
 
 // defaultToolName names a method's tool "Service_Method".
@@ -342,7 +347,7 @@ type tool struct {
 	restore  adapt.RestoreOptions
 	timeout  time.Duration // Options.CallTimeout
 	maxDepth int           // of results (resultDepth)
-	tracer   trace.Tracer  // Options.TracerProvider's
+	instr    *mcptrace.Instruments // Options.TracerProvider's and MeterProvider's
 }
 
 func newTool(t Tool, reg *registration) (*tool, error) {
@@ -412,7 +417,7 @@ func newTool(t Tool, reg *registration) (*tool, error) {
 	restore := adapt.RestoreOptions{Schema: adapted, CheckOptions: o.CheckOptions}
 	restore.Tool = name
 	return &tool{name: name, method: md, mcpTool: mt, in: in, out: out, check: check, newReq: newReq, invoke: t.Invoke,
-		adapted: adapted, restore: restore, timeout: o.CallTimeout, maxDepth: resultDepth(o), tracer: mcptrace.Tracer(o.TracerProvider)}, nil
+		adapted: adapted, restore: restore, timeout: o.CallTimeout, maxDepth: resultDepth(o), instr: reg.instruments()}, nil
 }
 
 // objectSchema checks that a tool's schema is an object of type "object".

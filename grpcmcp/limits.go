@@ -16,6 +16,7 @@ import (
 
 	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/mcptrace"
 	"github.com/structkit/structkit/protoschema"
 )
 
@@ -78,6 +79,7 @@ type registration struct {
 	// generated is the sum of the schemas generated, which bounds the
 	// work of the tools left out.
 	generated int
+	instr     *mcptrace.Instruments // the tools' tracer and histograms (instruments)
 }
 
 type profiled struct {

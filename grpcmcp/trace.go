@@ -20,7 +20,7 @@ const (
 // traced serves one tools/call within its server span (see
 // Options.TracerProvider).
 func (t *tool) traced(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	ctx, call := mcptrace.StartServer(ctx, t.tracer, t.name, req,
+	ctx, call := t.instr.StartServer(ctx, t.name, req,
 		attribute.String(attrGRPCMethod, "/"+string(t.method.Parent().FullName())+"/"+string(t.method.Name())))
 	res, err := t.handle(ctx, req)
 	call.EndResult(res, err)
@@ -35,4 +35,12 @@ func (t *tool) traceStatus(ctx context.Context, err error) {
 	if st, ok := status.FromError(err); ok {
 		mcptrace.FromContext(ctx).SetAttributes(attribute.String(attrGRPCCode, mcptrace.CodeName(st.Code().String())))
 	}
+}
+
+// instruments are the registration's tracer and histograms, made once.
+func (r *registration) instruments() *mcptrace.Instruments {
+	if r.instr == nil {
+		r.instr = mcptrace.New(r.o.TracerProvider, r.o.MeterProvider)
+	}
+	return r.instr
 }

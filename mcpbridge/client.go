@@ -105,6 +105,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -172,6 +173,11 @@ type ClientOptions struct {
 	// (W3C traceparent, tracestate, baggage) is sent in the request's
 	// params._meta.
 	TracerProvider trace.TracerProvider
+	// MeterProvider, if not nil, records the duration of each CallTool
+	// in the conventions' histogram mcp.client.operation.duration
+	// (seconds; by tool, error.type, transport); nil means
+	// otel.GetMeterProvider().
+	MeterProvider metric.MeterProvider
 
 	cache *schemaCache // shared with other Clients (schemacache.WithCache); nil: one of its own
 	lazy  bool         // compile each tool's schemas on first use, through cache (schemacache.WithCache)
@@ -278,7 +284,7 @@ type Client struct {
 	// exact is true when the transport is wrapped: results are captured.
 	exact bool
 
-	tracer   trace.Tracer         // ClientOptions.TracerProvider's
+	instr    *mcptrace.Instruments // ClientOptions.TracerProvider's and MeterProvider's
 	netAttrs []attribute.KeyValue // the transport's, on every span
 
 	tools     atomic.Pointer[toolSet]
@@ -327,7 +333,7 @@ func Connect(ctx context.Context, t mcp.Transport, opts ClientOptions) (*Client,
 	if opts.StructuredJSON {
 		c.cap.NullStructured()
 	}
-	c.tracer, c.netAttrs = mcptrace.Tracer(opts.TracerProvider), transportAttrs(t)
+	c.instr, c.netAttrs = mcptrace.New(opts.TracerProvider, opts.MeterProvider), transportAttrs(t)
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	impl := opts.Implementation
 	if impl == nil {

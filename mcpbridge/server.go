@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -72,6 +73,10 @@ type ServerOptions struct {
 	// traceparent, tracestate, baggage), else of the context's span; nil
 	// means otel.GetTracerProvider(), a no-op unless the program set one.
 	TracerProvider trace.TracerProvider
+	// MeterProvider, if not nil, records the duration of each call in
+	// the conventions' histogram mcp.server.operation.duration (seconds;
+	// by tool, error.type); nil means otel.GetMeterProvider().
+	MeterProvider metric.MeterProvider
 }
 
 type requestKey struct{}
@@ -134,7 +139,7 @@ func AddTool(s *mcp.Server, t *mcp.Tool, h StructHandler, opts ServerOptions) (e
 			err = fmt.Errorf("mcpbridge: AddTool %q: %v", t.Name, r)
 		}
 	}()
-	s.AddTool(t, traced(opts.TracerProvider, t.Name, st.handle))
+	s.AddTool(t, traced(opts, t.Name, st.handle))
 	return nil
 }
 

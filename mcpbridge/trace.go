@@ -23,7 +23,7 @@ func (c *Client) startCall(ctx context.Context, name string) (context.Context, *
 	if ir := c.cs.InitializeResult(); ir != nil && ir.ProtocolVersion != "" {
 		attrs = append(attrs, attribute.String(mcptrace.AttrProtocolVersion, ir.ProtocolVersion))
 	}
-	return mcptrace.Start(ctx, c.tracer, trace.SpanKindClient, name, known, attrs)
+	return c.instr.Start(ctx, trace.SpanKindClient, name, known, attrs)
 }
 
 // endCall ends the span of a call with its result or error.
@@ -66,11 +66,11 @@ func transportAttrs(t mcp.Transport) []attribute.KeyValue {
 }
 
 // traced wraps a tool's handler in its server span (see
-// ServerOptions.TracerProvider).
-func traced(tp trace.TracerProvider, tool string, h mcp.ToolHandler) mcp.ToolHandler {
-	tracer := mcptrace.Tracer(tp)
+// ServerOptions.TracerProvider and MeterProvider).
+func traced(opts ServerOptions, tool string, h mcp.ToolHandler) mcp.ToolHandler {
+	instr := mcptrace.New(opts.TracerProvider, opts.MeterProvider)
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		ctx, call := mcptrace.StartServer(ctx, tracer, tool, req)
+		ctx, call := instr.StartServer(ctx, tool, req)
 		res, err := h(ctx, req)
 		call.EndResult(res, err)
 		return res, err

@@ -3,12 +3,15 @@ package mcpbridge_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/structkit/structkit/coerce"
@@ -117,5 +120,58 @@ func TestTraceHTTPClient(t *testing.T) {
 	}
 	if got := spans.String(ss, "network.protocol.name"); got != "http" {
 		t.Errorf("server span network.protocol.name %q", got)
+	}
+}
+
+// TestOperationDuration: each call is one observation of the
+// conventions' duration histograms, client and server, by tool and
+// error.type (an unlisted tool's name is not an attribute).
+func TestOperationDuration(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer mp.Shutdown(context.Background())
+	s := mcp.NewServer(&mcp.Implementation{Name: "typed", Version: "v1"}, nil)
+	if err := mcpbridge.AddToolFor(s, &mcp.Tool{Name: "count"}, func(_ context.Context, _ *mcp.CallToolRequest, in limitIn) (*mcp.CallToolResult, countOut, error) {
+		return nil, countOut{Count: in.Limit}, nil
+	}, mcpbridge.ServerOptions{Check: true, MeterProvider: mp}); err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, s, mcpbridge.ClientOptions{MeterProvider: mp})
+	ctx := context.Background()
+	for _, args := range []string{`{"query":"q","limit":1}`, `{"query":"q","limit":2}`, `{"query":"q","limit":"many"}`} {
+		if _, err := c.CallToolJSON(ctx, "count", []byte(args)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, _ = c.CallTool(ctx, "nope", nil)
+
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(ctx, &rm); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]uint64{} // "metric tool error.type" → count
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			h, ok := m.Data.(metricdata.Histogram[float64])
+			if !ok || m.Unit != "s" {
+				t.Errorf("%s: %T in %q", m.Name, m.Data, m.Unit)
+				continue
+			}
+			for _, dp := range h.DataPoints {
+				tool, _ := dp.Attributes.Value("gen_ai.tool.name")
+				typ, _ := dp.Attributes.Value("error.type")
+				got[m.Name+" "+tool.AsString()+" "+typ.AsString()] += dp.Count
+			}
+		}
+	}
+	want := map[string]uint64{
+		"mcp.client.operation.duration count ":           2,
+		"mcp.client.operation.duration count tool_error": 1,
+		"mcp.client.operation.duration  _OTHER":          1,
+		"mcp.server.operation.duration count ":           2,
+		"mcp.server.operation.duration count tool_error": 1,
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("observations:\n got %v\nwant %v", got, want)
 	}
 }

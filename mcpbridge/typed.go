@@ -111,7 +111,7 @@ func AddToolFor[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In
 				"tool", t.Name, "error", serr)
 		}
 	}
-	return addTool(s, &tool, traced(opts.TracerProvider, tool.Name, tt.handle))
+	return addTool(s, &tool, traced(opts, tool.Name, tt.handle))
 }
 
 // addTool registers a tool whose schemas have been compiled, as an error

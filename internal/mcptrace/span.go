@@ -6,12 +6,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	otelcodes "go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc/status"
 
@@ -21,13 +24,45 @@ import (
 // ScopeName is the instrumentation scope of structkit's spans.
 const ScopeName = "github.com/structkit/structkit"
 
-// Tracer returns the tracer of tp; nil means otel.GetTracerProvider()
-// (a no-op until the program sets one).
-func Tracer(tp trace.TracerProvider) trace.Tracer {
+// Instruments are the tracer and the operation-duration histograms of
+// one adapter. Safe for concurrent use.
+type Instruments struct {
+	tracer         trace.Tracer
+	server, client metric.Float64Histogram
+}
+
+// The histograms of the conventions, in seconds, with their advised
+// buckets.
+const (
+	MetricServerDuration = "mcp.server.operation.duration"
+	MetricClientDuration = "mcp.client.operation.duration"
+)
+
+var durationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
+
+// New returns the instruments of tp and mp; nil means
+// otel.GetTracerProvider() and otel.GetMeterProvider() (no-ops until the
+// program sets them).
+func New(tp trace.TracerProvider, mp metric.MeterProvider) *Instruments {
 	if tp == nil {
 		tp = otel.GetTracerProvider()
 	}
-	return tp.Tracer(ScopeName)
+	if mp == nil {
+		mp = otel.GetMeterProvider()
+	}
+	meter := mp.Meter(ScopeName)
+	hist := func(name, desc string) metric.Float64Histogram {
+		h, err := meter.Float64Histogram(name, metric.WithUnit("s"), metric.WithDescription(desc), metric.WithExplicitBucketBoundaries(durationBuckets...))
+		if err != nil || h == nil {
+			return metricnoop.Float64Histogram{}
+		}
+		return h
+	}
+	return &Instruments{
+		tracer: tp.Tracer(ScopeName),
+		server: hist(MetricServerDuration, "The duration of the MCP requests served, as the server observes them."),
+		client: hist(MetricClientDuration, "The duration of the MCP requests made, as the client observes them."),
+	}
 }
 
 // Attribute keys: the conventions' and structkit's own.
@@ -91,10 +126,16 @@ const (
 // MethodCallTool is the method of every span here.
 const MethodCallTool = "tools/call"
 
-// Call is the span of one tools/call. Its methods are safe on nil.
+// Call is the span of one tools/call, and its duration. Its methods are
+// safe on nil.
 type Call struct {
 	span     trace.Span
 	rejected bool
+
+	hist   metric.Float64Histogram
+	start  time.Time
+	ctx    context.Context // the span's, for exemplars
+	mattrs []attribute.KeyValue // the duration's attributes
 
 	// What Arguments recorded so far (a profile's restore, then the
 	// check).
@@ -102,6 +143,10 @@ type Call struct {
 	changeEvents, problemEvents int
 	rules, keywords             []string
 }
+
+// metricKeys are the attributes of a span that its duration carries
+// too (low-cardinality ones).
+var metricKeys = map[attribute.Key]bool{AttrNetTransport: true, AttrNetProtocol: true, AttrProtocolVersion: true}
 
 type callKey struct{}
 
@@ -113,30 +158,41 @@ func FromContext(ctx context.Context) *Call {
 
 // Start starts the span of a tools/call of tool, of kind (server or
 // client), with attrs. known says the tool's name is one the local side
-// lists (a low-cardinality span name); otherwise the span is named
-// "tools/call" and the name is bounded.
-func Start(ctx context.Context, tracer trace.Tracer, kind trace.SpanKind, tool string, known bool, attrs []attribute.KeyValue, opts ...trace.SpanStartOption) (context.Context, *Call) {
+// lists (a low-cardinality span name, and an attribute of the duration);
+// otherwise the span is named "tools/call" and the name is bounded.
+func (in *Instruments) Start(ctx context.Context, kind trace.SpanKind, tool string, known bool, attrs []attribute.KeyValue, opts ...trace.SpanStartOption) (context.Context, *Call) {
 	name := MethodCallTool
+	c := &Call{start: time.Now(), hist: in.client}
+	if kind == trace.SpanKindServer {
+		c.hist = in.server
+	}
+	c.mattrs = []attribute.KeyValue{attribute.String(AttrMethod, MethodCallTool), attribute.String(AttrOperation, "execute_tool")}
 	if known {
 		name += " " + tool
+		c.mattrs = append(c.mattrs, attribute.String(AttrTool, tool))
 	} else {
 		tool = terms.Bounded(tool, maxToolName)
+	}
+	for _, kv := range attrs {
+		if metricKeys[kv.Key] {
+			c.mattrs = append(c.mattrs, kv)
+		}
 	}
 	attrs = append(attrs,
 		attribute.String(AttrMethod, MethodCallTool),
 		attribute.String(AttrTool, tool),
 		attribute.String(AttrOperation, "execute_tool"))
 	opts = append(opts, trace.WithSpanKind(kind), trace.WithAttributes(attrs...))
-	ctx, span := tracer.Start(ctx, name, opts...)
-	c := &Call{span: span}
-	return context.WithValue(ctx, callKey{}, c), c
+	ctx, c.span = in.tracer.Start(ctx, name, opts...)
+	c.ctx = context.WithValue(ctx, callKey{}, c)
+	return c.ctx, c
 }
 
 // StartServer starts the server span of a tools/call of tool: its parent
 // is the trace context of the request's params._meta when it has one
 // (the ambient span of ctx, say an HTTP server's, is then linked), else
 // the ambient span.
-func StartServer(ctx context.Context, tracer trace.Tracer, tool string, req *mcp.CallToolRequest, attrs ...attribute.KeyValue) (context.Context, *Call) {
+func (in *Instruments) StartServer(ctx context.Context, tool string, req *mcp.CallToolRequest, attrs ...attribute.KeyValue) (context.Context, *Call) {
 	var opts []trace.SpanStartOption
 	if req != nil {
 		if req.Params != nil && len(req.Params.Meta) > 0 {
@@ -158,7 +214,7 @@ func StartServer(ctx context.Context, tracer trace.Tracer, tool string, req *mcp
 			attrs = append(attrs, attribute.String(AttrNetProtocol, "http"), attribute.String(AttrNetTransport, "tcp"))
 		}
 	}
-	return Start(ctx, tracer, trace.SpanKindServer, tool, true, attrs, opts...)
+	return in.Start(ctx, trace.SpanKindServer, tool, true, attrs, opts...)
 }
 
 // Recording reports whether the span records (attributes are worth
@@ -280,18 +336,21 @@ func (c *Call) Outcome(isError bool, err error) {
 }
 
 // End ends the span of a call whose result was isError (or not), or
-// that failed with err.
+// that failed with err, and records its duration.
 func (c *Call) End(isError bool, err error) {
 	if c == nil {
 		return
 	}
+	mattrs := c.mattrs
 	switch {
 	case err != nil:
 		typ := ErrorType(err)
 		c.span.SetAttributes(attribute.String(AttrOutcome, OutcomeError), attribute.String(AttrErrorType, typ))
+		mattrs = append(mattrs, attribute.String(AttrErrorType, typ))
 		var we *jsonrpc.Error
 		if errors.As(err, &we) {
 			c.span.SetAttributes(attribute.String(AttrStatusCode, typ))
+			mattrs = append(mattrs, attribute.String(AttrStatusCode, typ))
 		}
 		c.span.SetStatus(otelcodes.Error, terms.Bounded(err.Error(), maxText))
 	case isError:
@@ -300,11 +359,15 @@ func (c *Call) End(isError bool, err error) {
 			outcome = OutcomeRejected
 		}
 		c.span.SetAttributes(attribute.String(AttrOutcome, outcome), attribute.String(AttrErrorType, "tool_error"))
+		mattrs = append(mattrs, attribute.String(AttrErrorType, "tool_error"))
 		c.span.SetStatus(otelcodes.Error, outcome)
 	default:
 		c.span.SetAttributes(attribute.String(AttrOutcome, OutcomeOK))
 	}
 	c.span.End()
+	if c.hist != nil && c.ctx != nil && c.hist.Enabled(c.ctx) {
+		c.hist.Record(c.ctx, time.Since(c.start).Seconds(), metric.WithAttributes(mattrs...))
+	}
 }
 
 // EndResult ends a server span with the handler's answer.

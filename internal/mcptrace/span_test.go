@@ -20,7 +20,7 @@ import (
 // every count exact.
 func TestArgumentsBounded(t *testing.T) {
 	rec := spans.New(t)
-	_, call := Start(context.Background(), Tracer(rec), trace.SpanKindServer, "tool", true, nil)
+	_, call := New(rec, nil).Start(context.Background(), trace.SpanKindServer, "tool", true, nil)
 	rep := &terms.Report{}
 	for i := range 1000 {
 		rep.Problems = append(rep.Problems, terms.Problem{Path: "/" + strings.Repeat("p", 10000), Keyword: "kw" + strconv.Itoa(i),
@@ -68,7 +68,6 @@ func TestArgumentsBounded(t *testing.T) {
 
 func TestEnd(t *testing.T) {
 	rec := spans.New(t)
-	tracer := Tracer(rec)
 	for _, tc := range []struct {
 		name    string
 		isError bool
@@ -86,7 +85,7 @@ func TestEnd(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec.Reset()
-			_, call := Start(context.Background(), tracer, trace.SpanKindClient, "t", true, nil)
+			_, call := New(rec, nil).Start(context.Background(), trace.SpanKindClient, "t", true, nil)
 			if tc.reject {
 				call.Reject()
 			}
@@ -104,7 +103,7 @@ func TestEnd(t *testing.T) {
 	}
 	// An unknown tool's name is bounded and kept out of the span name.
 	rec.Reset()
-	_, call := Start(context.Background(), tracer, trace.SpanKindClient, strings.Repeat("n", 1<<16), false, nil)
+	_, call := New(rec, nil).Start(context.Background(), trace.SpanKindClient, strings.Repeat("n", 1<<16), false, nil)
 	call.End(false, nil)
 	s := rec.One(t, "tools/call", trace.SpanKindClient)
 	if n := len(spans.String(s, AttrTool)); n > maxToolName {
@@ -124,7 +123,7 @@ func TestEnd(t *testing.T) {
 // one span: counts and names add up; integer notes are left out.
 func TestArgumentsAddUp(t *testing.T) {
 	rec := spans.New(t)
-	_, call := Start(context.Background(), Tracer(rec), trace.SpanKindServer, "tool", true, nil)
+	_, call := New(rec, nil).Start(context.Background(), trace.SpanKindServer, "tool", true, nil)
 	call.Arguments(&terms.Report{Changes: []terms.Change{{Path: "/a", Rule: terms.RuleStringToInteger}, {Path: "/n", Rule: terms.RuleInteger}}})
 	call.Arguments(&terms.Report{Changes: []terms.Change{{Path: "/b", Rule: terms.RuleStringToInteger}, {Path: "/c", Rule: terms.RuleBigIntCarried}}})
 	call.End(false, nil)
