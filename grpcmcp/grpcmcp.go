@@ -345,8 +345,8 @@ type tool struct {
 	invoke   func(context.Context, proto.Message) (proto.Message, error)
 	adapted  *adapt.Schema // the input schema as published, with a Profile
 	restore  adapt.RestoreOptions
-	timeout  time.Duration // Options.CallTimeout
-	maxDepth int           // of results (resultDepth)
+	timeout  time.Duration         // Options.CallTimeout
+	maxDepth int                   // of results (resultDepth)
 	instr    *mcptrace.Instruments // Options.TracerProvider's and MeterProvider's
 }
 

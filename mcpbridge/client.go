@@ -285,7 +285,7 @@ type Client struct {
 	exact bool
 
 	instr    *mcptrace.Instruments // ClientOptions.TracerProvider's and MeterProvider's
-	netAttrs []attribute.KeyValue // the transport's, on every span
+	netAttrs []attribute.KeyValue  // the transport's, on every span
 
 	tools     atomic.Pointer[toolSet]
 	refreshMu sync.Mutex

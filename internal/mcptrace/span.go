@@ -134,7 +134,7 @@ type Call struct {
 
 	hist   metric.Float64Histogram
 	start  time.Time
-	ctx    context.Context // the span's, for exemplars
+	ctx    context.Context      // the span's, for exemplars
 	mattrs []attribute.KeyValue // the duration's attributes
 
 	// What Arguments recorded so far (a profile's restore, then the
