@@ -36,6 +36,14 @@
 // exact (the upstream's transport could not be wrapped to capture raw
 // results, see mcpbridge.Connect) is logged as a warning with exact=false.
 //
+// # Tracing
+//
+// Each call to an MCP server is an OpenTelemetry client span (see
+// Options.TracerProvider), and its trace context reaches the server in
+// params._meta: put otelgrpc's server handler on the grpc.Server for the
+// gRPC span of the call, which the bridge annotates with the tool, the
+// server, the report and the outcome.
+//
 // # Options
 //
 // Options are plain structs, used by value. Each embeds, as its first
@@ -52,6 +60,9 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
@@ -162,6 +173,21 @@ type Options struct {
 	// printable ASCII) is refused with INVALID_ARGUMENT naming the
 	// header, never its value, before anything is sent.
 	ForwardMetadata []string
+	// TracerProvider, if not nil, makes the client span of each call to
+	// an MCP server ("tools/call TOOL", following the OpenTelemetry
+	// semantic conventions for MCP, with the server's name, the call's
+	// changes, problems and outcome); nil means otel.GetTracerProvider(),
+	// a no-op unless the program set one. Either way a call's trace
+	// context reaches the MCP server in params._meta (W3C traceparent,
+	// tracestate, baggage): the context's span, which an otelgrpc server
+	// handler on the grpc.Server makes (and which then carries the same
+	// attributes), else the traceparent of the incoming gRPC metadata.
+	TracerProvider trace.TracerProvider
+	// MeterProvider, if not nil, records the duration of each call to an
+	// MCP server in the conventions' histogram
+	// mcp.client.operation.duration (seconds; by tool, error.type,
+	// transport); nil means otel.GetMeterProvider().
+	MeterProvider metric.MeterProvider
 }
 
 // The bound of the cache of compiled schemas the upstreams share: each
@@ -294,6 +320,7 @@ func cmpOr(d, def time.Duration) time.Duration {
 func (s *Server) clientOptions(name string) mcpbridge.ClientOptions {
 	o := mcpbridge.ClientOptions{Name: name, Check: s.opts.Check, Logger: s.opts.Logger, CheckOptions: s.opts.CheckOptions, ListLimits: s.opts.ListLimits,
 		StructuredJSON: true} // the Struct is built here, when asked for and within the response limit
+	o.TracerProvider, o.MeterProvider = s.opts.TracerProvider, s.opts.MeterProvider
 	return schemacache.WithCache(o, s.cache).(mcpbridge.ClientOptions)
 }
 

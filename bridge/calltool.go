@@ -20,6 +20,7 @@ import (
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
+	"github.com/structkit/structkit/internal/mcptrace"
 	"github.com/structkit/structkit/internal/rpcargs"
 	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/internal/terms"
@@ -41,6 +42,7 @@ import (
 // sent unconverted or not validated, when they were.
 func (s *Server) CallTool(ctx context.Context, req *bridgev1.CallToolRequest) (*bridgev1.CallToolResponse, error) {
 	start := time.Now()
+	ctx = mcptrace.ExtractGRPC(ctx) // when no otelgrpc handler has
 	ctx, cancel := s.callContext(ctx)
 	defer cancel()
 	server := ""
@@ -72,6 +74,7 @@ func (s *Server) CallTool(ctx context.Context, req *bridgev1.CallToolRequest) (*
 		}
 	}
 	s.logCall(ctx, req.GetName(), server, time.Since(start), res, err)
+	traceCall(ctx, req.GetName(), server, res, err)
 	return resp, err
 }
 

@@ -38,6 +38,14 @@
 // Options.ForwardHeaders carries named headers of a streamable HTTP
 // request to the gRPC call as metadata. Nothing is forwarded by default.
 //
+// # Tracing
+//
+// With Options.TracerProvider each call is an OpenTelemetry server span
+// following the semantic conventions for MCP, its parent the trace
+// context of params._meta; the call's trace context reaches the gRPC
+// server in the metadata (or otelgrpc's client span's, when the
+// connection has its client handler).
+//
 // # Options
 //
 // Options are plain structs, used by value. Each embeds, as its first
@@ -59,6 +67,8 @@ import (
 	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -72,6 +82,7 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/mcptool"
+	"github.com/structkit/structkit/internal/mcptrace"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/internal/scope"
@@ -205,6 +216,20 @@ type Options struct {
 	// printable ASCII only) is not made: its result is an isError naming
 	// the header, never its value.
 	ForwardHeaders []string
+	// TracerProvider, if not nil, makes a server span "tools/call TOOL"
+	// of each call (following the OpenTelemetry semantic conventions for
+	// MCP, with the arguments' changes, problems, the gRPC method and code,
+	// and the outcome), a child of the trace context in the request's
+	// params._meta (W3C traceparent, tracestate, baggage), else of the
+	// context's span; nil means otel.GetTracerProvider(), a no-op unless
+	// the program set one. Either way the call's trace context reaches the
+	// gRPC call in its metadata (a connection with an otelgrpc client
+	// handler sends its own client span's instead).
+	TracerProvider trace.TracerProvider
+	// MeterProvider, if not nil, records the duration of each call in
+	// the conventions' histogram mcp.server.operation.duration (seconds;
+	// by tool, error.type); nil means otel.GetMeterProvider().
+	MeterProvider metric.MeterProvider
 }
 
 // defaultToolName names a method's tool "Service_Method".
@@ -406,10 +431,11 @@ type tool struct {
 	invoke   func(context.Context, proto.Message) (proto.Message, error)
 	adapted  *adapt.Schema // the input schema as published, with a Profile
 	restore  adapt.RestoreOptions
-	timeout  time.Duration // Options.CallTimeout
-	maxDepth int           // of results (resultDepth)
-	stream   *streaming    // of a server-streaming method; nil for a unary one
-	forward  scope.Forward // Options.ForwardHeaders
+	timeout  time.Duration         // Options.CallTimeout
+	maxDepth int                   // of results (resultDepth)
+	stream   *streaming            // of a server-streaming method; nil for a unary one
+	forward  scope.Forward         // Options.ForwardHeaders
+	instr    *mcptrace.Instruments // Options.TracerProvider's and MeterProvider's
 }
 
 func newTool(t Tool, reg *registration) (*tool, error) {
@@ -479,7 +505,8 @@ func newTool(t Tool, reg *registration) (*tool, error) {
 	restore := adapt.RestoreOptions{Schema: adapted, CheckOptions: o.CheckOptions}
 	restore.Tool = name
 	return &tool{name: name, method: md, mcpTool: mt, in: in, out: out, check: check, newReq: newReq, invoke: t.Invoke,
-		adapted: adapted, restore: restore, timeout: o.CallTimeout, maxDepth: resultDepth(o), stream: newStreaming(t, o), forward: reg.forward}, nil
+		adapted: adapted, restore: restore, timeout: o.CallTimeout, maxDepth: resultDepth(o), stream: newStreaming(t, o), forward: reg.forward,
+		instr: reg.instruments()}, nil
 }
 
 // objectSchema checks that a tool's schema is an object of type "object".
@@ -528,7 +555,8 @@ func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if bad != nil {
 		return bad, nil
 	}
-	resp, err := t.invoke(ctx, msg)
+	resp, err := t.invoke(mcptrace.InjectGRPC(ctx), msg)
+	t.traceStatus(ctx, err)
 	if err != nil {
 		if timedOut(parent, ctx, err) {
 			return errorResult(t.timeoutText()), nil
@@ -587,8 +615,10 @@ func (t *tool) request(parent, ctx context.Context, req *mcp.CallToolRequest) (p
 		ro := t.restore
 		ro.Context = ctx
 		restored, rep, err := ro.JSON(raw)
+		mcptrace.FromContext(ctx).Arguments(rep)
 		switch {
 		case err != nil:
+			mcptrace.FromContext(ctx).Reject()
 			return nil, errorResult(argumentsText(t.name, err))
 		case !rep.Valid():
 			return nil, errorResult(coerce.FormatProblems(t.name, rep.Problems))
@@ -600,10 +630,13 @@ func (t *tool) request(parent, ctx context.Context, req *mcp.CallToolRequest) (p
 		return nil, errorResult(fmt.Sprintf("Tool %q cannot read its arguments: the schema of %s does not compile: %v", t.name, t.method.Input().FullName(), err))
 	}
 	msg := t.newReq()
-	if _, err := in.WithCheck(t.check).UnmarshalContext(ctx, raw, msg); err != nil {
+	rep, err := in.WithCheck(t.check).UnmarshalContext(ctx, raw, msg)
+	mcptrace.FromContext(ctx).Arguments(rep)
+	if err != nil {
 		if timedOut(parent, ctx, err) {
 			return nil, errorResult(t.timeoutText())
 		}
+		mcptrace.FromContext(ctx).Reject()
 		return nil, errorResult(argumentsText(t.name, err))
 	}
 	return msg, nil

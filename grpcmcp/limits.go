@@ -12,6 +12,7 @@ import (
 	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/mcptool"
+	"github.com/structkit/structkit/internal/mcptrace"
 	"github.com/structkit/structkit/internal/scope"
 	"github.com/structkit/structkit/protoschema"
 )
@@ -79,7 +80,8 @@ type registration struct {
 	// generated is the sum of the schemas generated, which bounds the
 	// work of the tools left out.
 	generated int
-	forward   scope.Forward // Options.ForwardHeaders, checked (scope)
+	forward   scope.Forward         // Options.ForwardHeaders, checked (scope)
+	instr     *mcptrace.Instruments // the tools' tracer and histograms (instruments)
 }
 
 type profiled struct {

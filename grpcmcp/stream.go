@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/internal/mcptrace"
 	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/internal/terms"
 )
@@ -157,20 +158,22 @@ func dynamicStream(conn grpc.ClientConnInterface, md protoreflect.MethodDescript
 	}
 }
 
-// handler is the tool's handler of tools/call: the forwarded headers
-// (Options.ForwardHeaders) put in the outgoing metadata, then the call,
-// unary or server-streaming.
+// handler is the tool's handler of tools/call: within its server span
+// (Options.TracerProvider), the forwarded headers (Options.ForwardHeaders)
+// put in the outgoing metadata, then the call, unary or server-streaming.
 func (t *tool) handler() mcp.ToolHandler {
 	serve := t.handle
 	if t.stream != nil {
 		serve = t.handleStream
 	}
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		ctx, refused := t.outgoing(ctx, req)
-		if refused != nil {
-			return refused, nil
-		}
-		return serve(ctx, req)
+		return t.traced(ctx, req, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			ctx, refused := t.outgoing(ctx, req)
+			if refused != nil {
+				return refused, nil
+			}
+			return serve(ctx, req)
+		})
 	}
 }
 
@@ -258,7 +261,8 @@ func (t *tool) handleStream(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 		return errorResult(fmt.Sprintf("Tool %q cannot write its messages: the schema of %s does not compile: %v", t.name, t.method.Output().FullName(), err)), nil
 	}
 	c := &collector{t: t, ctx: ctx, marsh: out.Marshal, notify: progressNotifier(req), buf: []byte(`{"messages":[`)}
-	err = t.stream.invoke(ctx, msg, c.take)
+	err = t.stream.invoke(mcptrace.InjectGRPC(ctx), msg, c.take)
+	t.traceStatus(ctx, err)
 	switch {
 	case c.fail != nil:
 		return errorResult(fmt.Sprintf("The call of tool %q was streaming, but its message %d could not be sent on (%v); the stream was ended.",

@@ -3,6 +3,7 @@ package mcpbridge
 import (
 	"cmp"
 	"context"
+
 	// encoding/json: the go-sdk hands us and takes JSON text as
 	// json.RawMessage, and marshals its own types (mcp.TextContent); we
 	// read no JSON with it.
@@ -13,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/mcptrace"
 	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/mcpbridge/internal/toolcall"
 )
@@ -35,6 +37,13 @@ const defaultMaxDepth = toolcall.DefaultMaxDepth
 // the tool's schema says integer. CallToolJSON keeps every literal as the
 // caller wrote it, schema or not.
 func (c *Client) CallTool(ctx context.Context, name string, args *structpb.Struct) (*CallResult, error) {
+	ctx, call := c.startCall(ctx, name)
+	res, err := c.callTool(ctx, name, args)
+	endCall(call, res, err)
+	return res, err
+}
+
+func (c *Client) callTool(ctx context.Context, name string, args *structpb.Struct) (*CallResult, error) {
 	ti, err := c.lookup(ctx, name)
 	if err != nil {
 		return nil, err
@@ -53,6 +62,13 @@ func (c *Client) CallTool(ctx context.Context, name string, args *structpb.Struc
 // beyond ClientOptions.MaxDepth and over-long numbers are refused with
 // their location). Otherwise as CallTool.
 func (c *Client) CallToolJSON(ctx context.Context, name string, args []byte) (*CallResult, error) {
+	ctx, call := c.startCall(ctx, name)
+	res, err := c.callToolJSON(ctx, name, args)
+	endCall(call, res, err)
+	return res, err
+}
+
+func (c *Client) callToolJSON(ctx context.Context, name string, args []byte) (*CallResult, error) {
 	ti, err := c.lookup(ctx, name)
 	if err != nil {
 		return nil, err
@@ -104,7 +120,9 @@ func argumentsError(ctx context.Context, server, tool string, err error) error {
 
 // send makes the call with the prepared arguments and fills res.
 func (c *Client) send(ctx context.Context, name string, ti *ToolInfo, argJSON []byte, res *CallResult) (*CallResult, error) {
-	out, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(argJSON)})
+	// The trace context of ctx goes in params._meta (the MCP semantic
+	// conventions' place), when there is one.
+	out, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(argJSON), Meta: mcptrace.InjectMeta(ctx, nil)})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err

@@ -75,6 +75,15 @@
 // decodes a structured result into a Go type exactly); AddTool registers a
 // handler of Structs.
 //
+// # Tracing
+//
+// With ClientOptions.TracerProvider and ServerOptions.TracerProvider,
+// calls are OpenTelemetry spans following the semantic conventions for
+// MCP (client and server "tools/call TOOL"), with the changes, problems
+// and outcome of each; the Client sends the trace context of a call's
+// context in params._meta, and the server side takes its parent from
+// there.
+//
 // # Options
 //
 // Options are plain structs, used by value. Each embeds, as its first
@@ -87,6 +96,7 @@ package mcpbridge
 import (
 	"cmp"
 	"context"
+
 	// encoding/json: the go-sdk hands us and takes JSON text as
 	// json.RawMessage and decoded values (float64, json.Number), and
 	// marshals its own types (mcp.TextContent); we read no JSON with it.
@@ -97,10 +107,14 @@ import (
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/mcpcapture"
+	"github.com/structkit/structkit/internal/mcptrace"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/schemacache"
 	"github.com/structkit/structkit/structconv"
@@ -154,6 +168,19 @@ type ClientOptions struct {
 	// Implementation is what the client tells the server it is; nil means
 	// {Name: "structkit-mcpbridge", Version: "v1"}.
 	Implementation *mcp.Implementation
+	// TracerProvider, if not nil, makes the spans of CallTool (a client
+	// span "tools/call TOOL" per call, following the OpenTelemetry
+	// semantic conventions for MCP, with the call's changes, problems and
+	// outcome); nil means otel.GetTracerProvider(), a no-op unless the
+	// program set one. Either way the trace context of a call's context
+	// (W3C traceparent, tracestate, baggage) is sent in the request's
+	// params._meta.
+	TracerProvider trace.TracerProvider
+	// MeterProvider, if not nil, records the duration of each CallTool
+	// in the conventions' histogram mcp.client.operation.duration
+	// (seconds; by tool, error.type, transport); nil means
+	// otel.GetMeterProvider().
+	MeterProvider metric.MeterProvider
 
 	cache *schemaCache // shared with other Clients (schemacache.WithCache); nil: one of its own
 	lazy  bool         // compile each tool's schemas on first use, through cache (schemacache.WithCache)
@@ -260,6 +287,9 @@ type Client struct {
 	// exact is true when the transport is wrapped: results are captured.
 	exact bool
 
+	instr    *mcptrace.Instruments // ClientOptions.TracerProvider's and MeterProvider's
+	netAttrs []attribute.KeyValue  // the transport's, on every span
+
 	tools     atomic.Pointer[toolSet]
 	refreshMu sync.Mutex
 
@@ -306,6 +336,7 @@ func Connect(ctx context.Context, t mcp.Transport, opts ClientOptions) (*Client,
 	if opts.StructuredJSON {
 		c.cap.NullStructured()
 	}
+	c.instr, c.netAttrs = mcptrace.New(opts.TracerProvider, opts.MeterProvider), transportAttrs(t)
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	impl := opts.Implementation
 	if impl == nil {

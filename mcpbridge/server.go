@@ -12,10 +12,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/mcptool"
+	"github.com/structkit/structkit/internal/mcptrace"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/mcpbridge/internal/toolcall"
 	"github.com/structkit/structkit/structconv"
@@ -61,6 +64,17 @@ type ServerOptions struct {
 	// ECMAScript-only regular expression in a "pattern", say): the tool's
 	// arguments are then converted (and repaired) but not validated.
 	Logger *slog.Logger
+	// TracerProvider, if not nil, makes a server span "tools/call TOOL"
+	// of each call (following the OpenTelemetry semantic conventions for
+	// MCP, with the arguments' changes, problems and the outcome), a
+	// child of the trace context in the request's params._meta (W3C
+	// traceparent, tracestate, baggage), else of the context's span; nil
+	// means otel.GetTracerProvider(), a no-op unless the program set one.
+	TracerProvider trace.TracerProvider
+	// MeterProvider, if not nil, records the duration of each call in
+	// the conventions' histogram mcp.server.operation.duration (seconds;
+	// by tool, error.type); nil means otel.GetMeterProvider().
+	MeterProvider metric.MeterProvider
 }
 
 type requestKey struct{}
@@ -99,7 +113,7 @@ func AddTool(s *mcp.Server, t *mcp.Tool, h StructHandler, opts ServerOptions) (e
 			err = fmt.Errorf("mcpbridge: AddTool %q: %v", t.Name, r)
 		}
 	}()
-	s.AddTool(t, st.handle)
+	s.AddTool(t, traced(opts, t.Name, st.handle))
 	return nil
 }
 
@@ -121,6 +135,7 @@ func (st *structTool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	}
 	args, problem := toolcall.StructArguments(ctx, st.name, st.in, raw, st.opts.Check, st.opts.CheckOptions)
 	if problem != "" {
+		mcptrace.FromContext(ctx).Reject()
 		return errorResult(problem), nil
 	}
 	sr, err := st.h(context.WithValue(ctx, requestKey{}, req), args)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+
 	// encoding/json: the go-sdk hands us and takes JSON text as
 	// json.RawMessage and decoded values (float64, json.Number), and
 	// marshals its own types (mcp.TextContent); we read no JSON with it.

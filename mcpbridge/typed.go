@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/structkit/structkit/internal/mcptool"
+	"github.com/structkit/structkit/internal/mcptrace"
 	"github.com/structkit/structkit/mcpbridge/internal/toolcall"
 )
 
@@ -65,7 +66,7 @@ func AddToolFor[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In
 	}
 	toolcall.WarnUnvalidated(opts.Logger, "mcpbridge: AddToolFor", t.Name, typed.In)
 	tt := &typedTool[In, Out]{typed: typed, h: h}
-	return addTool(s, &tool, tt.handle)
+	return addTool(s, &tool, traced(opts, tool.Name, tt.handle))
 }
 
 // addTool registers a tool whose schemas have been compiled, as an error
@@ -95,6 +96,7 @@ func (tt *typedTool[In, Out]) handle(ctx context.Context, req *mcp.CallToolReque
 	}
 	in, problem := toolcall.TypedArguments[In](ctx, tt.typed, raw)
 	if problem != "" {
+		mcptrace.FromContext(ctx).Reject()
 		return errorResult(problem), nil
 	}
 	res, out, err := tt.h(ctx, req, in)

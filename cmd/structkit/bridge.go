@@ -252,6 +252,17 @@ func runBridge(e *env, args []string) error {
 	} else {
 		logger = slog.New(slog.NewTextHandler(e.stderr, nil))
 	}
+	tel, stopTracing, err := startTracing(context.Background(), "bridge", "structkit-bridge", func(warn bool, msg string) {
+		if warn {
+			logger.Warn(msg)
+		} else {
+			logger.Info(msg)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	defer stopTracing() // last: after the server and the upstreams have stopped
 
 	// What protects the server, checked against where it listens before
 	// anything starts.
@@ -317,8 +328,8 @@ func runBridge(e *env, args []string) error {
 		MaxResponseBytes: f.maxMessageBytes, // the clients' limit, as the bridge's
 		MaxStructValues:  f.maxStructValues,
 		CheckOptions:     structconv.CheckOptions{Policy: policy, Observer: terms.JoinObservers(observers...), MaxDepth: f.maxDepth},
-		ListLimits:       f.limits.ListLimits,
-		Tools:            f.scope.tools, ExcludeTools: f.scope.exclude, ReadOnly: f.scope.readOnly, ForwardMetadata: f.scope.forward}, ups...)
+		ListLimits:       f.limits.ListLimits, TracerProvider: tel.TracerProvider,
+		Tools: f.scope.tools, ExcludeTools: f.scope.exclude, ReadOnly: f.scope.readOnly, ForwardMetadata: f.scope.forward}, ups...)
 	if err != nil {
 		return err
 	}
@@ -328,7 +339,7 @@ func runBridge(e *env, args []string) error {
 	}
 	defer srv.Close()
 
-	opts := []grpc.ServerOption{grpc.MaxRecvMsgSize(f.maxMessageBytes)}
+	opts := []grpc.ServerOption{grpc.MaxRecvMsgSize(f.maxMessageBytes), grpc.StatsHandler(tel.ServerHandler())}
 	if sec.tls != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(sec.tls)))
 	}
@@ -558,6 +569,7 @@ metrics at http://ADDR/metrics. The listening address is printed to
 standard error, then one log line per call (--log-format json: one JSON
 object per line). SIGINT or SIGTERM stops gracefully.
 
+`+fmt.Sprintf(tracingHelp, "structkit-bridge")+`
 Examples:
 
 	structkit bridge --check --lenient
@@ -565,6 +577,7 @@ Examples:
 	structkit bridge --mcp "nav=structkit mcp-example" --mcp web=http://127.0.0.1:8080/mcp --exclude-tools 'web.delete_*' --forward-metadata x-tenant
 	structkit bridge --listen :7443 --tls-cert cert.pem --tls-key key.pem --auth-token-file token --metrics-listen 127.0.0.1:9090
 	structkit call --addr 127.0.0.1:7070 --list
+	OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 OTEL_SERVICE_NAME=tools-bridge structkit bridge --check
 
 Flags:
 `)

@@ -33,8 +33,8 @@ func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 const reflectTimeout = 30 * time.Second
 
 // dialGRPC connects to a gRPC server in plaintext.
-func dialGRPC(addr string) (*grpc.ClientConn, error) {
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+func dialGRPC(addr string, opts ...grpc.DialOption) (*grpc.ClientConn, error) {
+	conn, err := grpc.NewClient(addr, append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, opts...)...)
 	if err != nil {
 		return nil, usagef("--grpc %s: %v", addr, err)
 	}
@@ -77,7 +77,14 @@ func runMCP(e *env, args []string) error {
 	if err := sf.check("mcp"); err != nil {
 		return err
 	}
-	conn, err := dialGRPC(*addr)
+	tel, stopTracing, err := startTracing(context.Background(), "mcp", "structkit-mcp", func(_ bool, msg string) {
+		fmt.Fprintf(e.stderr, "structkit mcp: %s\n", msg)
+	})
+	if err != nil {
+		return err
+	}
+	defer stopTracing() // last: after the connection has closed
+	conn, err := dialGRPC(*addr, grpc.WithStatsHandler(tel.ClientHandler()))
 	if err != nil {
 		return err
 	}
@@ -95,7 +102,7 @@ func runMCP(e *env, args []string) error {
 	// tools: the total (--max-list-bytes) bounds what is kept.
 	mcptool.PageByBytes(server, lf.pageBytes())
 	var omitted []grpcmcp.Omission
-	o := grpcmcp.Options{Schema: so.options(), Resolver: r.Types, Profile: pf.p, Omitted: &omitted}
+	o := grpcmcp.Options{Schema: so.options(), Resolver: r.Types, Profile: pf.p, Omitted: &omitted, TracerProvider: tel.TracerProvider}
 	lf.apply(&o)
 	o.Tools, o.ExcludeTools, o.ReadOnly, o.ForwardHeaders = sf.tools, sf.exclude, sf.readOnly, sf.forward
 	if *lenient {
@@ -212,6 +219,7 @@ refused (exit 2); a request whose values pass the bounds (8 values a
 name, 8 KiB a value, 16 KiB in all, printable ASCII) gets an isError
 result naming the header, never its value, and the method is not called.
 
+`+fmt.Sprintf(tracingHelp, "structkit-mcp")+`
 Examples:
 
 	structkit mcp --grpc 127.0.0.1:50051 --read-only

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/mcptrace"
 	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
@@ -106,6 +107,7 @@ func StructArguments(ctx context.Context, tool string, in *coerce.Schema, raw []
 		all.Problems = crep.Problems
 	}
 	terms.Observe(o.Observer, tool, &all)
+	mcptrace.FromContext(ctx).Arguments(&all)
 	if !all.Valid() {
 		return nil, coerce.FormatProblems(tool, all.Problems)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/internal/mcptrace"
 	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
@@ -132,6 +133,7 @@ func TypedArguments[In any](ctx context.Context, tt *Typed, raw []byte) (in In, 
 		return in, InvalidText(tt.Tool, err)
 	}
 	terms.Observe(tt.Check.Observer, tt.Tool, rep)
+	mcptrace.FromContext(ctx).Arguments(rep)
 	if !rep.Valid() {
 		return in, coerce.FormatProblems(tt.Tool, rep.Problems)
 	}

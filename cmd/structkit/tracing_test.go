@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/reflection"
+	"google.golang.org/protobuf/proto"
+
+	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
+	"github.com/structkit/structkit/internal/fixture/orders"
+	"github.com/structkit/structkit/structconv"
+	"google.golang.org/protobuf/types/known/structpb"
+)
+
+const (
+	hostTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
+	hostSpan  = "00f067aa0ba902b7"
+)
+
+// collector is an OTLP/HTTP trace receiver.
+type collector struct {
+	mu      sync.Mutex
+	spans   []string // "service: name trace-id"
+	posts   int
+	srv     *httptest.Server
+	badPost string
+}
+
+func newCollector(t *testing.T) *collector {
+	c := &collector{}
+	c.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		req := &collectortrace.ExportTraceServiceRequest{}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.posts++
+		if r.URL.Path != "/v1/traces" || proto.Unmarshal(body, req) != nil {
+			c.badPost = r.URL.Path
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		for _, rs := range req.GetResourceSpans() {
+			service := ""
+			for _, kv := range rs.GetResource().GetAttributes() {
+				if kv.GetKey() == "service.name" {
+					service = kv.GetValue().GetStringValue()
+				}
+			}
+			for _, ss := range rs.GetScopeSpans() {
+				for _, s := range ss.GetSpans() {
+					c.spans = append(c.spans, service+": "+s.GetName()+" "+hex.EncodeToString(s.GetTraceId()))
+				}
+			}
+		}
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		b, _ := proto.Marshal(&collectortrace.ExportTraceServiceResponse{})
+		_, _ = w.Write(b)
+	}))
+	t.Cleanup(c.srv.Close)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", c.srv.URL)
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
+	return c
+}
+
+func (c *collector) got() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return strings.Join(c.spans, "\n")
+}
+
+// TestBridgeExportsTraces: with an OTLP endpoint in the environment, the
+// bridge exports its gRPC span and its MCP client span, in the trace of
+// the caller's traceparent, by exit at the latest.
+func TestBridgeExportsTraces(t *testing.T) {
+	col := newCollector(t)
+	s := serveBridge(t, "--listen", "127.0.0.1:0")
+	conn, err := grpc.NewClient(s.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	args := &structpb.Struct{}
+	if err := structconv.Unmarshal([]byte(`{"path":"a.go","line":5,"column":12}`), args); err != nil {
+		t.Fatal(err)
+	}
+	ctx := metadata.AppendToOutgoingContext(context.Background(), "traceparent", "00-"+hostTrace+"-"+hostSpan+"-01")
+	if _, err := bridgev1.NewToolBridgeServiceClient(conn).CallTool(ctx, &bridgev1.CallToolRequest{Name: "code_nav",
+		Args: &bridgev1.CallToolRequest_Arguments{Arguments: args}}); err != nil {
+		t.Fatal(err)
+	}
+	if code := s.stop(t); code != 0 {
+		t.Fatalf("exit %d: %s", code, s.stderr.String())
+	}
+	got := col.got()
+	for _, want := range []string{
+		"structkit-bridge: structkit.bridge.v1.ToolBridgeService/CallTool " + hostTrace,
+		"structkit-bridge: tools/call code_nav " + hostTrace,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the collector did not get %q; got:\n%s\nstderr: %s", want, got, s.stderr.String())
+		}
+	}
+	if strings.Contains(got, "grpc.health") {
+		t.Errorf("health checks were traced:\n%s", got)
+	}
+	if log := s.stderr.String(); !strings.Contains(log, "exporting spans (OTLP http/protobuf)") {
+		t.Errorf("the log does not say spans are exported:\n%s", log)
+	}
+}
+
+// TestBridgeNoTracesUnlessAsked: without an endpoint nothing is
+// exported, and nothing said.
+func TestBridgeNoTracesUnlessAsked(t *testing.T) {
+	col := newCollector(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
+	s := serveBridge(t, "--listen", "127.0.0.1:0")
+	code, _, errOut := invoke(nil, "call", "--addr", s.addr, "--tool", "code_nav", "--args", `{"path":"a.go","line":5,"column":12}`)
+	if code != 0 {
+		t.Fatalf("call: exit %d: %s", code, errOut)
+	}
+	s.stop(t)
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	if col.posts != 0 || strings.Contains(s.stderr.String(), "tracing") {
+		t.Errorf("%d posts to the collector; stderr: %s", col.posts, s.stderr.String())
+	}
+}
+
+// TestTracingEnvRefused: an exporter or protocol the CLI cannot honour
+// is a usage error naming the variable, before anything starts.
+func TestTracingEnvRefused(t *testing.T) {
+	for _, tc := range []struct{ key, value string }{
+		{"OTEL_TRACES_EXPORTER", "zipkin"},
+		{"OTEL_EXPORTER_OTLP_PROTOCOL", "http/json"},
+	} {
+		t.Run(tc.key, func(t *testing.T) {
+			t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
+			t.Setenv(tc.key, tc.value)
+			for _, cmd := range [][]string{{"bridge", "--listen", "127.0.0.1:0"}, {"mcp", "--grpc", "127.0.0.1:1"}} {
+				code, _, errOut := invoke(nil, cmd...)
+				if code != 2 || !strings.Contains(errOut, tc.key) || !strings.Contains(errOut, tc.value) {
+					t.Errorf("%s with %s=%s: exit %d, %s", cmd[0], tc.key, tc.value, code, errOut)
+				}
+			}
+		})
+	}
+}
+
+// TestMCPExportsTraces: structkit mcp reads the trace context of a call's
+// params._meta, exports its span and otelgrpc's, and the gRPC server
+// gets the trace in its metadata.
+func TestMCPExportsTraces(t *testing.T) {
+	col := newCollector(t)
+	var mu sync.Mutex
+	var seen []string
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := grpc.NewServer(grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		md, _ := metadata.FromIncomingContext(ctx)
+		mu.Lock()
+		seen = append(seen, md.Get("traceparent")...)
+		mu.Unlock()
+		return h(ctx, req)
+	}))
+	orders.New().Register(gs)
+	reflection.Register(gs)
+	go func() { _ = gs.Serve(lis) }()
+	defer gs.Stop()
+
+	c := startMCPCLI(t, "--grpc", lis.Addr().String())
+	cs := c.client(t)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "OrderService_GetOrder", Arguments: json.RawMessage(`{"orderId":9223372036854775807}`),
+		Meta: mcp.Meta{"traceparent": "00-" + hostTrace + "-" + hostSpan + "-01"}})
+	if err != nil || res.IsError {
+		t.Fatalf("GetOrder: %v %v", err, res)
+	}
+	cs.Close()
+	if code := c.exit(); code != 0 {
+		t.Fatalf("exit %d: %s", code, c.stderr.String())
+	}
+	got := col.got()
+	for _, want := range []string{
+		"structkit-mcp: tools/call OrderService_GetOrder " + hostTrace,
+		"structkit-mcp: structkit.example.v2.OrderService/GetOrder " + hostTrace,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the collector did not get %q; got:\n%s\nstderr: %s", want, got, c.stderr.String())
+		}
+	}
+	if strings.Contains(got, "reflection") {
+		t.Errorf("reflection was traced:\n%s", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 1 || !strings.HasPrefix(seen[0], "00-"+hostTrace+"-") || strings.Contains(seen[0], hostSpan) {
+		t.Errorf("the gRPC server saw traceparent %v, want one in the host's trace under structkit's span", seen)
+	}
+}

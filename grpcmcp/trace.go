@@ -1,0 +1,46 @@
+package grpcmcp
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/attribute"
+	"google.golang.org/grpc/status"
+
+	"github.com/structkit/structkit/internal/mcptrace"
+)
+
+// Attributes of a grpcmcp span beyond the MCP conventions': the gRPC
+// method a call forwards to, and the code of its status when it failed.
+const (
+	attrGRPCMethod = "structkit.grpc.method"
+	attrGRPCCode   = "structkit.grpc.code"
+)
+
+// traced serves one tools/call with serve within its server span (see
+// Options.TracerProvider).
+func (t *tool) traced(ctx context.Context, req *mcp.CallToolRequest, serve mcp.ToolHandler) (*mcp.CallToolResult, error) {
+	ctx, call := t.instr.StartServer(ctx, t.name, req,
+		attribute.String(attrGRPCMethod, "/"+string(t.method.Parent().FullName())+"/"+string(t.method.Name())))
+	res, err := serve(ctx, req)
+	call.EndResult(res, err)
+	return res, err
+}
+
+// traceStatus records the status of the forwarded call when it failed.
+func (t *tool) traceStatus(ctx context.Context, err error) {
+	if err == nil {
+		return
+	}
+	if st, ok := status.FromError(err); ok {
+		mcptrace.FromContext(ctx).SetAttributes(attribute.String(attrGRPCCode, mcptrace.CodeName(st.Code().String())))
+	}
+}
+
+// instruments are the registration's tracer and histograms, made once.
+func (r *registration) instruments() *mcptrace.Instruments {
+	if r.instr == nil {
+		r.instr = mcptrace.New(r.o.TracerProvider, r.o.MeterProvider)
+	}
+	return r.instr
+}

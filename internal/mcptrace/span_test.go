@@ -1,0 +1,140 @@
+package mcptrace
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/structkit/structkit/internal/fixture/spans"
+	"github.com/structkit/structkit/internal/terms"
+)
+
+// TestArgumentsBounded: a report of many problems with hostile texts
+// makes a bounded span: a few events, each text bounded and escaped,
+// every count exact.
+func TestArgumentsBounded(t *testing.T) {
+	rec := spans.New(t)
+	_, call := New(rec, nil).Start(context.Background(), trace.SpanKindServer, "tool", true, nil)
+	rep := &terms.Report{}
+	for i := range 1000 {
+		rep.Problems = append(rep.Problems, terms.Problem{Path: "/" + strings.Repeat("p", 10000), Keyword: "kw" + strconv.Itoa(i),
+			Msg: "line\n- /forged: " + strings.Repeat("x", 1<<16)})
+		rep.Changes = append(rep.Changes, terms.Change{Path: "/c", Rule: terms.Rule("rule" + strconv.Itoa(i%50)), From: "secret", To: "secret"})
+	}
+	call.Arguments(rep)
+	call.End(true, nil)
+	s := rec.One(t, "tools/call tool", trace.SpanKindServer)
+	if got := spans.String(s, AttrProblems); got != "1000" {
+		t.Errorf("problems = %s, want 1000", got)
+	}
+	if got := spans.String(s, AttrChanges); got != "1000" {
+		t.Errorf("changes = %s, want 1000", got)
+	}
+	if v, _ := spans.Attr(s, AttrProblemKeywords); len(v.AsStringSlice()) != maxNames {
+		t.Errorf("%d keywords, want %d", len(v.AsStringSlice()), maxNames)
+	}
+	if v, _ := spans.Attr(s, AttrChangeRules); len(v.AsStringSlice()) != maxNames {
+		t.Errorf("%d rules, want %d", len(v.AsStringSlice()), maxNames)
+	}
+	ev := spans.Events(s, EventProblem)
+	if len(ev) != maxEvents {
+		t.Fatalf("%d problem events, want %d", len(ev), maxEvents)
+	}
+	for _, e := range ev {
+		if m := e["structkit.problem.message"]; len(m) > maxText || strings.Contains(m, "\n") {
+			t.Errorf("message of %d bytes (newline: %v), want at most %d, escaped", len(m), strings.Contains(m, "\n"), maxText)
+		}
+		if p := e["structkit.problem.path"]; len(p) > maxPathText {
+			t.Errorf("path of %d bytes", len(p))
+		}
+	}
+	for _, e := range spans.Events(s, EventChange) {
+		for _, v := range e {
+			if strings.Contains(v, "secret") {
+				t.Errorf("a change event holds the argument's value: %v", e)
+			}
+		}
+	}
+	if got := spans.String(s, AttrOutcome); got != OutcomeRejected {
+		t.Errorf("outcome %q, want rejected", got)
+	}
+}
+
+func TestEnd(t *testing.T) {
+	rec := spans.New(t)
+	for _, tc := range []struct {
+		name    string
+		isError bool
+		reject  bool
+		err     error
+		outcome string
+		errType string
+		code    string
+	}{
+		{name: "ok", outcome: OutcomeOK},
+		{name: "tool error", isError: true, outcome: OutcomeToolError, errType: "tool_error"},
+		{name: "rejected", isError: true, reject: true, outcome: OutcomeRejected, errType: "tool_error"},
+		{name: "protocol error", err: &jsonrpc.Error{Code: -32602, Message: strings.Repeat("m", 1<<20)}, outcome: OutcomeError, errType: "-32602", code: "-32602"},
+		{name: "transport", err: errors.New("broken pipe"), outcome: OutcomeError, errType: "_OTHER"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec.Reset()
+			_, call := New(rec, nil).Start(context.Background(), trace.SpanKindClient, "t", true, nil)
+			if tc.reject {
+				call.Reject()
+			}
+			call.End(tc.isError, tc.err)
+			s := rec.One(t, "tools/call t", trace.SpanKindClient)
+			for k, v := range map[string]string{AttrOutcome: tc.outcome, AttrErrorType: tc.errType, AttrStatusCode: tc.code} {
+				if got := spans.String(s, k); got != v {
+					t.Errorf("%s = %q, want %q", k, got, v)
+				}
+			}
+			if (s.Status.Code == codes.Error) != (tc.outcome != OutcomeOK) || len(s.Status.Description) > maxText {
+				t.Errorf("status %v (%d bytes)", s.Status.Code, len(s.Status.Description))
+			}
+		})
+	}
+	// An unknown tool's name is bounded and kept out of the span name.
+	rec.Reset()
+	_, call := New(rec, nil).Start(context.Background(), trace.SpanKindClient, strings.Repeat("n", 1<<16), false, nil)
+	call.End(false, nil)
+	s := rec.One(t, "tools/call", trace.SpanKindClient)
+	if n := len(spans.String(s, AttrTool)); n > maxToolName {
+		t.Errorf("tool name of %d bytes", n)
+	}
+	// Nil calls do nothing.
+	var nc *Call
+	nc.Arguments(&terms.Report{})
+	nc.Reject()
+	nc.End(true, nil)
+	if FromContext(context.Background()) != nil {
+		t.Error("a Call in an empty context")
+	}
+}
+
+// TestArgumentsAddUp: a profile's restore report, then the check's, on
+// one span: counts and names add up; integer notes are left out.
+func TestArgumentsAddUp(t *testing.T) {
+	rec := spans.New(t)
+	_, call := New(rec, nil).Start(context.Background(), trace.SpanKindServer, "tool", true, nil)
+	call.Arguments(&terms.Report{Changes: []terms.Change{{Path: "/a", Rule: terms.RuleStringToInteger}, {Path: "/n", Rule: terms.RuleInteger}}})
+	call.Arguments(&terms.Report{Changes: []terms.Change{{Path: "/b", Rule: terms.RuleStringToInteger}, {Path: "/c", Rule: terms.RuleBigIntCarried}}})
+	call.End(false, nil)
+	s := rec.One(t, "tools/call tool", trace.SpanKindServer)
+	if got := spans.String(s, AttrChanges); got != "3" {
+		t.Errorf("changes %s, want 3", got)
+	}
+	if got, want := spans.String(s, AttrChangeRules), string(terms.RuleBigIntCarried)+","+string(terms.RuleStringToInteger); got != want {
+		t.Errorf("rules %s, want %s", got, want)
+	}
+	if n := len(spans.Events(s, EventChange)); n != 3 {
+		t.Errorf("%d change events, want 3", n)
+	}
+}
