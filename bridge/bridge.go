@@ -151,10 +151,13 @@ type Options struct {
 	// tool they hide is not listed (nor named in left_out), and a call to
 	// it is answered NOT_FOUND exactly as one to a tool that does not
 	// exist. The hidden tools are logged at each start of their server.
-	// The scope applies to the tools the limits kept: a hidden tool still
-	// counts in ListLimits (it is read from the server's tools/list like
-	// any other). New refuses a malformed pattern with an error wrapping
-	// path.ErrBadPattern.
+	// The scope chooses as the server's tools are listed, before the
+	// limits count them: a hidden tool takes no room in ListLimits
+	// (MaxTools, MaxSchemaBytes), and a chosen one is served however many
+	// hidden ones come before it (the reading stays bounded: see
+	// mcpbridge.ClientOptions.Keep); a fixed client's listing is its own,
+	// and the scope hides at the bridge what it holds. New refuses a
+	// malformed pattern with an error wrapping path.ErrBadPattern.
 	Tools, ExcludeTools []string
 	ReadOnly            bool
 	// ForwardMetadata names the gRPC metadata of an incoming CallTool
@@ -291,7 +294,12 @@ func newServer(opts Options, clk clock, upstreams ...Upstream) (*Server, error) 
 			sess := &session{client: c, started: s.clock.Now()}
 			u.cur, u.tools, u.leftOut = sess, c.Tools(), c.LeftOut()
 			if s.scope.Filters() {
-				u.sayHidden(u.tools)
+				// The client's listing is its own: the scope hides at
+				// the bridge what it holds.
+				for i := range u.tools {
+					u.keepInfo(&u.tools[i], u.tools[i].Name)
+				}
+				u.sayHidden()
 			}
 			go u.watchFixed(sess)
 			continue

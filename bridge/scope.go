@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/structkit/structkit/internal/scope"
 	"github.com/structkit/structkit/mcpbridge"
 )
@@ -60,28 +62,53 @@ func unknownTool(u *upstream, tool string) error {
 // maxHiddenNamed bounds the hidden tools a log line names.
 const maxHiddenNamed = 20
 
-// sayHidden logs the tools of a start the scope hides, by the option
-// that hides them.
-func (u *upstream) sayHidden(tools []mcpbridge.ToolInfo) {
+// hiddenTools counts, by the option that hides them, the tools the scope
+// hid from a listing, and names the first maxHiddenNamed of each.
+type hiddenTools struct {
+	counts map[string]int
+	names  map[string][]string
+}
+
+// keep is the upstream's mcpbridge.ClientOptions.Keep when the scope
+// filters: the tools it hides are recorded for sayHidden.
+func (u *upstream) keep(t *mcp.Tool) bool {
+	return u.keepInfo(&mcpbridge.ToolInfo{Tool: t}, t.Name)
+}
+
+// keepInfo is keep of a tool listed as ti (for a fixed client, whose
+// listing the bridge does not make, the tools it already holds).
+func (u *upstream) keepInfo(ti *mcpbridge.ToolInfo, name string) bool {
 	s := u.srv
-	if !s.scope.Filters() {
-		return
+	why := s.hidden(u, ti, name)
+	if why == "" {
+		return true
 	}
-	by := map[string][]string{}
-	counts := map[string]int{}
-	for i := range tools {
-		if why := s.hidden(u, &tools[i], tools[i].Name); why != "" {
-			counts[why]++
-			if len(by[why]) < maxHiddenNamed {
-				by[why] = append(by[why], boundedName(s.toolName(u, tools[i].Name)))
-			}
-		}
+	u.hiddenMu.Lock()
+	defer u.hiddenMu.Unlock()
+	h := &u.hidden
+	if h.counts == nil {
+		h.counts, h.names = map[string]int{}, map[string][]string{}
 	}
+	h.counts[why]++
+	if len(h.names[why]) < maxHiddenNamed {
+		h.names[why] = append(h.names[why], boundedName(s.toolName(u, name)))
+	}
+	return false
+}
+
+// sayHidden logs, by the option that hides them, the tools the scope hid
+// from the listings since it last said so (a start's).
+func (u *upstream) sayHidden() {
+	s := u.srv
+	u.hiddenMu.Lock()
+	h := u.hidden
+	u.hidden = hiddenTools{}
+	u.hiddenMu.Unlock()
 	for _, why := range []string{scope.ByExcludeTools, scope.ByTools, scope.ByReadOnly} {
-		if n := counts[why]; n > 0 {
-			names := strings.Join(by[why], ", ")
-			if n > len(by[why]) {
-				names += fmt.Sprintf(", … (%d more)", n-len(by[why]))
+		if n := h.counts[why]; n > 0 {
+			names := strings.Join(h.names[why], ", ")
+			if n > len(h.names[why]) {
+				names += fmt.Sprintf(", … (%d more)", n-len(h.names[why]))
 			}
 			s.logger.Info("MCP server: tools not served (the bridge's scope)", "server", u.name, "by", why, "count", n, "tools", names)
 		}

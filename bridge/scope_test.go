@@ -279,31 +279,48 @@ func TestToolServerHidden(t *testing.T) {
 	}
 }
 
-// TestHiddenNotLeftOut: a hidden tool a limit left out is not named in
-// left_out, and calling it is NOT_FOUND as for a tool that does not exist,
-// not the limit's RESOURCE_EXHAUSTED.
+// TestHiddenNotLeftOut: the scope chooses among the tools as they are
+// listed, before the limits count them: a hidden tool takes no room in
+// MaxTools and is named nowhere (calling it is NOT_FOUND, as for a tool
+// that does not exist, not the limit's RESOURCE_EXHAUSTED), and a tool
+// chosen by Tools is served however many hidden ones the server lists
+// before it.
 func TestHiddenNotLeftOut(t *testing.T) {
-	for _, exclude := range []string{"", "set_*"} {
-		o := bridge.Options{ListLimits: mcpbridge.ListLimits{MaxTools: 2}}
-		if exclude != "" {
-			o.ExcludeTools = []string{exclude}
-		}
-		c, _ := serve(t, o, bridge.InProcess("a", scopeServer(nil)))
-		resp, err := c.ListTools(context.Background(), &bridgev1.ListToolsRequest{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(resp.GetLeftOut()) != 1 {
-			t.Fatalf("left_out %v", resp.GetLeftOut())
-		}
-		lo := resp.GetLeftOut()[0]
-		named := slices.Contains(lo.GetTools(), "set_thing") || strings.Contains(lo.GetMessage(), "set_thing")
-		code, _ := callStatus(c, "set_thing")
-		if exclude == "" && (!named || code != codes.ResourceExhausted) {
-			t.Errorf("unscoped: left_out %v, call %v; want set_thing named, RESOURCE_EXHAUSTED", lo, code)
-		}
-		if exclude != "" && (named || code != codes.NotFound) {
-			t.Errorf("hidden: left_out %v, call %v; want set_thing not named, NOT_FOUND", lo, code)
-		}
+	// The server lists delete_thing, get_thing, set_thing, in that order.
+	for _, tc := range []struct {
+		name     string
+		o        bridge.Options
+		served   []string
+		leftOut  bool // a LeftOut entry naming set_thing
+		setThing codes.Code
+	}{
+		{"unscoped", bridge.Options{ListLimits: mcpbridge.ListLimits{MaxTools: 2}}, []string{"delete_thing", "get_thing"}, true, codes.ResourceExhausted},
+		{"excluded", bridge.Options{ListLimits: mcpbridge.ListLimits{MaxTools: 2}, ExcludeTools: []string{"set_*"}}, []string{"delete_thing", "get_thing"}, false, codes.NotFound},
+		{"chosen past hidden ones", bridge.Options{ListLimits: mcpbridge.ListLimits{MaxTools: 1}, Tools: []string{"set_*"}}, []string{"set_thing"}, false, codes.OK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := serve(t, tc.o, bridge.InProcess("a", scopeServer(nil)))
+			resp, err := c.ListTools(context.Background(), &bridgev1.ListToolsRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tl := range resp.GetTools() {
+				names = append(names, tl.GetName())
+			}
+			if !slices.Equal(names, tc.served) {
+				t.Errorf("served %v, want %v", names, tc.served)
+			}
+			named := false
+			for _, lo := range resp.GetLeftOut() {
+				named = named || slices.Contains(lo.GetTools(), "set_thing") || strings.Contains(lo.GetMessage(), "set_thing")
+			}
+			if named != tc.leftOut || (!tc.leftOut && len(resp.GetLeftOut()) != 0) {
+				t.Errorf("left_out %v", resp.GetLeftOut())
+			}
+			if code, _ := callStatus(c, "set_thing"); code != tc.setThing {
+				t.Errorf("calling set_thing: %v, want %v", code, tc.setThing)
+			}
+		})
 	}
 }

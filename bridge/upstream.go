@@ -111,6 +111,9 @@ type upstream struct {
 	tools    []mcpbridge.ToolInfo
 	leftOut  []*mcpbridge.LimitError // what the limits left out of tools
 	closed   bool
+
+	hiddenMu sync.Mutex
+	hidden   hiddenTools // what the scope hid since the last start was said
 }
 
 // errClosed is the cause when the bridge itself has closed.
@@ -202,7 +205,7 @@ func (u *upstream) start(ch chan struct{}, wait time.Duration) {
 			u.srv.logger.Warn("MCP server: tools left out by a limit of the bridge", "server", u.name, "limit", e.Limit, "max", e.Max, "left_out", e.Count, "stopped", e.Stopped, "err", e.Error())
 		}
 		if u.srv.scope.Filters() {
-			u.sayHidden(s.client.Tools())
+			u.sayHidden()
 		}
 		u.emit(Event{Kind: EventStarted, Restart: restarts, LeftOut: leftOut})
 	}
@@ -218,6 +221,11 @@ func (u *upstream) open(life context.Context) (*session, error) {
 	ctx, cancel := context.WithTimeout(life, u.srv.startTimeout)
 	defer cancel()
 	opts := u.srv.clientOptions(u.name)
+	if u.srv.scope.Filters() {
+		// The scope chooses among the tools as they are listed, before
+		// the limits count them.
+		opts.Keep = u.keep
+	}
 	if opts.Observer != nil && u.srv.prefixed {
 		opts.Observer = prefixObserver{o: opts.Observer, prefix: u.name + "."}
 	}

@@ -152,6 +152,15 @@ type ClientOptions struct {
 	// hold: tools, and schema bytes per tool and in all (see ListLimits;
 	// the zero value is the defaults).
 	ListLimits
+	// Keep, if not nil, chooses the tools the Client serves among those
+	// the server lists: a tool it returns false for is skipped as it is
+	// read, as if the server did not list it (not in Tools nor LeftOut;
+	// a call to it is an unknown tool), before the limits count it: it
+	// takes no room in MaxTools or MaxSchemaBytes, and its schemas are
+	// not kept. The reading stays bounded: it stops, as at MaxTools,
+	// after keepFactor (8) times MaxTools tools skipped. Keep is called
+	// once per tool of each listing, from one goroutine at a time.
+	Keep func(*mcp.Tool) bool
 	// StructuredJSON, when true, hands a captured result's structured
 	// content on as JSON text only (CallResult.StructuredJSON, exact, in
 	// memory once) and leaves CallResult.Structured nil: a Struct tree

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/fixture/manytools"
 	"github.com/structkit/structkit/internal/schemacache"
@@ -236,5 +237,46 @@ func TestRefreshCancelled(t *testing.T) {
 	}
 	if n := made.Load(); n > 200 {
 		t.Errorf("%d tools listed after the cancel at the 150th, want no page after its own", n)
+	}
+}
+
+// TestKeep: ClientOptions.Keep chooses tools as they are listed, before
+// the limits count them; the tools it skips are bounded too (keepFactor
+// times MaxTools), so a server listing only tools it refuses is read no
+// further than that.
+func TestKeep(t *testing.T) {
+	odd := func(tool *mcp.Tool) bool { return tool.Name[len(tool.Name)-1]%2 == 1 }
+	c, err := Connect(context.Background(), manytools.Transport(manytools.Options{Tools: 40, Schema: small, PageSize: 3}),
+		ClientOptions{Name: "many", ListLimits: ListLimits{MaxTools: 5}, Keep: odd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var names []string
+	for _, ti := range c.Tools() {
+		if !odd(ti.Tool) {
+			t.Errorf("%s served", ti.Name)
+		}
+		names = append(names, ti.Name)
+	}
+	if len(names) != 5 {
+		t.Errorf("served %v, want the first 5 kept", names)
+	}
+	calls := 0
+	none := func(*mcp.Tool) bool { calls++; return false }
+	c2, err := Connect(context.Background(), manytools.Transport(manytools.Options{Tools: 200, Schema: small, PageSize: 7}),
+		ClientOptions{Name: "many", ListLimits: ListLimits{MaxTools: 2}, Keep: none})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	if n := len(c2.Tools()); n != 0 {
+		t.Errorf("%d tools served", n)
+	}
+	if calls != keepFactor*2+1 {
+		t.Errorf("Keep called %d times, want %d: the listing is read no further", calls, keepFactor*2+1)
+	}
+	if lo := c2.LeftOut(); len(lo) != 1 || lo[0].Limit != "MaxTools" || !lo[0].Stopped {
+		t.Errorf("left out %v", lo)
 	}
 }

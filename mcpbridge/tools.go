@@ -52,6 +52,10 @@ func (c *Client) Tool(name string) (ToolInfo, bool) {
 	return ToolInfo{}, false
 }
 
+// keepFactor bounds the tools ClientOptions.Keep may skip in a listing, in
+// multiples of MaxTools.
+const keepFactor = 8
+
 // Refresh relists the tools now, within ClientOptions.ListLimits (tools
 // beyond them are left out: see LeftOut). On error the previous list
 // stays. ctx is checked between tools: cancelling it ends a long listing
@@ -70,10 +74,16 @@ func (c *Client) Refresh(ctx context.Context) error {
 		set     = &toolSet{}
 		tooBig  *LimitError
 		params  = &mcp.ListToolsParams{}
+		skipped int // tools Keep refused
 	)
+	maxPages, maxSkipped := lim.MaxTools+1, -1
+	if c.opts.Keep != nil && lim.MaxTools >= 0 {
+		maxSkipped = keepFactor * lim.MaxTools
+		maxPages += maxSkipped
+	}
 listing:
 	for pages := 1; ; pages++ {
-		if lim.MaxTools >= 0 && pages > lim.MaxTools+1 {
+		if lim.MaxTools >= 0 && pages > maxPages {
 			// Pages without tools, cursor after cursor.
 			set.stopped = &LimitError{Server: c.name, Limit: "MaxTools", Max: lim.MaxTools, Tools: []string{fmt.Sprintf("(page %d)", pages)}, Stopped: true}
 			break
@@ -90,6 +100,13 @@ listing:
 				return fmt.Errorf("mcpbridge: server %q: listing tools: %w", c.name, err)
 			}
 			if tool == nil {
+				continue
+			}
+			if c.opts.Keep != nil && !c.opts.Keep(tool) {
+				if skipped++; maxSkipped >= 0 && skipped > maxSkipped {
+					set.stopped = &LimitError{Server: c.name, Limit: "MaxTools", Max: lim.MaxTools, Tools: []string{tool.Name}, Count: 1, Stopped: true}
+					break listing
+				}
 				continue
 			}
 			if lim.MaxTools >= 0 && read >= lim.MaxTools {
