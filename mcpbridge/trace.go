@@ -28,17 +28,11 @@ func (c *Client) startCall(ctx context.Context, name string) (context.Context, *
 
 // endCall ends the span of a call with its result or error.
 func endCall(call *mcptrace.Call, res *CallResult, err error) {
-	if res != nil {
-		call.Arguments(&res.Report)
-		call.Result(&res.ResultReport)
-		if res.Local {
-			call.Reject()
-		}
-		if !res.Exact {
-			call.SetAttributes(attribute.Bool(mcptrace.AttrExact, false))
-		}
+	if res == nil {
+		call.End(false, err)
+		return
 	}
-	call.End(res != nil && res.IsError, err)
+	call.Finish(&res.Report, &res.ResultReport, res.Local, res.Exact, res.IsError, err)
 }
 
 // transportAttrs are the network attributes of the conventions for t:

@@ -370,6 +370,22 @@ func (c *Call) End(isError bool, err error) {
 	}
 }
 
+// Finish ends a client span with what the call came to: the reports of
+// its arguments and of its result, whether the check answered it locally
+// (rejected without calling the server), whether the result was read
+// exact, and isError or err as End takes them.
+func (c *Call) Finish(args, result *terms.Report, local, exact, isError bool, err error) {
+	c.Arguments(args)
+	c.Result(result)
+	if local {
+		c.Reject()
+	}
+	if !exact && c.Recording() {
+		c.span.SetAttributes(attribute.Bool(AttrExact, false))
+	}
+	c.End(isError, err)
+}
+
 // EndResult ends a server span with the handler's answer.
 func (c *Call) EndResult(res *mcp.CallToolResult, err error) {
 	c.End(err == nil && res != nil && res.IsError, err)

@@ -3,6 +3,7 @@ package mcpgo
 import (
 	"cmp"
 	"context"
+
 	// encoding/json: mcp-go hands us results as json.RawMessage and as
 	// its decoded values (float64); we read no JSON with it.
 	"encoding/json"
@@ -14,10 +15,13 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/internal/mcptrace"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/mcpbridge"
@@ -47,6 +51,14 @@ type ClientOptions struct {
 	// as JSON text only (CallResult.StructuredJSON) and leaves
 	// CallResult.Structured nil.
 	StructuredJSON bool
+	// TracerProvider and MeterProvider, as mcpbridge.ClientOptions': a
+	// client span of each call ("tools/call TOOL", the MCP semantic
+	// conventions, with the call's changes, problems and outcome), and
+	// the histogram mcp.client.operation.duration; nil means otel's
+	// global providers, no-ops unless the program set them. Either way
+	// the call's trace context reaches the server in params._meta.
+	TracerProvider trace.TracerProvider
+	MeterProvider  metric.MeterProvider
 }
 
 // Client calls the tools of one MCP server through an mcp-go client. It is
@@ -58,6 +70,7 @@ type Client struct {
 	tools atomic.Pointer[map[string]*tool]
 	exact atomic.Bool  // the last listing's schemas were read raw
 	seq   atomic.Int64 // the raw listings' request ids
+	instr *mcptrace.Instruments
 }
 
 // tool is a listed tool with its compiled schemas.
@@ -107,7 +120,7 @@ func (t *tool) compiled() *tool {
 // them, and ExactSchemas reports false. Results are exact either way:
 // their structured content is read from its raw JSON.
 func NewClient(ctx context.Context, mc *client.Client, opts ClientOptions) (*Client, error) {
-	c := &Client{mc: mc, opts: opts, name: cmp.Or(opts.Name, "mcp")}
+	c := &Client{mc: mc, opts: opts, name: cmp.Or(opts.Name, "mcp"), instr: mcptrace.New(opts.TracerProvider, opts.MeterProvider)}
 	if mc == nil {
 		return nil, fmt.Errorf("mcpgo: server %q: nil client", c.name)
 	}
@@ -173,8 +186,10 @@ func (c *Client) lookup(name string) (*tool, error) {
 // saying at which Stage the call failed (StageSession for mcp-go's
 // transport errors), or the context's error. A tool that reports an error
 // is a result with IsError. args is not modified.
-func (c *Client) CallTool(ctx context.Context, name string, args *structpb.Struct) (*mcpbridge.CallResult, error) {
+func (c *Client) CallTool(ctx context.Context, name string, args *structpb.Struct) (res *mcpbridge.CallResult, err error) {
 	ti, err := c.lookup(name)
+	ctx, call := c.startCall(ctx, name, err == nil)
+	defer func() { endCall(call, res, err) }()
 	if err != nil {
 		return nil, err
 	}
@@ -187,8 +202,10 @@ func (c *Client) CallTool(ctx context.Context, name string, args *structpb.Struc
 // mcpbridge.Client.CallToolJSON does: every literal goes out as written
 // except where the input schema calls for a change. Otherwise as
 // CallTool.
-func (c *Client) CallToolJSON(ctx context.Context, name string, args []byte) (*mcpbridge.CallResult, error) {
+func (c *Client) CallToolJSON(ctx context.Context, name string, args []byte) (res *mcpbridge.CallResult, err error) {
 	ti, err := c.lookup(name)
+	ctx, call := c.startCall(ctx, name, err == nil)
+	defer func() { endCall(call, res, err) }()
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +251,7 @@ func (c *Client) prepared(ctx context.Context, ti *tool, a *toolcall.Args, err e
 	req.Params.Name = ti.name
 	req.Params.Arguments = json.RawMessage(a.JSON)
 	req.Params.RawArguments = json.RawMessage(a.JSON)
-	out, err := c.mc.CallTool(ctx, req)
+	out, err := c.mc.CallTool(ctx, withMeta(ctx, req))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err

@@ -41,6 +41,7 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/internal/mcptrace"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/mcpbridge/internal/toolcall"
 )
@@ -112,7 +113,7 @@ func AddTool(s *server.MCPServer, t mcp.Tool, h StructHandler, opts mcpbridge.Se
 		toolcall.WarnUnvalidated(opts.Logger, "mcpgo: AddTool", t.Name, in)
 	}
 	st := &structTool{name: t.Name, in: in, out: out, h: h, opts: opts}
-	return addTool(s, t, rawIn, rawOut, st.handle)
+	return addTool(s, t, rawIn, rawOut, traced(opts, t.Name, st.handle))
 }
 
 // toolSchemas returns t's input and output schemas as mcp-go holds them:
@@ -167,10 +168,12 @@ type structTool struct {
 func (st *structTool) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	raw, err := rawArguments(req)
 	if err != nil {
+		mcptrace.FromContext(ctx).Reject()
 		return mcp.NewToolResultError(toolcall.InvalidText(st.name, err)), nil
 	}
 	args, problem := toolcall.StructArguments(ctx, st.name, st.in, raw, st.opts.Check, st.opts.CheckOptions)
 	if problem != "" {
+		mcptrace.FromContext(ctx).Reject()
 		return mcp.NewToolResultError(problem), nil
 	}
 	sr, err := st.h(context.WithValue(ctx, requestKey{}, &req), args)

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/structkit/structkit/internal/mcptrace"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/mcpbridge/internal/toolcall"
 )
@@ -55,13 +56,15 @@ func AddToolFor[In, Out any](s *server.MCPServer, t mcp.Tool, h mcp.StructuredTo
 		return err
 	}
 	toolcall.WarnUnvalidated(opts.Logger, "mcpgo: AddToolFor", t.Name, typed.In)
-	return addTool(s, t, typed.RawIn, typed.RawOut, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return addTool(s, t, typed.RawIn, typed.RawOut, traced(opts, t.Name, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw, err := rawArguments(req)
 		if err != nil {
+			mcptrace.FromContext(ctx).Reject()
 			return mcp.NewToolResultError(toolcall.InvalidText(t.Name, err)), nil
 		}
 		in, problem := toolcall.TypedArguments[In](ctx, typed, raw)
 		if problem != "" {
+			mcptrace.FromContext(ctx).Reject()
 			return mcp.NewToolResultError(problem), nil
 		}
 		out, err := h(ctx, req, in)
@@ -82,5 +85,5 @@ func AddToolFor[In, Out any](s *server.MCPServer, t mcp.Tool, h mcp.StructuredTo
 		res.StructuredContent, res.RawStructuredContent = json.RawMessage(b), json.RawMessage(b)
 		res.Content = []mcp.Content{mcp.NewTextContent(string(b))}
 		return res, nil
-	})
+	}))
 }

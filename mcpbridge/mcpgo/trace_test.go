@@ -1,0 +1,75 @@
+package mcpgo_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/structkit/structkit/internal/fixture/spans"
+	"github.com/structkit/structkit/mcpbridge"
+	"github.com/structkit/structkit/mcpbridge/mcpgo"
+)
+
+// TestTracing: a call through the mcp-go client and an mcp-go server,
+// both through structkit, over streamable HTTP, is one trace: the server span is a child of the
+// client span (the trace context travels in params._meta), and both say
+// the outcome; a call the server's check refuses is rejected on both.
+func TestTracing(t *testing.T) {
+	rec := spans.New(t)
+	s := server.NewMCPServer("traced", "v1")
+	tool := mcp.NewToolWithRawSchema("count", "", json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`))
+	if err := mcpgo.AddTool(s, tool, func(_ context.Context, args *structpb.Struct) (*mcpgo.StructResult, error) {
+		return &mcpgo.StructResult{Structured: args}, nil
+	}, mcpbridge.ServerOptions{Check: true, TracerProvider: rec}); err != nil {
+		t.Fatal(err)
+	}
+	// Over streamable HTTP: the trace context can only travel in
+	// params._meta. The client does not check: the server's check
+	// refuses.
+	ctx := context.Background()
+	hs := httptest.NewServer(server.NewStreamableHTTPServer(s))
+	defer hs.Close()
+	mc, err := client.NewStreamableHttpClient(hs.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mc.Close()
+	if err := mc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	initialize(t, mc, "2025-11-25")
+	c, err := mcpgo.NewClient(ctx, mc, mcpgo.ClientOptions{Name: "traced", TracerProvider: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := c.CallToolJSON(ctx, "count", []byte(`{"n":9007199254740993}`)); err != nil || res.IsError {
+		t.Fatalf("%v %+v", err, res)
+	}
+	client := rec.One(t, "tools/call count", trace.SpanKindClient)
+	srv := rec.One(t, "tools/call count", trace.SpanKindServer)
+	if !spans.ChildOf(srv, client) {
+		t.Errorf("the server span %v is not a child of the client span %v", srv.Parent, client.SpanContext)
+	}
+	for _, sp := range []struct {
+		name string
+		s    string
+	}{{"client", spans.String(client, "structkit.outcome")}, {"server", spans.String(srv, "structkit.outcome")}} {
+		if sp.s != "ok" {
+			t.Errorf("%s outcome %q", sp.name, sp.s)
+		}
+	}
+	rec.Reset()
+	if res, err := c.CallToolJSON(ctx, "count", []byte(`{"n":"many"}`)); err != nil || !res.IsError {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if got := spans.String(rec.One(t, "tools/call count", trace.SpanKindServer), "structkit.outcome"); got != "rejected" {
+		t.Errorf("server outcome %q, want rejected", got)
+	}
+}
