@@ -542,19 +542,11 @@ func errorResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: true}
 }
 
-// handle serves one tools/call: raw arguments → codec → request message →
-// call → response message → structuredContent, exact throughout.
-func (t *tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	parent := ctx
-	if t.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, t.timeout)
-		defer cancel()
-	}
-	msg, bad := t.request(parent, ctx, req)
-	if bad != nil {
-		return bad, nil
-	}
+// handle serves one tools/call of a unary method, its request message
+// read (see handler): call → response message → structuredContent, exact
+// throughout. ctx is the call's, bounded by the call timeout; parent is
+// the one it came with.
+func (t *tool) handle(parent, ctx context.Context, _ *mcp.CallToolRequest, msg proto.Message) (*mcp.CallToolResult, error) {
 	resp, err := t.invoke(mcptrace.InjectGRPC(ctx), msg)
 	t.traceStatus(ctx, err)
 	if err != nil {

@@ -160,7 +160,8 @@ func dynamicStream(conn grpc.ClientConnInterface, md protoreflect.MethodDescript
 
 // handler is the tool's handler of tools/call: within its server span
 // (Options.TracerProvider), the forwarded headers (Options.ForwardHeaders)
-// put in the outgoing metadata, then the call, unary or server-streaming.
+// put in the outgoing metadata, the call timeout set, the arguments read
+// into the request message, then the call, unary or server-streaming.
 func (t *tool) handler() mcp.ToolHandler {
 	serve := t.handle
 	if t.stream != nil {
@@ -172,7 +173,17 @@ func (t *tool) handler() mcp.ToolHandler {
 			if refused != nil {
 				return refused, nil
 			}
-			return serve(ctx, req)
+			parent := ctx
+			if t.timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, t.timeout)
+				defer cancel()
+			}
+			msg, bad := t.request(parent, ctx, req)
+			if bad != nil {
+				return bad, nil
+			}
+			return serve(parent, ctx, req, msg)
 		})
 	}
 }
@@ -245,17 +256,7 @@ func (c *collector) take(m proto.Message) error {
 // handleStream serves one tools/call of a server-streaming method:
 // arguments as for a unary call, then the stream's messages, each as
 // progress when asked for, collected into the result.
-func (t *tool) handleStream(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	parent := ctx
-	if t.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, t.timeout)
-		defer cancel()
-	}
-	msg, bad := t.request(parent, ctx, req)
-	if bad != nil {
-		return bad, nil
-	}
+func (t *tool) handleStream(parent, ctx context.Context, req *mcp.CallToolRequest, msg proto.Message) (*mcp.CallToolResult, error) {
 	out, err := t.out.get()
 	if err != nil {
 		return errorResult(fmt.Sprintf("Tool %q cannot write its messages: the schema of %s does not compile: %v", t.name, t.method.Output().FullName(), err)), nil
