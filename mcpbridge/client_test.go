@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -486,31 +487,39 @@ func TestServerDies(t *testing.T) {
 	}
 }
 
-// TestServerClosesMidCall: the same in memory: the server ends the
-// session while a call is in flight.
+// TestServerClosesMidCall: the same in memory: the server's connection
+// ends while a call is in flight (its pipes closed, as when its process
+// dies; the go-sdk's ServerSession.Close would wait for the call to end
+// first).
 func TestServerClosesMidCall(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v1"}, nil)
 	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, st, nil)
-	if err != nil {
+	clientR, serverW := io.Pipe()
+	serverR, clientW := io.Pipe()
+	if _, err := s.Connect(ctx, &mcp.IOTransport{Reader: serverR, Writer: serverW}, nil); err != nil {
 		t.Fatal(err)
 	}
-	entered := make(chan struct{})
+	entered, release := make(chan struct{}), make(chan struct{})
+	t.Cleanup(func() { close(release) })
 	s.AddTool(&mcp.Tool{Name: "hang", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			close(entered)
-			<-ctx.Done()
-			return nil, ctx.Err()
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-release:
+				return nil, errors.New("released at the end of the test")
+			}
 		})
-	c, err := mcpbridge.Connect(ctx, ct, mcpbridge.ClientOptions{})
+	c, err := mcpbridge.Connect(ctx, &mcp.IOTransport{Reader: clientR, Writer: clientW}, mcpbridge.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	go func() {
 		<-entered
-		ss.Close()
+		serverW.Close()
+		serverR.Close()
 	}()
 	callCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
