@@ -271,7 +271,7 @@ func (c *Client) prepared(ctx context.Context, ti *tool, a *toolcall.Args, err e
 		if errors.As(err, &te) {
 			stage = mcpbridge.StageSession
 		}
-		return nil, &mcpbridge.CallError{Server: c.name, Tool: ti.name, Stage: stage, Err: err}
+		return nil, &mcpbridge.CallError{Server: c.name, Tool: ti.name, Stage: stage, Err: sdkError{err}}
 	}
 	if err := c.result(ti, out, res); err != nil {
 		return nil, &mcpbridge.CallError{Server: c.name, Tool: ti.name, Stage: mcpbridge.StageResult, Err: err}
@@ -286,18 +286,22 @@ func (c *Client) prepared(ctx context.Context, ti *tool, a *toolcall.Args, err e
 // decoded them (text blocks without loss).
 func (c *Client) result(ti *tool, out *mcp.CallToolResult, res *mcpbridge.CallResult) (err error) {
 	res.IsError = out.IsError
+	limits := toolcall.ResultLimits(c.maxDepth(), c.opts.MaxNumberDigits)
 	if res.Content, err = toolcall.MarshalContent(out.Content); err != nil {
+		return err
+	}
+	// Read under the limits, as mcpbridge.Client reads the blocks: a block
+	// mcp-go decoded nested 5000 levels is not handed on.
+	if res.Content, err = toolcall.RawContent(res.Content, limits); err != nil {
 		return err
 	}
 	decoded := out.StructuredContent
 	switch {
 	case len(out.RawStructuredContent) > 0:
 		decoded = nil // read from the raw text, exact
-		limits := toolcall.ResultLimits(c.maxDepth(), c.opts.MaxNumberDigits)
+		// mcp-go's RawStructuredContent is a copy of its own, held by out
+		// alone, which is dropped: no copy of it is made.
 		res.StructuredJSON, res.Structured, err = toolcall.RawStructured(out.RawStructuredContent, ti.out, limits, c.opts.StructuredJSON, &res.ResultReport)
-		if res.StructuredJSON != nil {
-			res.StructuredJSON = append(json.RawMessage(nil), res.StructuredJSON...) // not mcp-go's buffer
-		}
 	case out.StructuredContent != nil:
 		res.Structured, err = toolcall.DecodedStructured(out.StructuredContent, ti.out, &res.ResultReport)
 	}
@@ -354,3 +358,15 @@ func CallToolFor[Out any](ctx context.Context, c *Client, name string, args any)
 	}
 	return out, res, nil
 }
+
+// maxSDKErrorText bounds the text of an error of mcp-go's: its decoding
+// errors quote the server's literal (100,000 digits, if the server wrote
+// them).
+const maxSDKErrorText = 1024
+
+// sdkError is an error of mcp-go's, its text bounded and escaped (the
+// server's text is in it); errors.As and errors.Is see the error itself.
+type sdkError struct{ err error }
+
+func (e sdkError) Error() string { return terms.Bounded(e.err.Error(), maxSDKErrorText) }
+func (e sdkError) Unwrap() error { return e.err }
