@@ -3,8 +3,11 @@ package mcpgo_test
 import (
 	"context"
 	"encoding/json"
+	"runtime/metrics"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -27,7 +30,10 @@ func bigResult(n int) string {
 }
 
 // TestClientResultMemory measures what a 15 MiB structured result costs
-// through mcp-go alone and through the Client (Struct and JSON only).
+// through mcp-go alone and through the Client (Struct and JSON only); the
+// numbers are in the package doc. Measured: peak heap 176 MB through
+// mcp-go alone, 177 MB through the Client with StructuredJSON, 450 MB
+// with a Struct.
 func TestClientResultMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("15 MiB results")
@@ -37,10 +43,12 @@ func TestClientResultMemory(t *testing.T) {
 	mc := hostileClient(t, h)
 	ctx := context.Background()
 	measure := func(name string, call func()) {
-		heapBytes()
+		base := heapBytes()
 		a0 := allocBytes()
+		done := peakHeap()
 		call()
-		t.Logf("%s: %.1f MB allocated for a result of %.1f MB", name, float64(allocBytes()-a0)/1e6, float64(len(result))/1e6)
+		t.Logf("%s: %.1f MB allocated, peak heap %.0f MB over the %.0f MB before, for a result of %.1f MB", name,
+			float64(allocBytes()-a0)/1e6, float64(int64(done())-int64(base))/1e6, float64(base)/1e6, float64(len(result))/1e6)
 	}
 	measure("mcp-go alone", func() {
 		req := mcp.CallToolRequest{}
@@ -64,4 +72,28 @@ func TestClientResultMemory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// peakHeap samples the heap's objects bytes until done is called, which
+// returns the highest sample (logged only: sampling is not exact).
+func peakHeap() func() uint64 {
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		for {
+			metrics.Read(s)
+			if v := s[0].Value.Uint64(); v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Microsecond):
+			}
+		}
+	}()
+	return func() uint64 { close(stop); <-finished; return peak.Load() }
 }
