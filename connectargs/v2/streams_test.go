@@ -175,3 +175,63 @@ func mountHandler(t *testing.T, h http.Handler) string {
 	t.Cleanup(hs.Close)
 	return hs.URL
 }
+
+// recordingInterceptor records, as JSON, each message its stream's
+// Receive returns.
+func recordingInterceptor(seen *[]string, mu *sync.Mutex) connect.ServerInterceptor {
+	return func(next connect.ServerFunc) connect.ServerFunc {
+		return func(ctx context.Context, spec connect.Spec, stream connect.ServerStream) error {
+			return next(ctx, spec, &recordingStream{ServerStream: stream, seen: seen, mu: mu})
+		}
+	}
+}
+
+type recordingStream struct {
+	connect.ServerStream
+	seen *[]string
+	mu   *sync.Mutex
+}
+
+func (r *recordingStream) Receive(msg any) error {
+	err := r.ServerStream.Receive(msg)
+	if err == nil {
+		req := msg.(*examplev1.SearchRequest)
+		r.mu.Lock()
+		*r.seen = append(*r.seen, req.GetArguments().GetFields()["limit"].String())
+		r.mu.Unlock()
+	}
+	return err
+}
+
+// TestInterceptorOrder: among other v2 interceptors, the check runs where
+// it is placed: an interceptor before it (outer) receives the message as
+// sent, one after it (inner) the message repaired; an invalid message
+// reaches neither the inner interceptor nor the handler, with or without
+// PassInvalid's exception (which lets it through to both).
+func TestInterceptorOrder(t *testing.T) {
+	for _, pass := range []bool{false, true} {
+		var mu sync.Mutex
+		var outer, inner []string
+		o := connectargs.Options{Checker: newChecker(t, coerce.Lenient()), PassInvalid: pass}
+		svc := &service{}
+		url := serve(t, svc, recordingInterceptor(&outer, &mu), connectargs.NewServerInterceptor(o), recordingInterceptor(&inner, &mu))
+		c := newClient(url)
+		if _, err := search(context.Background(), c, args(t, map[string]any{"limit": "20"})); err != nil {
+			t.Fatal(err)
+		}
+		_, err := search(context.Background(), c, args(t, map[string]any{"limit": 0.0}))
+		if pass != (err == nil) {
+			t.Errorf("PassInvalid %v: invalid request: %v", pass, err)
+		}
+		wantInner := []string{"number_value:20"}
+		if pass {
+			wantInner = append(wantInner, "number_value:0")
+		}
+		if diff := cmp.Diff([]string{`string_value:"20"`, "number_value:0"}, outer); diff != "" {
+			t.Errorf("PassInvalid %v: outer (-want +got):\n%s", pass, diff)
+		}
+		if diff := cmp.Diff(wantInner, inner); diff != "" {
+			t.Errorf("PassInvalid %v: inner (-want +got):\n%s", pass, diff)
+		}
+	}
+}
