@@ -2,9 +2,6 @@ package mcpgo
 
 import (
 	"context"
-	// encoding/json: mcp-go hands us a response's result as
-	// json.RawMessage; we read it through our token layer.
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -18,8 +15,16 @@ import (
 	"github.com/structkit/structkit/mcpbridge/internal/toolcall"
 )
 
-// maxSchemaDepth bounds the nesting read in a raw tools/list page.
+// maxSchemaDepth bounds the nesting of a tool's schema read from a raw
+// tools/list page: a deeper one is that tool's schema error (the tool is
+// served unchecked, as one whose schema does not compile), not the
+// page's.
 const maxSchemaDepth = 512
+
+// maxPageDepth bounds the nesting of a raw page: mcp-go's transport has
+// decoded the response with encoding/json, which refuses more than 10000
+// levels, so a page read here is never deeper than that.
+const maxPageDepth = 10000
 
 // maxNamedLeftOut bounds how many left-out tools a listing names, as
 // mcpbridge's Client does.
@@ -31,7 +36,10 @@ const maxNamedLeftOut = 100
 type listed struct {
 	name          string
 	input, output any
-	err           error // the schemas could not be taken from mcp-go's tool
+	err           error // the schemas could not be read
+	// compacted, for a raw page: input and output are compacted texts
+	// ([]byte, nil for none), read within maxSchemaDepth.
+	compacted bool
 }
 
 // toolSet is one listing: the tools served, and what the ListLimits left out.
@@ -103,7 +111,12 @@ listing:
 				continue
 			}
 			ti := &tool{name: lt.name, inErr: lt.err}
-			if ti.inErr == nil {
+			switch {
+			case ti.inErr != nil:
+			case lt.compacted:
+				ti.rawIn, _ = lt.input.([]byte)
+				ti.rawOut, _ = lt.output.([]byte)
+			default:
 				ti.rawIn, ti.inErr = toolcall.SchemaJSON(lt.input)
 				ti.rawOut, ti.outErr = toolcall.SchemaJSON(lt.output)
 			}
@@ -194,7 +207,7 @@ func (c *Client) rawPage(ctx context.Context, cursor string) ([]listed, string, 
 	if tr == nil {
 		return nil, "", errRawPage
 	}
-	o := jsontext.Options{MaxDepth: maxSchemaDepth}
+	o := jsontext.Options{MaxDepth: maxPageDepth}
 	params := map[string]any{}
 	if cursor != "" {
 		params["cursor"] = cursor
@@ -229,7 +242,11 @@ func (c *Client) rawPage(ctx context.Context, cursor string) ([]listed, string, 
 		// A copy: the name is a part of the page's text, which it would
 		// keep alive.
 		name = strings.Clone(name)
-		page = append(page, listed{name: name, input: member(tm, "inputSchema"), output: member(tm, "outputSchema")})
+		lt := listed{name: name, compacted: true}
+		if lt.input, lt.err = schemaText(tm, "inputSchema"); lt.err == nil {
+			lt.output, lt.err = schemaText(tm, "outputSchema")
+		}
+		page = append(page, lt)
 	}
 	next := ""
 	if m["nextCursor"] != "" {
@@ -238,12 +255,19 @@ func (c *Client) rawPage(ctx context.Context, cursor string) ([]listed, string, 
 	return page, next, nil
 }
 
-// member is the text of m's member name, nil when absent.
-func member(m map[string]string, name string) json.RawMessage {
-	if v, ok := m[name]; ok {
-		return json.RawMessage(v)
+// schemaText is the schema m's member name holds, compacted (nil for
+// none or null), read within maxSchemaDepth: a copy, not a part of the
+// page's text, which it would keep alive.
+func schemaText(m map[string]string, name string) ([]byte, error) {
+	v, ok := m[name]
+	if !ok || v == "null" {
+		return nil, nil
 	}
-	return nil
+	b, err := jsontext.Compact(make([]byte, 0, len(v)), v, jsontext.Options{MaxDepth: maxSchemaDepth})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return b, nil
 }
 
 // stringMember is the string m's member name holds.
