@@ -129,10 +129,11 @@ func (t *tool) compiled() *tool {
 // of protocol 2026-07-28 and later over HTTP each page is read through
 // mcp-go as well, for the record of the tools its x-mcp-header mirroring
 // uses; elsewhere mcp-go's decoding of the list, several times its size
-// in memory, is never made); where the server
-// refuses that request (it goes out as before protocol version
-// 2026-07-28, without the _meta that version puts in every request) or
-// it fails, the check and the conversions use the schemas as mcp-go lists
+// in memory, is never made). The request goes out as mcp-go sends one
+// (on connections of protocol 2026-07-28 and later with the _meta and the
+// headers that version puts on every request, but not the client's
+// name, which mcp-go does not expose); where the server refuses it or it
+// fails, the check and the conversions use the schemas as mcp-go lists
 // them, and ExactSchemas reports false. Results are exact either way:
 // their structured content is read from its raw JSON.
 func NewClient(ctx context.Context, mc *client.Client, opts ClientOptions) (*Client, error) {

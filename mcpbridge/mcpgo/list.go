@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -200,8 +201,7 @@ func (c *Client) sdkFilter(ctx context.Context, cursor string, page *[]listed) e
 // inputSchema and outputSchema from the raw result, every literal as
 // written; mcp-go's own listing decodes them into float64 and drops the
 // keywords its struct lacks. The request goes out as mcp-go sends a
-// tools/list on connections before protocol version 2026-07-28 (on later
-// ones the server may refuse it). Any failure is errRawPage.
+// tools/list (see NewClient). Any failure is errRawPage.
 func (c *Client) rawPage(ctx context.Context, cursor string) ([]listed, string, error) {
 	tr := c.mc.GetTransport()
 	if tr == nil {
@@ -214,6 +214,20 @@ func (c *Client) rawPage(ctx context.Context, cursor string) ([]listed, string, 
 	}
 	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, Method: string(mcp.MethodToolsList), Params: params,
 		ID: mcp.NewRequestId(fmt.Sprintf("structkit-tools-list-%d", c.seq.Add(1)))}
+	if pv := c.mc.ProtocolVersion(); mcp.IsModernProtocol(pv) {
+		// As mcp-go sends a request on these connections: the protocol
+		// version and the client's capabilities in _meta, and the standard
+		// headers (SEP-2575, SEP-2243).
+		params["_meta"] = map[string]any{mcp.MetaKeyProtocolVersion: pv, mcp.MetaKeyClientCapabilities: c.mc.GetClientCapabilities()}
+		// jsontext.Marshal hands the params (mcp-go's types among them) to
+		// encoding/json, as mcp-go encodes them.
+		if encoded, err := jsontext.Marshal(params); err == nil {
+			req.Header = http.Header{}
+			for name, value := range mcp.StandardHeaders(pv, mcp.MethodToolsList, encoded) {
+				req.Header.Set(name, value)
+			}
+		}
+	}
 	resp, err := tr.SendRequest(ctx, req)
 	if err != nil && ctx.Err() != nil {
 		return nil, "", ctx.Err()
