@@ -62,7 +62,8 @@ func (s *Schema) ValidateContext(ctx context.Context, v any) ([]Problem, error) 
 
 // FormatProblems renders problems as the text of an MCP CallToolResult
 // with isError: true: what is wrong, then a request to retry. The wording
-// is stable.
+// is stable. At most 50 problems are listed (the rest counted), each line
+// cut at 2048 bytes.
 func FormatProblems(tool string, problems []Problem) string {
 	var b strings.Builder
 	if tool != "" {
@@ -70,11 +71,17 @@ func FormatProblems(tool string, problems []Problem) string {
 	} else {
 		b.WriteString("Invalid arguments:\n")
 	}
-	for _, p := range problems {
+	for i, p := range problems {
+		if i == terms.ProblemCount {
+			fmt.Fprintf(&b, "- … and %d more problems (not shown)\n", len(problems)-i)
+			break
+		}
 		b.WriteString("- ")
 		// One problem per line: a newline or a control quoted from the
-		// input (a member name, a server's text) is escaped.
-		b.WriteString(terms.Escape(p.String()))
+		// input (a member name, a server's text) is escaped, and the line
+		// is bounded, as the list is: arguments as big as a model may send
+		// never make a text many times their size.
+		b.WriteString(terms.Bounded(p.String(), terms.ProblemLineLimit))
 		b.WriteByte('\n')
 	}
 	b.WriteString("Correct these arguments and call the tool again.")

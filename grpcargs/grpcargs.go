@@ -126,7 +126,7 @@ func (s *serverStream) RecvMsg(m any) error {
 		return err
 	}
 	res, err := check(s.ctx, s.o, m)
-	s.h.Res = res
+	s.h.Set(res)
 	return err
 }
 

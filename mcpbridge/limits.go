@@ -6,6 +6,7 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/schemacache"
+	"github.com/structkit/structkit/mcpbridge/internal/toolcall"
 )
 
 // ListLimits bound what one server's tool list may make a Client hold,
@@ -37,28 +38,12 @@ type ListLimits struct {
 	MaxSchemaBytes int
 }
 
-// The defaults of ListLimits.
-const (
-	defaultMaxTools           = 2000
-	defaultMaxToolSchemaBytes = 256 << 10
-	defaultMaxSchemaBytes     = 64 << 20
-)
-
 // resolved is l with its defaults in place; -1 stands for no limit.
 func (l ListLimits) resolved() ListLimits {
-	pick := func(v, def int) int {
-		switch {
-		case v == 0:
-			return def
-		case v < 0:
-			return -1
-		}
-		return v
-	}
 	return ListLimits{
-		MaxTools:           pick(l.MaxTools, defaultMaxTools),
-		MaxToolSchemaBytes: pick(l.MaxToolSchemaBytes, defaultMaxToolSchemaBytes),
-		MaxSchemaBytes:     pick(l.MaxSchemaBytes, defaultMaxSchemaBytes),
+		MaxTools:           toolcall.ListBound(l.MaxTools, toolcall.DefaultMaxTools),
+		MaxToolSchemaBytes: toolcall.ListBound(l.MaxToolSchemaBytes, toolcall.DefaultMaxToolSchemaBytes),
+		MaxSchemaBytes:     toolcall.ListBound(l.MaxSchemaBytes, toolcall.DefaultMaxSchemaBytes),
 	}
 }
 

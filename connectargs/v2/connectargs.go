@@ -11,7 +11,10 @@
 // connect-go v2 runs every call, unary or streaming, as a stream, and so do
 // the interceptors: the server one checks each message Receive returns
 // (a generated unary handler receives its one request before calling your
-// method), the client one each message Send sends. The checks, codes,
+// method), the client one each message Send sends. Among other
+// interceptors the check runs where it is placed: those before it in
+// connect.NewServer's list receive each message as it was sent, those
+// after it the message repaired, and never one it refused. The checks, codes,
 // details and Options are v1's, decided by the same code: a v1 and a v2
 // handler answer the same invalid request with the same error.
 package connectargs

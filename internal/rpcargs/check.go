@@ -3,6 +3,7 @@ package rpcargs
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/protobuf/proto"
@@ -112,19 +113,25 @@ type ctxKey struct{}
 
 // Holder carries what the check of a call found to its handler; a stream
 // updates it with each message received.
-type Holder struct{ Res *Result }
+type Holder struct{ res atomic.Pointer[Result] }
 
 // Run checks a message a stream received, as Run does, and keeps what the
 // check found for the handler to read, even when the message fails.
 func (h *Holder) Run(ctx context.Context, check Check, msg any, passInvalid bool) *Failure {
 	res, fail := Run(ctx, check, msg, passInvalid)
-	h.Res = res
+	h.Set(res)
 	return fail
 }
 
+// Set keeps res for the handler to read. A stream's handler may read it
+// in one goroutine while another receives (connect and gRPC allow a
+// stream's Send and Receive to run concurrently): it is held atomically.
+func (h *Holder) Set(res *Result) { h.res.Store(res) }
+
 // WithHolder returns ctx carrying a new Holder, and the Holder.
 func WithHolder(ctx context.Context, res *Result) (context.Context, *Holder) {
-	h := &Holder{Res: res}
+	h := &Holder{}
+	h.Set(res)
 	return context.WithValue(ctx, ctxKey{}, h), h
 }
 
@@ -132,8 +139,9 @@ func WithHolder(ctx context.Context, res *Result) (context.Context, *Holder) {
 // outside a checked call, or before anything was checked.
 func FromContext(ctx context.Context) (res *Result, ok bool) {
 	h, ok := ctx.Value(ctxKey{}).(*Holder)
-	if !ok || h.Res == nil {
+	if !ok {
 		return nil, false
 	}
-	return h.Res, true
+	res = h.res.Load()
+	return res, res != nil
 }

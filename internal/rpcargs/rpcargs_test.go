@@ -113,8 +113,9 @@ func TestDetailsAndHolder(t *testing.T) {
 	if _, ok := FromContext(ctx); ok {
 		t.Error("an empty holder has a result")
 	}
-	h.Res = invalidResult()
-	if res, ok := FromContext(ctx); !ok || res != h.Res {
+	want := invalidResult()
+	h.Set(want)
+	if res, ok := FromContext(ctx); !ok || res != want {
 		t.Error("the holder's result is not seen")
 	}
 	if d := f.Details(); len(d) != 2 || d[0] != f.BadRequest || d[1] != f.Report {
@@ -130,11 +131,11 @@ func TestDetailsAndHolder(t *testing.T) {
 func TestHolderRun(t *testing.T) {
 	_, h := WithHolder(context.Background(), nil)
 	invalid := func(context.Context, proto.Message) (*Result, error) { return invalidResult(), nil }
-	if f := h.Run(context.Background(), invalid, &structpb.Struct{}, false); f == nil || h.Res == nil || h.Res.Valid() {
-		t.Errorf("failing message: %+v %v", f, h.Res)
+	if f := h.Run(context.Background(), invalid, &structpb.Struct{}, false); f == nil || h.res.Load() == nil || h.res.Load().Valid() {
+		t.Errorf("failing message: %+v %v", f, h.res.Load())
 	}
 	valid := func(context.Context, proto.Message) (*Result, error) { return &Result{}, nil }
-	if f := h.Run(context.Background(), valid, &structpb.Struct{}, false); f != nil || h.Res == nil || !h.Res.Valid() {
-		t.Errorf("next message: %+v %v", f, h.Res)
+	if f := h.Run(context.Background(), valid, &structpb.Struct{}, false); f != nil || h.res.Load() == nil || !h.res.Load().Valid() {
+		t.Errorf("next message: %+v %v", f, h.res.Load())
 	}
 }

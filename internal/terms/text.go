@@ -18,6 +18,13 @@ const (
 	// ServerDetailCount bounds the details listed from one message; the
 	// rest are counted ("… and 199950 more").
 	ServerDetailCount = 50
+	// ProblemLineLimit bounds one problem's line in a model-facing list
+	// of problems (coerce.FormatProblems): a member name of 100 KB in the
+	// arguments is cut there.
+	ProblemLineLimit = 2048
+	// ProblemCount bounds the problems such a list shows; the rest are
+	// counted.
+	ProblemCount = 50
 )
 
 // Escape makes a text safe to quote on one line of a message: control

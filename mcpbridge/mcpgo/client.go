@@ -47,9 +47,19 @@ type ClientOptions struct {
 	// content read, failing at StageArguments or StageResult with a
 	// *structconv.Error naming the path.
 	structconv.CheckOptions
+	// ListLimits bound what the server's tool list may make the Client
+	// hold, as mcpbridge.ClientOptions' do (the zero value is the
+	// defaults: 2000 tools, 256 KiB of schema per tool, 64 MiB in all):
+	// a tool beyond them is left out (LeftOut reports it) and a call to
+	// it is a *mcpbridge.ToolError wrapping the *mcpbridge.LimitError.
+	mcpbridge.ListLimits
 	// StructuredJSON, when true, hands a result's structured content on
 	// as JSON text only (CallResult.StructuredJSON) and leaves
-	// CallResult.Structured nil.
+	// CallResult.Structured nil. mcp-go decodes every result whole, into
+	// a map of float64 as well as the raw text: measured, a result of
+	// 15.7 MB of small objects peaks at 176 MB of heap in mcp-go alone;
+	// the Client adds nothing to that with StructuredJSON, and its Struct
+	// brings the peak to 450 MB. Results of megabytes call for it.
 	StructuredJSON bool
 	// TracerProvider and MeterProvider, as mcpbridge.ClientOptions': a
 	// client span of each call ("tools/call TOOL", the MCP semantic
@@ -67,10 +77,12 @@ type Client struct {
 	mc    *client.Client
 	opts  ClientOptions
 	name  string
-	tools atomic.Pointer[map[string]*tool]
-	exact atomic.Bool  // the last listing's schemas were read raw
-	seq   atomic.Int64 // the raw listings' request ids
-	instr *mcptrace.Instruments
+	tools atomic.Pointer[toolSet]
+	exact atomic.Bool // the last listing's schemas were read raw
+	// refreshMu makes one listing at a time.
+	refreshMu sync.Mutex
+	seq       atomic.Int64 // the raw listings' request ids
+	instr     *mcptrace.Instruments
 }
 
 // tool is a listed tool with its compiled schemas.
@@ -104,19 +116,24 @@ func (t *tool) compiled() *tool {
 // NewClient wraps mc, an mcp-go client that has been started and
 // initialized (client.NewInProcessClient, client.NewStdioMCPClient,
 // client.NewStreamableHttpClient, ... then Start and Initialize), and
-// lists the server's tools (every page); each tool's schemas are
-// compiled once, when it is first called. Call Refresh when the server's
-// tool list changes.
+// lists the server's tools (every page, within ClientOptions.ListLimits);
+// each tool's schemas are compiled once, when it is first called. Call
+// Refresh when the server's tool list changes.
 //
 // mcp-go decodes a listed tool's schemas into its own struct: the input
 // schema keeps only "type", "properties", "required",
 // "additionalProperties" and "$defs" at its top, and its numbers are
 // float64 (a "maximum" beyond 2^53 may have lost digits). So the Client
-// lists the tools a second time through mc's transport and reads the
-// schemas from the raw result, every literal as written; where the server
-// refuses that request (it goes out as before protocol version
-// 2026-07-28, without the _meta that version puts in every request) or
-// it fails, the check and the conversions use the schemas as mcp-go lists
+// reads the tools/list pages itself through mc's transport and takes the
+// schemas from the raw result, every literal as written (on connections
+// of protocol 2026-07-28 and later over HTTP each page is read through
+// mcp-go as well, for the record of the tools its x-mcp-header mirroring
+// uses; elsewhere mcp-go's decoding of the list, several times its size
+// in memory, is never made). The request goes out as mcp-go sends one
+// (on connections of protocol 2026-07-28 and later with the _meta and the
+// headers that version puts on every request, but not the client's
+// name, which mcp-go does not expose); where the server refuses it or it
+// fails, the check and the conversions use the schemas as mcp-go lists
 // them, and ExactSchemas reports false. Results are exact either way:
 // their structured content is read from its raw JSON.
 func NewClient(ctx context.Context, mc *client.Client, opts ClientOptions) (*Client, error) {
@@ -130,34 +147,28 @@ func NewClient(ctx context.Context, mc *client.Client, opts ClientOptions) (*Cli
 	return c, nil
 }
 
-// Refresh relists the server's tools now. On error the previous list
-// stays.
+// Refresh relists the server's tools now, page by page, within
+// ClientOptions.ListLimits (tools beyond them are left out: see
+// LeftOut). Pages whose cursors loop end the listing with an error. On
+// error the previous list stays. ctx is checked between tools.
 func (c *Client) Refresh(ctx context.Context) error {
-	res, err := c.mc.ListTools(ctx, mcp.ListToolsRequest{})
+	c.refreshMu.Lock()
+	defer c.refreshMu.Unlock()
+	// mcp-go mirrors a tool's x-mcp-header parameters into a call's HTTP
+	// headers from its own record of the listed tools, on connections of
+	// protocol 2026-07-28 and later over HTTP: there, each page is read
+	// through mcp-go as well.
+	_, overHTTP := c.mc.GetTransport().(transport.HTTPConnection)
+	sdk := overHTTP && mcp.IsModernProtocol(c.mc.ProtocolVersion())
+	set, err := c.list(ctx, true, sdk)
+	exact := err == nil
+	if errors.Is(err, errRawPage) {
+		set, err = c.list(ctx, false, false)
+	}
 	if err != nil {
 		return fmt.Errorf("mcpgo: server %q: listing tools: %w", c.name, err)
 	}
-	raw, exact := c.listRaw(ctx)
-	tools := make(map[string]*tool, len(res.Tools))
-	for i := range res.Tools {
-		t := &res.Tools[i]
-		if _, seen := tools[t.Name]; seen {
-			continue
-		}
-		ti := &tool{name: t.Name}
-		var input, output any
-		if r, ok := raw[t.Name]; ok {
-			input, output = r.input, r.output
-		} else {
-			input, output, ti.inErr = toolSchemas(t)
-		}
-		if ti.inErr == nil {
-			ti.rawIn, ti.inErr = toolcall.SchemaJSON(input)
-			ti.rawOut, ti.outErr = toolcall.SchemaJSON(output)
-		}
-		tools[t.Name] = ti
-	}
-	c.tools.Store(&tools)
+	c.tools.Store(set)
 	c.exact.Store(exact)
 	return nil
 }
@@ -169,8 +180,12 @@ func (c *Client) ExactSchemas() bool { return c.exact.Load() }
 
 // lookup finds a listed tool.
 func (c *Client) lookup(name string) (*tool, error) {
-	if ti := (*c.tools.Load())[name]; ti != nil {
+	set := c.tools.Load()
+	if ti := set.byName[name]; ti != nil {
 		return ti.compiled(), nil
+	}
+	if err := set.leftOutError(c.name, name); err != nil {
+		return nil, err
 	}
 	return nil, &mcpbridge.ToolError{Server: c.name, Tool: name, Msg: "unknown tool"}
 }
@@ -261,7 +276,7 @@ func (c *Client) prepared(ctx context.Context, ti *tool, a *toolcall.Args, err e
 		if errors.As(err, &te) {
 			stage = mcpbridge.StageSession
 		}
-		return nil, &mcpbridge.CallError{Server: c.name, Tool: ti.name, Stage: stage, Err: err}
+		return nil, &mcpbridge.CallError{Server: c.name, Tool: ti.name, Stage: stage, Err: sdkError{err}}
 	}
 	if err := c.result(ti, out, res); err != nil {
 		return nil, &mcpbridge.CallError{Server: c.name, Tool: ti.name, Stage: mcpbridge.StageResult, Err: err}
@@ -276,18 +291,22 @@ func (c *Client) prepared(ctx context.Context, ti *tool, a *toolcall.Args, err e
 // decoded them (text blocks without loss).
 func (c *Client) result(ti *tool, out *mcp.CallToolResult, res *mcpbridge.CallResult) (err error) {
 	res.IsError = out.IsError
+	limits := toolcall.ResultLimits(c.maxDepth(), c.opts.MaxNumberDigits)
 	if res.Content, err = toolcall.MarshalContent(out.Content); err != nil {
+		return err
+	}
+	// Read under the limits, as mcpbridge.Client reads the blocks: a block
+	// mcp-go decoded nested 5000 levels is not handed on.
+	if res.Content, err = toolcall.RawContent(res.Content, limits); err != nil {
 		return err
 	}
 	decoded := out.StructuredContent
 	switch {
 	case len(out.RawStructuredContent) > 0:
 		decoded = nil // read from the raw text, exact
-		limits := toolcall.ResultLimits(c.maxDepth(), c.opts.MaxNumberDigits)
+		// mcp-go's RawStructuredContent is a copy of its own, held by out
+		// alone, which is dropped: no copy of it is made.
 		res.StructuredJSON, res.Structured, err = toolcall.RawStructured(out.RawStructuredContent, ti.out, limits, c.opts.StructuredJSON, &res.ResultReport)
-		if res.StructuredJSON != nil {
-			res.StructuredJSON = append(json.RawMessage(nil), res.StructuredJSON...) // not mcp-go's buffer
-		}
 	case out.StructuredContent != nil:
 		res.Structured, err = toolcall.DecodedStructured(out.StructuredContent, ti.out, &res.ResultReport)
 	}
@@ -344,3 +363,15 @@ func CallToolFor[Out any](ctx context.Context, c *Client, name string, args any)
 	}
 	return out, res, nil
 }
+
+// maxSDKErrorText bounds the text of an error of mcp-go's: its decoding
+// errors quote the server's literal (100,000 digits, if the server wrote
+// them).
+const maxSDKErrorText = 1024
+
+// sdkError is an error of mcp-go's, its text bounded and escaped (the
+// server's text is in it); errors.As and errors.Is see the error itself.
+type sdkError struct{ err error }
+
+func (e sdkError) Error() string { return terms.Bounded(e.err.Error(), maxSDKErrorText) }
+func (e sdkError) Unwrap() error { return e.err }

@@ -74,7 +74,7 @@ func RawStructured(raw []byte, out *coerce.Schema, limits jsontext.Options, json
 	v := &structpb.Value{}
 	if err := (structconv.UnmarshalOptions{Schema: out, Report: &urep, MaxDepth: limits.MaxDepth,
 		MaxNumberDigits: limits.MaxDigits}).Unmarshal(sj, v); err != nil {
-		return nil, nil, err
+		return nil, nil, Located(StructuredPath, string(sj), err)
 	}
 	AppendChanges(rep, urep.Changes, StructuredPath)
 	return sj, v, nil

@@ -37,7 +37,7 @@ func SchemaJSON(s any) (json.RawMessage, error) {
 		if len(bytes.TrimSpace(v)) == 0 || string(bytes.TrimSpace(v)) == "null" {
 			return nil, nil
 		}
-		b, err := jsontext.Compact(nil, string(v), jsontext.Options{})
+		b, err := jsontext.Compact(make([]byte, 0, len(v)), string(v), jsontext.Options{}) // held: no room to spare
 		if err != nil {
 			return nil, err
 		}

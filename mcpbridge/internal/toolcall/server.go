@@ -62,9 +62,10 @@ func WarnUnvalidated(logger *slog.Logger, prefix, tool string, in *coerce.Schema
 }
 
 // InvalidText is the IsError text of arguments that could not be read or
-// converted at all.
+// converted at all, bounded: the error's path may hold every member name
+// down to the limit's depth (2000 names of a megabyte each, say).
 func InvalidText(tool string, err error) string {
-	return fmt.Sprintf("Invalid arguments for tool %q: %v", tool, err)
+	return fmt.Sprintf("Invalid arguments for tool %q: %s", tool, terms.Bounded(err.Error(), terms.ServerTextLimit))
 }
 
 // StructArguments reads a call's raw arguments (see ArgumentsText) into a

@@ -1,6 +1,9 @@
 package toolcall
 
 import (
+	// encoding/json: json.Number is the type encoding/json decodes a
+	// handler's numbers into; nothing is read with it here.
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -65,11 +68,18 @@ func InferShape(rt reflect.Type) (s *jsonschema.Schema, err error) {
 	if rt.Kind() == reflect.Pointer {
 		rt = rt.Elem()
 	}
-	if s, err = jsonschema.ForType(rt, &jsonschema.ForOptions{}); err == nil && s == nil {
+	if s, err = jsonschema.ForType(rt, &jsonschema.ForOptions{TypeSchemas: numberTypes}); err == nil && s == nil {
 		err = fmt.Errorf("no schema for type %v", rt)
 	}
 	return s, err
 }
+
+// numberTypes are the types the inference would get wrong by their kind:
+// a json.Number is a string type that encoding/json decodes from a JSON
+// number and writes as one, so its schema is "type": "number" (the
+// inference, by its kind, says "string", refusing every number a client
+// sends and describing the result's numbers as strings).
+var numberTypes = map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[json.Number](): {Type: "number"}}
 
 // FoldedMember finds, in the checked arguments v, the first member (in
 // name order) that encoding/json would decode into a struct field of

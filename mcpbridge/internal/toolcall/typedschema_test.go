@@ -2,6 +2,7 @@ package toolcall
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -145,5 +146,25 @@ func TestAddBoundsMissing(t *testing.T) {
 	got, err := addBounds(`{"type":"object","properties":{"x":{"type":"integer"},"y":[{"a":{}}]}}`, map[string]string{"/properties/x": `,"maximum":1`, "/properties/y/0/a": `,"z":2`})
 	if err != nil || string(got) != `{"type":"object","properties":{"x":{"type":"integer","maximum":1},"y":[{"a":{,"z":2}}]}}` {
 		t.Errorf("%s %v", got, err)
+	}
+}
+
+// TestInferJSONNumber: a json.Number is a number, as encoding/json
+// decodes and writes it, not the string its kind says; behind a pointer
+// and in a slice too.
+func TestInferJSONNumber(t *testing.T) {
+	type numbers struct {
+		N json.Number   `json:"n"`
+		P *json.Number  `json:"p,omitempty"`
+		L []json.Number `json:"l"`
+	}
+	b, err := InferSchema(reflect.TypeFor[numbers]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"n":{"type":"number"}`, `"p":{"type":["null","number"]}`, `"l":{"type":["null","array"],"items":{"type":"number"}}`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("%s lacks %s", b, want)
+		}
 	}
 }
