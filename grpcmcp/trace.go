@@ -22,6 +22,7 @@ const (
 func (t *tool) traced(ctx context.Context, req *mcp.CallToolRequest, serve mcp.ToolHandler) (*mcp.CallToolResult, error) {
 	ctx, call := t.instr.StartServer(ctx, t.name, req,
 		attribute.String(attrGRPCMethod, "/"+string(t.method.Parent().FullName())+"/"+string(t.method.Name())))
+	defer call.Abandoned() // a panic
 	res, err := serve(ctx, req)
 	call.EndResult(res, err)
 	return res, err

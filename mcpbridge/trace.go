@@ -65,6 +65,7 @@ func traced(opts ServerOptions, tool string, h mcp.ToolHandler) mcp.ToolHandler 
 	instr := mcptrace.New(opts.TracerProvider, opts.MeterProvider)
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx, call := instr.StartServer(ctx, tool, req)
+		defer call.Abandoned() // a panic
 		res, err := h(ctx, req)
 		call.EndResult(res, err)
 		return res, err

@@ -131,6 +131,7 @@ const MethodCallTool = "tools/call"
 type Call struct {
 	span     trace.Span
 	rejected bool
+	ended    bool // End has run
 
 	hist   metric.Float64Histogram
 	start  time.Time
@@ -338,9 +339,10 @@ func (c *Call) Outcome(isError bool, err error) {
 // End ends the span of a call whose result was isError (or not), or
 // that failed with err, and records its duration.
 func (c *Call) End(isError bool, err error) {
-	if c == nil {
+	if c == nil || c.ended {
 		return
 	}
+	c.ended = true
 	mattrs := c.mattrs
 	switch {
 	case err != nil:
@@ -386,6 +388,20 @@ func (c *Call) Finish(args, result *terms.Report, local, exact, isError bool, er
 	c.End(isError, err)
 }
 
+// ErrPanicked is the error of a call whose handler panicked (see
+// Abandoned); its error.type is "panic".
+var ErrPanicked = errors.New("the tool's handler panicked")
+
+// Abandoned ends the span as failed with ErrPanicked unless End has run:
+// defer it right after Start, so that a handler's panic (which an SDK may
+// recover, mcp-go's transports do) or runtime.Goexit still ends the span
+// and records the duration. It does not recover the panic.
+func (c *Call) Abandoned() {
+	if c != nil && !c.ended {
+		c.End(false, ErrPanicked)
+	}
+}
+
 // EndResult ends a server span with the handler's answer.
 func (c *Call) EndResult(res *mcp.CallToolResult, err error) {
 	c.End(err == nil && res != nil && res.IsError, err)
@@ -393,13 +409,16 @@ func (c *Call) EndResult(res *mcp.CallToolResult, err error) {
 
 // ErrorType is the low-cardinality class of err for error.type: a
 // JSON-RPC error's code, a gRPC status's code (DEADLINE_EXCEEDED),
-// "timeout" and "cancelled" for the context's errors,
-// "connection_closed" for an ended MCP session, else "_OTHER".
+// "timeout" and "cancelled" for the context's errors, "panic" for
+// ErrPanicked, "connection_closed" for an ended MCP session, else
+// "_OTHER".
 func ErrorType(err error) string {
 	var we *jsonrpc.Error
 	switch {
 	case errors.As(err, &we):
 		return strconv.FormatInt(we.Code, 10)
+	case errors.Is(err, ErrPanicked):
+		return "panic"
 	case errors.Is(err, context.DeadlineExceeded):
 		return "timeout"
 	case errors.Is(err, context.Canceled):

@@ -114,8 +114,33 @@ func TestEnd(t *testing.T) {
 	nc.Arguments(&terms.Report{})
 	nc.Reject()
 	nc.End(true, nil)
+	nc.Abandoned()
 	if FromContext(context.Background()) != nil {
 		t.Error("a Call in an empty context")
+	}
+}
+
+// TestAbandoned: a call whose handler never returned (a panic) ends as
+// failed with error.type "panic"; after End, Abandoned does nothing (one
+// span, its outcome End's).
+func TestAbandoned(t *testing.T) {
+	rec := spans.New(t)
+	func() {
+		defer func() { _ = recover() }()
+		_, call := New(rec, nil).Start(context.Background(), trace.SpanKindServer, "p", true, nil)
+		defer call.Abandoned()
+		panic("bug")
+	}()
+	s := rec.One(t, "tools/call p", trace.SpanKindServer)
+	if spans.String(s, AttrErrorType) != "panic" || s.Status.Code != codes.Error {
+		t.Errorf("error.type %q, status %v", spans.String(s, AttrErrorType), s.Status)
+	}
+	rec.Reset()
+	_, call := New(rec, nil).Start(context.Background(), trace.SpanKindServer, "q", true, nil)
+	call.End(false, nil)
+	call.Abandoned()
+	if s := rec.One(t, "tools/call q", trace.SpanKindServer); spans.String(s, AttrOutcome) != OutcomeOK {
+		t.Errorf("outcome %q after Abandoned", spans.String(s, AttrOutcome))
 	}
 }
 

@@ -28,6 +28,7 @@ func traced(opts mcpbridge.ServerOptions, tool string, h server.ToolHandlerFunc)
 			}
 		}
 		ctx, call := instr.Start(ctx, trace.SpanKindServer, tool, true, nil, links...)
+		defer call.Abandoned() // a panic, which mcp-go's transports recover
 		res, err := h(ctx, req)
 		// Refused arguments are an IsError result, the call marked
 		// rejected by the handler.

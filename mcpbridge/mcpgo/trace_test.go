@@ -3,12 +3,15 @@ package mcpgo_test
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"log"
 	"net/http/httptest"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -71,5 +74,42 @@ func TestTracing(t *testing.T) {
 	}
 	if got := spans.String(rec.One(t, "tools/call count", trace.SpanKindServer), "structkit.outcome"); got != "rejected" {
 		t.Errorf("server outcome %q, want rejected", got)
+	}
+}
+
+// TestTracingHandlerPanics: mcp-go's transports recover a tool handler's
+// panic and answer the call with an internal error; the call's server
+// span is ended all the same, as failed, and its duration recorded.
+// Before, the span was never ended: the one call that most needs its
+// trace left none.
+func TestTracingHandlerPanics(t *testing.T) {
+	rec := spans.New(t)
+	s := server.NewMCPServer("traced", "v1")
+	tool := mcp.NewToolWithRawSchema("boom", "", json.RawMessage(`{"type":"object"}`))
+	if err := mcpgo.AddTool(s, tool, func(context.Context, *structpb.Struct) (*mcpgo.StructResult, error) {
+		panic("the handler's bug")
+	}, mcpbridge.ServerOptions{TracerProvider: rec}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	hs := httptest.NewUnstartedServer(server.NewStreamableHTTPServer(s))
+	hs.Config.ErrorLog = log.New(io.Discard, "", 0) // net/http's report of the recovered panic
+	hs.Start()
+	defer hs.Close()
+	mc, err := client.NewStreamableHttpClient(hs.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mc.Close()
+	if err := mc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	initialize(t, mc, "2025-11-25")
+	if _, err := mc.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "boom", Arguments: map[string]any{}}}); err == nil {
+		t.Fatal("a panicking handler answered without error")
+	}
+	srv := rec.One(t, "tools/call boom", trace.SpanKindServer)
+	if srv.Status.Code != codes.Error || spans.String(srv, "error.type") != "panic" || spans.String(srv, "structkit.outcome") != "error" {
+		t.Errorf("the span of a panicking handler: status %v, error.type %q, outcome %q", srv.Status, spans.String(srv, "error.type"), spans.String(srv, "structkit.outcome"))
 	}
 }
