@@ -46,9 +46,11 @@ sent on (params._meta, or gRPC metadata), so one trace runs through.
 Spans are exported over OTLP only when the standard environment asks:
 OTEL_TRACES_EXPORTER=otlp, or an OTEL_EXPORTER_OTLP_ENDPOINT (or
 OTEL_EXPORTER_OTLP_TRACES_ENDPOINT); OTEL_EXPORTER_OTLP_PROTOCOL is
-http/protobuf (default, port 4318) or grpc (4317); OTEL_SERVICE_NAME
-(default %s), OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER and the
-exporter's headers, TLS and timeout variables are honoured;
-OTEL_TRACES_EXPORTER=none or OTEL_SDK_DISABLED=true exports nothing.
+http/protobuf (default, port 4318), http/json or grpc (4317); exporters
+and protocols not supported (console, zipkin) are ignored with a
+warning; OTEL_SERVICE_NAME (default %s), OTEL_RESOURCE_ATTRIBUTES,
+OTEL_TRACES_SAMPLER and the exporter's headers, TLS and timeout
+variables are honoured; OTEL_TRACES_EXPORTER=none or
+OTEL_SDK_DISABLED=true exports nothing.
 Spans still held are exported at exit (within 5s).
 `

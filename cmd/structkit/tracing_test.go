@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/reflection"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
@@ -48,7 +49,11 @@ func newCollector(t *testing.T) *collector {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.posts++
-		if r.URL.Path != "/v1/traces" || proto.Unmarshal(body, req) != nil {
+		unmarshal := proto.Unmarshal
+		if r.Header.Get("Content-Type") == "application/json" { // OTLP/HTTP JSON
+			unmarshal = protojson.Unmarshal
+		}
+		if r.URL.Path != "/v1/traces" || unmarshal(body, req) != nil {
 			c.badPost = r.URL.Path
 			w.WriteHeader(http.StatusBadRequest)
 			return
@@ -140,21 +145,37 @@ func TestBridgeNoTracesUnlessAsked(t *testing.T) {
 	}
 }
 
-// TestTracingEnvRefused: an exporter or protocol the CLI cannot honour
-// is a usage error naming the variable, before anything starts.
-func TestTracingEnvRefused(t *testing.T) {
-	for _, tc := range []struct{ key, value string }{
-		{"OTEL_TRACES_EXPORTER", "zipkin"},
-		{"OTEL_EXPORTER_OTLP_PROTOCOL", "http/json"},
+// TestTracingEnvIgnored: an exporter or protocol the CLI does not
+// support is warned about and ignored, as the OpenTelemetry specification
+// requires of an enum, and what is supported is honoured:
+// OTEL_TRACES_EXPORTER=otlp,console exports over OTLP. Before, both were
+// usage errors (exit 2) and the bridge did not start; so was http/json,
+// which the OTLP/HTTP exporter supports.
+func TestTracingEnvIgnored(t *testing.T) {
+	for _, tc := range []struct {
+		key, value string
+		warned     bool
+	}{
+		{"OTEL_TRACES_EXPORTER", "otlp,console", true},
+		{"OTEL_EXPORTER_OTLP_PROTOCOL", "thrift", true},
+		{"OTEL_EXPORTER_OTLP_PROTOCOL", "http/json", false},
 	} {
-		t.Run(tc.key, func(t *testing.T) {
-			t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
+		t.Run(tc.key+"="+tc.value, func(t *testing.T) {
+			col := newCollector(t)
 			t.Setenv(tc.key, tc.value)
-			for _, cmd := range [][]string{{"bridge", "--listen", "127.0.0.1:0"}, {"mcp", "--grpc", "127.0.0.1:1"}} {
-				code, _, errOut := invoke(nil, cmd...)
-				if code != 2 || !strings.Contains(errOut, tc.key) || !strings.Contains(errOut, tc.value) {
-					t.Errorf("%s with %s=%s: exit %d, %s", cmd[0], tc.key, tc.value, code, errOut)
-				}
+			s := serveBridge(t, "--listen", "127.0.0.1:0")
+			code, _, errOut := invoke(nil, "call", "--addr", s.addr, "--tool", "code_nav", "--args", `{"path":"a.go","line":5,"column":12}`)
+			if code != 0 {
+				t.Fatalf("call: exit %d: %s", code, errOut)
+			}
+			if code := s.stop(t); code != 0 {
+				t.Fatalf("exit %d: %s", code, s.stderr.String())
+			}
+			if log := s.stderr.String(); (strings.Contains(log, tc.key) && strings.Contains(log, "ignored")) != tc.warned {
+				t.Errorf("warned of %s: %v, want %v:\n%s", tc.key, !tc.warned, tc.warned, log)
+			}
+			if got := col.got(); !strings.Contains(got, "tools/call code_nav") {
+				t.Errorf("the collector did not get the call's span; got:\n%s\nstderr: %s", got, s.stderr.String())
 			}
 		})
 	}
