@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/structkit/structkit/cmd/structkit/internal/telemetry"
+	"github.com/structkit/structkit/internal/mcptrace"
 )
 
 // flushTimeout bounds the export of the spans still held at exit.
@@ -20,6 +21,9 @@ func startTracing(ctx context.Context, command, service string, say func(warn bo
 	if err != nil {
 		return nil, nil, usagef("%s: tracing: %v", command, err)
 	}
+	// OTEL_PROPAGATORS for params._meta and structkit's gRPC metadata too,
+	// not only otelgrpc's.
+	mcptrace.SetPropagator(tel.Propagator)
 	for _, w := range tel.Warnings {
 		say(true, "tracing: "+w)
 	}

@@ -233,3 +233,52 @@ func TestMCPExportsTraces(t *testing.T) {
 		t.Errorf("the gRPC server saw traceparent %v, want one in the host's trace under structkit's span", seen)
 	}
 }
+
+// TestMCPPropagatorsNone: OTEL_PROPAGATORS=none carries no trace
+// context: the traceparent of a call's params._meta does not reach the
+// gRPC server, and the default (tracecontext,baggage) does. Before, "none"
+// reached otelgrpc only, and structkit's own propagation sent the
+// traceparent on all the same.
+func TestMCPPropagatorsNone(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		want  bool // a traceparent reaches the server
+	}{{"none", false}, {"", true}} {
+		t.Run("OTEL_PROPAGATORS="+tc.value, func(t *testing.T) {
+			t.Setenv("OTEL_PROPAGATORS", tc.value)
+			var mu sync.Mutex
+			var seen []string
+			lis, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			gs := grpc.NewServer(grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+				md, _ := metadata.FromIncomingContext(ctx)
+				mu.Lock()
+				seen = append(seen, md.Get("traceparent")...)
+				mu.Unlock()
+				return h(ctx, req)
+			}))
+			orders.New().Register(gs)
+			reflection.Register(gs)
+			go func() { _ = gs.Serve(lis) }()
+			defer gs.Stop()
+			c := startMCPCLI(t, "--grpc", lis.Addr().String())
+			cs := c.client(t)
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "OrderService_GetOrder", Arguments: json.RawMessage(`{"orderId":9223372036854775807}`),
+				Meta: mcp.Meta{"traceparent": "00-" + hostTrace + "-" + hostSpan + "-01"}})
+			if err != nil || res.IsError {
+				t.Fatalf("GetOrder: %v %v", err, res)
+			}
+			cs.Close()
+			if code := c.exit(); code != 0 {
+				t.Fatalf("exit %d: %s", code, c.stderr.String())
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if got := len(seen) == 1 && strings.HasPrefix(seen[0], "00-"+hostTrace+"-"); got != tc.want {
+				t.Errorf("the gRPC server saw traceparent %v; want one in the host's trace: %v", seen, tc.want)
+			}
+		})
+	}
+}
