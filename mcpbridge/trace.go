@@ -15,6 +15,9 @@ import (
 
 // startCall starts the client span of a call of the tool name.
 func (c *Client) startCall(ctx context.Context, name string) (context.Context, *mcptrace.Call) {
+	if c.instr.Idle(ctx, trace.SpanKindClient) {
+		return ctx, nil // nothing records: no attributes to build
+	}
 	_, known := c.tools.Load().byName[name]
 	attrs := append(slices.Clip(c.netAttrs), attribute.String(mcptrace.AttrServer, c.name))
 	if id := c.cs.ID(); id != "" {

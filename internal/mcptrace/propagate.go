@@ -157,9 +157,12 @@ func ExtractGRPC(ctx context.Context) context.Context {
 	if !ok {
 		return ctx
 	}
-	m := make(metaReader, 3)
+	var m metaReader
 	for _, k := range keys {
-		if v := md.Get(k); len(v) == 1 { // a repeated key is ambiguous: none
+		if v := md[k]; len(v) == 1 { // a repeated key is ambiguous: none
+			if m == nil {
+				m = make(metaReader, 3)
+			}
 			m[k] = v[0]
 		}
 	}

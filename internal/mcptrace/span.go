@@ -3,6 +3,7 @@ package mcptrace
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/grpc/status"
 
 	"github.com/structkit/structkit/internal/terms"
@@ -29,6 +31,8 @@ const ScopeName = "github.com/structkit/structkit"
 type Instruments struct {
 	tracer         trace.Tracer
 	server, client metric.Float64Histogram
+	noop           bool // the tracer is a no-op's
+	global         bool // the tracer is the global provider's
 }
 
 // The histograms of the conventions, in seconds, with their advised
@@ -44,7 +48,8 @@ var durationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30
 // otel.GetTracerProvider() and otel.GetMeterProvider() (no-ops until the
 // program sets them).
 func New(tp trace.TracerProvider, mp metric.MeterProvider) *Instruments {
-	if tp == nil {
+	global := tp == nil
+	if global {
 		tp = otel.GetTracerProvider()
 	}
 	if mp == nil {
@@ -59,10 +64,52 @@ func New(tp trace.TracerProvider, mp metric.MeterProvider) *Instruments {
 		return h
 	}
 	return &Instruments{
+		global: global,
+		noop:   isNoop(tp),
 		tracer: tp.Tracer(ScopeName),
 		server: hist(MetricServerDuration, "The duration of the MCP requests served, as the server observes them."),
 		client: hist(MetricClientDuration, "The duration of the MCP requests made, as the client observes them."),
 	}
+}
+
+// isNoop reports whether tp is OpenTelemetry's no-op provider.
+func isNoop(tp trace.TracerProvider) bool {
+	switch tp.(type) {
+	case noop.TracerProvider, *noop.TracerProvider:
+		return true
+	}
+	return false
+}
+
+// unsetGlobal reports whether tp is the global provider as it is until a
+// program sets one: its spans never record. (Its type is internal to
+// OpenTelemetry; should it change, calls are only slower, never wrong.)
+func unsetGlobal(tp trace.TracerProvider) bool {
+	t := reflect.TypeOf(tp)
+	return t != nil && t.Kind() == reflect.Pointer && t.Elem().Name() == "tracerProvider" &&
+		t.Elem().PkgPath() == "go.opentelemetry.io/otel/internal/global"
+}
+
+// Idle reports whether a call of kind would record nothing: the tracer is
+// a no-op (or the global one, still unset) and the duration histogram is
+// disabled. Start and StartServer then return the context as it came (the
+// trace context of a request is carried all the same) and a nil Call;
+// callers skip building attributes.
+func (in *Instruments) Idle(ctx context.Context, kind trace.SpanKind) bool {
+	switch {
+	case in.noop:
+	case in.global:
+		if tp := otel.GetTracerProvider(); !unsetGlobal(tp) && !isNoop(tp) {
+			return false
+		}
+	default:
+		return false
+	}
+	h := in.client
+	if kind == trace.SpanKindServer {
+		h = in.server
+	}
+	return !h.Enabled(ctx)
 }
 
 // Attribute keys: the conventions' and structkit's own.
@@ -162,6 +209,9 @@ func FromContext(ctx context.Context) *Call {
 // lists (a low-cardinality span name, and an attribute of the duration);
 // otherwise the span is named "tools/call" and the name is bounded.
 func (in *Instruments) Start(ctx context.Context, kind trace.SpanKind, tool string, known bool, attrs []attribute.KeyValue, opts ...trace.SpanStartOption) (context.Context, *Call) {
+	if in.Idle(ctx, kind) {
+		return ctx, nil
+	}
 	name := MethodCallTool
 	c := &Call{start: time.Now(), hist: in.client}
 	if kind == trace.SpanKindServer {
@@ -194,6 +244,12 @@ func (in *Instruments) Start(ctx context.Context, kind trace.SpanKind, tool stri
 // (the ambient span of ctx, say an HTTP server's, is then linked), else
 // the ambient span.
 func (in *Instruments) StartServer(ctx context.Context, tool string, req *mcp.CallToolRequest, attrs ...attribute.KeyValue) (context.Context, *Call) {
+	if in.Idle(ctx, trace.SpanKindServer) {
+		if req != nil && req.Params != nil {
+			ctx = ExtractMeta(ctx, req.Params.Meta)
+		}
+		return ctx, nil
+	}
 	var opts []trace.SpanStartOption
 	if req != nil {
 		if req.Params != nil && len(req.Params.Meta) > 0 {

@@ -39,6 +39,9 @@ func traced(opts mcpbridge.ServerOptions, tool string, h server.ToolHandlerFunc)
 
 // startCall starts the client span of a call of the tool name.
 func (c *Client) startCall(ctx context.Context, name string, known bool) (context.Context, *mcptrace.Call) {
+	if c.instr.Idle(ctx, trace.SpanKindClient) {
+		return ctx, nil // nothing records: no attributes to build
+	}
 	return c.instr.Start(ctx, trace.SpanKindClient, name, known, []attribute.KeyValue{attribute.String(mcptrace.AttrServer, c.name)})
 }
 
