@@ -44,6 +44,14 @@ func (s *seenMetadata) interceptor(ctx context.Context, req any, _ *grpc.UnarySe
 	return h(ctx, req)
 }
 
+func (s *seenMetadata) streamInterceptor(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+	md, _ := metadata.FromIncomingContext(ss.Context())
+	s.mu.Lock()
+	s.tps = append(s.tps, strings.Join(md.Get("traceparent"), " | "))
+	s.mu.Unlock()
+	return h(srv, ss)
+}
+
 func (s *seenMetadata) last(t *testing.T) string {
 	t.Helper()
 	s.mu.Lock()
@@ -65,7 +73,7 @@ func tracedMCP(t *testing.T, rec *spans.Recorder, o grpcmcp.Options, withHandler
 	if err != nil {
 		t.Fatal(err)
 	}
-	gs := grpc.NewServer(grpc.UnaryInterceptor(seen.interceptor))
+	gs := grpc.NewServer(grpc.UnaryInterceptor(seen.interceptor), grpc.StreamInterceptor(seen.streamInterceptor))
 	orders.New().Register(gs)
 	reflection.Register(gs)
 	go func() { _ = gs.Serve(lis) }()
@@ -222,5 +230,29 @@ func TestTraceRepairsAndProblems(t *testing.T) {
 	defer seen.mu.Unlock()
 	if len(seen.tps) != calls {
 		t.Errorf("a rejected call reached the gRPC server")
+	}
+}
+
+// TestTraceStreamingTool: a server-streaming tool's call has its server
+// span too, in the host's trace, with the outcome, and the stream's
+// gRPC call carries the trace on (with and without otelgrpc).
+func TestTraceStreamingTool(t *testing.T) {
+	for _, withHandler := range []bool{true, false} {
+		rec := spans.New(t)
+		cs, seen := tracedMCP(t, rec, grpcmcp.Options{}, withHandler)
+		res := hostCall(t, cs, "OrderService_WatchOrders", `{"accountId":7}`)
+		if res.IsError {
+			t.Fatalf("WatchOrders: %s", resultText(res))
+		}
+		ss := rec.One(t, "tools/call OrderService_WatchOrders", trace.SpanKindServer)
+		if ss.SpanContext.TraceID().String() != hostTrace || ss.Parent.SpanID().String() != hostSpan {
+			t.Errorf("the span is in trace %s under %s, want the host's", ss.SpanContext.TraceID(), ss.Parent.SpanID())
+		}
+		if got := spans.String(ss, "structkit.outcome"); got != "ok" {
+			t.Errorf("outcome %q", got)
+		}
+		if got := seen.last(t); !strings.HasPrefix(got, "00-"+hostTrace+"-") || strings.Contains(got, hostSpan) || strings.Contains(got, "|") {
+			t.Errorf("otelgrpc %v: the gRPC server saw traceparent %q, want one in the host's trace under structkit's spans", withHandler, got)
+		}
 	}
 }

@@ -405,12 +405,14 @@ func (c *Call) End(isError bool, err error) {
 		typ := ErrorType(err)
 		c.span.SetAttributes(attribute.String(AttrOutcome, OutcomeError), attribute.String(AttrErrorType, typ))
 		mattrs = append(mattrs, attribute.String(AttrErrorType, typ))
+		msg := err.Error()
 		var we *jsonrpc.Error
 		if errors.As(err, &we) {
 			c.span.SetAttributes(attribute.String(AttrStatusCode, typ))
 			mattrs = append(mattrs, attribute.String(AttrStatusCode, typ))
+			msg = we.Message // the conventions' description: the JSON-RPC error's message
 		}
-		c.span.SetStatus(otelcodes.Error, terms.Bounded(err.Error(), maxText))
+		c.span.SetStatus(otelcodes.Error, terms.Bounded(msg, maxText))
 	case isError:
 		outcome := OutcomeToolError
 		if c.rejected {

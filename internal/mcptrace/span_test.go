@@ -3,6 +3,7 @@ package mcptrace
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -117,6 +118,19 @@ func TestEnd(t *testing.T) {
 	nc.Abandoned()
 	if FromContext(context.Background()) != nil {
 		t.Error("a Call in an empty context")
+	}
+}
+
+// TestEndStatusMessage: the status description of a JSON-RPC error is
+// its message, as the conventions say, however the error is wrapped (a
+// client's CallError names the server and the tool).
+func TestEndStatusMessage(t *testing.T) {
+	rec := spans.New(t)
+	_, call := New(rec, nil).Start(context.Background(), trace.SpanKindClient, "t", true, nil)
+	call.End(false, fmt.Errorf("MCP server %q, tool t: %w", "s", &jsonrpc.Error{Code: -32602, Message: "unknown tool"}))
+	s := rec.One(t, "tools/call t", trace.SpanKindClient)
+	if s.Status.Description != "unknown tool" || spans.String(s, AttrErrorType) != "-32602" {
+		t.Errorf("status %q, error.type %q", s.Status.Description, spans.String(s, AttrErrorType))
 	}
 }
 
