@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"time"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -280,5 +281,79 @@ func TestMCPPropagatorsNone(t *testing.T) {
 				t.Errorf("the gRPC server saw traceparent %v; want one in the host's trace: %v", seen, tc.want)
 			}
 		})
+	}
+}
+
+// TestMCPHTTPExportsTraces: structkit mcp --http, from an MCP client over
+// streamable HTTP to the gRPC server, is one trace (params._meta in,
+// metadata out), and the spans are exported when the server is stopped
+// by a signal (the context bridgeContext gives ends).
+func TestMCPHTTPExportsTraces(t *testing.T) {
+	col := newCollector(t)
+	var mu sync.Mutex
+	var seen []string
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := grpc.NewServer(grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		md, _ := metadata.FromIncomingContext(ctx)
+		mu.Lock()
+		seen = append(seen, md.Get("traceparent")...)
+		mu.Unlock()
+		return h(ctx, req)
+	}))
+	orders.New().Register(gs)
+	reflection.Register(gs)
+	go func() { _ = gs.Serve(lis) }()
+	defer gs.Stop()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	saved := bridgeContext
+	bridgeContext = func() (context.Context, context.CancelFunc) { return context.WithCancel(ctx) }
+	defer func() { bridgeContext = saved }()
+	stderr := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"mcp", "--grpc", lis.Addr().String(), "--http", "127.0.0.1:0"}, strings.NewReader(""), io.Discard, stderr)
+	}()
+	var addr string
+	for deadline := time.Now().Add(30 * time.Second); addr == ""; time.Sleep(10 * time.Millisecond) {
+		if m := httpServing.FindStringSubmatch(stderr.String()); m != nil {
+			addr = m[1]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not serving:\n%s", stderr.String())
+		}
+	}
+	ct := &mcp.StreamableClientTransport{Endpoint: "http://" + addr, DisableStandaloneSSE: true}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "OrderService_GetOrder", Arguments: json.RawMessage(`{"orderId":9223372036854775807}`),
+		Meta: mcp.Meta{"traceparent": "00-" + hostTrace + "-" + hostSpan + "-01"}})
+	if err != nil || res.IsError {
+		t.Fatalf("GetOrder: %v %v", err, res)
+	}
+	cs.Close()
+	cancel() // SIGTERM
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	got := col.got()
+	for _, want := range []string{
+		"structkit-mcp: tools/call OrderService_GetOrder " + hostTrace,
+		"structkit-mcp: structkit.example.v2.OrderService/GetOrder " + hostTrace,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the collector did not get %q; got:\n%s\nstderr: %s", want, got, stderr.String())
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 1 || !strings.HasPrefix(seen[0], "00-"+hostTrace+"-") || strings.Contains(seen[0], hostSpan) {
+		t.Errorf("the gRPC server saw traceparent %v, want one in the host's trace under structkit's span", seen)
 	}
 }
