@@ -10,8 +10,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
