@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -66,6 +67,15 @@ func TestTracing(t *testing.T) {
 	}{{"client", spans.String(client, "structkit.outcome")}, {"server", spans.String(srv, "structkit.outcome")}} {
 		if sp.s != "ok" {
 			t.Errorf("%s outcome %q", sp.name, sp.s)
+		}
+	}
+	// The conventions' session and transport, on both sides, as
+	// mcpbridge's spans have them.
+	for _, sp := range []tracetest.SpanStub{client, srv} {
+		for k, v := range map[string]string{"mcp.session.id": mc.GetSessionId(), "network.transport": "tcp", "network.protocol.name": "http"} {
+			if got := spans.String(sp, k); got != v || v == "" {
+				t.Errorf("%v span: %s = %q, want %q", sp.SpanKind, k, got, v)
+			}
 		}
 	}
 	rec.Reset()
