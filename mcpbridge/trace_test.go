@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/trace"
@@ -158,6 +159,15 @@ func TestOperationDuration(t *testing.T) {
 				continue
 			}
 			for _, dp := range h.DataPoints {
+				// The conventions' advised buckets.
+				if got := fmt.Sprint(dp.Bounds); got != "[0.01 0.02 0.05 0.1 0.2 0.5 1 2 5 10 30 60 120 300]" {
+					t.Errorf("%s: buckets %s", m.Name, got)
+				}
+				for _, k := range []string{"mcp.method.name", "gen_ai.operation.name"} {
+					if !dp.Attributes.HasValue(attribute.Key(k)) {
+						t.Errorf("%s: no %s (%v)", m.Name, k, dp.Attributes)
+					}
+				}
 				tool, _ := dp.Attributes.Value("gen_ai.tool.name")
 				typ, _ := dp.Attributes.Value("error.type")
 				got[m.Name+" "+tool.AsString()+" "+typ.AsString()] += dp.Count
