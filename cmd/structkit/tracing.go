@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/otel"
+
 	"github.com/structkit/structkit/cmd/structkit/internal/telemetry"
 	"github.com/structkit/structkit/internal/mcptrace"
+	"github.com/structkit/structkit/internal/terms"
 )
 
 // flushTimeout bounds the export of the spans still held at exit.
@@ -24,6 +27,13 @@ func startTracing(ctx context.Context, command, service string, say func(warn bo
 	// OTEL_PROPAGATORS for params._meta and structkit's gRPC metadata too,
 	// not only otelgrpc's.
 	mcptrace.SetPropagator(tel.Propagator)
+	// What OpenTelemetry reports (a caller's baggage past the W3C limits,
+	// an export that failed) goes to the command's log, not in plain text
+	// beside it; the text is bounded and escaped (a peer's bytes may be in
+	// it).
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		say(true, "opentelemetry: "+terms.Bounded(err.Error(), 512))
+	}))
 	for _, w := range tel.Warnings {
 		say(true, "tracing: "+w)
 	}

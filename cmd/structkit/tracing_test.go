@@ -5,9 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -355,5 +358,58 @@ func TestMCPHTTPExportsTraces(t *testing.T) {
 	defer mu.Unlock()
 	if len(seen) != 1 || !strings.HasPrefix(seen[0], "00-"+hostTrace+"-") || strings.Contains(seen[0], hostSpan) {
 		t.Errorf("the gRPC server saw traceparent %v, want one in the host's trace under structkit's span", seen)
+	}
+}
+
+// TestBridgeOTelErrorsLogged: what OpenTelemetry reports (here a
+// caller's baggage of 65 members, one past the W3C limit, which it
+// truncates) goes to the bridge's logger, so that --log-format json stays
+// JSON line by line. Before, OpenTelemetry's default handler wrote a
+// plain-text line to standard error for each such call.
+func TestBridgeOTelErrorsLogged(t *testing.T) {
+	var members []string
+	for i := range 65 {
+		members = append(members, "k"+strconv.Itoa(i)+"=v")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := log.Writer()
+	log.SetOutput(w) // where OpenTelemetry's default handler writes
+	defer log.SetOutput(saved)
+	s := serveBridge(t, "--listen", "127.0.0.1:0", "--log-format", "json")
+	conn, err := grpc.NewClient(s.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	args := &structpb.Struct{}
+	if err := structconv.Unmarshal([]byte(`{"path":"a.go","line":5,"column":12}`), args); err != nil {
+		t.Fatal(err)
+	}
+	ctx := metadata.AppendToOutgoingContext(context.Background(), "traceparent", "00-"+hostTrace+"-"+hostSpan+"-01", "baggage", strings.Join(members, ","))
+	if _, err := bridgev1.NewToolBridgeServiceClient(conn).CallTool(ctx, &bridgev1.CallToolRequest{Name: "code_nav",
+		Args: &bridgev1.CallToolRequest_Arguments{Arguments: args}}); err != nil {
+		t.Fatal(err)
+	}
+	s.stop(t)
+	w.Close()
+	stray, _ := io.ReadAll(r)
+	if len(stray) > 0 {
+		t.Errorf("OpenTelemetry wrote beside the logger: %s", stray)
+	}
+	found := false
+	for _, line := range strings.Split(strings.TrimSpace(s.stderr.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Errorf("not JSON: %q", line)
+		}
+		if m, _ := rec["msg"].(string); strings.Contains(m, "list-members") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the logger did not get OpenTelemetry's report:\n%s", s.stderr.String())
 	}
 }
