@@ -2,6 +2,9 @@ package telemetry
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -135,5 +138,46 @@ func TestSetup(t *testing.T) {
 			t.Errorf("warning %q", tel.Warnings[0])
 		}
 		_ = tel.Shutdown(ctx)
+	}
+}
+
+// TestEndpointPaths: over http/protobuf the generic endpoint gets
+// /v1/traces appended to its path, the traces' endpoint is used as it is
+// (and wins), as the OTLP exporter specification says.
+func TestEndpointPaths(t *testing.T) {
+	paths := make(chan string, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths <- r.URL.Path
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL}, "/v1/traces"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL + "/otlp"}, "/otlp/v1/traces"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": srv.URL + "/collect"}, "/collect"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL + "/otlp", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": srv.URL + "/t"}, "/t"},
+	} {
+		for k, v := range tc.env {
+			t.Setenv(k, v) // the exporter reads the process environment
+		}
+		tel, err := Setup(ctx, "x", os.Getenv)
+		if err != nil || !tel.Exporting {
+			t.Fatalf("%v: %+v %v", tc.env, tel, err)
+		}
+		_, span := tel.TracerProvider.Tracer("t").Start(ctx, "s")
+		span.End()
+		if err := tel.Shutdown(ctx); err != nil {
+			t.Fatalf("%v: %v", tc.env, err)
+		}
+		if got := <-paths; got != tc.want {
+			t.Errorf("%v: posted to %s, want %s", tc.env, got, tc.want)
+		}
+		for k := range tc.env {
+			t.Setenv(k, "")
+		}
 	}
 }
