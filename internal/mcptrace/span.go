@@ -193,8 +193,10 @@ type Call struct {
 }
 
 // metricKeys are the attributes of a span that its duration carries
-// too (low-cardinality ones).
-var metricKeys = map[attribute.Key]bool{AttrNetTransport: true, AttrNetProtocol: true, AttrProtocolVersion: true}
+// too (low-cardinality ones; the server's address and port are the
+// conventions' for the client's duration, one per upstream).
+var metricKeys = map[attribute.Key]bool{AttrNetTransport: true, AttrNetProtocol: true, AttrProtocolVersion: true,
+	AttrServerAddress: true, AttrServerPort: true}
 
 type callKey struct{}
 
