@@ -66,7 +66,7 @@ func (s *seenMetadata) last(t *testing.T) string {
 // traced to rec, over a connection with an otelgrpc client handler when
 // withHandler, and returns an MCP client session of it and what the gRPC
 // server saw.
-func tracedMCP(t *testing.T, rec *spans.Recorder, o grpcmcp.Options, withHandler bool) (*mcp.ClientSession, *seenMetadata) {
+func tracedMCP(t *testing.T, rec *spans.Recorder, o grpcmcp.Options, withHandler bool, copts ...*mcp.ClientOptions) (*mcp.ClientSession, *seenMetadata) {
 	t.Helper()
 	seen := &seenMetadata{}
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
@@ -106,7 +106,20 @@ func tracedMCP(t *testing.T, rec *spans.Recorder, o grpcmcp.Options, withHandler
 	if rec != nil {
 		rec.Reset() // reflection's own calls
 	}
-	return inMemory(t, s), seen
+	if len(copts) == 0 {
+		return inMemory(t, s), seen
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v1"}, copts[0]).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); ss.Close() })
+	return cs, seen
 }
 
 // hostCall calls a tool with the host's trace context in params._meta.
@@ -240,7 +253,7 @@ func TestTraceStreamingTool(t *testing.T) {
 	for _, withHandler := range []bool{true, false} {
 		rec := spans.New(t)
 		cs, seen := tracedMCP(t, rec, grpcmcp.Options{}, withHandler)
-		res := hostCall(t, cs, "OrderService_WatchOrders", `{"accountId":7}`)
+		res := hostCall(t, cs, "OrderService_WatchOrders", `{"accountId":18446744073709551615}`)
 		if res.IsError {
 			t.Fatalf("WatchOrders: %s", resultText(res))
 		}
@@ -253,6 +266,38 @@ func TestTraceStreamingTool(t *testing.T) {
 		}
 		if got := seen.last(t); !strings.HasPrefix(got, "00-"+hostTrace+"-") || strings.Contains(got, hostSpan) || strings.Contains(got, "|") {
 			t.Errorf("otelgrpc %v: the gRPC server saw traceparent %q, want one in the host's trace under structkit's spans", withHandler, got)
+		}
+	}
+}
+
+// TestTraceProgress: the progress notifications of a server-streaming
+// call carry the call's trace context in params._meta, as the
+// conventions ask of every request and notification, so that a client
+// can place them in the trace.
+func TestTraceProgress(t *testing.T) {
+	rec := spans.New(t)
+	var mu sync.Mutex
+	var metas []mcp.Meta
+	cs, _ := tracedMCP(t, rec, grpcmcp.Options{}, true, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		metas = append(metas, req.Params.Meta)
+		mu.Unlock()
+	}})
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "OrderService_WatchOrders", Arguments: json.RawMessage(`{"accountId":18446744073709551615}`),
+		Meta: mcp.Meta{"traceparent": "00-" + hostTrace + "-" + hostSpan + "-01", "progressToken": "p"}})
+	if err != nil || res.IsError {
+		t.Fatalf("WatchOrders: %v %v", err, res)
+	}
+	ss := rec.One(t, "tools/call OrderService_WatchOrders", trace.SpanKindServer)
+	want := "00-" + hostTrace + "-" + ss.SpanContext.SpanID().String() + "-01"
+	mu.Lock()
+	defer mu.Unlock()
+	if len(metas) == 0 {
+		t.Fatal("no progress")
+	}
+	for i, m := range metas {
+		if got, _ := m["traceparent"].(string); got != want {
+			t.Errorf("progress %d: traceparent %q, want %q (the tool's span)", i, got, want)
 		}
 	}
 }
