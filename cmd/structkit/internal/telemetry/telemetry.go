@@ -18,7 +18,7 @@
 //   - OTEL_TRACES_SAMPLER[_ARG], OTEL_BSP_*: the SDK's own.
 //   - OTEL_PROPAGATORS: "tracecontext" and "baggage" (the default, both)
 //     or "none", for gRPC metadata and params._meta alike; others are
-//     ignored with a warning.
+//     ignored with a warning (none of them supported: the default).
 //   - OTEL_SDK_DISABLED=true: nothing is exported.
 //
 // Without export, trace context still passes through (a traceparent in
@@ -156,16 +156,24 @@ func propagators(getenv func(string) string, warnings *[]string) propagation.Tex
 		v = "tracecontext,baggage"
 	}
 	var ps []propagation.TextMapPropagator
+	none := false
 	for _, name := range strings.Split(v, ",") {
 		switch name = strings.TrimSpace(name); name {
 		case "tracecontext":
 			ps = append(ps, propagation.TraceContext{})
 		case "baggage":
 			ps = append(ps, propagation.Baggage{})
-		case "none", "":
+		case "none":
+			none = true
+		case "":
 		default:
 			*warnings = append(*warnings, fmt.Sprintf("OTEL_PROPAGATORS: %q is not supported (tracecontext, baggage, none); ignored", terms.Bounded(name, 64)))
 		}
+	}
+	if len(ps) == 0 && !none {
+		// Nothing supported (b3 alone): the setting is ignored, as the
+		// specification says of an enum, and the default taken.
+		ps = []propagation.TextMapPropagator{propagation.TraceContext{}, propagation.Baggage{}}
 	}
 	return propagation.NewCompositeTextMapPropagator(ps...)
 }

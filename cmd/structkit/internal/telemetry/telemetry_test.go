@@ -69,6 +69,9 @@ func TestPropagators(t *testing.T) {
 		{"tracecontext", "traceparent,tracestate", 0},
 		{"none", "", 0},
 		{"b3, tracecontext, jaeger", "traceparent,tracestate", 2},
+		// Nothing supported: the setting is ignored, the default taken.
+		{"b3", "baggage,traceparent,tracestate", 1},
+		{"b3,none", "", 1},
 	} {
 		var w []string
 		p := propagators(env(map[string]string{"OTEL_PROPAGATORS": tc.value}), &w)
