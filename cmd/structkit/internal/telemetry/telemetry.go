@@ -6,7 +6,8 @@
 //     traces are exported only when an OTLP endpoint is set
 //     (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT).
 //     Other values (console, zipkin) are warned about and ignored, as the
-//     specification requires of an enum: "otlp,console" exports over OTLP.
+//     specification requires of an enum: "otlp,console" exports over OTLP,
+//     "zipkin" alone is as if unset.
 //   - OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL: "http/protobuf" (the default,
 //     port 4318), "http/json" or "grpc" (port 4317), the traces' variable
 //     first; another value is warned about and ignored. The endpoint, headers, TLS,
@@ -120,15 +121,22 @@ func exporting(getenv func(string) string, warnings *[]string) bool {
 	if v == "" {
 		return first(getenv, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT") != ""
 	}
-	on := false
+	on, none := false, false
 	for _, name := range strings.Split(v, ",") {
 		switch name = strings.TrimSpace(name); name {
 		case "otlp":
 			on = true
-		case "none", "":
+		case "none":
+			none = true
+		case "":
 		default:
 			*warnings = append(*warnings, fmt.Sprintf(`OTEL_TRACES_EXPORTER: %q is not supported (structkit exports with "otlp", or "none"); ignored`, terms.Bounded(name, 64)))
 		}
+	}
+	if !on && !none {
+		// Nothing supported (zipkin alone): the setting is ignored, as if
+		// unset.
+		return first(getenv, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT") != ""
 	}
 	return on
 }

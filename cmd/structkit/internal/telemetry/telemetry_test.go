@@ -39,6 +39,11 @@ func TestExporting(t *testing.T) {
 		{name: "disabled, not a boolean", env: map[string]string{"OTEL_SDK_DISABLED": "yes", "OTEL_TRACES_EXPORTER": "otlp"}, want: true,
 			warnings: []string{`OTEL_SDK_DISABLED: "yes"`}},
 		{name: "zipkin", env: map[string]string{"OTEL_TRACES_EXPORTER": "zipkin"}, warnings: []string{`OTEL_TRACES_EXPORTER: "zipkin"`}},
+		// Nothing supported: the setting is ignored, as if unset.
+		{name: "zipkin and an endpoint", env: map[string]string{"OTEL_TRACES_EXPORTER": "zipkin", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"}, want: true,
+			warnings: []string{`OTEL_TRACES_EXPORTER: "zipkin"`}},
+		{name: "zipkin, none and an endpoint", env: map[string]string{"OTEL_TRACES_EXPORTER": "zipkin,none", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"},
+			warnings: []string{`OTEL_TRACES_EXPORTER: "zipkin"`}},
 		{name: "otlp and console", env: map[string]string{"OTEL_TRACES_EXPORTER": "otlp,console"}, want: true, warnings: []string{`OTEL_TRACES_EXPORTER: "console"`}},
 		{name: "console and a typo", env: map[string]string{"OTEL_TRACES_EXPORTER": "console, otpl"}, warnings: []string{`"console"`, `"otpl"`}},
 	} {
