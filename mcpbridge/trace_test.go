@@ -125,7 +125,7 @@ func TestTraceHTTPClient(t *testing.T) {
 			if h, ok := m.Data.(metricdata.Histogram[float64]); ok && m.Name == "mcp.client.operation.duration" && len(h.DataPoints) == 1 {
 				a, _ := h.DataPoints[0].Attributes.Value("server.address")
 				p, _ := h.DataPoints[0].Attributes.Value("server.port")
-				addr, port = a.Emit(), p.Emit()
+				addr, port = a.String(), p.String()
 			}
 		}
 	}
