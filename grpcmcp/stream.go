@@ -350,7 +350,9 @@ func progressNotifier(req *mcp.CallToolRequest) func(context.Context, int, []byt
 	ss := req.Session
 	return func(ctx context.Context, n int, msg []byte) {
 		// A client gone is seen by the call's context; nothing to do here.
-		_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(n), Message: progressText(n, msg)})
+		// The trace context of the call's span goes in params._meta, as
+		// the MCP conventions ask of a notification.
+		_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{Meta: mcptrace.InjectMeta(ctx, nil), ProgressToken: token, Progress: float64(n), Message: progressText(n, msg)})
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc/status"
 
 	"github.com/structkit/structkit/internal/mcptrace"
@@ -20,8 +21,12 @@ const (
 // traced serves one tools/call with serve within its server span (see
 // Options.TracerProvider).
 func (t *tool) traced(ctx context.Context, req *mcp.CallToolRequest, serve mcp.ToolHandler) (*mcp.CallToolResult, error) {
-	ctx, call := t.instr.StartServer(ctx, t.name, req,
-		attribute.String(attrGRPCMethod, "/"+string(t.method.Parent().FullName())+"/"+string(t.method.Name())))
+	var attrs []attribute.KeyValue
+	if !t.instr.Idle(ctx, trace.SpanKindServer) { // else nothing records: no attributes to build
+		attrs = []attribute.KeyValue{attribute.String(attrGRPCMethod, "/"+string(t.method.Parent().FullName())+"/"+string(t.method.Name()))}
+	}
+	ctx, call := t.instr.StartServer(ctx, t.name, req, attrs...)
+	defer call.Abandoned() // a panic
 	res, err := serve(ctx, req)
 	call.EndResult(res, err)
 	return res, err

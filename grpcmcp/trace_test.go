@@ -44,6 +44,14 @@ func (s *seenMetadata) interceptor(ctx context.Context, req any, _ *grpc.UnarySe
 	return h(ctx, req)
 }
 
+func (s *seenMetadata) streamInterceptor(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+	md, _ := metadata.FromIncomingContext(ss.Context())
+	s.mu.Lock()
+	s.tps = append(s.tps, strings.Join(md.Get("traceparent"), " | "))
+	s.mu.Unlock()
+	return h(srv, ss)
+}
+
 func (s *seenMetadata) last(t *testing.T) string {
 	t.Helper()
 	s.mu.Lock()
@@ -58,14 +66,14 @@ func (s *seenMetadata) last(t *testing.T) string {
 // traced to rec, over a connection with an otelgrpc client handler when
 // withHandler, and returns an MCP client session of it and what the gRPC
 // server saw.
-func tracedMCP(t *testing.T, rec *spans.Recorder, o grpcmcp.Options, withHandler bool) (*mcp.ClientSession, *seenMetadata) {
+func tracedMCP(t *testing.T, rec *spans.Recorder, o grpcmcp.Options, withHandler bool, copts ...*mcp.ClientOptions) (*mcp.ClientSession, *seenMetadata) {
 	t.Helper()
 	seen := &seenMetadata{}
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	gs := grpc.NewServer(grpc.UnaryInterceptor(seen.interceptor))
+	gs := grpc.NewServer(grpc.UnaryInterceptor(seen.interceptor), grpc.StreamInterceptor(seen.streamInterceptor))
 	orders.New().Register(gs)
 	reflection.Register(gs)
 	go func() { _ = gs.Serve(lis) }()
@@ -98,7 +106,20 @@ func tracedMCP(t *testing.T, rec *spans.Recorder, o grpcmcp.Options, withHandler
 	if rec != nil {
 		rec.Reset() // reflection's own calls
 	}
-	return inMemory(t, s), seen
+	if len(copts) == 0 {
+		return inMemory(t, s), seen
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v1"}, copts[0]).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); ss.Close() })
+	return cs, seen
 }
 
 // hostCall calls a tool with the host's trace context in params._meta.
@@ -222,5 +243,61 @@ func TestTraceRepairsAndProblems(t *testing.T) {
 	defer seen.mu.Unlock()
 	if len(seen.tps) != calls {
 		t.Errorf("a rejected call reached the gRPC server")
+	}
+}
+
+// TestTraceStreamingTool: a server-streaming tool's call has its server
+// span too, in the host's trace, with the outcome, and the stream's
+// gRPC call carries the trace on (with and without otelgrpc).
+func TestTraceStreamingTool(t *testing.T) {
+	for _, withHandler := range []bool{true, false} {
+		rec := spans.New(t)
+		cs, seen := tracedMCP(t, rec, grpcmcp.Options{}, withHandler)
+		res := hostCall(t, cs, "OrderService_WatchOrders", `{"accountId":18446744073709551615}`)
+		if res.IsError {
+			t.Fatalf("WatchOrders: %s", resultText(res))
+		}
+		ss := rec.One(t, "tools/call OrderService_WatchOrders", trace.SpanKindServer)
+		if ss.SpanContext.TraceID().String() != hostTrace || ss.Parent.SpanID().String() != hostSpan {
+			t.Errorf("the span is in trace %s under %s, want the host's", ss.SpanContext.TraceID(), ss.Parent.SpanID())
+		}
+		if got := spans.String(ss, "structkit.outcome"); got != "ok" {
+			t.Errorf("outcome %q", got)
+		}
+		if got := seen.last(t); !strings.HasPrefix(got, "00-"+hostTrace+"-") || strings.Contains(got, hostSpan) || strings.Contains(got, "|") {
+			t.Errorf("otelgrpc %v: the gRPC server saw traceparent %q, want one in the host's trace under structkit's spans", withHandler, got)
+		}
+	}
+}
+
+// TestTraceProgress: the progress notifications of a server-streaming
+// call carry the call's trace context in params._meta, as the
+// conventions ask of every request and notification, so that a client
+// can place them in the trace.
+func TestTraceProgress(t *testing.T) {
+	rec := spans.New(t)
+	var mu sync.Mutex
+	var metas []mcp.Meta
+	cs, _ := tracedMCP(t, rec, grpcmcp.Options{}, true, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		metas = append(metas, req.Params.Meta)
+		mu.Unlock()
+	}})
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "OrderService_WatchOrders", Arguments: json.RawMessage(`{"accountId":18446744073709551615}`),
+		Meta: mcp.Meta{"traceparent": "00-" + hostTrace + "-" + hostSpan + "-01", "progressToken": "p"}})
+	if err != nil || res.IsError {
+		t.Fatalf("WatchOrders: %v %v", err, res)
+	}
+	ss := rec.One(t, "tools/call OrderService_WatchOrders", trace.SpanKindServer)
+	want := "00-" + hostTrace + "-" + ss.SpanContext.SpanID().String() + "-01"
+	mu.Lock()
+	defer mu.Unlock()
+	if len(metas) == 0 {
+		t.Fatal("no progress")
+	}
+	for i, m := range metas {
+		if got, _ := m["traceparent"].(string); got != want {
+			t.Errorf("progress %d: traceparent %q, want %q (the tool's span)", i, got, want)
+		}
 	}
 }

@@ -15,6 +15,9 @@ import (
 
 // startCall starts the client span of a call of the tool name.
 func (c *Client) startCall(ctx context.Context, name string) (context.Context, *mcptrace.Call) {
+	if c.instr.Idle(ctx, trace.SpanKindClient) {
+		return ctx, nil // nothing records: no attributes to build
+	}
 	_, known := c.tools.Load().byName[name]
 	attrs := append(slices.Clip(c.netAttrs), attribute.String(mcptrace.AttrServer, c.name))
 	if id := c.cs.ID(); id != "" {
@@ -65,6 +68,7 @@ func traced(opts ServerOptions, tool string, h mcp.ToolHandler) mcp.ToolHandler 
 	instr := mcptrace.New(opts.TracerProvider, opts.MeterProvider)
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx, call := instr.StartServer(ctx, tool, req)
+		defer call.Abandoned() // a panic
 		res, err := h(ctx, req)
 		call.EndResult(res, err)
 		return res, err

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/trace"
@@ -99,7 +100,10 @@ func TestTraceHTTPClient(t *testing.T) {
 	s := tracedTypedServer(t, rec)
 	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
 	defer hs.Close()
-	c, err := mcpbridge.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL}, mcpbridge.ClientOptions{TracerProvider: rec})
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer mp.Shutdown(context.Background())
+	c, err := mcpbridge.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL}, mcpbridge.ClientOptions{TracerProvider: rec, MeterProvider: mp})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,6 +113,25 @@ func TestTraceHTTPClient(t *testing.T) {
 	}
 	cs := rec.One(t, "tools/call count", trace.SpanKindClient)
 	u, _ := url.Parse(hs.URL)
+	// The client's duration carries the server's address and port too
+	// (recommended by the conventions for mcp.client.operation.duration).
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	var addr, port string
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if h, ok := m.Data.(metricdata.Histogram[float64]); ok && m.Name == "mcp.client.operation.duration" && len(h.DataPoints) == 1 {
+				a, _ := h.DataPoints[0].Attributes.Value("server.address")
+				p, _ := h.DataPoints[0].Attributes.Value("server.port")
+				addr, port = a.String(), p.String()
+			}
+		}
+	}
+	if addr != u.Hostname() || port != u.Port() {
+		t.Errorf("the client's duration: server.address %q, server.port %q; want %s, %s", addr, port, u.Hostname(), u.Port())
+	}
 	for k, v := range map[string]string{"network.transport": "tcp", "network.protocol.name": "http", "server.address": u.Hostname(), "server.port": u.Port()} {
 		if got := spans.String(cs, k); got != v {
 			t.Errorf("%s = %q, want %q", k, got, v)
@@ -158,6 +181,15 @@ func TestOperationDuration(t *testing.T) {
 				continue
 			}
 			for _, dp := range h.DataPoints {
+				// The conventions' advised buckets.
+				if got := fmt.Sprint(dp.Bounds); got != "[0.01 0.02 0.05 0.1 0.2 0.5 1 2 5 10 30 60 120 300]" {
+					t.Errorf("%s: buckets %s", m.Name, got)
+				}
+				for _, k := range []string{"mcp.method.name", "gen_ai.operation.name"} {
+					if !dp.Attributes.HasValue(attribute.Key(k)) {
+						t.Errorf("%s: no %s (%v)", m.Name, k, dp.Attributes)
+					}
+				}
 				tool, _ := dp.Attributes.Value("gen_ai.tool.name")
 				typ, _ := dp.Attributes.Value("error.type")
 				got[m.Name+" "+tool.AsString()+" "+typ.AsString()] += dp.Count

@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/otel"
+
 	"github.com/structkit/structkit/cmd/structkit/internal/telemetry"
+	"github.com/structkit/structkit/internal/mcptrace"
+	"github.com/structkit/structkit/internal/terms"
 )
 
 // flushTimeout bounds the export of the spans still held at exit.
@@ -20,6 +24,16 @@ func startTracing(ctx context.Context, command, service string, say func(warn bo
 	if err != nil {
 		return nil, nil, usagef("%s: tracing: %v", command, err)
 	}
+	// OTEL_PROPAGATORS for params._meta and structkit's gRPC metadata too,
+	// not only otelgrpc's.
+	mcptrace.SetPropagator(tel.Propagator)
+	// What OpenTelemetry reports (a caller's baggage past the W3C limits,
+	// an export that failed) goes to the command's log, not in plain text
+	// beside it; the text is bounded and escaped (a peer's bytes may be in
+	// it).
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		say(true, "opentelemetry: "+terms.Bounded(err.Error(), 512))
+	}))
 	for _, w := range tel.Warnings {
 		say(true, "tracing: "+w)
 	}
@@ -46,9 +60,11 @@ sent on (params._meta, or gRPC metadata), so one trace runs through.
 Spans are exported over OTLP only when the standard environment asks:
 OTEL_TRACES_EXPORTER=otlp, or an OTEL_EXPORTER_OTLP_ENDPOINT (or
 OTEL_EXPORTER_OTLP_TRACES_ENDPOINT); OTEL_EXPORTER_OTLP_PROTOCOL is
-http/protobuf (default, port 4318) or grpc (4317); OTEL_SERVICE_NAME
-(default %s), OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER and the
-exporter's headers, TLS and timeout variables are honoured;
-OTEL_TRACES_EXPORTER=none or OTEL_SDK_DISABLED=true exports nothing.
+http/protobuf (default, port 4318), http/json or grpc (4317); exporters
+and protocols not supported (console, zipkin) are ignored with a
+warning; OTEL_SERVICE_NAME (default %s), OTEL_RESOURCE_ATTRIBUTES,
+OTEL_TRACES_SAMPLER and the exporter's headers, TLS and timeout
+variables are honoured; OTEL_TRACES_EXPORTER=none or
+OTEL_SDK_DISABLED=true exports nothing.
 Spans still held are exported at exit (within 5s).
 `

@@ -3,9 +3,10 @@
 // for MCP, and W3C trace context (traceparent, tracestate, baggage)
 // carried in a request's params._meta and in gRPC metadata.
 //
-// Propagation always uses the W3C formats, whatever the global
-// propagator: they are the keys the conventions (and MCP's SEP-414) name
-// for params._meta. What is read from _meta is bounded: a value that is
+// Propagation uses the W3C formats, whatever the global propagator: they
+// are the keys the conventions (and MCP's SEP-414) name for params._meta.
+// A program may narrow them for the process (SetPropagator: the CLI's
+// OTEL_PROPAGATORS, "none" carrying nothing). What is read from _meta is bounded: a value that is
 // not a string, or longer than the W3C limits allow, is ignored, and the
 // propagators parse the rest (a malformed traceparent gives no parent).
 package mcptrace
@@ -13,6 +14,7 @@ package mcptrace
 import (
 	"context"
 	"maps"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel/baggage"
 	"go.opentelemetry.io/otel/propagation"
@@ -42,6 +44,34 @@ const (
 var W3C propagation.TextMapPropagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
 
 var keys = []string{KeyTraceparent, KeyTracestate, KeyBaggage}
+
+// carrier is the propagator in use and whether it carries anything.
+type carrier struct {
+	p    propagation.TextMapPropagator
+	none bool
+}
+
+var current atomic.Pointer[carrier]
+
+// SetPropagator sets the propagator of every adapter of the process in
+// place of W3C: p may only narrow it (the W3C trace context, baggage,
+// both or neither; the keys read from _meta and their limits stay
+// those). nil restores W3C. Set it before serving.
+func SetPropagator(p propagation.TextMapPropagator) {
+	if p == nil {
+		current.Store(nil)
+		return
+	}
+	current.Store(&carrier{p: p, none: len(p.Fields()) == 0})
+}
+
+// propagator is the propagator in use, and whether it carries nothing.
+func propagator() (propagation.TextMapPropagator, bool) {
+	if c := current.Load(); c != nil {
+		return c.p, c.none
+	}
+	return W3C, false
+}
 
 func limit(key string) int {
 	switch key {
@@ -89,17 +119,19 @@ func (m metaWriter) Keys() []string        { return nil }
 // ExtractMeta returns ctx with the remote span context and baggage of a
 // request's _meta (nil or without them: ctx unchanged).
 func ExtractMeta(ctx context.Context, meta map[string]any) context.Context {
-	if len(meta) == 0 {
+	p, none := propagator()
+	if len(meta) == 0 || none {
 		return ctx
 	}
-	return W3C.Extract(ctx, metaReader(meta))
+	return p.Extract(ctx, metaReader(meta))
 }
 
 // InjectMeta returns meta with the trace context and baggage of ctx set
 // under their keys: meta itself when ctx has neither (nil stays nil),
 // else a copy (meta is not modified).
 func InjectMeta(ctx context.Context, meta map[string]any) map[string]any {
-	if !trace.SpanContextFromContext(ctx).IsValid() && baggage.FromContext(ctx).Len() == 0 {
+	p, none := propagator()
+	if none || !trace.SpanContextFromContext(ctx).IsValid() && baggage.FromContext(ctx).Len() == 0 {
 		return meta
 	}
 	out := make(metaWriter, len(meta)+3)
@@ -107,7 +139,7 @@ func InjectMeta(ctx context.Context, meta map[string]any) map[string]any {
 	for _, k := range keys {
 		delete(out, k) // none of the caller's: the context's, or none
 	}
-	W3C.Inject(ctx, out)
+	p.Inject(ctx, out)
 	if len(out) == 0 {
 		return meta
 	}
@@ -125,9 +157,12 @@ func ExtractGRPC(ctx context.Context) context.Context {
 	if !ok {
 		return ctx
 	}
-	m := make(metaReader, 3)
+	var m metaReader
 	for _, k := range keys {
-		if v := md.Get(k); len(v) == 1 { // a repeated key is ambiguous: none
+		if v := md[k]; len(v) == 1 { // a repeated key is ambiguous: none
+			if m == nil {
+				m = make(metaReader, 3)
+			}
 			m[k] = v[0]
 		}
 	}

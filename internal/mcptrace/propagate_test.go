@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/baggage"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -179,5 +180,54 @@ func TestErrorType(t *testing.T) {
 		if got := CodeName(in); got != want {
 			t.Errorf("CodeName(%s) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+// TestSetPropagator: a narrower propagator is what reads and writes
+// params._meta and gRPC metadata; none carries nothing (the caller's
+// _meta is left as it is); nil restores W3C.
+func TestSetPropagator(t *testing.T) {
+	defer SetPropagator(nil)
+	in := map[string]any{KeyTraceparent: tp, KeyBaggage: "tenant=acme"}
+	for _, tc := range []struct {
+		name      string
+		p         propagation.TextMapPropagator
+		wantTrace bool
+		wantBag   bool
+	}{
+		{"none", propagation.NewCompositeTextMapPropagator(), false, false},
+		{"baggage only", propagation.Baggage{}, false, true},
+		{"tracecontext only", propagation.TraceContext{}, true, false},
+		{"W3C again", nil, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			SetPropagator(tc.p)
+			ctx := ExtractMeta(context.Background(), in)
+			if got := trace.SpanContextFromContext(ctx).IsValid(); got != tc.wantTrace {
+				t.Errorf("extracted a span context: %v", got)
+			}
+			if got := baggage.FromContext(ctx).Len() > 0; got != tc.wantBag {
+				t.Errorf("extracted baggage: %v", got)
+			}
+			// What a W3C caller's context would send on.
+			SetPropagator(nil)
+			full := ExtractMeta(context.Background(), in)
+			SetPropagator(tc.p)
+			caller := map[string]any{"progressToken": "p", KeyTraceparent: "the caller's"}
+			out := InjectMeta(full, caller)
+			if _, ok := out[KeyBaggage]; ok != tc.wantBag {
+				t.Errorf("injected baggage: %v (%v)", ok, out)
+			}
+			if s, _ := out[KeyTraceparent].(string); strings.HasPrefix(s, "00-"+tid) != tc.wantTrace {
+				t.Errorf("injected traceparent %q", s)
+			}
+			md := metadata.MD{}
+			if v := InjectGRPC(full); v != full {
+				md, _ = metadata.FromOutgoingContext(v)
+			}
+			if got := len(md.Get(KeyTraceparent)) == 1; got != tc.wantTrace {
+				t.Errorf("gRPC traceparent %v", md)
+			}
+		})
 	}
 }

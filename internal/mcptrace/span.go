@@ -3,6 +3,7 @@ package mcptrace
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/grpc/status"
 
 	"github.com/structkit/structkit/internal/terms"
@@ -29,6 +31,8 @@ const ScopeName = "github.com/structkit/structkit"
 type Instruments struct {
 	tracer         trace.Tracer
 	server, client metric.Float64Histogram
+	noop           bool // the tracer is a no-op's
+	global         bool // the tracer is the global provider's
 }
 
 // The histograms of the conventions, in seconds, with their advised
@@ -44,7 +48,8 @@ var durationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30
 // otel.GetTracerProvider() and otel.GetMeterProvider() (no-ops until the
 // program sets them).
 func New(tp trace.TracerProvider, mp metric.MeterProvider) *Instruments {
-	if tp == nil {
+	global := tp == nil
+	if global {
 		tp = otel.GetTracerProvider()
 	}
 	if mp == nil {
@@ -59,10 +64,52 @@ func New(tp trace.TracerProvider, mp metric.MeterProvider) *Instruments {
 		return h
 	}
 	return &Instruments{
+		global: global,
+		noop:   isNoop(tp),
 		tracer: tp.Tracer(ScopeName),
 		server: hist(MetricServerDuration, "The duration of the MCP requests served, as the server observes them."),
 		client: hist(MetricClientDuration, "The duration of the MCP requests made, as the client observes them."),
 	}
+}
+
+// isNoop reports whether tp is OpenTelemetry's no-op provider.
+func isNoop(tp trace.TracerProvider) bool {
+	switch tp.(type) {
+	case noop.TracerProvider, *noop.TracerProvider:
+		return true
+	}
+	return false
+}
+
+// unsetGlobal reports whether tp is the global provider as it is until a
+// program sets one: its spans never record. (Its type is internal to
+// OpenTelemetry; should it change, calls are only slower, never wrong.)
+func unsetGlobal(tp trace.TracerProvider) bool {
+	t := reflect.TypeOf(tp)
+	return t != nil && t.Kind() == reflect.Pointer && t.Elem().Name() == "tracerProvider" &&
+		t.Elem().PkgPath() == "go.opentelemetry.io/otel/internal/global"
+}
+
+// Idle reports whether a call of kind would record nothing: the tracer is
+// a no-op (or the global one, still unset) and the duration histogram is
+// disabled. Start and StartServer then return the context as it came (the
+// trace context of a request is carried all the same) and a nil Call;
+// callers skip building attributes.
+func (in *Instruments) Idle(ctx context.Context, kind trace.SpanKind) bool {
+	switch {
+	case in.noop:
+	case in.global:
+		if tp := otel.GetTracerProvider(); !unsetGlobal(tp) && !isNoop(tp) {
+			return false
+		}
+	default:
+		return false
+	}
+	h := in.client
+	if kind == trace.SpanKindServer {
+		h = in.server
+	}
+	return !h.Enabled(ctx)
 }
 
 // Attribute keys: the conventions' and structkit's own.
@@ -131,6 +178,7 @@ const MethodCallTool = "tools/call"
 type Call struct {
 	span     trace.Span
 	rejected bool
+	ended    bool // End has run
 
 	hist   metric.Float64Histogram
 	start  time.Time
@@ -145,8 +193,10 @@ type Call struct {
 }
 
 // metricKeys are the attributes of a span that its duration carries
-// too (low-cardinality ones).
-var metricKeys = map[attribute.Key]bool{AttrNetTransport: true, AttrNetProtocol: true, AttrProtocolVersion: true}
+// too (low-cardinality ones; the server's address and port are the
+// conventions' for the client's duration, one per upstream).
+var metricKeys = map[attribute.Key]bool{AttrNetTransport: true, AttrNetProtocol: true, AttrProtocolVersion: true,
+	AttrServerAddress: true, AttrServerPort: true}
 
 type callKey struct{}
 
@@ -161,6 +211,9 @@ func FromContext(ctx context.Context) *Call {
 // lists (a low-cardinality span name, and an attribute of the duration);
 // otherwise the span is named "tools/call" and the name is bounded.
 func (in *Instruments) Start(ctx context.Context, kind trace.SpanKind, tool string, known bool, attrs []attribute.KeyValue, opts ...trace.SpanStartOption) (context.Context, *Call) {
+	if in.Idle(ctx, kind) {
+		return ctx, nil
+	}
 	name := MethodCallTool
 	c := &Call{start: time.Now(), hist: in.client}
 	if kind == trace.SpanKindServer {
@@ -193,6 +246,12 @@ func (in *Instruments) Start(ctx context.Context, kind trace.SpanKind, tool stri
 // (the ambient span of ctx, say an HTTP server's, is then linked), else
 // the ambient span.
 func (in *Instruments) StartServer(ctx context.Context, tool string, req *mcp.CallToolRequest, attrs ...attribute.KeyValue) (context.Context, *Call) {
+	if in.Idle(ctx, trace.SpanKindServer) {
+		if req != nil && req.Params != nil {
+			ctx = ExtractMeta(ctx, req.Params.Meta)
+		}
+		return ctx, nil
+	}
 	var opts []trace.SpanStartOption
 	if req != nil {
 		if req.Params != nil && len(req.Params.Meta) > 0 {
@@ -338,21 +397,24 @@ func (c *Call) Outcome(isError bool, err error) {
 // End ends the span of a call whose result was isError (or not), or
 // that failed with err, and records its duration.
 func (c *Call) End(isError bool, err error) {
-	if c == nil {
+	if c == nil || c.ended {
 		return
 	}
+	c.ended = true
 	mattrs := c.mattrs
 	switch {
 	case err != nil:
 		typ := ErrorType(err)
 		c.span.SetAttributes(attribute.String(AttrOutcome, OutcomeError), attribute.String(AttrErrorType, typ))
 		mattrs = append(mattrs, attribute.String(AttrErrorType, typ))
+		msg := err.Error()
 		var we *jsonrpc.Error
 		if errors.As(err, &we) {
 			c.span.SetAttributes(attribute.String(AttrStatusCode, typ))
 			mattrs = append(mattrs, attribute.String(AttrStatusCode, typ))
+			msg = we.Message // the conventions' description: the JSON-RPC error's message
 		}
-		c.span.SetStatus(otelcodes.Error, terms.Bounded(err.Error(), maxText))
+		c.span.SetStatus(otelcodes.Error, terms.Bounded(msg, maxText))
 	case isError:
 		outcome := OutcomeToolError
 		if c.rejected {
@@ -386,6 +448,20 @@ func (c *Call) Finish(args, result *terms.Report, local, exact, isError bool, er
 	c.End(isError, err)
 }
 
+// ErrPanicked is the error of a call whose handler panicked (see
+// Abandoned); its error.type is "panic".
+var ErrPanicked = errors.New("the tool's handler panicked")
+
+// Abandoned ends the span as failed with ErrPanicked unless End has run:
+// defer it right after Start, so that a handler's panic (which an SDK may
+// recover, mcp-go's transports do) or runtime.Goexit still ends the span
+// and records the duration. It does not recover the panic.
+func (c *Call) Abandoned() {
+	if c != nil && !c.ended {
+		c.End(false, ErrPanicked)
+	}
+}
+
 // EndResult ends a server span with the handler's answer.
 func (c *Call) EndResult(res *mcp.CallToolResult, err error) {
 	c.End(err == nil && res != nil && res.IsError, err)
@@ -393,13 +469,16 @@ func (c *Call) EndResult(res *mcp.CallToolResult, err error) {
 
 // ErrorType is the low-cardinality class of err for error.type: a
 // JSON-RPC error's code, a gRPC status's code (DEADLINE_EXCEEDED),
-// "timeout" and "cancelled" for the context's errors,
-// "connection_closed" for an ended MCP session, else "_OTHER".
+// "timeout" and "cancelled" for the context's errors, "panic" for
+// ErrPanicked, "connection_closed" for an ended MCP session, else
+// "_OTHER".
 func ErrorType(err error) string {
 	var we *jsonrpc.Error
 	switch {
 	case errors.As(err, &we):
 		return strconv.FormatInt(we.Code, 10)
+	case errors.Is(err, ErrPanicked):
+		return "panic"
 	case errors.Is(err, context.DeadlineExceeded):
 		return "timeout"
 	case errors.Is(err, context.Canceled):

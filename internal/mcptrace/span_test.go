@@ -3,6 +3,7 @@ package mcptrace
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -114,8 +115,46 @@ func TestEnd(t *testing.T) {
 	nc.Arguments(&terms.Report{})
 	nc.Reject()
 	nc.End(true, nil)
+	nc.Abandoned()
 	if FromContext(context.Background()) != nil {
 		t.Error("a Call in an empty context")
+	}
+}
+
+// TestEndStatusMessage: the status description of a JSON-RPC error is
+// its message, as the conventions say, however the error is wrapped (a
+// client's CallError names the server and the tool).
+func TestEndStatusMessage(t *testing.T) {
+	rec := spans.New(t)
+	_, call := New(rec, nil).Start(context.Background(), trace.SpanKindClient, "t", true, nil)
+	call.End(false, fmt.Errorf("MCP server %q, tool t: %w", "s", &jsonrpc.Error{Code: -32602, Message: "unknown tool"}))
+	s := rec.One(t, "tools/call t", trace.SpanKindClient)
+	if s.Status.Description != "unknown tool" || spans.String(s, AttrErrorType) != "-32602" {
+		t.Errorf("status %q, error.type %q", s.Status.Description, spans.String(s, AttrErrorType))
+	}
+}
+
+// TestAbandoned: a call whose handler never returned (a panic) ends as
+// failed with error.type "panic"; after End, Abandoned does nothing (one
+// span, its outcome End's).
+func TestAbandoned(t *testing.T) {
+	rec := spans.New(t)
+	func() {
+		defer func() { _ = recover() }()
+		_, call := New(rec, nil).Start(context.Background(), trace.SpanKindServer, "p", true, nil)
+		defer call.Abandoned()
+		panic("bug")
+	}()
+	s := rec.One(t, "tools/call p", trace.SpanKindServer)
+	if spans.String(s, AttrErrorType) != "panic" || s.Status.Code != codes.Error {
+		t.Errorf("error.type %q, status %v", spans.String(s, AttrErrorType), s.Status)
+	}
+	rec.Reset()
+	_, call := New(rec, nil).Start(context.Background(), trace.SpanKindServer, "q", true, nil)
+	call.End(false, nil)
+	call.Abandoned()
+	if s := rec.One(t, "tools/call q", trace.SpanKindServer); spans.String(s, AttrOutcome) != OutcomeOK {
+		t.Errorf("outcome %q after Abandoned", spans.String(s, AttrOutcome))
 	}
 }
 

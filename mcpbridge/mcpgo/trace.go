@@ -3,12 +3,14 @@ package mcpgo
 import (
 	"context"
 
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/structkit/structkit/internal/mcptrace"
+	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/mcpbridge"
 )
 
@@ -27,7 +29,12 @@ func traced(opts mcpbridge.ServerOptions, tool string, h server.ToolHandlerFunc)
 				links = append(links, trace.WithLinks(trace.Link{SpanContext: ambient}))
 			}
 		}
-		ctx, call := instr.Start(ctx, trace.SpanKindServer, tool, true, nil, links...)
+		var attrs []attribute.KeyValue
+		if !instr.Idle(ctx, trace.SpanKindServer) {
+			attrs = serverAttrs(ctx, req)
+		}
+		ctx, call := instr.Start(ctx, trace.SpanKindServer, tool, true, attrs, links...)
+		defer call.Abandoned() // a panic, which mcp-go's transports recover
 		res, err := h(ctx, req)
 		// Refused arguments are an IsError result, the call marked
 		// rejected by the handler.
@@ -36,9 +43,41 @@ func traced(opts mcpbridge.ServerOptions, tool string, h server.ToolHandlerFunc)
 	}
 }
 
+// serverAttrs are the conventions' attributes of a server span: the
+// session, and the transport when the request came over HTTP (mcp-go
+// keeps its headers).
+func serverAttrs(ctx context.Context, req mcp.CallToolRequest) []attribute.KeyValue {
+	var attrs []attribute.KeyValue
+	if s := server.ClientSessionFromContext(ctx); s != nil {
+		if id := s.SessionID(); id != "" {
+			attrs = append(attrs, attribute.String(mcptrace.AttrSession, terms.Bounded(id, 128)))
+		}
+	}
+	if req.Header != nil {
+		attrs = append(attrs, attribute.String(mcptrace.AttrNetProtocol, "http"), attribute.String(mcptrace.AttrNetTransport, "tcp"))
+		if v := req.Header.Get("Mcp-Protocol-Version"); v != "" {
+			attrs = append(attrs, attribute.String(mcptrace.AttrProtocolVersion, terms.Bounded(v, 64)))
+		}
+	}
+	return attrs
+}
+
 // startCall starts the client span of a call of the tool name.
 func (c *Client) startCall(ctx context.Context, name string, known bool) (context.Context, *mcptrace.Call) {
-	return c.instr.Start(ctx, trace.SpanKindClient, name, known, []attribute.KeyValue{attribute.String(mcptrace.AttrServer, c.name)})
+	if c.instr.Idle(ctx, trace.SpanKindClient) {
+		return ctx, nil // nothing records: no attributes to build
+	}
+	attrs := []attribute.KeyValue{attribute.String(mcptrace.AttrServer, c.name)}
+	switch c.mc.GetTransport().(type) {
+	case *transport.StreamableHTTP, *transport.SSE:
+		attrs = append(attrs, attribute.String(mcptrace.AttrNetTransport, "tcp"), attribute.String(mcptrace.AttrNetProtocol, "http"))
+	case *transport.Stdio, *transport.CommandTransport:
+		attrs = append(attrs, attribute.String(mcptrace.AttrNetTransport, "pipe"))
+	}
+	if id := c.mc.GetSessionId(); id != "" {
+		attrs = append(attrs, attribute.String(mcptrace.AttrSession, terms.Bounded(id, 128)))
+	}
+	return c.instr.Start(ctx, trace.SpanKindClient, name, known, attrs)
 }
 
 // endCall ends the span of a call with its result or error.

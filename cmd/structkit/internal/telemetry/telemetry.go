@@ -2,18 +2,24 @@
 // servers (structkit bridge, structkit mcp) from the standard OTEL_*
 // environment, as every OpenTelemetry SDK reads it:
 //
-//   - OTEL_TRACES_EXPORTER: "otlp" exports, "none" does not; unset, traces
-//     are exported only when an OTLP endpoint is set
+//   - OTEL_TRACES_EXPORTER: a list; "otlp" exports, "none" does not; unset,
+//     traces are exported only when an OTLP endpoint is set
 //     (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT).
-//     Other exporters are refused (a usage error naming the variable).
+//     Other values (console, zipkin) are warned about and ignored, as the
+//     specification requires of an enum: "otlp,console" exports over OTLP,
+//     "zipkin" alone is as if unset.
 //   - OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL: "http/protobuf" (the default,
-//     port 4318) or "grpc" (port 4317); the endpoint, headers, TLS,
-//     compression and timeout variables are the OTLP exporters' own.
+//     port 4318), "http/json" or "grpc" (port 4317), the traces' variable
+//     first; another value is warned about and ignored. The endpoint, headers, TLS,
+//     compression and timeout variables are the OTLP exporters' own (the
+//     generic endpoint gets /v1/traces appended, the traces' one is used
+//     as it is).
 //   - OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES: the resource; the
 //     service name defaults to the command's ("structkit-bridge").
 //   - OTEL_TRACES_SAMPLER[_ARG], OTEL_BSP_*: the SDK's own.
 //   - OTEL_PROPAGATORS: "tracecontext" and "baggage" (the default, both)
-//     or "none", for the gRPC side; others are ignored with a warning.
+//     or "none", for gRPC metadata and params._meta alike; others are
+//     ignored with a warning (none of them supported: the default).
 //   - OTEL_SDK_DISABLED=true: nothing is exported.
 //
 // Without export, trace context still passes through (a traceparent in
@@ -38,6 +44,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/grpc/stats"
+
+	"github.com/structkit/structkit/internal/terms"
 )
 
 // Telemetry is the tracing of one server command.
@@ -57,13 +65,6 @@ type Telemetry struct {
 	sdk *sdktrace.TracerProvider
 }
 
-// EnvError is an OTEL_* variable whose value cannot be honoured.
-type EnvError struct {
-	Var, Value, Msg string
-}
-
-func (e *EnvError) Error() string { return fmt.Sprintf("%s=%q: %s", e.Var, e.Value, e.Msg) }
-
 // Setup reads the environment (getenv; nil means os.Getenv) and makes the
 // tracing of the command whose default service name is service. Nothing
 // is contacted until a span is exported.
@@ -73,24 +74,21 @@ func Setup(ctx context.Context, service string, getenv func(string) string) (*Te
 	}
 	t := &Telemetry{TracerProvider: noop.NewTracerProvider()}
 	t.Propagator = propagators(getenv, &t.Warnings)
-	on, err := exporting(getenv)
-	if err != nil || !on {
-		return t, err
+	if !exporting(getenv, &t.Warnings) {
+		return t, nil
 	}
-	proto := strings.TrimSpace(first(getenv, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"))
-	var exp sdktrace.SpanExporter
+	proto := protocol(getenv, &t.Warnings)
+	var (
+		exp sdktrace.SpanExporter
+		err error
+	)
 	switch proto {
-	case "", "http/protobuf":
-		proto = "http/protobuf"
-		exp, err = otlptracehttp.New(ctx)
 	case "grpc":
 		exp, err = otlptracegrpc.New(ctx)
-	default:
-		v := "OTEL_EXPORTER_OTLP_PROTOCOL"
-		if getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") != "" {
-			v = "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
-		}
-		return nil, &EnvError{Var: v, Value: proto, Msg: `want "http/protobuf" or "grpc"`}
+	case "http/json":
+		exp, err = otlptracehttp.New(ctx, otlptracehttp.WithEncoding(otlptracehttp.EncodingJSON))
+	default: // the encoding ours, not what the exporter would read of another variable
+		exp, err = otlptracehttp.New(ctx, otlptracehttp.WithEncoding(otlptracehttp.EncodingProtobuf))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("the OTLP trace exporter: %w", err)
@@ -102,6 +100,7 @@ func Setup(ctx context.Context, service string, getenv func(string) string) (*Te
 	if errors.Is(err, resource.ErrPartialResource) {
 		t.Warnings = append(t.Warnings, "OTEL_RESOURCE_ATTRIBUTES: "+err.Error())
 	} else if err != nil {
+		_ = exp.Shutdown(ctx) // nothing to export yet: its connection goes
 		return nil, fmt.Errorf("the trace resource: %w", err)
 	}
 	t.sdk = sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
@@ -109,26 +108,53 @@ func Setup(ctx context.Context, service string, getenv func(string) string) (*Te
 	return t, nil
 }
 
-// exporting says whether the environment asks for traces to be exported.
-func exporting(getenv func(string) string) (bool, error) {
-	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") {
-		return false, nil
+// exporting says whether the environment asks for traces to be exported;
+// what it cannot honour is added to warnings.
+func exporting(getenv func(string) string, warnings *[]string) bool {
+	switch v := strings.TrimSpace(getenv("OTEL_SDK_DISABLED")); {
+	case strings.EqualFold(v, "true"):
+		return false
+	case v != "" && !strings.EqualFold(v, "false"):
+		*warnings = append(*warnings, fmt.Sprintf(`OTEL_SDK_DISABLED: %q is not a boolean ("true" or "false"); taken as false`, v))
 	}
 	v := strings.TrimSpace(getenv("OTEL_TRACES_EXPORTER"))
 	if v == "" {
-		return first(getenv, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT") != "", nil
+		return first(getenv, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT") != ""
 	}
-	on := false
+	on, none := false, false
 	for _, name := range strings.Split(v, ",") {
-		switch strings.TrimSpace(name) {
+		switch name = strings.TrimSpace(name); name {
 		case "otlp":
 			on = true
 		case "none":
+			none = true
+		case "":
 		default:
-			return false, &EnvError{Var: "OTEL_TRACES_EXPORTER", Value: v, Msg: `structkit exports traces with "otlp" only (or "none")`}
+			*warnings = append(*warnings, fmt.Sprintf(`OTEL_TRACES_EXPORTER: %q is not supported (structkit exports with "otlp", or "none"); ignored`, terms.Bounded(name, 64)))
 		}
 	}
-	return on, nil
+	if !on && !none {
+		// Nothing supported (zipkin alone): the setting is ignored, as if
+		// unset.
+		return first(getenv, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT") != ""
+	}
+	return on
+}
+
+// protocol is the OTLP protocol of traces: the first of the variables set
+// to one structkit supports, else http/protobuf; the others are added to
+// warnings.
+func protocol(getenv func(string) string, warnings *[]string) string {
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
+		switch v := strings.TrimSpace(getenv(name)); v {
+		case "http/protobuf", "http/json", "grpc":
+			return v
+		case "":
+		default:
+			*warnings = append(*warnings, fmt.Sprintf(`%s: %q is not supported ("http/protobuf", "http/json" or "grpc"); ignored`, name, terms.Bounded(v, 64)))
+		}
+	}
+	return "http/protobuf"
 }
 
 // propagators reads OTEL_PROPAGATORS.
@@ -138,16 +164,24 @@ func propagators(getenv func(string) string, warnings *[]string) propagation.Tex
 		v = "tracecontext,baggage"
 	}
 	var ps []propagation.TextMapPropagator
+	none := false
 	for _, name := range strings.Split(v, ",") {
 		switch name = strings.TrimSpace(name); name {
 		case "tracecontext":
 			ps = append(ps, propagation.TraceContext{})
 		case "baggage":
 			ps = append(ps, propagation.Baggage{})
-		case "none", "":
+		case "none":
+			none = true
+		case "":
 		default:
-			*warnings = append(*warnings, fmt.Sprintf("OTEL_PROPAGATORS: %q is not supported (tracecontext, baggage, none); ignored", name))
+			*warnings = append(*warnings, fmt.Sprintf("OTEL_PROPAGATORS: %q is not supported (tracecontext, baggage, none); ignored", terms.Bounded(name, 64)))
 		}
+	}
+	if len(ps) == 0 && !none {
+		// Nothing supported (b3 alone): the setting is ignored, as the
+		// specification says of an enum, and the default taken.
+		ps = []propagation.TextMapPropagator{propagation.TraceContext{}, propagation.Baggage{}}
 	}
 	return propagation.NewCompositeTextMapPropagator(ps...)
 }
