@@ -388,18 +388,28 @@ func describe(md protoreflect.MethodDescriptor, desc string, limit, total int, o
 
 // streamSchema is the outputSchema of a server-streaming tool whose
 // messages have the schema msg (a document of its own, generated or
-// given): {"messages": [msg...], "truncated": {...}}. The message's
-// document is embedded whole as the schema of the items, a schema
-// resource of its own (its "$id" a URN naming the message type), so that
-// its references ("#", "#/$defs/...") keep resolving within it.
+// given, an object: see objectSchema): {"messages": [msg...],
+// "truncated": {...}}. The message's document is embedded whole as the
+// schema of the items, a schema resource of its own, so that its
+// references ("#", "#/$defs/...") keep resolving within it: its own
+// "$id" when it has one, else one added, a URN naming the message type.
 func streamSchema(msg []byte, md protoreflect.MessageDescriptor) []byte {
-	id, _ := jsontext.Marshal("urn:structkit:message:" + string(md.FullName()))
-	items := make([]byte, 0, len(msg)+len(id)+8)
-	items = append(append(append(append(items, `{"`...), schema.KwID...), `":`...), id...)
-	if rest := strings.TrimSpace(string(msg[1:])); !strings.HasPrefix(rest, "}") {
-		items = append(items, ',')
+	// A given schema as written, white space and all: compacted, so that
+	// it begins with '{' and the "$id" can go in after it. Loose: read
+	// (and its members checked) by objectSchema and mcptool.Check.
+	if c, err := jsontext.Compact(make([]byte, 0, len(msg)), string(msg), jsontext.Loose); err == nil {
+		msg = c
 	}
-	items = append(items, msg[1:]...)
+	items := msg
+	if m, _ := jsontext.Members(string(msg), jsontext.Loose); m[schema.KwID] == "" {
+		id, _ := jsontext.Marshal("urn:structkit:message:" + string(md.FullName()))
+		items = make([]byte, 0, len(msg)+len(id)+8)
+		items = append(append(append(append(items, `{"`...), schema.KwID...), `":`...), id...)
+		if len(msg) > 2 {
+			items = append(items, ',')
+		}
+		items = append(items, msg[1:]...)
+	}
 
 	truncated := map[string]any{
 		schema.KwType:        "object",
