@@ -114,7 +114,13 @@ type Options struct {
 	// e.g. "OrderService_GetOrder": characters MCP tool names admit
 	// everywhere.
 	ToolName func(protoreflect.MethodDescriptor) string
-	// CallOptions are passed to every forwarded call.
+	// CallOptions are passed to every forwarded call. The calls
+	// AddService and AddServices make receive messages of up to 16 MiB
+	// (what a result can hold; gRPC's default is 4 MiB) unless these say
+	// otherwise (grpc.MaxCallRecvMsgSize); a generated registration
+	// (Register<Service>Tools) passes them to its client as they are,
+	// so set grpc.MaxCallRecvMsgSize here for responses and stream
+	// messages beyond 4 MiB.
 	CallOptions []grpc.CallOption
 	// Profile, if set, publishes each tool's input schema adapted to a
 	// model provider's schema dialect (see package adapt), for clients that
@@ -304,6 +310,11 @@ func AddServices(s *mcp.Server, conn grpc.ClientConnInterface, sds []protoreflec
 	}
 	var tools []Tool
 	var skipped []Omission
+	// A result holds up to one MCP frame of JSON: the calls receive
+	// messages that large, not gRPC's default 4 MiB, so that the bounds
+	// of a result (and MaxStreamBytes) are the ones that apply. The
+	// CallOptions come after, and win.
+	callOpts := append([]grpc.CallOption{grpc.MaxCallRecvMsgSize(maxFrame)}, o.CallOptions...)
 	for _, sd := range sds {
 		if sd == nil {
 			return nil, errors.New("grpcmcp: AddServices: nil service")
@@ -315,9 +326,9 @@ func AddServices(s *mcp.Server, conn grpc.ClientConnInterface, sds []protoreflec
 			case md.IsStreamingClient():
 				skipped = append(skipped, streamingOmission(md, o))
 			case md.IsStreamingServer():
-				tools = append(tools, Tool{Method: md, InvokeStream: dynamicStream(conn, md, o.CallOptions)})
+				tools = append(tools, Tool{Method: md, InvokeStream: dynamicStream(conn, md, callOpts)})
 			default:
-				tools = append(tools, Tool{Method: md, Invoke: dynamicInvoke(conn, md, o.CallOptions)})
+				tools = append(tools, Tool{Method: md, Invoke: dynamicInvoke(conn, md, callOpts)})
 			}
 		}
 	}

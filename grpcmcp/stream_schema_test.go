@@ -3,6 +3,7 @@ package grpcmcp_test
 import (
 	"bytes"
 	"context"
+	// encoding/json: the go-sdk takes arguments and hands results as its values.
 	"encoding/json"
 	"strings"
 	"testing"
