@@ -144,10 +144,12 @@ type Options struct {
 	// Tools, only those whose name at the bridge matches one of its
 	// patterns; never those matching a pattern of ExcludeTools (it wins);
 	// with ReadOnly, only those whose MCP server annotates them
-	// readOnlyHint true. Patterns are path.Match patterns (* matches any
-	// run of characters but "/") over the tool's name at the bridge,
-	// SERVER.TOOL when the bridge fronts more than one server: "nav.*"
-	// selects a server's tools, "*.delete_*" a kind of every server's. A
+	// readOnlyHint true. Patterns are path.Match patterns, but * and ?
+	// match "/" too (* matches any run of characters), case-sensitive,
+	// over the tool's name at the bridge, SERVER.TOOL when the bridge
+	// fronts more than one server: "nav.*" selects all of a server's
+	// tools ("nav.admin/delete" too), "*.delete_*" a kind of every
+	// server's. A
 	// tool they hide is not listed (nor named in left_out), and a call to
 	// it is answered NOT_FOUND exactly as one to a tool that does not
 	// exist. The hidden tools are logged at each start of their server.

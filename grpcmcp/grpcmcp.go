@@ -200,8 +200,8 @@ type Options struct {
 	// whose names matches one of its patterns; never those matching a
 	// pattern of ExcludeTools (it wins); with ReadOnly, only the methods
 	// whose idempotency_level is NO_SIDE_EFFECTS. Patterns are path.Match
-	// patterns (* matches any run of characters but "/") over each of
-	// three names: the tool's name ("OrderService_Get*"), the method's
+	// patterns, but * and ? match "/" too (* matches any run of
+	// characters), case-sensitive, over each of three names: the tool's name ("OrderService_Get*"), the method's
 	// full name with a slash ("pkg.OrderService/GetOrder",
 	// "pkg.OrderService/*") and with a dot ("pkg.OrderService.*"). A method
 	// they hide is not a tool: not listed, and a call to it is answered as

@@ -539,10 +539,10 @@ RESOURCE_EXHAUSTED naming the limit. ListTools answers in pages of at most
 Scope: --tools serves only the tools matching one of its patterns,
 --exclude-tools hides those matching one of its (it wins over --tools),
 --read-only serves only those the MCP server annotates readOnlyHint true.
-Patterns are path.Match's (* is any run of characters but "/", ? one,
-[a-z] a class) over the tool's name at the bridge: NAME.TOOL with more
-than one --mcp, so 'nav.*' scopes one server and '*.delete_*' every
-server. A hidden tool is not listed (nor in left_out), and a call to it
+Patterns are path.Match's (* is any run of characters, "/" too, ? one,
+[a-z] a class; case counts) over the tool's name at the bridge:
+NAME.TOOL with more than one --mcp, so 'nav.*' scopes one server (all
+its tools, nav.admin/delete too) and '*.delete_*' every server. A hidden tool is not listed (nor in left_out), and a call to it
 is NOT_FOUND exactly as for a tool that does not exist; the hidden tools
 are logged at each start of their server. A malformed pattern exits 2.
 --forward-metadata x-tenant carries that gRPC metadata of each call to
