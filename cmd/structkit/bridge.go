@@ -185,7 +185,7 @@ func (f *bridgeFlags) register(fs *flag.FlagSet) {
 	f.logFormat = newEnum("text", "text", "json")
 	fs.Var(f.logFormat, "log-format", "`FORMAT` of the log on standard error: text, or json (one object per line)")
 	fs.StringVar(&f.metricsListen, "metrics-listen", "", "serve Prometheus metrics over HTTP at http://`ADDR`/metrics")
-	fs.StringVar(&f.healthListen, "health-listen", "", "serve the gRPC health service alone, in plain text, at `ADDR` too (for Kubernetes gRPC probes, which speak no TLS)")
+	fs.StringVar(&f.healthListen, "health-listen", "", "serve the gRPC health Check alone, in plain text, at `ADDR` too (for Kubernetes gRPC probes, which speak no TLS; beyond loopback too, without --insecure: nothing else is served there)")
 	fs.DurationVar(&f.callTimeout, "call-timeout", 0, "end a call that runs longer than `DURATION` with DeadlineExceeded, cancelling it upstream; 0 means 1m")
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "refuse arguments nested deeper than `N` levels before sending them to an MCP server; 0 means 512")
 	fs.IntVar(&f.limits.MaxTools, "max-tools", 0, "serve at most `N` tools of each MCP server (its tools/list is read no further); 0 means 2000, negative no limit")
@@ -561,9 +561,11 @@ structkit.bridge.v1.ToolBridgeService) while any MCP server is up, and for
 each MCP server under its NAME: NOT_SERVING while it cannot be started
 (it is started again every 5s), SERVING once it is; structkit.bridge.live
 is SERVING while the bridge serves, whatever its MCP servers do (for
-liveness probes). --health-listen serves the health service alone, in
+liveness probes). --health-listen serves the health Check alone, in
 plain text, at another address too: Kubernetes' gRPC probes speak no TLS
-(see deploy/ for manifests). Server reflection is
+(see deploy/ for manifests). It may listen beyond loopback without TLS
+or --insecure: it serves nothing else (no tools, no reflection, no Watch
+stream, no List of the MCP servers' names; the gRPC port has them). Server reflection is
 registered with --reflection only. --metrics-listen serves Prometheus
 metrics at http://ADDR/metrics. The listening address is printed to
 standard error, then one log line per call (--log-format json: one JSON
