@@ -249,3 +249,49 @@ func TestStreamLargeMessages(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamSlowProgressReader: a client that asks for progress and then
+// stops reading holds the call's notifications back (the session's
+// writes wait for it), but not the gRPC stream: the call timeout ends it
+// at the server, and once the client reads again the call answers
+// within its bounds.
+func TestStreamSlowProgressReader(t *testing.T) {
+	fs, conn := startFlood(t)
+	s := watchMCP(t, conn, grpcmcp.Options{CallTimeout: 200 * time.Millisecond, MaxStreamMessages: 1 << 30})
+	release := make(chan struct{})
+	var once sync.Once
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	stalled := make(chan struct{})
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "slow", Version: "v1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+			once.Do(func() { close(stalled) })
+			<-release
+		}}).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		params := &mcp.CallToolParams{Name: "OrderService_WatchOrders", Arguments: json.RawMessage(`{"accountId":1}`)}
+		params.SetProgressToken("slow")
+		res, err := cs.CallTool(context.Background(), params)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	<-stalled
+	settle(t, "the stream opens", func() bool { return fs.open.Load() == 1 })
+	settle(t, "the call timeout ends the stream at the server while the client reads nothing", func() bool { return fs.open.Load() == 0 })
+	close(release)
+	res := <-done
+	if res == nil || res.IsError || !strings.Contains(resultText(res), `"by":"CallTimeout"`) {
+		t.Fatalf("%+v", res)
+	}
+}
