@@ -88,19 +88,6 @@ func startFlood(t testing.TB, opts ...grpc.DialOption) (*floodServer, *grpc.Clie
 	return fs, conn
 }
 
-// seenOf returns the notifications of the token so far.
-func (p *progress) seenOf(token any) []*mcp.ProgressNotificationParams {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var got []*mcp.ProgressNotificationParams
-	for _, s := range p.seen {
-		if s.ProgressToken == token {
-			got = append(got, s)
-		}
-	}
-	return got
-}
-
 // settle waits until f holds, polling; the test's deadline bounds it.
 func settle(t *testing.T, what string, f func() bool) {
 	t.Helper()
