@@ -147,9 +147,10 @@ type Options struct {
 	// readOnlyHint true. Patterns are path.Match patterns, but * and ?
 	// match "/" too (* matches any run of characters), case-sensitive,
 	// over the tool's name at the bridge, SERVER.TOOL when the bridge
-	// fronts more than one server: "nav.*" selects all of a server's
-	// tools ("nav.admin/delete" too), "*.delete_*" a kind of every
-	// server's. A
+	// fronts more than one server, and over SERVER.TOOL too when it
+	// fronts one (whose tools it names TOOL): "nav.*" selects all of a
+	// server's tools ("nav.admin/delete" too) however many servers there
+	// are, "*.delete_*" a kind of every server's. A
 	// tool they hide is not listed (nor named in left_out), and a call to
 	// it is answered NOT_FOUND exactly as one to a tool that does not
 	// exist. The hidden tools are logged at each start of their server.

@@ -26,10 +26,15 @@ func (s *Server) compileScope() error {
 
 // hidden says why the scope hides an upstream's tool (ti, when listed;
 // nil for one the server did not list or a limit left out, which is not
-// known to be read-only), or "".
+// known to be read-only), or "". The patterns match the tool's name at
+// the bridge and, when that has no prefix (one server), SERVER.TOOL too:
+// a pattern naming the server applies however many servers there are.
 func (s *Server) hidden(u *upstream, ti *mcpbridge.ToolInfo, tool string) string {
 	if !s.scope.Filters() {
 		return ""
+	}
+	if !s.prefixed {
+		return s.scope.Keep(readOnlyHint(ti), tool, u.name+"."+tool)
 	}
 	return s.scope.Keep(readOnlyHint(ti), s.toolName(u, tool))
 }

@@ -206,3 +206,35 @@ func TestForwardRelisting(t *testing.T) {
 		t.Errorf("tools/list requests %+v: want the start's without x-tenant, then the relisting with the caller's", lists)
 	}
 }
+
+// TestScopeOneServerByName: with one server, whose tools the bridge names
+// without a prefix, a pattern naming the server ("nav.delete_*") still
+// applies: an exclusion written for SERVER.TOOL must not fail open
+// because the bridge fronts one server, or stop applying when a second
+// is added.
+func TestScopeOneServerByName(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts bridge.Options
+		want []string
+	}{
+		{"exclude", bridge.Options{ExcludeTools: []string{"nav.delete_*"}}, []string{"get_thing", "set_thing"}},
+		{"include", bridge.Options{Tools: []string{"nav.get_*"}}, []string{"get_thing"}},
+		{"unprefixed still", bridge.Options{ExcludeTools: []string{"delete_*"}}, []string{"get_thing", "set_thing"}},
+		{"another server's name", bridge.Options{ExcludeTools: []string{"web.*"}}, []string{"delete_thing", "get_thing", "set_thing"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := serve(t, tc.opts, bridge.InProcess("nav", scopeServer(nil)))
+			if got := listedNames(t, c); !slices.Equal(got, tc.want) {
+				t.Errorf("listed %v, want %v", got, tc.want)
+			}
+			_, unknown := callStatus(c, "no_such_tool")
+			for _, name := range []string{"delete_thing", "get_thing", "set_thing"} {
+				code, msg := callStatus(c, name)
+				if listed := slices.Contains(tc.want, name); listed != (code == codes.OK) || !listed && msg != unknown {
+					t.Errorf("%s: %v %q (listed %v)", name, code, msg, listed)
+				}
+			}
+		})
+	}
+}
