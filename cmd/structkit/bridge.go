@@ -177,7 +177,7 @@ func (f *bridgeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve TLS (1.2 or newer) with the PEM certificate chain in `FILE` (needs --tls-key)")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key of --tls-cert, in `FILE`")
 	fs.StringVar(&f.clientCA, "client-ca", "", "mutual TLS: require client certificates signed by the PEM authorities in `FILE` (needs --tls-cert)")
-	fs.StringVar(&f.tokenFile, "auth-token-file", "", "require the metadata \"authorization: Bearer TOKEN\" on every call but the health service's, TOKEN read from `FILE`")
+	fs.StringVar(&f.tokenFile, "auth-token-file", "", "require the metadata \"authorization: Bearer TOKEN\" on every call but the health Check and Watch, TOKEN read from `FILE`")
 	fs.BoolVar(&f.insecure, "insecure", false, "allow listening beyond loopback without TLS and client authentication")
 	fs.BoolVar(&f.reflection, "reflection", false, "register gRPC server reflection")
 	fs.IntVar(&f.maxMessageBytes, "max-message-bytes", defaultMaxMessageBytes, "refuse requests larger than `N` bytes with RESOURCE_EXHAUSTED")
@@ -474,7 +474,10 @@ func (f *bridgeFlags) security(logger *slog.Logger) (security, error) {
 		if fi, err := os.Stat(f.tokenFile); err == nil && fi.Mode().Perm()&0o077 != 0 {
 			logger.Warn("the token file can be read by other users", "file", f.tokenFile, "mode", fi.Mode().Perm().String())
 		}
-		if sec.auth, err = expose.NewAuth(expose.AuthOptions{Token: tok, Exempt: []string{expose.HealthService}}); err != nil {
+		// Probes (Check) and client-side health checking (Watch) send no
+		// token; List, which names the MCP servers, takes it.
+		exempt := []string{expose.HealthService + "Check", expose.HealthService + "Watch"}
+		if sec.auth, err = expose.NewAuth(expose.AuthOptions{Token: tok, Exempt: exempt}); err != nil {
 			return sec, usagef("bridge: --auth-token-file: %v", err)
 		}
 	}
@@ -516,8 +519,9 @@ Security: by default the bridge listens on loopback only, in plain text,
 without authentication. --tls-cert and --tls-key serve TLS (1.2 or newer);
 --client-ca requires client certificates signed by those authorities
 (mutual TLS). --auth-token-file requires every call to carry the metadata
-"authorization: Bearer TOKEN" (the health service is exempt); a missing or
-wrong token is UNAUTHENTICATED. Listening on any other address (0.0.0.0,
+"authorization: Bearer TOKEN" (the health service's Check and Watch are
+exempt, for probes; List, which names the MCP servers, is not); a missing
+or wrong token is UNAUTHENTICATED. Listening on any other address (0.0.0.0,
 ::, a host name that is not loopback) is refused unless the bridge has TLS
 and authenticates clients (a token, client certificates, or both), or
 --insecure is given. Requests over --max-message-bytes (default 4 MiB,

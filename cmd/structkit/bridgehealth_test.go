@@ -107,8 +107,24 @@ func TestBridgeHealthOnly(t *testing.T) {
 	if _, err := hc.List(context.Background(), &healthpb.HealthListRequest{}); status.Code(err) != codes.Unimplemented {
 		t.Errorf("List on the health port: %v", err)
 	}
-	// The gRPC port: the whole health service.
-	if resp, err := healthpb.NewHealthClient(dial(t, s.addr, nil)).List(bearer(token), &healthpb.HealthListRequest{}); err != nil || len(resp.GetStatuses()) == 0 {
+	// The gRPC port: the whole health service; Check and Watch without
+	// the token (probes, client-side health checking), List (the MCP
+	// servers' names) with it only.
+	main := healthpb.NewHealthClient(dial(t, s.addr, nil))
+	if resp, err := main.List(bearer(token), &healthpb.HealthListRequest{}); err != nil || len(resp.GetStatuses()) == 0 {
 		t.Errorf("List on the gRPC port: %v %v", resp, err)
+	}
+	if _, err := main.List(context.Background(), &healthpb.HealthListRequest{}); status.Code(err) != codes.Unauthenticated {
+		t.Errorf("List on the gRPC port without the token: %v", err)
+	}
+	if resp, err := main.Check(context.Background(), &healthpb.HealthCheckRequest{}); err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		t.Errorf("Check on the gRPC port without the token: %v %v", resp, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if w, err := main.Watch(ctx, &healthpb.HealthCheckRequest{}); err != nil {
+		t.Errorf("Watch on the gRPC port without the token: %v", err)
+	} else if resp, err := w.Recv(); err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		t.Errorf("Watch on the gRPC port without the token: %v %v", resp, err)
 	}
 }
