@@ -167,7 +167,8 @@ type Options struct {
 	//
 	// MaxStreamMessages bounds the messages; 0 means 1000.
 	MaxStreamMessages int
-	// MaxStreamBytes bounds the messages' JSON in the result; 0, or more
+	// MaxStreamBytes bounds the messages' JSON in the result, as it is
+	// sent (the go-sdk writes <, > and & in six bytes each); 0, or more
 	// than it, means what an MCP client reads in one message: 16 MiB, less
 	// 2 KiB for the envelope and the result's own members.
 	MaxStreamBytes int
@@ -580,8 +581,8 @@ func (t *tool) handle(parent, ctx context.Context, _ *mcp.CallToolRequest, msg p
 	case nestsBeyond(resp.ProtoReflect(), deepMessage):
 		err = errResultDepth{t.maxDepth}
 	}
-	if err == nil && len(b) > maxFrame-frameReserve {
-		err = errResultSize{len(b)}
+	if err == nil && wireSize(b) > maxFrame-frameReserve {
+		err = errResultSize{wireSize(b)}
 	}
 	var (
 		de errResultDepth
@@ -595,7 +596,7 @@ func (t *tool) handle(parent, ctx context.Context, _ *mcp.CallToolRequest, msg p
 	}
 	// The text shares b's bytes (never modified): the result is held once.
 	text := unsafe.String(unsafe.SliceData(b), len(b))
-	if len(b)+textSize(b) > maxFrame-frameReserve {
+	if wireSize(b)+textSize(b) > maxFrame-frameReserve {
 		// Both copies would not fit in the client's frame: the text says
 		// where the result is.
 		text = fmt.Sprintf("The result (%s of JSON) is in structuredContent only: as text too, it would not fit in one MCP message.", terms.Size(len(b)))

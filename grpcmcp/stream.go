@@ -200,7 +200,7 @@ type collector struct {
 	notify func(ctx context.Context, n int, msg []byte)
 	buf    []byte // `{"messages":[` and the messages so far
 	n      int    // messages kept
-	bytes  int    // their JSON, with the commas between them
+	bytes  int    // their JSON as sent (wireSize), with the commas between them
 	cut    string // the bound that ended the stream, if one did
 	next   int    // the size of the message past MaxStreamBytes
 	fail   error  // a message that cannot be sent on
@@ -233,12 +233,13 @@ func (c *collector) take(m proto.Message) error {
 		c.fail = err
 		return errStop
 	}
-	size := len(b)
+	w := wireSize(b) // as sent: the bound is the client's frame's
+	size := w
 	if c.n > 0 {
 		size++
 	}
 	if c.bytes+size > s.maxBytes {
-		c.cut, c.next = byBytes, len(b)
+		c.cut, c.next = byBytes, w
 		return errStop
 	}
 	if c.n > 0 {
@@ -293,7 +294,7 @@ func (t *tool) handleStream(parent, ctx context.Context, req *mcp.CallToolReques
 	b = append(b, '}')
 	// The text shares b's bytes (never modified): the result is held once.
 	text := unsafe.String(unsafe.SliceData(b), len(b))
-	if len(b)+textSize(b) > maxFrame-frameReserve {
+	if wireSize(b)+textSize(b) > maxFrame-frameReserve {
 		text = fmt.Sprintf("The result (%s of JSON) is in structuredContent only: as text too, it would not fit in one MCP message.", terms.Size(len(b)))
 	}
 	return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil

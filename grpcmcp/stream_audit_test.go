@@ -2,6 +2,7 @@ package grpcmcp_test
 
 import (
 	"context"
+	"io"
 	// encoding/json: the go-sdk takes arguments and hands results as its values.
 	"encoding/json"
 	"net"
@@ -27,6 +28,7 @@ const (
 	floodFast  = 1 // tiny messages as fast as the stream takes them, until cancelled
 	floodLarge = 2 // messages of 9 MiB, 3 of them
 	floodWide  = 3 // messages of 64 KiB until cancelled
+	floodHTML  = 4 // messages of 2 MiB of "<", which the go-sdk writes in 6 bytes each, until cancelled
 )
 
 // floodServer is a hostile OrderService: its WatchOrders floods.
@@ -56,6 +58,13 @@ func (s *floodServer) WatchOrders(req *examplev2.WatchOrdersRequest, stream grpc
 			}
 		}
 		return nil
+	case floodHTML:
+		html := strings.Repeat("<", 2<<20)
+		for i := int64(1); ; i++ {
+			if err := send(i, html); err != nil {
+				return err
+			}
+		}
 	case floodWide:
 		wide := strings.Repeat("y", 64<<10)
 		for i := int64(1); ; i++ {
@@ -65,6 +74,15 @@ func (s *floodServer) WatchOrders(req *examplev2.WatchOrdersRequest, stream grpc
 		}
 	}
 	return nil
+}
+
+// GetOrder answers order 4242 with 3 MiB of "<" in its email (18 MiB as
+// the go-sdk writes it), the others as the example server does.
+func (s *floodServer) GetOrder(ctx context.Context, req *examplev2.GetOrderRequest) (*examplev2.GetOrderResponse, error) {
+	if req.GetOrderId() == 4242 {
+		return &examplev2.GetOrderResponse{Order: &examplev2.Order{OrderId: 4242, CustomerEmail: strings.Repeat("<", 3<<20)}}, nil
+	}
+	return s.Server.GetOrder(ctx, req)
 }
 
 // startFlood serves floodServer; opts are the client connection's.
@@ -280,5 +298,51 @@ func TestStreamSlowProgressReader(t *testing.T) {
 	res := <-done
 	if res == nil || res.IsError || !strings.Contains(resultText(res), `"by":"CallTimeout"`) {
 		t.Fatalf("%+v", res)
+	}
+}
+
+// TestStreamEscapedFrame: the go-sdk writes "<", ">", "&" (and U+2028,
+// U+2029) of a result in six bytes each: messages full of them, within
+// MaxStreamBytes as our JSON, would make a frame several times the
+// client's 16 MiB line limit, which ends the client's session. The
+// bound counts the bytes as sent: the result fits the frame, and the
+// session goes on.
+func TestStreamEscapedFrame(t *testing.T) {
+	_, conn := startFlood(t)
+	s := watchMCP(t, conn, grpcmcp.Options{})
+	sr, cw := io.Pipe()
+	cr, sw := io.Pipe()
+	ss, err := s.Connect(context.Background(), &mcp.IOTransport{Reader: sr, Writer: sw}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "stdio", Version: "v1"}, nil).Connect(context.Background(), &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "OrderService_WatchOrders", Arguments: json.RawMessage(`{"accountId":4}`)})
+	if err != nil {
+		t.Fatalf("the call: %v", err)
+	}
+	sc, _ := json.Marshal(res.StructuredContent)
+	if res.IsError || len(sc) > 16<<20 || !strings.Contains(string(sc), `"by":"MaxStreamBytes"`) {
+		t.Errorf("%v %d bytes: %.300s", res.IsError, len(sc), resultText(res))
+	}
+	t.Logf("%d bytes of structuredContent; %.300s", len(sc), resultText(res))
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Errorf("the session after the call: %v", err)
+	}
+	// A unary result likewise: refused, naming its size as sent.
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "OrderService_GetOrder", Arguments: json.RawMessage(`{"orderId":4242}`)})
+	if err != nil {
+		t.Fatalf("the unary call: %v", err)
+	}
+	if text := resultText(res); !res.IsError || !strings.Contains(text, "more than the 16.8 MB an MCP client reads in one message") {
+		t.Errorf("%v %.300s", res.IsError, text)
+	}
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Errorf("the session after the unary call: %v", err)
 	}
 }
