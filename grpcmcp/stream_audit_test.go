@@ -346,3 +346,29 @@ func TestStreamEscapedFrame(t *testing.T) {
 		t.Errorf("the session after the unary call: %v", err)
 	}
 }
+
+// TestStreamNumericTokens: numeric progress tokens are answered with
+// the token they came with; one at or beyond 2^53, which the go-sdk
+// decodes into a float64 and so may have lost digits, gets no progress
+// rather than progress under another token.
+func TestStreamNumericTokens(t *testing.T) {
+	_, conn := startWatch(t)
+	cs, p := watchClient(t, conn, grpcmcp.Options{})
+	for _, tok := range []int{-5, 0, 1<<53 - 1} {
+		watch(t, cs, acctExact, tok)
+		if got := p.of(float64(tok), 3); len(got) != 3 {
+			t.Errorf("token %d: %d notifications", tok, len(got))
+		}
+	}
+	before := len(p.all())
+	if res := watch(t, cs, acctExact, 1<<53+1); res.IsError {
+		t.Fatal(resultText(res))
+	}
+	watch(t, cs, acctExact, "after") // notifications are in order on the session
+	p.of("after", 3)
+	for _, n := range p.all()[before:] {
+		if n.ProgressToken != "after" {
+			t.Errorf("a notification for token %v (%T)", n.ProgressToken, n.ProgressToken)
+		}
+	}
+}
