@@ -156,8 +156,9 @@ type Options struct {
 	// exist. The hidden tools are logged at each start of their server.
 	// The scope chooses as the server's tools are listed, before the
 	// limits count them: a hidden tool takes no room in ListLimits
-	// (MaxTools, MaxSchemaBytes), and a chosen one is served however many
-	// hidden ones come before it (the reading stays bounded: see
+	// (MaxTools, MaxSchemaBytes), a chosen one that a limit leaves out is
+	// said so as without a scope (left_out, RESOURCE_EXHAUSTED), and a
+	// chosen one is served however many hidden ones come before it (the reading stays bounded: see
 	// mcpbridge.ClientOptions.Keep); a fixed client's listing is its own,
 	// and the scope hides at the bridge what it holds. New refuses a
 	// malformed pattern with an error wrapping path.ErrBadPattern.

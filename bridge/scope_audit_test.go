@@ -20,6 +20,7 @@ import (
 	"github.com/structkit/structkit/bridge"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/mcpbridge"
 )
 
 // namedServer is an MCP server of tools of these names.
@@ -236,5 +237,46 @@ func TestScopeOneServerByName(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// roServer is an MCP server of two tools annotated readOnlyHint, ro_a
+// and ro_b, and one not, rw.
+func roServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "ro", Version: "v1"}, nil)
+	for _, name := range []string{"ro_a", "ro_b", "rw"} {
+		s.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: name != "rw"}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+			})
+	}
+	return s
+}
+
+// TestReadOnlyLeftOut: under ReadOnly, a read-only tool a limit leaves
+// out is said so, as without the scope (left_out names it, a call is
+// RESOURCE_EXHAUSTED naming the limit): the scope chose it, the limit
+// left it out; it is not hidden as if it were not read-only.
+func TestReadOnlyLeftOut(t *testing.T) {
+	c, _ := serve(t, bridge.Options{ReadOnly: true, ListLimits: mcpbridge.ListLimits{MaxTools: 1}}, bridge.InProcess("a", roServer))
+	resp, err := c.ListTools(context.Background(), &bridgev1.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names, leftOut []string
+	for _, tl := range resp.GetTools() {
+		names = append(names, tl.GetName())
+	}
+	for _, lo := range resp.GetLeftOut() {
+		leftOut = append(leftOut, lo.GetTools()...)
+	}
+	if !slices.Equal(names, []string{"ro_a"}) || !slices.Equal(leftOut, []string{"ro_b"}) {
+		t.Errorf("served %v, left out %v; want [ro_a], [ro_b]", names, leftOut)
+	}
+	if code, msg := callStatus(c, "ro_b"); code != codes.ResourceExhausted {
+		t.Errorf("ro_b: %v %s, want ResourceExhausted naming the limit", code, msg)
+	}
+	if code, _ := callStatus(c, "rw"); code != codes.NotFound {
+		t.Errorf("rw: %v, want NotFound (hidden)", code)
 	}
 }
