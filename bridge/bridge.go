@@ -144,17 +144,21 @@ type Options struct {
 	// Tools, only those whose name at the bridge matches one of its
 	// patterns; never those matching a pattern of ExcludeTools (it wins);
 	// with ReadOnly, only those whose MCP server annotates them
-	// readOnlyHint true. Patterns are path.Match patterns (* matches any
-	// run of characters but "/") over the tool's name at the bridge,
-	// SERVER.TOOL when the bridge fronts more than one server: "nav.*"
-	// selects a server's tools, "*.delete_*" a kind of every server's. A
+	// readOnlyHint true. Patterns are path.Match patterns, but * and ?
+	// match "/" too (* matches any run of characters), case-sensitive,
+	// over the tool's name at the bridge, SERVER.TOOL when the bridge
+	// fronts more than one server, and over SERVER.TOOL too when it
+	// fronts one (whose tools it names TOOL): "nav.*" selects all of a
+	// server's tools ("nav.admin/delete" too) however many servers there
+	// are, "*.delete_*" a kind of every server's. A
 	// tool they hide is not listed (nor named in left_out), and a call to
 	// it is answered NOT_FOUND exactly as one to a tool that does not
 	// exist. The hidden tools are logged at each start of their server.
 	// The scope chooses as the server's tools are listed, before the
 	// limits count them: a hidden tool takes no room in ListLimits
-	// (MaxTools, MaxSchemaBytes), and a chosen one is served however many
-	// hidden ones come before it (the reading stays bounded: see
+	// (MaxTools, MaxSchemaBytes), a chosen one that a limit leaves out is
+	// said so as without a scope (left_out, RESOURCE_EXHAUSTED), and a
+	// chosen one is served however many hidden ones come before it (the reading stays bounded: see
 	// mcpbridge.ClientOptions.Keep); a fixed client's listing is its own,
 	// and the scope hides at the bridge what it holds. New refuses a
 	// malformed pattern with an error wrapping path.ErrBadPattern.
@@ -166,6 +170,15 @@ type Options struct {
 	// get them as HTTP headers of the requests the call makes (tools/call,
 	// and a relisting it causes); servers over stdio, in process, or
 	// fixed clients get nothing (there are no headers; New logs it).
+	// The tool list is the bridge's, one per server, shared by every
+	// caller: it is made without forwarded headers at each start and on
+	// notifications/tools/list_changed, but a call of a tool the list
+	// lacks relists (once a second at most) with that call's headers. A
+	// server that lists different tools by tenant or credential then has
+	// the bridge serve that caller's listing to every caller (names,
+	// descriptions, schemas) until the next relisting; each call still
+	// carries its own caller's headers, so the server's authorization of
+	// calls is unchanged. Front such a server with a bridge per tenant.
 	// Forwarding "authorization" forwards whatever token the client sent
 	// the bridge: when the bridge itself authenticates clients with that
 	// header, that is the bridge's own token. New refuses hop-by-hop

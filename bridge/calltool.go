@@ -121,7 +121,7 @@ func (s *Server) call(ctx context.Context, u *upstream, req *bridgev1.CallToolRe
 		return nil, nil, unavailable(ctx, u, err)
 	}
 	ti, ok := sess.client.Tool(tool)
-	if s.hides(u, known(ti, ok), tool) {
+	if s.hides(u, known(ti, ok), tool) && (ok || !chosenLeftOut(u, sess.client, tool)) {
 		return nil, nil, callStatus(ctx, u.name, name, tool, unknownTool(u, tool))
 	}
 	if ok {

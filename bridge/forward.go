@@ -18,9 +18,11 @@ import (
 // incoming metadata into the call's context (forwardContext), and the
 // HTTP client of HTTP upstreams (forwardingClient) sets them on each
 // request made under that context: the tools/call POST, and a tools/list
-// the call causes. The session's own requests (initialize, tools/list at
-// start, the standalone SSE stream, the DELETE at close) belong to no
-// call and carry none. Servers over stdio and in process have no
+// the call causes (a call of a tool the list lacks; the listing it gets
+// is then every caller's: see Options.ForwardMetadata). The session's own
+// requests (initialize, tools/list at start and on list_changed, the
+// standalone SSE stream, the DELETE at close) belong to no call and carry
+// none. Servers over stdio and in process have no
 // headers; nothing is forwarded to them (not into params._meta either:
 // a credential there would reach the server's logs and its own
 // upstreams as data).

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,10 +27,15 @@ func (s *Server) compileScope() error {
 
 // hidden says why the scope hides an upstream's tool (ti, when listed;
 // nil for one the server did not list or a limit left out, which is not
-// known to be read-only), or "".
+// known to be read-only), or "". The patterns match the tool's name at
+// the bridge and, when that has no prefix (one server), SERVER.TOOL too:
+// a pattern naming the server applies however many servers there are.
 func (s *Server) hidden(u *upstream, ti *mcpbridge.ToolInfo, tool string) string {
 	if !s.scope.Filters() {
 		return ""
+	}
+	if !s.prefixed {
+		return s.scope.Keep(readOnlyHint(ti), tool, u.name+"."+tool)
 	}
 	return s.scope.Keep(readOnlyHint(ti), s.toolName(u, tool))
 }
@@ -42,6 +48,21 @@ func (s *Server) hides(u *upstream, ti *mcpbridge.ToolInfo, tool string) bool {
 // readOnlyHint is the tool's readOnlyHint annotation.
 func readOnlyHint(ti *mcpbridge.ToolInfo) bool {
 	return ti != nil && ti.Tool != nil && ti.Tool.Annotations != nil && ti.Tool.Annotations.ReadOnlyHint
+}
+
+// chosenLeftOut reports whether a limit of the listing of c, a client
+// the bridge lists itself, named the tool: one the scope chose (see
+// shownLeftOut), which a call is told the limit of, not hidden.
+func chosenLeftOut(u *upstream, c *mcpbridge.Client, tool string) bool {
+	if u.fixed {
+		return false
+	}
+	for _, e := range c.LeftOut() {
+		if slices.Contains(e.Tools, tool) {
+			return true
+		}
+	}
+	return false
 }
 
 // known is ti when the server lists it.
@@ -125,9 +146,12 @@ func shownServer(u *upstream, hidden bool) (string, bool) {
 }
 
 // shownLeftOut is e without the tools the scope hides, in its Tools and
-// so in its message: left_out names no hidden tool.
+// so in its message: left_out names no hidden tool. A server the bridge
+// lists itself (not a fixed client) had the scope choose among its tools
+// before the limits counted them (ClientOptions.Keep): every tool a limit
+// names there was chosen, and is shown, read-only or not known to be.
 func (s *Server) shownLeftOut(u *upstream, e *mcpbridge.LimitError) *mcpbridge.LimitError {
-	if !s.scope.Filters() {
+	if !s.scope.Filters() || !u.fixed {
 		return e
 	}
 	cp := *e

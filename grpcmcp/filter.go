@@ -23,8 +23,9 @@ import (
 // Its names are the tool's name (Options.ToolName's, or Tool.Name), the
 // method's full name with a slash, "pkg.Service/Method", as gRPC names it
 // on the wire, and with a dot, "pkg.Service.Method", its protobuf full
-// name. Patterns are path.Match's: * matches any run of characters but
-// "/", ? one character, [a-z] a class, \ quotes. So "OrderService_Get*",
+// name. Patterns are path.Match's, but for "/", which * and ? match too:
+// * matches any run of characters, ? one character, [a-z] a class, \
+// quotes; case counts. So "OrderService_Get*",
 // "structkit.example.v2.OrderService/*" and "structkit.example.v2.*"
 // all select by service; "*" alone matches every tool name.
 

@@ -114,7 +114,13 @@ type Options struct {
 	// e.g. "OrderService_GetOrder": characters MCP tool names admit
 	// everywhere.
 	ToolName func(protoreflect.MethodDescriptor) string
-	// CallOptions are passed to every forwarded call.
+	// CallOptions are passed to every forwarded call. The calls
+	// AddService and AddServices make receive messages of up to 16 MiB
+	// (what a result can hold; gRPC's default is 4 MiB) unless these say
+	// otherwise (grpc.MaxCallRecvMsgSize); a generated registration
+	// (Register<Service>Tools) passes them to its client as they are,
+	// so set grpc.MaxCallRecvMsgSize here for responses and stream
+	// messages beyond 4 MiB.
 	CallOptions []grpc.CallOption
 	// Profile, if set, publishes each tool's input schema adapted to a
 	// model provider's schema dialect (see package adapt), for clients that
@@ -161,7 +167,8 @@ type Options struct {
 	//
 	// MaxStreamMessages bounds the messages; 0 means 1000.
 	MaxStreamMessages int
-	// MaxStreamBytes bounds the messages' JSON in the result; 0, or more
+	// MaxStreamBytes bounds the messages' JSON in the result, as it is
+	// sent (the go-sdk writes <, > and & in six bytes each); 0, or more
 	// than it, means what an MCP client reads in one message: 16 MiB, less
 	// 2 KiB for the envelope and the result's own members.
 	MaxStreamBytes int
@@ -194,8 +201,8 @@ type Options struct {
 	// whose names matches one of its patterns; never those matching a
 	// pattern of ExcludeTools (it wins); with ReadOnly, only the methods
 	// whose idempotency_level is NO_SIDE_EFFECTS. Patterns are path.Match
-	// patterns (* matches any run of characters but "/") over each of
-	// three names: the tool's name ("OrderService_Get*"), the method's
+	// patterns, but * and ? match "/" too (* matches any run of
+	// characters), case-sensitive, over each of three names: the tool's name ("OrderService_Get*"), the method's
 	// full name with a slash ("pkg.OrderService/GetOrder",
 	// "pkg.OrderService/*") and with a dot ("pkg.OrderService.*"). A method
 	// they hide is not a tool: not listed, and a call to it is answered as
@@ -304,6 +311,11 @@ func AddServices(s *mcp.Server, conn grpc.ClientConnInterface, sds []protoreflec
 	}
 	var tools []Tool
 	var skipped []Omission
+	// A result holds up to one MCP frame of JSON: the calls receive
+	// messages that large, not gRPC's default 4 MiB, so that the bounds
+	// of a result (and MaxStreamBytes) are the ones that apply. The
+	// CallOptions come after, and win.
+	callOpts := append([]grpc.CallOption{grpc.MaxCallRecvMsgSize(maxFrame)}, o.CallOptions...)
 	for _, sd := range sds {
 		if sd == nil {
 			return nil, errors.New("grpcmcp: AddServices: nil service")
@@ -315,9 +327,9 @@ func AddServices(s *mcp.Server, conn grpc.ClientConnInterface, sds []protoreflec
 			case md.IsStreamingClient():
 				skipped = append(skipped, streamingOmission(md, o))
 			case md.IsStreamingServer():
-				tools = append(tools, Tool{Method: md, InvokeStream: dynamicStream(conn, md, o.CallOptions)})
+				tools = append(tools, Tool{Method: md, InvokeStream: dynamicStream(conn, md, callOpts)})
 			default:
-				tools = append(tools, Tool{Method: md, Invoke: dynamicInvoke(conn, md, o.CallOptions)})
+				tools = append(tools, Tool{Method: md, Invoke: dynamicInvoke(conn, md, callOpts)})
 			}
 		}
 	}
@@ -569,8 +581,8 @@ func (t *tool) handle(parent, ctx context.Context, _ *mcp.CallToolRequest, msg p
 	case nestsBeyond(resp.ProtoReflect(), deepMessage):
 		err = errResultDepth{t.maxDepth}
 	}
-	if err == nil && len(b) > maxFrame-frameReserve {
-		err = errResultSize{len(b)}
+	if err == nil && wireSize(b) > maxFrame-frameReserve {
+		err = errResultSize{wireSize(b)}
 	}
 	var (
 		de errResultDepth
@@ -584,7 +596,7 @@ func (t *tool) handle(parent, ctx context.Context, _ *mcp.CallToolRequest, msg p
 	}
 	// The text shares b's bytes (never modified): the result is held once.
 	text := unsafe.String(unsafe.SliceData(b), len(b))
-	if len(b)+textSize(b) > maxFrame-frameReserve {
+	if wireSize(b)+textSize(b) > maxFrame-frameReserve {
 		// Both copies would not fit in the client's frame: the text says
 		// where the result is.
 		text = fmt.Sprintf("The result (%s of JSON) is in structuredContent only: as text too, it would not fit in one MCP message.", terms.Size(len(b)))

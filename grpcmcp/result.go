@@ -41,18 +41,43 @@ const frameReserve = 1 << 10
 
 // textSize is the length of b written as a JSON string by the SDK
 // (encoding/json: quotes and backslashes escaped in two bytes, controls,
-// <, > and & in six).
+// <, > and & in six, U+2028 and U+2029 in six rather than three).
 func textSize(b []byte) int {
 	n := len(b) + 2
-	for _, c := range b {
+	for i, c := range b {
 		switch {
 		case c == '"' || c == '\\':
 			n++
 		case c < 0x20 || c == '<' || c == '>' || c == '&':
 			n += 5
+		case lineSeparator(b, i):
+			n += 3
 		}
 	}
 	return n
+}
+
+// wireSize is the length of the JSON b as the SDK writes it in a frame
+// (structuredContent is a json.RawMessage, which encoding/json's Marshal
+// writes with <, > and & escaped in six bytes, U+2028 and U+2029 in six
+// rather than three; our writer writes them as they are): what a frame's
+// bound is checked against.
+func wireSize(b []byte) int {
+	n := len(b)
+	for i, c := range b {
+		switch {
+		case c == '<' || c == '>' || c == '&':
+			n += 5
+		case lineSeparator(b, i):
+			n += 3
+		}
+	}
+	return n
+}
+
+// lineSeparator reports whether b holds U+2028 or U+2029 at i.
+func lineSeparator(b []byte, i int) bool {
+	return b[i] == 0xe2 && i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xa8 || b[i+2] == 0xa9)
 }
 
 // errResultSize is the error of a result too long for a client's frame.

@@ -200,7 +200,7 @@ type collector struct {
 	notify func(ctx context.Context, n int, msg []byte)
 	buf    []byte // `{"messages":[` and the messages so far
 	n      int    // messages kept
-	bytes  int    // their JSON, with the commas between them
+	bytes  int    // their JSON as sent (wireSize), with the commas between them
 	cut    string // the bound that ended the stream, if one did
 	next   int    // the size of the message past MaxStreamBytes
 	fail   error  // a message that cannot be sent on
@@ -233,12 +233,13 @@ func (c *collector) take(m proto.Message) error {
 		c.fail = err
 		return errStop
 	}
-	size := len(b)
+	w := wireSize(b) // as sent: the bound is the client's frame's
+	size := w
 	if c.n > 0 {
 		size++
 	}
 	if c.bytes+size > s.maxBytes {
-		c.cut, c.next = byBytes, len(b)
+		c.cut, c.next = byBytes, w
 		return errStop
 	}
 	if c.n > 0 {
@@ -293,7 +294,7 @@ func (t *tool) handleStream(parent, ctx context.Context, req *mcp.CallToolReques
 	b = append(b, '}')
 	// The text shares b's bytes (never modified): the result is held once.
 	text := unsafe.String(unsafe.SliceData(b), len(b))
-	if len(b)+textSize(b) > maxFrame-frameReserve {
+	if wireSize(b)+textSize(b) > maxFrame-frameReserve {
 		text = fmt.Sprintf("The result (%s of JSON) is in structuredContent only: as text too, it would not fit in one MCP message.", terms.Size(len(b)))
 	}
 	return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
@@ -390,18 +391,28 @@ func describe(md protoreflect.MethodDescriptor, desc string, limit, total int, o
 
 // streamSchema is the outputSchema of a server-streaming tool whose
 // messages have the schema msg (a document of its own, generated or
-// given): {"messages": [msg...], "truncated": {...}}. The message's
-// document is embedded whole as the schema of the items, a schema
-// resource of its own (its "$id" a URN naming the message type), so that
-// its references ("#", "#/$defs/...") keep resolving within it.
+// given, an object: see objectSchema): {"messages": [msg...],
+// "truncated": {...}}. The message's document is embedded whole as the
+// schema of the items, a schema resource of its own, so that its
+// references ("#", "#/$defs/...") keep resolving within it: its own
+// "$id" when it has one, else one added, a URN naming the message type.
 func streamSchema(msg []byte, md protoreflect.MessageDescriptor) []byte {
-	id, _ := jsontext.Marshal("urn:structkit:message:" + string(md.FullName()))
-	items := make([]byte, 0, len(msg)+len(id)+8)
-	items = append(append(append(append(items, `{"`...), schema.KwID...), `":`...), id...)
-	if rest := strings.TrimSpace(string(msg[1:])); !strings.HasPrefix(rest, "}") {
-		items = append(items, ',')
+	// A given schema as written, white space and all: compacted, so that
+	// it begins with '{' and the "$id" can go in after it. Loose: read
+	// (and its members checked) by objectSchema and mcptool.Check.
+	if c, err := jsontext.Compact(make([]byte, 0, len(msg)), string(msg), jsontext.Loose); err == nil {
+		msg = c
 	}
-	items = append(items, msg[1:]...)
+	items := msg
+	if m, _ := jsontext.Members(string(msg), jsontext.Loose); m[schema.KwID] == "" {
+		id, _ := jsontext.Marshal("urn:structkit:message:" + string(md.FullName()))
+		items = make([]byte, 0, len(msg)+len(id)+8)
+		items = append(append(append(append(items, `{"`...), schema.KwID...), `":`...), id...)
+		if len(msg) > 2 {
+			items = append(items, ',')
+		}
+		items = append(items, msg[1:]...)
+	}
 
 	truncated := map[string]any{
 		schema.KwType:        "object",

@@ -177,7 +177,7 @@ func (f *bridgeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve TLS (1.2 or newer) with the PEM certificate chain in `FILE` (needs --tls-key)")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key of --tls-cert, in `FILE`")
 	fs.StringVar(&f.clientCA, "client-ca", "", "mutual TLS: require client certificates signed by the PEM authorities in `FILE` (needs --tls-cert)")
-	fs.StringVar(&f.tokenFile, "auth-token-file", "", "require the metadata \"authorization: Bearer TOKEN\" on every call but the health service's, TOKEN read from `FILE`")
+	fs.StringVar(&f.tokenFile, "auth-token-file", "", "require the metadata \"authorization: Bearer TOKEN\" on every call but the health Check and Watch, TOKEN read from `FILE`")
 	fs.BoolVar(&f.insecure, "insecure", false, "allow listening beyond loopback without TLS and client authentication")
 	fs.BoolVar(&f.reflection, "reflection", false, "register gRPC server reflection")
 	fs.IntVar(&f.maxMessageBytes, "max-message-bytes", defaultMaxMessageBytes, "refuse requests larger than `N` bytes with RESOURCE_EXHAUSTED")
@@ -185,13 +185,13 @@ func (f *bridgeFlags) register(fs *flag.FlagSet) {
 	f.logFormat = newEnum("text", "text", "json")
 	fs.Var(f.logFormat, "log-format", "`FORMAT` of the log on standard error: text, or json (one object per line)")
 	fs.StringVar(&f.metricsListen, "metrics-listen", "", "serve Prometheus metrics over HTTP at http://`ADDR`/metrics")
-	fs.StringVar(&f.healthListen, "health-listen", "", "serve the gRPC health service alone, in plain text, at `ADDR` too (for Kubernetes gRPC probes, which speak no TLS)")
+	fs.StringVar(&f.healthListen, "health-listen", "", "serve the gRPC health Check alone, in plain text, at `ADDR` too (for Kubernetes gRPC probes, which speak no TLS; beyond loopback too, without --insecure: nothing else is served there)")
 	fs.DurationVar(&f.callTimeout, "call-timeout", 0, "end a call that runs longer than `DURATION` with DeadlineExceeded, cancelling it upstream; 0 means 1m")
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "refuse arguments nested deeper than `N` levels before sending them to an MCP server; 0 means 512")
 	fs.IntVar(&f.limits.MaxTools, "max-tools", 0, "serve at most `N` tools of each MCP server (its tools/list is read no further); 0 means 2000, negative no limit")
 	fs.IntVar(&f.limits.MaxToolSchemaBytes, "max-tool-schema-bytes", 0, "leave out a tool whose input and output schemas pass `N` bytes (compacted JSON); 0 means 256 KiB, negative no limit")
 	fs.IntVar(&f.limits.MaxSchemaBytes, "max-schema-bytes", 0, "serve each MCP server's tools until their schemas pass `N` bytes in all; 0 means 64 MiB, negative no limit")
-	f.scope.register(fs, "tool names at the bridge (NAME.TOOL with more than one --mcp)", "those the MCP server annotates readOnlyHint true", "forward-metadata",
+	f.scope.register(fs, "tool names at the bridge (NAME.TOOL with more than one --mcp) and NAME.TOOL", "those the MCP server annotates readOnlyHint true", "forward-metadata",
 		"forward the gRPC metadata of these `NAMES` of each call (comma-separated, repeatable; e.g. x-tenant) to the MCP servers over HTTP, as headers; stdio servers get none")
 	fs.BoolVar(&f.forwardAuthToken, "forward-auth-token", false, "with --auth-token-file, allow --forward-metadata authorization: it hands the bridge's own token to the MCP servers")
 }
@@ -474,7 +474,10 @@ func (f *bridgeFlags) security(logger *slog.Logger) (security, error) {
 		if fi, err := os.Stat(f.tokenFile); err == nil && fi.Mode().Perm()&0o077 != 0 {
 			logger.Warn("the token file can be read by other users", "file", f.tokenFile, "mode", fi.Mode().Perm().String())
 		}
-		if sec.auth, err = expose.NewAuth(expose.AuthOptions{Token: tok, Exempt: []string{expose.HealthService}}); err != nil {
+		// Probes (Check) and client-side health checking (Watch) send no
+		// token; List, which names the MCP servers, takes it.
+		exempt := []string{expose.HealthService + "Check", expose.HealthService + "Watch"}
+		if sec.auth, err = expose.NewAuth(expose.AuthOptions{Token: tok, Exempt: exempt}); err != nil {
 			return sec, usagef("bridge: --auth-token-file: %v", err)
 		}
 	}
@@ -516,8 +519,9 @@ Security: by default the bridge listens on loopback only, in plain text,
 without authentication. --tls-cert and --tls-key serve TLS (1.2 or newer);
 --client-ca requires client certificates signed by those authorities
 (mutual TLS). --auth-token-file requires every call to carry the metadata
-"authorization: Bearer TOKEN" (the health service is exempt); a missing or
-wrong token is UNAUTHENTICATED. Listening on any other address (0.0.0.0,
+"authorization: Bearer TOKEN" (the health service's Check and Watch are
+exempt, for probes; List, which names the MCP servers, is not); a missing
+or wrong token is UNAUTHENTICATED. Listening on any other address (0.0.0.0,
 ::, a host name that is not loopback) is refused unless the bridge has TLS
 and authenticates clients (a token, client certificates, or both), or
 --insecure is given. Requests over --max-message-bytes (default 4 MiB,
@@ -539,10 +543,11 @@ RESOURCE_EXHAUSTED naming the limit. ListTools answers in pages of at most
 Scope: --tools serves only the tools matching one of its patterns,
 --exclude-tools hides those matching one of its (it wins over --tools),
 --read-only serves only those the MCP server annotates readOnlyHint true.
-Patterns are path.Match's (* is any run of characters but "/", ? one,
-[a-z] a class) over the tool's name at the bridge: NAME.TOOL with more
-than one --mcp, so 'nav.*' scopes one server and '*.delete_*' every
-server. A hidden tool is not listed (nor in left_out), and a call to it
+Patterns are path.Match's (* is any run of characters, "/" too, ? one,
+[a-z] a class; case counts) over the tool's name at the bridge
+(NAME.TOOL with more than one --mcp) and over NAME.TOOL (with one too),
+so 'nav.*' scopes one server (all its tools, nav.admin/delete too) and
+'*.delete_*' every server, however many --mcp there are. A hidden tool is not listed (nor in left_out), and a call to it
 is NOT_FOUND exactly as for a tool that does not exist; the hidden tools
 are logged at each start of their server. A malformed pattern exits 2.
 --forward-metadata x-tenant carries that gRPC metadata of each call to
@@ -561,9 +566,11 @@ structkit.bridge.v1.ToolBridgeService) while any MCP server is up, and for
 each MCP server under its NAME: NOT_SERVING while it cannot be started
 (it is started again every 5s), SERVING once it is; structkit.bridge.live
 is SERVING while the bridge serves, whatever its MCP servers do (for
-liveness probes). --health-listen serves the health service alone, in
+liveness probes). --health-listen serves the health Check alone, in
 plain text, at another address too: Kubernetes' gRPC probes speak no TLS
-(see deploy/ for manifests). Server reflection is
+(see deploy/ for manifests). It may listen beyond loopback without TLS
+or --insecure: it serves nothing else (no tools, no reflection, no Watch
+stream, no List of the MCP servers' names; the gRPC port has them). Server reflection is
 registered with --reflection only. --metrics-listen serves Prometheus
 metrics at http://ADDR/metrics. The listening address is printed to
 standard error, then one log line per call (--log-format json: one JSON

@@ -31,14 +31,17 @@ func listenHealth(addr string) (net.Listener, error) {
 	return lis, nil
 }
 
-// serveHealth serves the health service hs alone, in plain text, on lis
+// serveHealth serves the health Check of hs alone, in plain text, on lis
 // until ctx ends: what Kubernetes' gRPC probes need, since they speak
-// neither TLS nor tokens. Nothing else is registered there (no tools, no
-// reflection). It stops at once when ctx ends: a Watch stream would
-// otherwise hold a graceful stop, and hs is NOT_SERVING by then.
+// neither TLS nor tokens. The port is open to any peer that reaches it
+// (beyond loopback without --insecure: it serves nothing else), so it
+// answers Check only: no tools, no reflection, no Watch (a stream a peer
+// could hold open without end), no List (the MCP servers' names to
+// anyone); the gRPC port has them all. It stops at once when ctx ends:
+// hs is NOT_SERVING by then.
 func serveHealth(ctx context.Context, lis net.Listener, hs *health.Server, logger *slog.Logger) {
-	gs := grpc.NewServer()
-	healthpb.RegisterHealthServer(gs, hs)
+	gs := grpc.NewServer(grpc.MaxConcurrentStreams(maxHealthStreams))
+	healthpb.RegisterHealthServer(gs, checkOnly{hs: hs})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -49,4 +52,19 @@ func serveHealth(ctx context.Context, lis net.Listener, hs *health.Server, logge
 		logger.Warn("health server stopped", "err", err)
 	}
 	<-done
+}
+
+// maxHealthStreams bounds the concurrent Checks of one connection to
+// the health port (a probe makes one).
+const maxHealthStreams = 16
+
+// checkOnly is the health service of --health-listen: hs's Check; Watch
+// and List are Unimplemented.
+type checkOnly struct {
+	healthpb.UnimplementedHealthServer
+	hs *health.Server
+}
+
+func (c checkOnly) Check(ctx context.Context, req *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
+	return c.hs.Check(ctx, req)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"io"
@@ -15,6 +16,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/structkit/structkit/cmd/structkit/internal/expose"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 )
 
@@ -266,6 +268,30 @@ func TestDeployManifests(t *testing.T) {
 	}
 	if f.tlsCert == "" || f.tokenFile == "" {
 		t.Error("the bridge serves beyond loopback: it needs --tls-cert/--tls-key and --auth-token-file (or --client-ca)")
+	}
+	// What the bridge checks of its flags before it reads a file or binds
+	// a port, as runBridge checks them: the pair of TLS files, the
+	// exposure of --listen, the scope's patterns and names, the
+	// forwarding of the token.
+	if (f.tlsCert == "") != (f.tlsKey == "") || f.clientCA != "" && f.tlsCert == "" {
+		t.Errorf("--tls-cert %q, --tls-key %q, --client-ca %q: the bridge refuses them", f.tlsCert, f.tlsKey, f.clientCA)
+	}
+	prot := expose.Protection{TLS: f.tlsCert != "", Token: f.tokenFile != "", ClientCerts: f.clientCA != ""}
+	if err := expose.CheckListen(context.Background(), f.listen, net.DefaultResolver, prot, f.insecure); err != nil {
+		t.Errorf("--listen=%s: the bridge refuses to listen: %v", f.listen, err)
+	}
+	if f.insecure {
+		t.Error("--insecure: the manifests serve with TLS and authentication")
+	}
+	if err := f.scope.check("bridge"); err != nil {
+		t.Error(err)
+	}
+	var sec security
+	if f.tokenFile != "" {
+		sec.auth = &expose.Auth{}
+	}
+	if err := f.checkForwardAuth(sec); err != nil {
+		t.Error(err)
 	}
 	for name, ff := range fileFlags {
 		if ff.value == "" {

@@ -204,8 +204,8 @@ Scope: --tools exposes only the methods matching one of its patterns,
 --exclude-tools hides those matching one of its (it wins over --tools),
 --read-only keeps the methods with idempotency_level = NO_SIDE_EFFECTS
 (their tools say readOnlyHint; IDEMPOTENT ones idempotentHint). Patterns
-are path.Match's (* is any run of characters but "/", ? one, [a-z] a
-class) over the tool name (OrderService_GetOrder) and the method's full
+are path.Match's (* is any run of characters, "/" too, ? one, [a-z] a
+class; case counts) over the tool name (OrderService_GetOrder) and the method's full
 name, pkg.OrderService/GetOrder and pkg.OrderService.GetOrder: so
 'pkg.OrderService/*' or 'pkg.OrderService.*' selects a service. A hidden
 method is not listed, and a call to it is answered as one to a tool that

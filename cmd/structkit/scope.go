@@ -39,7 +39,7 @@ type scopeFlags struct {
 // flag; names says what the patterns match, readOnly which tools are
 // read-only, forwardHelp what is forwarded.
 func (f *scopeFlags) register(fs *flag.FlagSet, names, readOnly, forwardFlag, forwardHelp string) {
-	fs.Var(&f.tools, "tools", "expose only the tools matching one of these `PATTERNS` (path.Match: * ? [a-z]; comma-separated, repeatable) over "+names)
+	fs.Var(&f.tools, "tools", "expose only the tools matching one of these `PATTERNS` (path.Match: * ? [a-z], * and ? matching \"/\" too; case-sensitive; comma-separated, repeatable) over "+names)
 	fs.Var(&f.exclude, "exclude-tools", "hide the tools matching one of these `PATTERNS` (as --tools; wins over it): not listed, and a call is answered as for a tool that does not exist")
 	fs.BoolVar(&f.readOnly, "read-only", false, "expose only the read-only tools: "+readOnly)
 	fs.Var(&f.forward, forwardFlag, forwardHelp)

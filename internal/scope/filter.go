@@ -9,6 +9,7 @@ package scope
 import (
 	"fmt"
 	"path"
+	"strings"
 )
 
 // Filter is which tools are exposed, as an Options struct says it.
@@ -43,6 +44,13 @@ type Matcher struct {
 // field and the pattern's index) and returns its Matcher: nil when f
 // filters nothing. includeField and excludeField name the fields in
 // errors.
+//
+// Patterns match as path.Match's do but for one thing: "*" and "?" match
+// "/" too. A tool's name is not a file path: a server may name its tools
+// "admin/delete", and "SERVER.*" must hide (or choose) every tool of a
+// server, whatever its name holds; path.Match's "*" stops at "/", and
+// an exclusion by server would let those tools through. Matching is
+// case-sensitive, as tool names are.
 func Compile(f Filter, includeField, excludeField string) (*Matcher, error) {
 	if len(f.Include) == 0 && len(f.Exclude) == 0 && !f.ReadOnly {
 		return nil, nil
@@ -57,7 +65,27 @@ func Compile(f Filter, includeField, excludeField string) (*Matcher, error) {
 			}
 		}
 	}
-	return &Matcher{include: clone(f.Include), exclude: clone(f.Exclude), readOnly: f.ReadOnly}, nil
+	return &Matcher{include: unslashed(f.Include), exclude: unslashed(f.Exclude), readOnly: f.ReadOnly}, nil
+}
+
+// slash stands for "/" in the patterns and names path.Match is given: a
+// byte path.Match treats as any other, so that "*" and "?" match it. A
+// name that holds it itself matches as if it were "/" there, which gives
+// a server nothing it could not have by naming its tool with a "/".
+const slash = "\x00"
+
+// unslashed is the patterns with slash for "/" (in a class, or escaped,
+// as well: "[/]" and "\\/" still match "/" alone; but a class's range
+// across "/", "[+-0]", no longer takes it in: name it, "[+-0/]").
+func unslashed(patterns []string) []string {
+	if len(patterns) == 0 {
+		return nil
+	}
+	out := make([]string, len(patterns))
+	for i, p := range patterns {
+		out[i] = strings.ReplaceAll(p, "/", slash)
+	}
+	return out
 }
 
 // checkPattern reports what is wrong with a pattern. path.Match checks the
@@ -70,13 +98,6 @@ func checkPattern(p string) error {
 		return fmt.Errorf("%w (path.Match syntax: * ? [a-z] \\x)", err)
 	}
 	return nil
-}
-
-func clone(s []string) []string {
-	if len(s) == 0 {
-		return nil
-	}
-	return append([]string(nil), s...)
 }
 
 // Keep says whether the tool known by names (its name first, then any
@@ -104,8 +125,12 @@ func (m *Matcher) Keep(readOnly bool, names ...string) string {
 func (m *Matcher) Filters() bool { return m != nil }
 
 func anyMatch(patterns, names []string) bool {
-	for _, p := range patterns {
-		for _, n := range names {
+	if len(patterns) == 0 {
+		return false
+	}
+	for _, n := range names {
+		n = strings.ReplaceAll(n, "/", slash)
+		for _, p := range patterns {
 			if ok, _ := path.Match(p, n); ok { // patterns are checked by Compile
 				return true
 			}

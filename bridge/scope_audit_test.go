@@ -1,0 +1,282 @@
+package bridge_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/structkit/structkit/bridge"
+	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
+	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/mcpbridge"
+)
+
+// namedServer is an MCP server of tools of these names.
+func namedServer(names ...string) func() *mcp.Server {
+	return func() *mcp.Server {
+		s := mcp.NewServer(&mcp.Implementation{Name: "named", Version: "v1"}, nil)
+		for _, name := range names {
+			s.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done " + name}}}, nil
+			})
+		}
+		return s
+	}
+}
+
+// TestScopeSpecialNames: patterns over tool names holding "/", ".", or
+// capitals. A server's tools are all hidden by "SERVER.*" and all chosen
+// by it, whatever their names hold (a "/" too: an exclusion by server
+// that let "web.admin/delete" through would fail open); matching is
+// case-sensitive.
+func TestScopeSpecialNames(t *testing.T) {
+	web := []string{"search", "admin/delete", "fs.read", "Drop_All", "a/b/c"}
+	for _, tc := range []struct {
+		name string
+		opts bridge.Options
+		want []string
+	}{
+		{"exclude a server", bridge.Options{ExcludeTools: []string{"web.*"}}, []string{"nav.get"}},
+		{"include a server", bridge.Options{Tools: []string{"web.*"}}, []string{"web.Drop_All", "web.a/b/c", "web.admin/delete", "web.fs.read", "web.search"}},
+		{"exclude a path", bridge.Options{ExcludeTools: []string{"web.admin/*"}}, []string{"nav.get", "web.Drop_All", "web.a/b/c", "web.fs.read", "web.search"}},
+		{"? matches a slash", bridge.Options{ExcludeTools: []string{"web.a?b?c"}}, []string{"nav.get", "web.Drop_All", "web.admin/delete", "web.fs.read", "web.search"}},
+		{"a dot in the tool's name", bridge.Options{Tools: []string{"web.fs.*"}}, []string{"web.fs.read"}},
+		{"case-sensitive", bridge.Options{ExcludeTools: []string{"*.drop_*"}}, []string{"nav.get", "web.Drop_All", "web.a/b/c", "web.admin/delete", "web.fs.read", "web.search"}},
+		{"a class", bridge.Options{ExcludeTools: []string{"*.[A-Z]*"}}, []string{"nav.get", "web.a/b/c", "web.admin/delete", "web.fs.read", "web.search"}},
+		{"an escape", bridge.Options{Tools: []string{`web.fs\.read`}}, []string{"web.fs.read"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := serve(t, tc.opts, bridge.InProcess("nav", namedServer("get")), bridge.InProcess("web", namedServer(web...)))
+			if got := listedNames(t, c); !slices.Equal(got, tc.want) {
+				t.Errorf("listed %v, want %v", got, tc.want)
+			}
+			_, unknown := callStatus(c, "web.no_such_tool")
+			for _, name := range append([]string{"nav.get"}, prefixed("web.", web)...) {
+				code, msg := callStatus(c, name)
+				switch listed := slices.Contains(tc.want, name); {
+				case listed && code != codes.OK:
+					t.Errorf("%s is listed; calling it: %v %s", name, code, msg)
+				case !listed && (code != codes.NotFound || msg != unknown):
+					t.Errorf("%s is hidden; calling it: %v %q, want what a tool that does not exist gets: %q", name, code, msg, unknown)
+				}
+			}
+			// The unprefixed name is no alias of a prefixed one.
+			if code, _ := callStatus(c, "search"); code != codes.NotFound {
+				t.Errorf("the unprefixed name: %v", code)
+			}
+		})
+	}
+}
+
+func prefixed(p string, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = p + n
+	}
+	return out
+}
+
+// seenRequest is one HTTP request an upstream received: the JSON-RPC
+// method it carried ("" for none: a GET or DELETE) and its x-tenant.
+type seenRequest struct {
+	httpMethod, method string
+	tenant             []string
+}
+
+// requestLog records the requests of an HTTP MCP server.
+type requestLog struct {
+	mu   sync.Mutex
+	seen []seenRequest
+}
+
+func (l *requestLog) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		m, _ := jsontext.Members(string(body), jsontext.Options{})
+		method, _ := jsontext.DecodeString(m["method"], jsontext.Options{})
+		s, _ := method.(string)
+		l.mu.Lock()
+		l.seen = append(l.seen, seenRequest{r.Method, s, r.Header.Values("X-Tenant")})
+		l.mu.Unlock()
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (l *requestLog) all() []seenRequest {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.seen)
+}
+
+// tenantServer is an MCP server over streamable HTTP whose tool whoami
+// answers the x-tenant header of the request that carried the call.
+func tenantServer(t *testing.T, log *requestLog) string {
+	t.Helper()
+	s := mcp.NewServer(&mcp.Implementation{Name: "tenants", Version: "v1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "whoami", InputSchema: map[string]any{"type": "object"}}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var h http.Header
+		if req.Extra != nil {
+			h = req.Extra.Header
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Join(h.Values("X-Tenant"), ",")}}}, nil
+	})
+	ts := httptest.NewServer(log.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// TestForwardIsolated: concurrent calls of two tenants through one
+// bridge to one HTTP upstream session: each call's x-tenant reaches
+// its own call, never the other's; the bridge's own requests (initialize,
+// the start's tools/list, notifications, the SSE stream) carry none.
+func TestForwardIsolated(t *testing.T) {
+	var log requestLog
+	c, _ := serve(t, bridge.Options{ForwardMetadata: []string{"x-tenant"}}, bridge.HTTP("web", tenantServer(t, &log)))
+	const n = 64
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			tenant := fmt.Sprintf("tenant-%d", i%2)
+			ctx := metadata.AppendToOutgoingContext(context.Background(), "x-tenant", tenant)
+			if i%4 == 3 {
+				ctx = context.Background() // and calls that send none
+				tenant = ""
+			}
+			resp, err := c.CallTool(ctx, &bridgev1.CallToolRequest{Name: "whoami", Args: &bridgev1.CallToolRequest_ArgumentsJson{ArgumentsJson: "{}"}})
+			switch {
+			case err != nil:
+				errs <- err
+			case strings.TrimSpace(text(resp)) != tenant:
+				errs <- fmt.Errorf("call %d of %q: the server saw x-tenant %q", i, tenant, strings.TrimSpace(text(resp)))
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	calls := 0
+	for _, r := range log.all() {
+		if r.method == "tools/call" {
+			calls++
+			continue
+		}
+		if r.tenant != nil {
+			t.Errorf("%s %q carried x-tenant %q: it belongs to no call", r.httpMethod, r.method, r.tenant)
+		}
+	}
+	if calls != n {
+		t.Errorf("%d tools/call requests, want %d", calls, n)
+	}
+}
+
+// TestForwardRelisting: a call of a tool the upstream's list lacks
+// relists the tools (once a second at most) with the caller's forwarded
+// headers; the new listing is the bridge's, shared by every caller (as
+// Options.ForwardMetadata says).
+func TestForwardRelisting(t *testing.T) {
+	var log requestLog
+	c, _ := serve(t, bridge.Options{ForwardMetadata: []string{"x-tenant"}}, bridge.HTTP("web", tenantServer(t, &log)))
+	time.Sleep(1100 * time.Millisecond) // past the interval within which a list counts as fresh
+	ctx := metadata.AppendToOutgoingContext(context.Background(), "x-tenant", "acme")
+	if _, err := c.CallTool(ctx, &bridgev1.CallToolRequest{Name: "nope", Args: &bridgev1.CallToolRequest_ArgumentsJson{ArgumentsJson: "{}"}}); err == nil {
+		t.Fatal("an unknown tool was called")
+	}
+	var lists []seenRequest
+	for _, r := range log.all() {
+		if r.method == "tools/list" {
+			lists = append(lists, r)
+		}
+	}
+	if len(lists) != 2 || lists[0].tenant != nil || !slices.Equal(lists[1].tenant, []string{"acme"}) {
+		t.Errorf("tools/list requests %+v: want the start's without x-tenant, then the relisting with the caller's", lists)
+	}
+}
+
+// TestScopeOneServerByName: with one server, whose tools the bridge names
+// without a prefix, a pattern naming the server ("nav.delete_*") still
+// applies: an exclusion written for SERVER.TOOL must not fail open
+// because the bridge fronts one server, or stop applying when a second
+// is added.
+func TestScopeOneServerByName(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts bridge.Options
+		want []string
+	}{
+		{"exclude", bridge.Options{ExcludeTools: []string{"nav.delete_*"}}, []string{"get_thing", "set_thing"}},
+		{"include", bridge.Options{Tools: []string{"nav.get_*"}}, []string{"get_thing"}},
+		{"unprefixed still", bridge.Options{ExcludeTools: []string{"delete_*"}}, []string{"get_thing", "set_thing"}},
+		{"another server's name", bridge.Options{ExcludeTools: []string{"web.*"}}, []string{"delete_thing", "get_thing", "set_thing"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := serve(t, tc.opts, bridge.InProcess("nav", scopeServer(nil)))
+			if got := listedNames(t, c); !slices.Equal(got, tc.want) {
+				t.Errorf("listed %v, want %v", got, tc.want)
+			}
+			_, unknown := callStatus(c, "no_such_tool")
+			for _, name := range []string{"delete_thing", "get_thing", "set_thing"} {
+				code, msg := callStatus(c, name)
+				if listed := slices.Contains(tc.want, name); listed != (code == codes.OK) || !listed && msg != unknown {
+					t.Errorf("%s: %v %q (listed %v)", name, code, msg, listed)
+				}
+			}
+		})
+	}
+}
+
+// roServer is an MCP server of two tools annotated readOnlyHint, ro_a
+// and ro_b, and one not, rw.
+func roServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "ro", Version: "v1"}, nil)
+	for _, name := range []string{"ro_a", "ro_b", "rw"} {
+		s.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: name != "rw"}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+			})
+	}
+	return s
+}
+
+// TestReadOnlyLeftOut: under ReadOnly, a read-only tool a limit leaves
+// out is said so, as without the scope (left_out names it, a call is
+// RESOURCE_EXHAUSTED naming the limit): the scope chose it, the limit
+// left it out; it is not hidden as if it were not read-only.
+func TestReadOnlyLeftOut(t *testing.T) {
+	c, _ := serve(t, bridge.Options{ReadOnly: true, ListLimits: mcpbridge.ListLimits{MaxTools: 1}}, bridge.InProcess("a", roServer))
+	resp, err := c.ListTools(context.Background(), &bridgev1.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names, leftOut []string
+	for _, tl := range resp.GetTools() {
+		names = append(names, tl.GetName())
+	}
+	for _, lo := range resp.GetLeftOut() {
+		leftOut = append(leftOut, lo.GetTools()...)
+	}
+	if !slices.Equal(names, []string{"ro_a"}) || !slices.Equal(leftOut, []string{"ro_b"}) {
+		t.Errorf("served %v, left out %v; want [ro_a], [ro_b]", names, leftOut)
+	}
+	if code, msg := callStatus(c, "ro_b"); code != codes.ResourceExhausted {
+		t.Errorf("ro_b: %v %s, want ResourceExhausted naming the limit", code, msg)
+	}
+	if code, _ := callStatus(c, "rw"); code != codes.NotFound {
+		t.Errorf("rw: %v, want NotFound (hidden)", code)
+	}
+}
