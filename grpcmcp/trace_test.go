@@ -276,13 +276,8 @@ func TestTraceStreamingTool(t *testing.T) {
 // can place them in the trace.
 func TestTraceProgress(t *testing.T) {
 	rec := spans.New(t)
-	var mu sync.Mutex
-	var metas []mcp.Meta
-	cs, _ := tracedMCP(t, rec, grpcmcp.Options{}, true, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-		mu.Lock()
-		metas = append(metas, req.Params.Meta)
-		mu.Unlock()
-	}})
+	p := &progress{}
+	cs, _ := tracedMCP(t, rec, grpcmcp.Options{}, true, &mcp.ClientOptions{ProgressNotificationHandler: p.handle})
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "OrderService_WatchOrders", Arguments: json.RawMessage(`{"accountId":18446744073709551615}`),
 		Meta: mcp.Meta{"traceparent": "00-" + hostTrace + "-" + hostSpan + "-01", "progressToken": "p"}})
 	if err != nil || res.IsError {
@@ -290,13 +285,16 @@ func TestTraceProgress(t *testing.T) {
 	}
 	ss := rec.One(t, "tools/call OrderService_WatchOrders", trace.SpanKindServer)
 	want := "00-" + hostTrace + "-" + ss.SpanContext.SpanID().String() + "-01"
-	mu.Lock()
-	defer mu.Unlock()
-	if len(metas) == 0 {
-		t.Fatal("no progress")
+	// The client handles notifications apart from the call's answer: wait
+	// for one per message (the test's deadline bounds it).
+	var sc struct {
+		Messages []json.RawMessage `json:"messages"`
 	}
-	for i, m := range metas {
-		if got, _ := m["traceparent"].(string); got != want {
+	if b, err := json.Marshal(res.StructuredContent); err != nil || json.Unmarshal(b, &sc) != nil || len(sc.Messages) == 0 {
+		t.Fatalf("the result holds no messages: %v", res.StructuredContent)
+	}
+	for i, n := range p.of("p", len(sc.Messages)) {
+		if got, _ := n.Meta["traceparent"].(string); got != want {
 			t.Errorf("progress %d: traceparent %q, want %q (the tool's span)", i, got, want)
 		}
 	}
