@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/structkit/structkit/internal/mcptool"
+
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/structkit/structkit/internal/jsontext"
@@ -25,60 +27,24 @@ const (
 	maxResultDepth = 990
 )
 
-// maxFrame is the longest frame an MCP client reads: the go-sdk's
-// default line limit (mcp.DefaultMaxLineLength, 16 MiB); beyond it the
-// client fails and ends the session. A result is sent twice in its frame,
-// as structuredContent and as the text of a content block (as MCP asks
-// for clients that read no structured content), so the frame is reckoned
-// before it is written: when the text copy would pass the limit it is
-// replaced by a line saying where the result is, and when the structured
-// content alone would, the call is answered with isError naming the sizes.
-const maxFrame = 16 << 20
+// maxFrame and frameReserve are the client's frame and what a frame holds
+// besides a result (mcptool.MaxFrame, FrameReserve). A result is sent
+// twice in its frame, as structuredContent and as the text of a content
+// block (as MCP asks for clients that read no structured content), so the
+// frame is reckoned before it is written: when the text copy would pass
+// the limit it is replaced by a line saying where the result is, and when
+// the structured content alone would, the call is answered with isError
+// naming the sizes.
+const (
+	maxFrame     = mcptool.MaxFrame
+	frameReserve = mcptool.FrameReserve
+)
 
-// frameReserve is what a frame holds besides the result and its text:
-// the JSON-RPC envelope, the id, the member names.
-const frameReserve = 1 << 10
-
-// textSize is the length of b written as a JSON string by the SDK
-// (encoding/json: quotes and backslashes escaped in two bytes, controls,
-// <, > and & in six, U+2028 and U+2029 in six rather than three).
-func textSize(b []byte) int {
-	n := len(b) + 2
-	for i, c := range b {
-		switch {
-		case c == '"' || c == '\\':
-			n++
-		case c < 0x20 || c == '<' || c == '>' || c == '&':
-			n += 5
-		case lineSeparator(b, i):
-			n += 3
-		}
-	}
-	return n
-}
-
-// wireSize is the length of the JSON b as the SDK writes it in a frame
-// (structuredContent is a json.RawMessage, which encoding/json's Marshal
-// writes with <, > and & escaped in six bytes, U+2028 and U+2029 in six
-// rather than three; our writer writes them as they are): what a frame's
-// bound is checked against.
-func wireSize(b []byte) int {
-	n := len(b)
-	for i, c := range b {
-		switch {
-		case c == '<' || c == '>' || c == '&':
-			n += 5
-		case lineSeparator(b, i):
-			n += 3
-		}
-	}
-	return n
-}
-
-// lineSeparator reports whether b holds U+2028 or U+2029 at i.
-func lineSeparator(b []byte, i int) bool {
-	return b[i] == 0xe2 && i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xa8 || b[i+2] == 0xa9)
-}
+// textSize and wireSize measure a result as the SDK writes it.
+var (
+	textSize = mcptool.TextSize
+	wireSize = mcptool.WireSize
+)
 
 // errResultSize is the error of a result too long for a client's frame.
 type errResultSize struct{ size int }

@@ -228,3 +228,35 @@ func TestAddToolNotValidated(t *testing.T) {
 		}
 	}
 }
+
+// TestAddToolResultFrame: a handler's result is bounded by the client's
+// 16 MiB frame as the SDK writes it (<, > and & take six bytes each): a
+// 3 MiB string of '<' (18 MiB sent) is an error response and the session
+// lives (it ended the client's session before); a 2 MiB one is sent, its
+// text block saying where the result is rather than holding it twice.
+func TestAddToolResultFrame(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "frames", Version: "v1"}, nil)
+	if err := mcpbridge.AddTool(s, &mcp.Tool{Name: "lt", InputSchema: json.RawMessage(`{"type":"object","properties":{"mib":{"type":"integer"}}}`)},
+		func(_ context.Context, args *structpb.Struct) (*mcpbridge.StructResult, error) {
+			n := int(args.Fields["mib"].GetNumberValue()) << 20
+			return &mcpbridge.StructResult{Structured: &structpb.Struct{Fields: map[string]*structpb.Value{"s": structpb.NewStringValue(strings.Repeat("<", n))}}}, nil
+		}, mcpbridge.ServerOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, s, mcpbridge.ClientOptions{}).Session()
+	ctx := context.Background()
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lt", Arguments: map[string]any{"mib": 3}}); err == nil || !strings.Contains(err.Error(), "more than the 16.8 MB an MCP client reads") {
+		t.Fatalf("3 MiB of '<': %v, want an error naming the frame", err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lt", Arguments: map[string]any{"mib": 2}})
+	if err != nil {
+		t.Fatalf("the session after the refused result: %v", err)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if !strings.Contains(text, "is in structuredContent only") {
+		t.Errorf("text %.80q", text)
+	}
+	if m, ok := res.StructuredContent.(map[string]any); !ok || len(m["s"].(string)) != 2<<20 {
+		t.Errorf("structured content not whole")
+	}
+}

@@ -117,11 +117,15 @@ func (tt *typedTool[In, Out]) handle(ctx context.Context, req *mcp.CallToolReque
 	if err != nil {
 		return nil, fmt.Errorf("mcpbridge: %w", err)
 	}
+	text, err := toolcall.Framed(tt.typed.Tool, b)
+	if err != nil {
+		return nil, fmt.Errorf("mcpbridge: %w", err)
+	}
 	res.StructuredContent = json.RawMessage(b) // handed on as it is
 	if res.Content == nil {
-		res.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
+		res.Content = []mcp.Content{&mcp.TextContent{Text: text}}
 	} else if b[0] != '{' {
-		res.Content = append(res.Content, &mcp.TextContent{Text: string(b)})
+		res.Content = append(res.Content, &mcp.TextContent{Text: text})
 	}
 	return res, nil
 }

@@ -81,9 +81,13 @@ func AddToolFor[In, Out any](s *server.MCPServer, t mcp.Tool, h mcp.StructuredTo
 		if err != nil {
 			return nil, fmt.Errorf("mcpgo: %w", err)
 		}
+		text, err := toolcall.Framed(t.Name, b)
+		if err != nil {
+			return nil, fmt.Errorf("mcpgo: %w", err)
+		}
 		// Handed on as it is, and as the text block.
 		res.StructuredContent, res.RawStructuredContent = json.RawMessage(b), json.RawMessage(b)
-		res.Content = []mcp.Content{mcp.NewTextContent(string(b))}
+		res.Content = []mcp.Content{mcp.NewTextContent(text)}
 		return res, nil
 	}))
 }

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/mcptool"
 	"github.com/structkit/structkit/internal/mcptrace"
 	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
@@ -120,6 +121,7 @@ func StructArguments(ctx context.Context, tool string, in *coerce.Schema, raw []
 // integer literals and carried big integers as bare literals; content
 // given, else one text block (made by text) holding the structured JSON,
 // else none (empty, not nil).
+// The structured content is bounded by the client's frame (Framed).
 func Result[C any](tool string, out *coerce.Schema, content []C, s *structpb.Struct, text func(string) C) ([]C, []byte, error) {
 	var b []byte
 	if s != nil {
@@ -127,12 +129,35 @@ func Result[C any](tool string, out *coerce.Schema, content []C, s *structpb.Str
 		if b, err = (structconv.MarshalOptions{Schema: out}).Marshal(s); err != nil {
 			return nil, nil, fmt.Errorf("tool %q: structured result: %w", tool, err)
 		}
+		asText, err := Framed(tool, b)
+		if err != nil {
+			return nil, nil, err
+		}
 		if content == nil {
-			content = []C{text(string(b))}
+			content = []C{text(asText)}
 		}
 	}
 	if content == nil {
 		content = []C{}
 	}
 	return content, b, nil
+}
+
+// Framed bounds a structured result b by the client's frame as the SDK
+// writes it (mcptool.WireSize: a result of <, > and & takes six times its
+// bytes): past it the result is an error, which the client gets as a
+// small error response, where the frame would have ended its session.
+// text is what a text block made of the result holds: b, or, when both
+// copies would not fit in the frame, a line saying where the result is.
+func Framed(tool string, b []byte) (text string, err error) {
+	const room = mcptool.MaxFrame - mcptool.FrameReserve
+	wire := mcptool.WireSize(b)
+	switch {
+	case wire > room:
+		return "", fmt.Errorf("tool %q: the structured result is %s as sent, more than the %s an MCP client reads in one message; it was not sent",
+			tool, terms.Size(wire), terms.Size(room))
+	case wire+mcptool.TextSize(b) > room:
+		return fmt.Sprintf("The result (%s of JSON) is in structuredContent only: as text too, it would not fit in one MCP message.", terms.Size(len(b))), nil
+	}
+	return string(b), nil
 }
