@@ -57,8 +57,9 @@ func heapPeak(f func()) uint64 {
 // through gRPC and an in-memory MCP session whose client reads the raw
 // JSON-RPC frames: the collected result, its growth, and the SDK's
 // writing of it (most of the peak: json.Marshal of the result, then of
-// its JSON-RPC response). Measured: 4.0 times the response. It holds the
-// peak under 6 times.
+// its JSON-RPC response), and the in-process client's reading of the
+// frame. Measured: 5.1 times the response on an idle machine, 6 under
+// load (the collection of garbage lags). It holds the peak under 7 times.
 func TestStreamPeakMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures memory")
@@ -94,8 +95,12 @@ func TestStreamPeakMemory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := jsonrpc.EncodeMessage(msg)
-		return len(b)
+		// The result's length as sent (not encoded again here: that copy
+		// would be the test's, counted in the peak).
+		if r, ok := msg.(*jsonrpc.Response); ok {
+			return len(r.Result)
+		}
+		return 0
 	}
 	send("1", "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"v1"}}`)
 	recv()
@@ -108,7 +113,7 @@ func TestStreamPeakMemory(t *testing.T) {
 	call()
 	peak := heapPeak(call)
 	t.Logf("response %d bytes; peak heap %d bytes (%.2fx)", size, peak, float64(peak)/float64(size))
-	if peak > 6*uint64(size) {
-		t.Errorf("peak %d bytes, more than 6x the response's %d", peak, size)
+	if peak > 7*uint64(size) {
+		t.Errorf("peak %d bytes, more than 7x the response's %d", peak, size)
 	}
 }
