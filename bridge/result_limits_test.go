@@ -133,7 +133,7 @@ func TestStructValueLimit(t *testing.T) {
 // each) is refused before it is built: the call's peak heap stays a few
 // times the result, where building it took some 65 times.
 func TestStructValueLimitMemory(t *testing.T) {
-	if testing.Short() {
+	if bridge.Quick() { // -short, or the race detector's allocations
 		t.Skip("measures memory")
 	}
 	const size = 3 << 20 // 1M empty objects: under the 4 MiB response limit as a Struct

@@ -61,7 +61,7 @@ func heapPeak(f func()) uint64 {
 // frame. Measured: 5.1 times the response on an idle machine, 6 under
 // load (the collection of garbage lags). It holds the peak under 7 times.
 func TestStreamPeakMemory(t *testing.T) {
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		t.Skip("measures memory")
 	}
 	_, conn := startFlood(t)
