@@ -5,48 +5,15 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"runtime/metrics"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"google.golang.org/grpc"
 
 	"github.com/structkit/structkit/bridge"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/internal/fixture/deepmcp"
+	"github.com/structkit/structkit/internal/fixture/heap"
 )
-
-// peakHeap runs f and returns the most heap its run held above what was
-// live before, sampled from the runtime's metrics.
-func peakHeap(f func()) uint64 {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
-	runtime.GC()
-	base := read()
-	var peak atomic.Uint64
-	stop, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			if v := read(); v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(100 * time.Microsecond):
-			}
-		}
-	}()
-	f()
-	close(stop)
-	<-done
-	if p := peak.Load(); p > base {
-		return p - base
-	}
-	return 0
-}
 
 // TestBridgeResultMemory measures the peak heap of a bridge call of an
 // 8 MiB result, the gRPC client in this process too: as JSON text
@@ -68,7 +35,7 @@ func TestBridgeResultMemory(t *testing.T) {
 			results[shape] = deepmcp.Big(shape, size)
 			var err error
 			var resp *bridgev1.CallToolResponse
-			peak := peakHeap(func() {
+			peak := heap.Peak(func() {
 				resp, err = c.CallTool(ctx, &bridgev1.CallToolRequest{Name: shape, StructuredJson: asJSON,
 					Args: &bridgev1.CallToolRequest_ArgumentsJson{ArgumentsJson: `{}`}}, grpc.MaxCallRecvMsgSize(1<<30))
 			})

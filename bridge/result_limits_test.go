@@ -16,6 +16,7 @@ import (
 	"github.com/structkit/structkit/bridge"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/internal/fixture/deepmcp"
+	"github.com/structkit/structkit/internal/fixture/heap"
 )
 
 // deepUpstream is the hostile deepmcp server over pipes, with results.
@@ -142,7 +143,7 @@ func TestStructValueLimitMemory(t *testing.T) {
 	ctx := context.Background()
 	results["objects"] = deepmcp.Big("objects", size)
 	var err error
-	peak := peakHeap(func() {
+	peak := heap.Peak(func() {
 		_, err = c.CallTool(ctx, &bridgev1.CallToolRequest{Name: "objects", Args: &bridgev1.CallToolRequest_ArgumentsJson{ArgumentsJson: `{}`}})
 	})
 	if status.Code(err) != codes.ResourceExhausted {

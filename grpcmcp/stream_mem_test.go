@@ -2,55 +2,16 @@ package grpcmcp_test
 
 import (
 	"context"
-	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc"
 
 	"github.com/structkit/structkit/grpcmcp"
+	"github.com/structkit/structkit/internal/fixture/heap"
 )
-
-// heapPeak samples the bytes of live heap objects while f runs (the
-// collector made to run often, so that garbage counts little) and
-// returns the peak above what was live before.
-func heapPeak(f func()) uint64 {
-	defer debug.SetGCPercent(debug.SetGCPercent(5))
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(sample)
-	base := sample[0].Value.Uint64()
-	var peak atomic.Uint64
-	done := make(chan struct{})
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		for {
-			metrics.Read(s)
-			if v := s[0].Value.Uint64(); v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-done:
-				return
-			case <-time.After(50 * time.Microsecond):
-			}
-		}
-	}()
-	f()
-	close(done)
-	<-stopped
-	if p := peak.Load(); p > base {
-		return p - base
-	}
-	return 0
-}
 
 // TestStreamPeakMemory measures the peak heap of the server's side of
 // one call collecting MaxStreamBytes of 64 KiB messages (about 16 MiB),
@@ -111,7 +72,9 @@ func TestStreamPeakMemory(t *testing.T) {
 		size = recv()
 	}
 	call()
-	peak := heapPeak(call)
+	// The collector made to run often, so that garbage counts little.
+	defer debug.SetGCPercent(debug.SetGCPercent(5))
+	peak := heap.Peak(call)
 	t.Logf("response %d bytes; peak heap %d bytes (%.2fx)", size, peak, float64(peak)/float64(size))
 	if peak > 7*uint64(size) {
 		t.Errorf("peak %d bytes, more than 7x the response's %d", peak, size)

@@ -7,51 +7,15 @@ import (
 	"net/http/httptest"
 	"os"
 	"runtime"
-	"runtime/metrics"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/structkit/structkit/internal/fixture/deepmcp"
+	"github.com/structkit/structkit/internal/fixture/heap"
 )
-
-// peakHeap runs f and returns the most heap its run held above what was
-// live before, sampled from the runtime's metrics.
-func peakHeap(f func()) uint64 {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
-	runtime.GC()
-	base := read()
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			if v := read(); v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(100 * time.Microsecond):
-			}
-		}
-	}()
-	f()
-	if v := read(); v > peak.Load() {
-		peak.Store(v)
-	}
-	close(stop)
-	<-done
-	if p := peak.Load(); p > base {
-		return p - base
-	}
-	return 0
-}
 
 // resultTransports are the transports results are measured over: the
 // newline-delimited one (read below the SDK) and streamable HTTP with the
@@ -121,7 +85,7 @@ func TestResultMemory(t *testing.T) {
 					results[name] = deepmcp.Big(shape, n)
 					var res *CallResult
 					var err error
-					peak := peakHeap(func() {
+					peak := heap.Peak(func() {
 						res, err = c.CallToolJSON(ctx, name, nil)
 					})
 					if err != nil {
@@ -169,7 +133,7 @@ func TestResultMemoryConcurrent(t *testing.T) {
 	defer c.Close()
 	res := make([]*CallResult, calls)
 	errs := make([]error, calls)
-	peak := peakHeap(func() {
+	peak := heap.Peak(func() {
 		var wg sync.WaitGroup
 		for i := range calls {
 			wg.Go(func() { res[i], errs[i] = c.CallToolJSON(ctx, fmt.Sprintf("ints-%d", i), nil) })

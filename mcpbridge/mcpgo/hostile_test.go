@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"runtime"
-	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -111,19 +109,4 @@ func hostileClient(t testing.TB, h *hostile) *client.Client {
 	}
 	initialize(t, mc, "2025-06-18")
 	return mc
-}
-
-// heapBytes is the live heap after a collection.
-func heapBytes() uint64 {
-	runtime.GC()
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
-
-// allocBytes is the bytes allocated so far.
-func allocBytes() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 
+	"github.com/structkit/structkit/internal/fixture/heap"
 	"github.com/structkit/structkit/internal/fixture/manytools"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/mcpbridge/mcpgo"
@@ -27,13 +28,13 @@ func TestClientListMemory(t *testing.T) {
 	base := manytools.Schema17K()
 	h := &hostile{tools: 8000, schema: func(i int) string { return manytools.Distinct(base, i) }}
 	mc := hostileClient(t, h)
-	before, alloc0 := heapBytes(), allocBytes()
+	before, alloc0 := heap.Live(), heap.Allocated()
 	c, err := mcpgo.NewClient(context.Background(), mc, mcpgo.ClientOptions{Name: "many"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	allocated := allocBytes() - alloc0
-	held := int64(heapBytes()) - int64(before)
+	allocated := heap.Allocated() - alloc0
+	held := int64(heap.Live()) - int64(before)
 	t.Logf("8000 tools of %d bytes: %d tools/list requests, %.1f MB held, %.1f MB allocated", len(base), h.lists.Load(), float64(held)/1e6, float64(allocated)/1e6)
 	_, err = c.CallToolJSON(context.Background(), manytools.Name(7999), nil)
 	var te *mcpbridge.ToolError

@@ -3,14 +3,12 @@ package mcpgo_test
 import (
 	"context"
 	"encoding/json"
-	"runtime/metrics"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/structkit/structkit/internal/fixture/heap"
 	"github.com/structkit/structkit/mcpbridge/mcpgo"
 )
 
@@ -43,12 +41,12 @@ func TestClientResultMemory(t *testing.T) {
 	mc := hostileClient(t, h)
 	ctx := context.Background()
 	measure := func(name string, call func()) {
-		base := heapBytes()
-		a0 := allocBytes()
-		done := peakHeap()
+		base := heap.Live()
+		a0 := heap.Allocated()
+		done := heap.Sample()
 		call()
 		t.Logf("%s: %.1f MB allocated, peak heap %.0f MB over the %.0f MB before, for a result of %.1f MB", name,
-			float64(allocBytes()-a0)/1e6, float64(int64(done())-int64(base))/1e6, float64(base)/1e6, float64(len(result))/1e6)
+			float64(heap.Allocated()-a0)/1e6, float64(int64(done())-int64(base))/1e6, float64(base)/1e6, float64(len(result))/1e6)
 	}
 	measure("mcp-go alone", func() {
 		req := mcp.CallToolRequest{}
@@ -72,28 +70,4 @@ func TestClientResultMemory(t *testing.T) {
 			}
 		})
 	}
-}
-
-// peakHeap samples the heap's objects bytes until done is called, which
-// returns the highest sample (logged only: sampling is not exact).
-func peakHeap() func() uint64 {
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		for {
-			metrics.Read(s)
-			if v := s[0].Value.Uint64(); v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(100 * time.Microsecond):
-			}
-		}
-	}()
-	return func() uint64 { close(stop); <-finished; return peak.Load() }
 }
