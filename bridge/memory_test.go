@@ -20,7 +20,7 @@ import (
 // (structured_json) it is a few times the result; as a Struct, the
 // Struct's twenty times (within a response limit that admits it).
 func TestBridgeResultMemory(t *testing.T) {
-	if testing.Short() {
+	if bridge.Quick() { // -short, or the race detector's allocations
 		t.Skip("measures memory")
 	}
 	const size = 8 << 20

@@ -55,7 +55,7 @@ func connectResults(t *testing.T, ctx context.Context, transport string, results
 // Struct form's, which is only reported: a structpb.Value per number);
 // the bound is checked always.
 func TestResultMemory(t *testing.T) {
-	if testing.Short() {
+	if testing.Short() || raceEnabled { // the race detector's allocations are not the call's
 		t.Skip("measures memory")
 	}
 	sizes := []int{1 << 20, 8 << 20, 15 << 20}
@@ -113,7 +113,7 @@ func TestResultMemory(t *testing.T) {
 // TestResultMemoryConcurrent: four 8 MiB calls at once (1.76 GB before)
 // hold at most four times their results together.
 func TestResultMemoryConcurrent(t *testing.T) {
-	if testing.Short() {
+	if testing.Short() || raceEnabled { // the race detector's allocations are not the call's
 		t.Skip("measures memory")
 	}
 	const calls, size = 4, 8 << 20
