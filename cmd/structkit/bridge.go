@@ -14,14 +14,17 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
+	"golang.org/x/time/rate"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/status"
 
 	"github.com/structkit/structkit/bridge"
 	"github.com/structkit/structkit/cmd/structkit/internal/expose"
@@ -166,6 +169,8 @@ type bridgeFlags struct {
 	limits                    bridge.Options // ListLimits only
 	scope                     scopeFlags
 	forwardAuthToken          bool
+	maxStreams                int
+	healthLimits              healthLimits
 }
 
 func (f *bridgeFlags) register(fs *flag.FlagSet) {
@@ -177,7 +182,7 @@ func (f *bridgeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve TLS (1.2 or newer) with the PEM certificate chain in `FILE` (needs --tls-key)")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key of --tls-cert, in `FILE`")
 	fs.StringVar(&f.clientCA, "client-ca", "", "mutual TLS: require client certificates signed by the PEM authorities in `FILE` (needs --tls-cert)")
-	fs.StringVar(&f.tokenFile, "auth-token-file", "", "require the metadata \"authorization: Bearer TOKEN\" on every call but the health Check and Watch, TOKEN read from `FILE`")
+	fs.StringVar(&f.tokenFile, "auth-token-file", "", "require the metadata \"authorization: Bearer TOKEN\" on every call but the health Check of the bridge as a whole, TOKEN read from `FILE` (printable ASCII)")
 	fs.BoolVar(&f.insecure, "insecure", false, "allow listening beyond loopback without TLS and client authentication")
 	fs.BoolVar(&f.reflection, "reflection", false, "register gRPC server reflection")
 	fs.IntVar(&f.maxMessageBytes, "max-message-bytes", defaultMaxMessageBytes, "refuse requests larger than `N` bytes with RESOURCE_EXHAUSTED")
@@ -186,6 +191,9 @@ func (f *bridgeFlags) register(fs *flag.FlagSet) {
 	fs.Var(f.logFormat, "log-format", "`FORMAT` of the log on standard error: text, or json (one object per line)")
 	fs.StringVar(&f.metricsListen, "metrics-listen", "", "serve Prometheus metrics over HTTP at http://`ADDR`/metrics")
 	fs.StringVar(&f.healthListen, "health-listen", "", "serve the gRPC health Check alone, in plain text, at `ADDR` too (for Kubernetes gRPC probes, which speak no TLS; beyond loopback too, without --insecure: nothing else is served there)")
+	fs.IntVar(&f.maxStreams, "max-streams", 100, "serve at most `N` calls at once on each client connection to --listen (more wait for one to end)")
+	fs.IntVar(&f.healthLimits.conns, "health-max-conns", 64, "hold at most `N` connections to --health-listen at once (more wait to be accepted)")
+	fs.DurationVar(&f.healthLimits.idle, "health-idle-timeout", 30*time.Second, "close a connection to --health-listen that has had no call in flight for `DURATION`")
 	fs.DurationVar(&f.callTimeout, "call-timeout", 0, "end a call that runs longer than `DURATION` with DeadlineExceeded, cancelling it upstream; 0 means 1m")
 	fs.IntVar(&f.maxDepth, "max-depth", 0, "refuse arguments nested deeper than `N` levels before sending them to an MCP server; 0 means 512")
 	fs.IntVar(&f.limits.MaxTools, "max-tools", 0, "serve at most `N` tools of each MCP server (its tools/list is read no further); 0 means 2000, negative no limit")
@@ -227,6 +235,9 @@ func runBridge(e *env, args []string) error {
 	}
 	if f.callTimeout < 0 {
 		return usagef("bridge: --call-timeout %v: want a positive duration (or 0 for the default)", f.callTimeout)
+	}
+	if f.maxStreams <= 0 || f.healthLimits.conns <= 0 || f.healthLimits.idle <= 0 {
+		return usagef("bridge: --max-streams %d, --health-max-conns %d, --health-idle-timeout %v: want positive numbers", f.maxStreams, f.healthLimits.conns, f.healthLimits.idle)
 	}
 	if f.maxDepth < 0 {
 		return usagef("bridge: --max-depth %d: want a positive number of levels (or 0 for the default)", f.maxDepth)
@@ -339,23 +350,23 @@ func runBridge(e *env, args []string) error {
 	}
 	defer srv.Close()
 
-	opts := []grpc.ServerOption{grpc.MaxRecvMsgSize(f.maxMessageBytes), grpc.StatsHandler(tel.ServerHandler())}
+	opts := []grpc.ServerOption{grpc.MaxRecvMsgSize(f.maxMessageBytes), grpc.MaxConcurrentStreams(uint32(f.maxStreams)), grpc.StatsHandler(tel.ServerHandler())}
 	if sec.tls != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(sec.tls)))
 	}
-	var unary []grpc.UnaryServerInterceptor
-	var stream []grpc.StreamServerInterceptor
 	if m != nil {
-		unary = append(unary, m.UnaryInterceptor(srv.ToolServer))
+		opts = append(opts, grpc.UnaryInterceptor(m.UnaryInterceptor(srv.ToolServer)))
 	}
+	authenticated := func(context.Context) bool { return true }
 	if sec.auth != nil {
-		unary = append(unary, sec.auth.UnaryInterceptor())
-		stream = append(stream, sec.auth.StreamInterceptor())
+		// Before anything: the stats handler, the interceptors and the
+		// reading of the message all come after the token.
+		opts = append(opts, grpc.InTapHandle(sec.auth.TapHandle(refusedCalls(logger, m))))
+		authenticated = expose.Authenticated
 	}
-	opts = append(opts, grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...))
 	gs := grpc.NewServer(opts...)
 	bridgev1.RegisterToolBridgeServiceServer(gs, srv)
-	healthpb.RegisterHealthServer(gs, hs)
+	healthpb.RegisterHealthServer(gs, guardedHealth{hs, authenticated})
 	if f.reflection {
 		reflection.Register(gs)
 	}
@@ -364,7 +375,7 @@ func runBridge(e *env, args []string) error {
 	bg.Go(func() { hw.Run(ctx, srv.Start) })
 	hs.SetServingStatus(livenessService, healthpb.HealthCheckResponse_SERVING)
 	if hlis != nil {
-		bg.Go(func() { serveHealth(ctx, hlis, hs, logger) })
+		bg.Go(func() { serveHealth(ctx, hlis, hs, f.healthLimits, logger) })
 	}
 	if mlis != nil {
 		bg.Go(func() {
@@ -474,9 +485,10 @@ func (f *bridgeFlags) security(logger *slog.Logger) (security, error) {
 		if fi, err := os.Stat(f.tokenFile); err == nil && fi.Mode().Perm()&0o077 != 0 {
 			logger.Warn("the token file can be read by other users", "file", f.tokenFile, "mode", fi.Mode().Perm().String())
 		}
-		// Probes (Check) and client-side health checking (Watch) send no
-		// token; List, which names the MCP servers, takes it.
-		exempt := []string{expose.HealthService + "Check", expose.HealthService + "Watch"}
+		// Probes send no token: Check of the bridge as a whole needs
+		// none (guardedHealth). Watch, a stream a peer could hold open,
+		// and List, which names the MCP servers, take it.
+		exempt := []string{expose.HealthService + "Check"}
 		if sec.auth, err = expose.NewAuth(expose.AuthOptions{Token: tok, Exempt: exempt}); err != nil {
 			return sec, usagef("bridge: --auth-token-file: %v", err)
 		}
@@ -498,7 +510,7 @@ func bridgeUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprint(w, `Usage: structkit bridge [--listen ADDR] [--mcp NAME=COMMAND | --mcp NAME=URL]... [--check] [--lenient | --rules r1,r2]
        [--tls-cert FILE --tls-key FILE [--client-ca FILE]] [--auth-token-file FILE] [--insecure]
        [--reflection] [--max-message-bytes N] [--max-struct-values N] [--log-format text|json]
-       [--metrics-listen ADDR] [--health-listen ADDR]
+       [--metrics-listen ADDR] [--health-listen ADDR [--health-max-conns N] [--health-idle-timeout DURATION]] [--max-streams N]
        [--max-tools N] [--max-tool-schema-bytes N] [--max-schema-bytes N]
        [--tools PATTERNS] [--exclude-tools PATTERNS] [--read-only] [--forward-metadata NAMES [--forward-auth-token]]
 
@@ -519,9 +531,15 @@ Security: by default the bridge listens on loopback only, in plain text,
 without authentication. --tls-cert and --tls-key serve TLS (1.2 or newer);
 --client-ca requires client certificates signed by those authorities
 (mutual TLS). --auth-token-file requires every call to carry the metadata
-"authorization: Bearer TOKEN" (the health service's Check and Watch are
-exempt, for probes; List, which names the MCP servers, is not); a missing
-or wrong token is UNAUTHENTICATED. Listening on any other address (0.0.0.0,
+"authorization: Bearer TOKEN" (printable ASCII, else exit 2), checked as
+its headers arrive, before anything else is done for it; a missing or
+wrong token is UNAUTHENTICATED, counted in
+structkit_bridge_unauthenticated_calls_total by method and logged (at most
+some lines a second). Only the health Check of the bridge as a whole
+("", structkit.bridge.v1.ToolBridgeService, structkit.bridge.live) needs
+no token, for probes; without it, the MCP servers' names are NotFound as
+unknown ones are. Watch and List take the token. Each client connection
+carries at most --max-streams calls at once (default 100). Listening on any other address (0.0.0.0,
 ::, a host name that is not loopback) is refused unless the bridge has TLS
 and authenticates clients (a token, client certificates, or both), or
 --insecure is given. Requests over --max-message-bytes (default 4 MiB,
@@ -570,7 +588,10 @@ liveness probes). --health-listen serves the health Check alone, in
 plain text, at another address too: Kubernetes' gRPC probes speak no TLS
 (see deploy/ for manifests). It may listen beyond loopback without TLS
 or --insecure: it serves nothing else (no tools, no reflection, no Watch
-stream, no List of the MCP servers' names; the gRPC port has them). Server reflection is
+stream, no List and no Check of the MCP servers' names; the gRPC port has
+them), holds at most --health-max-conns connections (default 64) of 16
+calls each, and closes one idle for --health-idle-timeout (default 30s).
+Server reflection is
 registered with --reflection only. --metrics-listen serves Prometheus
 metrics at http://ADDR/metrics. The listening address is printed to
 standard error, then one log line per call (--log-format json: one JSON
@@ -589,4 +610,22 @@ Examples:
 Flags:
 `)
 	printDefaults(w, fs)
+}
+
+// refusedCalls is what the bridge does with a call refused for its token:
+// it counts it by method (m may be nil) and logs it, without the tool's
+// name (the message is not read) or the token, at most a line a second
+// after the first ten, each saying how many were refused since the last.
+func refusedCalls(logger *slog.Logger, m *metrics.Metrics) func(method string, err error) {
+	var since atomic.Int64
+	every := rate.Sometimes{First: 10, Interval: time.Second}
+	return func(method string, err error) {
+		if m != nil {
+			m.Unauthenticated(method)
+		}
+		since.Add(1)
+		every.Do(func() {
+			logger.Warn("refused an unauthenticated call", "method", terms.Bounded(method, 200), "reason", status.Convert(err).Message(), "refused", since.Swap(0))
+		})
+	}
 }

@@ -4,14 +4,15 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"fmt"
 	"os"
 	"strings"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/tap"
 
 	"github.com/structkit/structkit/internal/pragma"
 )
@@ -27,9 +28,10 @@ const MaxTokenBytes = 4096
 
 // ReadToken reads a bearer token from file: its content without the
 // surrounding white space (a trailing newline, say). A token that is
-// empty, longer than MaxTokenBytes, or holds white space or control
-// characters inside is a *ConfigError: it could not be sent as one
-// header value.
+// empty, longer than MaxTokenBytes, or holds anything but printable ASCII
+// (white space, control characters, a UTF-8 byte order mark, 'ö') is a
+// *ConfigError naming the file: gRPC could not send it as one header
+// value, so no client could ever authenticate.
 func ReadToken(file string) (string, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
@@ -41,8 +43,11 @@ func ReadToken(file string) (string, error) {
 		return "", &ConfigError{Msg: file, Err: errNoToken}
 	case len(tok) > MaxTokenBytes:
 		return "", &ConfigError{Msg: file + ": the token is longer than 4096 bytes"}
-	case strings.IndexFunc(tok, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0:
-		return "", &ConfigError{Msg: file + ": the token holds white space or control characters"}
+	}
+	for i := 0; i < len(tok); i++ {
+		if c := tok[i]; c <= ' ' || c >= 0x7f {
+			return "", &ConfigError{Msg: fmt.Sprintf("%s: byte %d of the token (0x%02x) is not printable ASCII; a token is sent as a header value: printable ASCII without spaces", file, i+1, c)}
+		}
 	}
 	return tok, nil
 }
@@ -61,9 +66,11 @@ type AuthOptions struct {
 }
 
 // Auth enforces a bearer token on a gRPC server's calls, through its
-// UnaryInterceptor and StreamInterceptor. A call without the token, or
-// with another, fails with codes.Unauthenticated; the token is never
-// echoed, and tokens are compared in constant time.
+// TapHandle: a call without the token, or with another, fails with
+// codes.Unauthenticated as its headers arrive, before the server reads
+// its message, runs a handler or a stats handler, or holds a stream for
+// it. The token is never echoed, and tokens are compared in constant
+// time.
 type Auth struct {
 	digest [sha256.Size]byte
 	exempt []string
@@ -81,15 +88,9 @@ func NewAuth(o AuthOptions) (*Auth, error) {
 // a test can see it is the one used.
 var constantTimeCompare = subtle.ConstantTimeCompare
 
-// Authorize returns nil when ctx carries the token, or method is exempt,
-// else a codes.Unauthenticated status error.
-func (a *Auth) Authorize(ctx context.Context, method string) error {
-	for _, e := range a.exempt {
-		if method == e || (strings.HasSuffix(e, "/") && strings.HasPrefix(method, e)) {
-			return nil
-		}
-	}
-	md, _ := metadata.FromIncomingContext(ctx)
+// Authorize returns nil when md carries the token, else a
+// codes.Unauthenticated status error.
+func (a *Auth) Authorize(md metadata.MD) error {
 	vals := md.Get("authorization")
 	switch len(vals) {
 	case 0:
@@ -111,24 +112,45 @@ func (a *Auth) Authorize(ctx context.Context, method string) error {
 	return nil
 }
 
-// UnaryInterceptor enforces the token on unary calls.
-func (a *Auth) UnaryInterceptor() grpc.UnaryServerInterceptor {
-	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-		if err := a.Authorize(ctx, info.FullMethod); err != nil {
-			return nil, err
+// exempted reports whether method may be called without the token.
+func (a *Auth) exempted(method string) bool {
+	for _, e := range a.exempt {
+		if method == e || (strings.HasSuffix(e, "/") && strings.HasPrefix(method, e)) {
+			return true
 		}
-		return handler(ctx, req)
 	}
+	return false
 }
 
-// StreamInterceptor enforces the token on streaming calls (server
-// reflection, the health service's Watch unless exempt).
-func (a *Auth) StreamInterceptor() grpc.StreamServerInterceptor {
-	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-		if err := a.Authorize(ss.Context(), info.FullMethod); err != nil {
-			return err
+// authenticatedKey marks the context of a call that carried the token.
+type authenticatedKey struct{}
+
+// Authenticated reports whether the call of ctx carried the token
+// (TapHandle's mark): what an exempt method's handler asks before
+// answering more than it tells anyone.
+func Authenticated(ctx context.Context) bool {
+	ok, _ := ctx.Value(authenticatedKey{}).(bool)
+	return ok
+}
+
+// TapHandle returns the grpc.InTapHandle that enforces the token: a call
+// of a method that is not exempt and lacks the token is refused with
+// codes.Unauthenticated, and refused (if not nil) is told its method and
+// the error (which never holds the token); a call with the token is
+// marked for Authenticated.
+func (a *Auth) TapHandle(refused func(method string, err error)) tap.ServerInHandle {
+	return func(ctx context.Context, info *tap.Info) (context.Context, error) {
+		err := a.Authorize(info.Header)
+		if err == nil {
+			return context.WithValue(ctx, authenticatedKey{}, true), nil
 		}
-		return handler(srv, ss)
+		if a.exempted(info.FullMethodName) {
+			return ctx, nil
+		}
+		if refused != nil {
+			refused(info.FullMethodName, err)
+		}
+		return ctx, err
 	}
 }
 

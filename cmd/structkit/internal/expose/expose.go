@@ -1,6 +1,6 @@
 // Package expose holds what a gRPC server needs before it may be reached
 // from beyond the machine: TLS and mutual TLS configuration (TLS 1.2 or
-// newer), bearer-token authentication as server interceptors (constant-time
+// newer), bearer-token authentication as a tap handle that runs before anything else (constant-time
 // comparison, exempt methods such as the health service), and the policy
 // that refuses to listen on a non-loopback address unprotected. The client
 // side (TLS configuration, the token as per-RPC credentials) is here too,

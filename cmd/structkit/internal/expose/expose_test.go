@@ -18,6 +18,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/tap"
 
 	"github.com/structkit/structkit/cmd/structkit/internal/expose/certtest"
 )
@@ -161,6 +162,10 @@ func TestReadToken(t *testing.T) {
 		"space":   "two words",
 		"newline": "line1\nline2",
 		"control": "a\x01b",
+		"delete":  "a\x7fb",
+		"bom":     "\ufeffs3cret-token",
+		"umlaut":  "t\u00f6k",
+		"latin-1": "t\xf6k",
 		"long":    strings.Repeat("x", MaxTokenBytes+1),
 	} {
 		if tok, err := ReadToken(certtest.Write(t, "tok", []byte(content))); err == nil || !IsConfig(err) {
@@ -172,33 +177,42 @@ func TestReadToken(t *testing.T) {
 	if _, err := ReadToken(t.TempDir() + "/missing"); !IsConfig(err) {
 		t.Errorf("missing file: %v", err)
 	}
+	// A token gRPC cannot send is refused naming the file.
+	file := certtest.Write(t, "tok", []byte("t\u00f6k\n"))
+	if _, err := ReadToken(file); err == nil || !strings.Contains(err.Error(), file) || !strings.Contains(err.Error(), "printable ASCII") {
+		t.Errorf("a non-ASCII token: %v; want the file named and why", err)
+	}
 }
 
 const token = "correct-horse-battery-staple"
 
-func incoming(vals ...string) context.Context {
+func incoming(vals ...string) metadata.MD {
 	md := metadata.MD{}
 	for _, v := range vals {
 		md.Append("authorization", v)
 	}
-	return metadata.NewIncomingContext(context.Background(), md)
+	return md
 }
 
-func TestAuthorize(t *testing.T) {
-	a, err := NewAuth(AuthOptions{Token: token, Exempt: []string{HealthService, "/pkg.S/Open"}})
+// TestTapHandle: the token is enforced as a call's headers arrive; exempt
+// methods pass without it, and a call with it is marked Authenticated.
+func TestTapHandle(t *testing.T) {
+	a, err := NewAuth(AuthOptions{Token: token, Exempt: []string{HealthService + "Check", "/pkg.S/"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	const method = "/structkit.bridge.v1.ToolBridgeService/CallTool"
+	var refused []string
+	h := a.TapHandle(func(m string, err error) { refused = append(refused, m) })
 	for _, tc := range []struct {
 		name   string
-		ctx    context.Context
+		md     metadata.MD
 		method string
 		ok     bool
 	}{
 		{"right", incoming("Bearer " + token), method, true},
 		{"scheme in any case", incoming("bearer " + token), method, true},
-		{"missing", context.Background(), method, false},
+		{"missing", nil, method, false},
 		{"empty metadata", incoming(), method, false},
 		{"wrong", incoming("Bearer wrong-token"), method, false},
 		{"prefix of the token", incoming("Bearer " + token[:10]), method, false},
@@ -207,21 +221,29 @@ func TestAuthorize(t *testing.T) {
 		{"no scheme", incoming(token), method, false},
 		{"basic", incoming("Basic " + token), method, false},
 		{"twice", incoming("Bearer "+token, "Bearer "+token), method, false},
-		{"health exempt", context.Background(), "/grpc.health.v1.Health/Check", true},
-		{"health watch exempt", context.Background(), "/grpc.health.v1.Health/Watch", true},
-		{"exempt method", context.Background(), "/pkg.S/Open", true},
-		{"exact names only", context.Background(), "/pkg.S/OpenAll", false},
-		{"reflection is not exempt", context.Background(), "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo", false},
+		{"health check exempt", nil, "/grpc.health.v1.Health/Check", true},
+		{"health watch is not exempt", nil, "/grpc.health.v1.Health/Watch", false},
+		{"health list is not exempt", nil, "/grpc.health.v1.Health/List", false},
+		{"exempt service", nil, "/pkg.S/Open", true},
+		{"exact names only", nil, "/grpc.health.v1.Health/CheckAll", false},
+		{"reflection is not exempt", nil, "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo", false},
 	} {
-		err := a.Authorize(tc.ctx, tc.method)
+		refused = nil
+		ctx, err := h(context.Background(), &tap.Info{FullMethodName: tc.method, Header: tc.md})
 		if tc.ok {
 			if err != nil {
 				t.Errorf("%s: %v", tc.name, err)
+			}
+			if want := a.Authorize(tc.md) == nil; Authenticated(ctx) != want {
+				t.Errorf("%s: Authenticated %v, want %v", tc.name, Authenticated(ctx), want)
 			}
 			continue
 		}
 		if status.Code(err) != codes.Unauthenticated {
 			t.Errorf("%s: %v, want Unauthenticated", tc.name, err)
+		}
+		if len(refused) != 1 || refused[0] != tc.method {
+			t.Errorf("%s: refused told %q, want the method once", tc.name, refused)
 		}
 		if err != nil && (strings.Contains(err.Error(), "wrong-token") || strings.Contains(err.Error(), token[:10])) {
 			t.Errorf("%s: the error %q echoes the token", tc.name, err)
@@ -252,52 +274,12 @@ func TestConstantTimeCompare(t *testing.T) {
 	}
 	for _, sent := range []string{token, "x", strings.Repeat("y", 1000), token[:len(token)-1]} {
 		before := calls.Load()
-		err := a.Authorize(incoming("Bearer "+sent), "/s/m")
+		err := a.Authorize(incoming("Bearer " + sent))
 		if (err == nil) != (sent == token) {
 			t.Errorf("%q: %v", sent, err)
 		}
 		if calls.Load() != before+1 {
 			t.Errorf("%q: the token was not compared with the constant-time comparison", sent)
-		}
-	}
-}
-
-// fakeStream is a grpc.ServerStream with a context.
-type fakeStream struct {
-	grpc.ServerStream
-	ctx context.Context
-}
-
-func (f fakeStream) Context() context.Context { return f.ctx }
-
-func TestInterceptors(t *testing.T) {
-	a, err := NewAuth(AuthOptions{Token: token, Exempt: []string{HealthService}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ran := 0
-	unary := func(context.Context, any) (any, error) { ran++; return "ok", nil }
-	stream := func(any, grpc.ServerStream) error { ran++; return nil }
-	for _, tc := range []struct {
-		ctx    context.Context
-		method string
-		ok     bool
-	}{
-		{incoming("Bearer " + token), "/s/M", true},
-		{incoming("Bearer nope"), "/s/M", false},
-		{context.Background(), "/s/M", false},
-		{context.Background(), "/grpc.health.v1.Health/Check", true},
-	} {
-		ran = 0
-		_, uerr := a.UnaryInterceptor()(tc.ctx, nil, &grpc.UnaryServerInfo{FullMethod: tc.method}, unary)
-		serr := a.StreamInterceptor()(nil, fakeStream{ctx: tc.ctx}, &grpc.StreamServerInfo{FullMethod: tc.method}, stream)
-		for _, err := range []error{uerr, serr} {
-			if tc.ok != (err == nil) || (!tc.ok && status.Code(err) != codes.Unauthenticated) {
-				t.Errorf("%s: %v, want ok=%v", tc.method, err, tc.ok)
-			}
-		}
-		if want := map[bool]int{true: 2, false: 0}[tc.ok]; ran != want {
-			t.Errorf("%s: handlers ran %d times, want %d", tc.method, ran, want)
 		}
 	}
 }

@@ -4,14 +4,21 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
@@ -184,5 +191,65 @@ func TestBridgeBigResults(t *testing.T) {
 				t.Errorf("%s: bridge peak RSS %.0f MiB (its own %.0f MiB), bound %d MiB", shape, p.peakMiB(), own, bigResultBoundMiB)
 			}
 		})
+	}
+}
+
+// watchFloodBoundMiB bounds the bridge's peak resident memory while an
+// unauthenticated peer opens Watch streams (before the token was asked of
+// Watch: 637 MB for 50,000 streams).
+const watchFloodBoundMiB = 80
+
+// TestBridgeWatchFlood: with --auth-token-file, a peer without the token
+// opens 50,000 health Watch streams on one connection, 64 at a time.
+// Each is refused UNAUTHENTICATED as its headers arrive, none is held,
+// and the bridge's peak resident memory stays within watchFloodBoundMiB;
+// it still answers its health Check afterwards.
+func TestBridgeWatchFlood(t *testing.T) {
+	skipMemory(t)
+	ctx := testContext(t)
+	tok := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tok, []byte("watch-flood-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, addr := startBridge(t, ctx, "deep", "--auth-token-file", tok)
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	hc := healthpb.NewHealthClient(conn)
+	const streams, at = 50000, 64
+	var refused atomic.Int64
+	var wg sync.WaitGroup
+	begin := time.Now()
+	for range at {
+		wg.Go(func() {
+			for range streams / at {
+				w, err := hc.Watch(ctx, &healthpb.HealthCheckRequest{})
+				if err == nil {
+					_, err = w.Recv()
+				}
+				if status.Code(err) != codes.Unauthenticated {
+					t.Errorf("Watch without the token: %v", err)
+					return
+				}
+				refused.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if resp, err := hc.Check(ctx, &healthpb.HealthCheckRequest{}); err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		t.Errorf("Check after the flood: %v %v", resp, err)
+	}
+	own, _ := p.ownPeaks()
+	if code := p.wait(syscall.SIGTERM); code != 0 {
+		t.Errorf("bridge exit %d", code)
+	}
+	t.Logf("%d Watch streams refused in %v; bridge peak RSS %.0f MiB (its own VmHWM %.0f MiB)", refused.Load(), time.Since(begin).Round(time.Millisecond), p.peakMiB(), own)
+	if refused.Load() != streams/at*at {
+		t.Errorf("%d streams refused, want %d", refused.Load(), streams/at*at)
+	}
+	if own > watchFloodBoundMiB {
+		t.Errorf("bridge peak RSS %.0f MiB, bound %d MiB", own, watchFloodBoundMiB)
 	}
 }

@@ -91,11 +91,13 @@ type Metrics struct {
 	up            *prometheus.GaugeVec
 	leftOut       *prometheus.GaugeVec
 	overflow      *prometheus.CounterVec
+	refused       *prometheus.CounterVec
 
 	agg          *stats.Aggregator
 	callLabels   *limiter
 	statLabels   *limiter // tool × location × kind × name
 	statOverflow *limiter // tool × kind × name, location Other
+	methods      *limiter // the refused calls' methods
 }
 
 // The metric names.
@@ -111,6 +113,7 @@ const (
 	UpName            = "structkit_bridge_upstream_up"
 	LeftOutName       = "structkit_bridge_upstream_tools_left_out"
 	OverflowName      = "structkit_bridge_label_overflow_total"
+	RefusedName       = "structkit_bridge_unauthenticated_calls_total"
 )
 
 // New returns the metrics, registered in a new registry (with the Go
@@ -166,12 +169,17 @@ func New(o Options) *Metrics {
 			Name: OverflowName,
 			Help: "Observations counted under _other because their metric family had reached its cap of distinct label sets.",
 		}, []string{"metric"}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: RefusedName,
+			Help: "Calls refused before any work for a missing or wrong bearer token, by gRPC method (_other for a method of no service the bridge serves).",
+		}, []string{"method"}),
+		methods:      newLimiter(maxRefusedMethods),
 		agg:          stats.New(),
 		callLabels:   newLimiter(o.MaxLabelSets),
 		statLabels:   newLimiter(o.MaxLabelSets),
 		statOverflow: newLimiter(o.MaxLabelSets),
 	}
-	m.reg.MustRegister(m.calls, m.latency, m.starts, m.restarts, m.startFailures, m.ended, m.up, m.leftOut, m.overflow, statsCollector{m.agg})
+	m.reg.MustRegister(m.calls, m.latency, m.starts, m.restarts, m.startFailures, m.ended, m.up, m.leftOut, m.overflow, m.refused, statsCollector{m.agg})
 	if !o.NoRuntime {
 		m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
@@ -254,6 +262,24 @@ func (m *Metrics) UnaryInterceptor(lookup func(tool string) (server string, ok b
 		m.latency.WithLabelValues(tool, server).Observe(d.Seconds())
 		return resp, err
 	}
+}
+
+// maxRefusedMethods bounds the method label of RefusedName: a client
+// names the method, before the server has looked it up.
+const maxRefusedMethods = 32
+
+// Unauthenticated counts a call refused for its token. The method is the
+// client's word: one of no service the bridge serves, or past
+// maxRefusedMethods, is counted as Other.
+func (m *Metrics) Unauthenticated(method string) {
+	known := false
+	for _, svc := range []string{"/" + bridgev1.ToolBridgeService_ServiceDesc.ServiceName + "/", "/grpc.health.v1.Health/", "/grpc.reflection."} {
+		known = known || strings.HasPrefix(method, svc)
+	}
+	if method = label(method); !known || !m.methods.admit(method) {
+		method = Other
+	}
+	m.refused.WithLabelValues(method).Inc()
 }
 
 // Observer returns the coerce.Observer feeding the change and problem
