@@ -2,6 +2,8 @@ package bridge
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 
 	"google.golang.org/grpc/codes"
@@ -47,9 +49,33 @@ func (s *Server) forwardContext(ctx context.Context, name string) (context.Conte
 	return context.WithValue(ctx, forwardKey{}, pairs), nil
 }
 
-// forwardingClient is the HTTP client of HTTP upstreams: http.DefaultClient's
-// transport, with the forwarded values of the request's context set.
-var forwardingClient = &http.Client{Transport: forwardTransport{base: http.DefaultTransport}}
+// httpTransport is the transport of HTTP upstreams; tests replace it.
+var httpTransport http.RoundTripper = http.DefaultTransport
+
+// forwardingClient is the HTTP client of HTTP upstreams: httpTransport,
+// with the forwarded values of the request's context set, following
+// redirects within the origin only (sameOrigin).
+func forwardingClient() *http.Client {
+	return &http.Client{Transport: forwardTransport{base: httpTransport}, CheckRedirect: sameOrigin}
+}
+
+// sameOrigin is the redirect policy of HTTP upstreams: a redirect is
+// followed within the origin (scheme, host and port) of the request that
+// began it, and refused to any other, https to http included. net/http
+// drops credentials on a redirect to another host, but forwardTransport
+// sets the forwarded values on every request it sends: without this, an
+// upstream answering 307 would hand a caller's authorization (or the
+// bridge's own token, under --forward-auth-token) to whatever host it
+// names, with a Referer naming the upstream.
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if from := via[0].URL; req.URL.Scheme != from.Scheme || req.URL.Host != from.Host {
+		return fmt.Errorf("refused a redirect from %s://%s to another origin (%s://%s): forwarded metadata stays with the MCP server's own origin", from.Scheme, from.Host, req.URL.Scheme, req.URL.Host)
+	}
+	return nil
+}
 
 // forwardTransport sets the forwarded values of a request's context as
 // its headers, replacing any of those names the request had.

@@ -53,10 +53,11 @@ func CommandFunc(name string, newCmd func() *exec.Cmd) Upstream {
 }
 
 // HTTP is an upstream reached over the streamable HTTP transport at
-// endpoint.
+// endpoint. Redirects are followed within endpoint's origin only: one to
+// another origin, or from https to http, fails the request.
 func HTTP(name, endpoint string) Upstream {
 	return Upstream{Name: name, headers: true, Connect: func(context.Context) (mcp.Transport, error) {
-		return &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: forwardingClient}, nil
+		return &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: forwardingClient()}, nil
 	}}
 }
 
