@@ -167,18 +167,18 @@ type Options struct {
 	// ForwardMetadata names the gRPC metadata of an incoming CallTool
 	// forwarded to the MCP server, e.g. "authorization", "x-tenant";
 	// nothing is forwarded by default. Servers reached over HTTP (HTTP)
-	// get them as HTTP headers of the requests the call makes (tools/call,
-	// and a relisting it causes); servers over stdio, in process, or
-	// fixed clients get nothing (there are no headers; New logs it).
-	// The tool list is the bridge's, one per server, shared by every
-	// caller: it is made without forwarded headers at each start and on
-	// notifications/tools/list_changed, but a call of a tool the list
-	// lacks relists (once a second at most) with that call's headers. A
-	// server that lists different tools by tenant or credential then has
-	// the bridge serve that caller's listing to every caller (names,
-	// descriptions, schemas) until the next relisting; each call still
-	// carries its own caller's headers, so the server's authorization of
-	// calls is unchanged. Front such a server with a bridge per tenant.
+	// get them as HTTP headers of the tools/call requests; servers over
+	// stdio, in process, or fixed clients get nothing (there are no
+	// headers; New logs it). The tool list is the bridge's, one per
+	// server, shared by every caller, and always made without forwarded
+	// values (at each start, on notifications/tools/list_changed, and
+	// when a call names a tool the list lacks): no caller's listing is
+	// served to another, and no caller's call can change what another
+	// sees or fail another's calls. A server that lists tools by tenant
+	// or credential is served what it lists to nobody in particular; its
+	// authorization of each call is unchanged (the call carries its
+	// caller's headers). Front it with a bridge per tenant to serve each
+	// its own list.
 	// Forwarding "authorization" forwards whatever token the client sent
 	// the bridge: when the bridge itself authenticates clients with that
 	// header, that is the bridge's own token. New refuses hop-by-hop

@@ -19,12 +19,10 @@ import (
 // to an MCP server reached over HTTP: CallTool reads the values from the
 // incoming metadata into the call's context (forwardContext), and the
 // HTTP client of HTTP upstreams (forwardingClient) sets them on each
-// request made under that context: the tools/call POST, and a tools/list
-// the call causes (a call of a tool the list lacks; the listing it gets
-// is then every caller's: see Options.ForwardMetadata). The session's own
-// requests (initialize, tools/list at start and on list_changed, the
-// standalone SSE stream, the DELETE at close) belong to no call and carry
-// none. Servers over stdio and in process have no
+// request made under that context: the tools/call POST. The session's
+// own requests (initialize, every tools/list, the standalone SSE stream,
+// the DELETE at close) belong to no call and carry none: mcpbridge makes
+// the listing a call causes without the call's context values. Servers over stdio and in process have no
 // headers; nothing is forwarded to them (not into params._meta either:
 // a credential there would reach the server's logs and its own
 // upstreams as data).

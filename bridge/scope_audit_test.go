@@ -11,11 +11,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/structkit/structkit/bridge"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
@@ -185,27 +185,92 @@ func TestForwardIsolated(t *testing.T) {
 	}
 }
 
-// TestForwardRelisting: a call of a tool the upstream's list lacks
-// relists the tools (once a second at most) with the caller's forwarded
-// headers; the new listing is the bridge's, shared by every caller (as
-// Options.ForwardMetadata says).
-func TestForwardRelisting(t *testing.T) {
+// TestTenantsApart: behind --forward-metadata x-tenant, in front of a
+// server whose list depends on the tenant, a call of a tool the list
+// lacks relists the tools without the caller's values (the listing is
+// every caller's), so that one tenant never sees another's tools, and
+// never makes another's calls fail. Before, alice's call of her own tool
+// relisted with her header: bob's ListTools then showed alice_private,
+// and his calls of a tool of his own were NOT_FOUND until the next
+// relisting.
+func TestTenantsApart(t *testing.T) {
 	var log requestLog
-	c, _ := serve(t, bridge.Options{ForwardMetadata: []string{"x-tenant"}}, bridge.HTTP("web", tenantServer(t, &log)))
-	time.Sleep(1100 * time.Millisecond) // past the interval within which a list counts as fresh
-	ctx := metadata.AppendToOutgoingContext(context.Background(), "x-tenant", "acme")
-	if _, err := c.CallTool(ctx, &bridgev1.CallToolRequest{Name: "nope", Args: &bridgev1.CallToolRequest_ArgumentsJson{ArgumentsJson: "{}"}}); err == nil {
-		t.Fatal("an unknown tool was called")
+	srv := tenantListServer(t, &log)
+	c, _ := serve(t, bridge.Options{ForwardMetadata: []string{"x-tenant"}, ListLimits: mcpbridge.ListLimits{MinRelistInterval: -1}}, bridge.HTTP("web", srv))
+	as := func(tenant string) context.Context {
+		return metadata.AppendToOutgoingContext(context.Background(), "x-tenant", tenant)
 	}
-	var lists []seenRequest
-	for _, r := range log.all() {
-		if r.method == "tools/list" {
-			lists = append(lists, r)
+	for round := range 20 {
+		if code := callCode(c, as("alice"), "alice_private"); code != codes.NotFound {
+			t.Fatalf("round %d: alice's call of a tool the bridge does not list: %v, want NotFound", round, code)
+		}
+		if code := callCode(c, as("bob"), "whoami"); code != codes.OK {
+			t.Errorf("round %d: bob's call of a listed tool: %v", round, code)
+		}
+		resp, err := c.ListTools(as("bob"), &bridgev1.ListToolsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range resp.GetTools() {
+			if tool.GetName() != "whoami" {
+				t.Fatalf("round %d: bob is listed %q", round, tool.GetName())
+			}
 		}
 	}
-	if len(lists) != 2 || lists[0].tenant != nil || !slices.Equal(lists[1].tenant, []string{"acme"}) {
-		t.Errorf("tools/list requests %+v: want the start's without x-tenant, then the relisting with the caller's", lists)
+	lists := 0
+	for _, r := range log.all() {
+		if r.method == "tools/list" {
+			lists++
+			if r.tenant != nil {
+				t.Errorf("a tools/list request carried x-tenant %q", r.tenant)
+			}
+		}
 	}
+	if lists < 2 {
+		t.Errorf("%d tools/list requests: want the start's and the relistings of alice's calls", lists)
+	}
+}
+
+// tenantListServer is tenantServer whose tools/list also names
+// TENANT_private to a request whose x-tenant is TENANT.
+func tenantListServer(t *testing.T, log *requestLog) string {
+	t.Helper()
+	s := mcp.NewServer(&mcp.Implementation{Name: "tenants", Version: "v1"}, nil)
+	noop := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	}
+	for _, name := range []string{"whoami", "alice_private", "bob_private"} {
+		s.AddTool(&mcp.Tool{Name: name, Description: "the tool " + name, InputSchema: map[string]any{"type": "object"}}, noop)
+	}
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			lr, ok := res.(*mcp.ListToolsResult)
+			if !ok || err != nil {
+				return res, err
+			}
+			tenant := ""
+			if h := req.GetExtra(); h != nil && h.Header != nil {
+				tenant = h.Header.Get("X-Tenant")
+			}
+			var kept []*mcp.Tool
+			for _, tool := range lr.Tools {
+				if tool.Name == "whoami" || tool.Name == tenant+"_private" {
+					kept = append(kept, tool)
+				}
+			}
+			return &mcp.ListToolsResult{Tools: kept, NextCursor: lr.NextCursor}, nil
+		}
+	})
+	ts := httptest.NewServer(log.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// callCode is the gRPC code of a call of tool with {} as ctx.
+func callCode(c bridgev1.ToolBridgeServiceClient, ctx context.Context, tool string) codes.Code {
+	_, err := c.CallTool(ctx, &bridgev1.CallToolRequest{Name: tool, Args: &bridgev1.CallToolRequest_ArgumentsJson{ArgumentsJson: "{}"}})
+	return status.Code(err)
 }
 
 // TestScopeOneServerByName: with one server, whose tools the bridge names

@@ -105,6 +105,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/attribute"
@@ -191,8 +192,9 @@ type ClientOptions struct {
 	// otel.GetMeterProvider().
 	MeterProvider metric.MeterProvider
 
-	cache *schemaCache // shared with other Clients (schemacache.WithCache); nil: one of its own
-	lazy  bool         // compile each tool's schemas on first use, through cache (schemacache.WithCache)
+	cache *schemaCache                         // shared with other Clients (schemacache.WithCache); nil: one of its own
+	after func(time.Duration) <-chan time.Time // the clock of MinRelistInterval; nil: time.After
+	lazy  bool                                 // compile each tool's schemas on first use, through cache (schemacache.WithCache)
 }
 
 // ToolInfo is one tool of the server, with its compiled schemas.
@@ -342,6 +344,12 @@ func Connect(ctx context.Context, t mcp.Transport, opts ClientOptions) (*Client,
 	if c.opts.cache == nil {
 		c.opts.cache = schemacache.New[*coerce.Schema](0, 0)
 	}
+	if c.opts.after == nil {
+		c.opts.after = time.After
+	}
+	if c.opts.MinRelistInterval == 0 {
+		c.opts.MinRelistInterval = time.Second
+	}
 	if opts.StructuredJSON {
 		c.cap.NullStructured()
 	}
@@ -386,14 +394,24 @@ func Connect(ctx context.Context, t mcp.Transport, opts ClientOptions) (*Client,
 }
 
 // refresher relists on list_changed notifications until the client is
-// closed or the session ends.
+// closed or the session ends, at most once per MinRelistInterval: the
+// notifications that come meanwhile make one relisting when it ends.
 func (c *Client) refresher() {
+	fresh := c.opts.after(c.opts.ListLimits.MinRelistInterval) // Connect's listing
 	for {
+		select {
+		case <-fresh:
+		case <-c.ctx.Done():
+			return
+		case <-c.ended:
+			return
+		}
 		select {
 		case <-c.kick:
 			if err := c.Refresh(c.ctx); err != nil && c.opts.Logger != nil && c.ctx.Err() == nil {
 				c.opts.Logger.Warn("mcpbridge: relisting tools after list_changed failed", "server", c.name, "error", err)
 			}
+			fresh = c.opts.after(c.opts.ListLimits.MinRelistInterval)
 		case <-c.ctx.Done():
 			return
 		case <-c.ended:

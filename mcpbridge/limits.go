@@ -3,6 +3,7 @@ package mcpbridge
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/schemacache"
@@ -36,6 +37,13 @@ type ListLimits struct {
 	// tools from there on are not served. 0 means 64 MiB; negative means
 	// no limit.
 	MaxSchemaBytes int
+	// MinRelistInterval is how long a Client's listing stays fresh: the
+	// tools are not listed again sooner, however often the server sends
+	// notifications/tools/list_changed (those coalesce into one
+	// relisting when the interval ends) or calls name a tool the list
+	// lacks (they fail as unknown tools without relisting). 0 means 1s;
+	// negative, no minimum.
+	MinRelistInterval time.Duration
 }
 
 // resolved is l with its defaults in place; -1 stands for no limit.

@@ -30,11 +30,6 @@ type toolSet struct {
 	stopped *LimitError            // the limit the listing stopped at, if any
 }
 
-// relistInterval is how long a tool list counts as fresh when a call names
-// a tool it lacks: within it, the call fails without relisting, so a model
-// repeating a wrong name does not turn every call into a tools/list.
-const relistInterval = time.Second
-
 // Tools returns a snapshot of the tools, sorted by name. (The Clients
 // package bridge makes compile each tool's schemas on first use, to hold
 // compiled schemas for the tools in use only: their Tools leave Input,
@@ -264,10 +259,18 @@ func (c *Client) lookup(ctx context.Context, name string) (*ToolInfo, error) {
 		// again.
 		return nil, err
 	}
-	if time.Since(set.at) < relistInterval {
+	if time.Since(set.at) < c.opts.ListLimits.MinRelistInterval {
+		// A model repeating a wrong name does not turn every call into
+		// a tools/list.
 		return nil, &ToolError{Server: c.name, Tool: name, Msg: "unknown tool"}
 	}
-	if err := c.Refresh(ctx); err != nil {
+	// The listing is every caller's: it is made with none of this
+	// call's context values (forwarded headers, say), only its
+	// cancellation.
+	rctx, cancel := context.WithCancel(c.ctx)
+	defer context.AfterFunc(ctx, cancel)()
+	defer cancel()
+	if err := c.Refresh(rctx); err != nil {
 		ce := c.failed(name, err)
 		ce.Err = &ToolError{Server: c.name, Tool: name, Msg: "unknown tool, and relisting the tools failed", Err: ce.Err}
 		return nil, ce

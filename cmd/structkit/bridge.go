@@ -199,6 +199,7 @@ func (f *bridgeFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.limits.MaxTools, "max-tools", 0, "serve at most `N` tools of each MCP server (its tools/list is read no further); 0 means 2000, negative no limit")
 	fs.IntVar(&f.limits.MaxToolSchemaBytes, "max-tool-schema-bytes", 0, "leave out a tool whose input and output schemas pass `N` bytes (compacted JSON); 0 means 256 KiB, negative no limit")
 	fs.IntVar(&f.limits.MaxSchemaBytes, "max-schema-bytes", 0, "serve each MCP server's tools until their schemas pass `N` bytes in all; 0 means 64 MiB, negative no limit")
+	fs.DurationVar(&f.limits.MinRelistInterval, "min-relist-interval", 0, "list an MCP server's tools again at most once per `DURATION`, however often it says they changed or calls name a tool it lacks; 0 means 1s")
 	f.scope.register(fs, "tool names at the bridge (NAME.TOOL with more than one --mcp) and NAME.TOOL", "those the MCP server annotates readOnlyHint true", "forward-metadata",
 		"forward the gRPC metadata of these `NAMES` of each call (comma-separated, repeatable; e.g. x-tenant) to the MCP servers over HTTP, as headers; stdio servers get none")
 	fs.BoolVar(&f.forwardAuthToken, "forward-auth-token", false, "with --auth-token-file, allow --forward-metadata authorization: it hands the bridge's own token to the MCP servers")
@@ -511,7 +512,7 @@ func bridgeUsage(w io.Writer, fs *flag.FlagSet) {
        [--tls-cert FILE --tls-key FILE [--client-ca FILE]] [--auth-token-file FILE] [--insecure]
        [--reflection] [--max-message-bytes N] [--max-struct-values N] [--log-format text|json]
        [--metrics-listen ADDR] [--health-listen ADDR [--health-max-conns N] [--health-idle-timeout DURATION]] [--max-streams N]
-       [--max-tools N] [--max-tool-schema-bytes N] [--max-schema-bytes N]
+       [--max-tools N] [--max-tool-schema-bytes N] [--max-schema-bytes N] [--min-relist-interval DURATION]
        [--tools PATTERNS] [--exclude-tools PATTERNS] [--read-only] [--forward-metadata NAMES [--forward-auth-token]]
 
 Bridge serves the tools of MCP servers over gRPC, as
