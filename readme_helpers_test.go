@@ -52,3 +52,19 @@ func TestExampleSource(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildsTools: the blocks that build tools from source are found (and
+// run only with STRUCTKIT_LONG=1); building the command itself is not one.
+func TestBuildsTools(t *testing.T) {
+	for text, want := range map[string]bool{
+		"scripts/buf.sh build -o set.binpb\n":                                true,
+		"scripts/tool.sh staticcheck ./...\n":                                true,
+		"go install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12\n": true,
+		"go build -o bin/structkit ./cmd/structkit\n":                        false,
+		"bin/structkit schema --descriptor-set set.binpb X\n":                false,
+	} {
+		if got := buildsTools.MatchString(text); got != want {
+			t.Errorf("buildsTools(%q) = %v, want %v", text, got, want)
+		}
+	}
+}

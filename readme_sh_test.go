@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/structkit/structkit/internal/fixture/long"
 )
 
 // Bounds of TestREADMEShell.
@@ -31,6 +33,10 @@ const (
 //	<!-- sh: status N -->        the block exits N
 //	<!-- sh: timeout D -->       the block may take D (a time.Duration) instead of 60s
 //	<!-- sh: skip REASON -->     not run here (listed as skipped, with REASON)
+//
+// A block that builds tools from source (scripts/tool.sh, scripts/buf.sh,
+// go install) runs only with STRUCTKIT_LONG=1: the default go test builds
+// no tool.
 //
 // A text or json block marked <!-- output --> is sample output of the
 // sh block before it: its lines must appear in what that block writes
@@ -58,6 +64,10 @@ func TestREADMEShell(t *testing.T) {
 			last = nil
 			if reason, ok := strings.CutPrefix(b.marker, "sh: skip"); ok {
 				skipped = append(skipped, "README.md:"+strconv.Itoa(b.line)+": "+strings.TrimSpace(reason))
+				continue
+			}
+			if buildsTools.MatchString(b.text) && !long.Enabled() {
+				skipped = append(skipped, "README.md:"+strconv.Itoa(b.line)+": builds tools from source; run with "+long.Var+"=1")
 				continue
 			}
 			want, timeout := 0, shellBlockTimeout
@@ -99,6 +109,9 @@ func TestREADMEShell(t *testing.T) {
 		t.Log("skipped:", s)
 	}
 }
+
+// buildsTools finds the commands that build tools from source.
+var buildsTools = regexp.MustCompile(`scripts/(tool|buf)\.sh|\bgo install\b`)
 
 // portRE finds the ports the blocks listen on or call.
 var portRE = regexp.MustCompile(`(?:127\.0\.0\.1|localhost)?:([0-9]{4,5})\b`)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/structkit/structkit/internal/fixture/long"
 	"github.com/structkit/structkit/internal/plan"
 )
 
@@ -144,6 +145,7 @@ func sharedRefs(n, m int) string {
 // (BenchmarkAdaptLarge measures them): seconds, where the loop of render,
 // check and repair took minutes and failed.
 func TestScale(t *testing.T) {
+	long.Skip(t, "the scale suite")
 	if testing.Short() {
 		t.Skip("adapts schemas of 100,000 properties (about 15 s in all)")
 	}
@@ -258,6 +260,7 @@ func TestAdaptContext(t *testing.T) {
 // The memory an adaptation takes grows with the schema, not faster: twice
 // the properties take about twice the allocations.
 func TestScaleMemory(t *testing.T) {
+	long.Skip(t, "the scale suite")
 	if testing.Short() {
 		t.Skip("adapts schemas of 40,000 properties")
 	}

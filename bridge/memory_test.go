@@ -13,6 +13,7 @@ import (
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/internal/fixture/deepmcp"
 	"github.com/structkit/structkit/internal/fixture/heap"
+	"github.com/structkit/structkit/internal/fixture/long"
 )
 
 // TestBridgeResultMemory measures the peak heap of a bridge call of an
@@ -20,6 +21,7 @@ import (
 // (structured_json) it is a few times the result; as a Struct, the
 // Struct's twenty times (within a response limit that admits it).
 func TestBridgeResultMemory(t *testing.T) {
+	long.Skip(t, "a memory bound")
 	if bridge.Quick() { // -short, or the race detector's allocations
 		t.Skip("measures memory")
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/structkit/structkit/internal/fixture/deepmcp"
 	"github.com/structkit/structkit/internal/fixture/heap"
+	"github.com/structkit/structkit/internal/fixture/long"
 )
 
 // resultTransports are the transports results are measured over: the
@@ -55,6 +56,7 @@ func connectResults(t *testing.T, ctx context.Context, transport string, results
 // Struct form's, which is only reported: a structpb.Value per number);
 // the bound is checked always.
 func TestResultMemory(t *testing.T) {
+	long.Skip(t, "a memory bound")
 	if testing.Short() || raceEnabled { // the race detector's allocations are not the call's
 		t.Skip("measures memory")
 	}
@@ -113,6 +115,7 @@ func TestResultMemory(t *testing.T) {
 // TestResultMemoryConcurrent: four 8 MiB calls at once (1.76 GB before)
 // hold at most four times their results together.
 func TestResultMemoryConcurrent(t *testing.T) {
+	long.Skip(t, "a memory bound")
 	if testing.Short() || raceEnabled { // the race detector's allocations are not the call's
 		t.Skip("measures memory")
 	}

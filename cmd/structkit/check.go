@@ -99,7 +99,10 @@ func inputReport(name string, data []byte, err error) (rep *coerce.Report, where
 	if se.Offset >= 0 && data != nil {
 		line, col := jsontext.LineCol(string(data), se.Offset)
 		msg = fmt.Sprintf("%s (byte %d)", se.Msg, se.Offset)
-		where = fmt.Sprintf("%s:%d:%d", name, line, col)
+		where = fmt.Sprintf("structkit: %s:%d:%d", name, line, col)
+		if se.Code == structconv.CodeSyntax {
+			where = fmt.Sprintf("structkit: %s:%d:%d: not JSON", name, line, col)
+		}
 	}
 	return &coerce.Report{Problems: []coerce.Problem{{
 		Path: se.Path, Keyword: "json", Expected: "a JSON document", Got: se.Msg, Msg: msg,

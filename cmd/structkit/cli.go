@@ -211,6 +211,9 @@ func inputError(name string, data []byte, err error) error {
 	}
 	if se.Offset >= 0 && data != nil {
 		line, col := jsontext.LineCol(string(data), se.Offset)
+		if se.Code == structconv.CodeSyntax {
+			return &inputFault{fmt.Sprintf("%s:%d:%d: not JSON: %s: %s (byte %d)", name, line, col, path, se.Msg, se.Offset), err}
+		}
 		return &inputFault{fmt.Sprintf("%s:%d:%d: %s: %s (byte %d)", name, line, col, path, se.Msg, se.Offset), err}
 	}
 	return &inputFault{fmt.Sprintf("%s: %s: %s", name, path, se.Msg), err}

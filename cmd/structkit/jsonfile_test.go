@@ -38,11 +38,11 @@ func TestFilesThroughTheTokenLayer(t *testing.T) {
 		{"a tool name that is not a string", []string{"check", "--tools", toolName, "--tool", "a"}, `{}`, 2,
 			[]string{"name.json:2:9: /tools/0/name: want a string, got a number"}},
 		{"an argument file with 007 (check): location first", []string{"check", "--schema", schema, leadingZero}, ``, 1,
-			[]string{"args.json:2:9: /n: malformed number, a leading zero (byte 10)"}},
-		{"... encode", []string{"encode", "--schema", schema, leadingZero}, ``, 1, []string{"args.json:2:9: /n: malformed number, a leading zero (byte 10)"}},
-		{"... decode", []string{"decode", leadingZero}, ``, 1, []string{"args.json:2:9: /n: malformed number"}},
+			[]string{"args.json:2:9: not JSON: /n: malformed number, a leading zero (byte 10)"}},
+		{"... encode", []string{"encode", "--schema", schema, leadingZero}, ``, 1, []string{"args.json:2:9: not JSON: /n: malformed number, a leading zero (byte 10)"}},
+		{"... decode", []string{"decode", leadingZero}, ``, 1, []string{"args.json:2:9: not JSON: /n: malformed number"}},
 		{"... restore", []string{"restore", "--profile", "openai", "--schema", schema, leadingZero}, ``, 1,
-			[]string{"args.json:2:9: /n: malformed number, a leading zero (byte 10)"}},
+			[]string{"args.json:2:9: not JSON: /n: malformed number, a leading zero (byte 10)"}},
 	} {
 		code, _, stderr := invoke([]byte(tc.stdin), tc.args...)
 		if code != tc.code {

@@ -48,6 +48,12 @@ func Normalize(schema any) (any, error) {
 	case map[string]any, bool:
 		return s, nil
 	}
+	if _, ok := NumberValue(schema); ok {
+		return nil, &Error{Msg: "a schema is a JSON object or a boolean, not a number"}
+	}
+	if _, ok := schema.([]any); ok {
+		return nil, &Error{Msg: "a schema is a JSON object or a boolean, not an array"}
+	}
 	return nil, &Error{Msg: fmt.Sprintf("cannot compile a schema held as %T", schema)}
 }
 

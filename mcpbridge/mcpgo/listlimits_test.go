@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/structkit/structkit/internal/fixture/heap"
+	"github.com/structkit/structkit/internal/fixture/long"
 	"github.com/structkit/structkit/internal/fixture/manytools"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/mcpbridge/mcpgo"
@@ -22,6 +23,7 @@ import (
 // allow by default (2000 tools), and a call of a tool past them is a
 // *mcpbridge.ToolError wrapping the *mcpbridge.LimitError.
 func TestClientListMemory(t *testing.T) {
+	long.Skip(t, "a memory bound")
 	if testing.Short() {
 		t.Skip("lists 136 MB of schemas")
 	}

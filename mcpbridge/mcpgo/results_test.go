@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/structkit/structkit/internal/fixture/heap"
+	"github.com/structkit/structkit/internal/fixture/long"
 	"github.com/structkit/structkit/mcpbridge/mcpgo"
 )
 
@@ -33,6 +34,7 @@ func bigResult(n int) string {
 // mcp-go alone, 177 MB through the Client with StructuredJSON, 450 MB
 // with a Struct.
 func TestClientResultMemory(t *testing.T) {
+	long.Skip(t, "a memory bound")
 	if testing.Short() {
 		t.Skip("15 MiB results")
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/structkit/structkit/bridge"
 	"github.com/structkit/structkit/cmd/structkit/internal/healthwatch"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
+	"github.com/structkit/structkit/internal/fixture/long"
 )
 
 // callTimeout bounds a call the test expects to end; reaching it is a
@@ -92,6 +93,7 @@ func recovers(h *harness, prefix string) string {
 // Unavailable naming the server; the next calls restart it; nothing runs
 // twice.
 func TestKilledMidCall(t *testing.T) {
+	long.Skip(t, "the fault-injection suite")
 	h := newHarness(t, options{})
 	defer h.finish()
 	ctx, cancel := bounded()
@@ -114,6 +116,7 @@ func TestKilledMidCall(t *testing.T) {
 // TestStoppedAndResumed: SIGSTOP, a call, SIGCONT: the call completes,
 // once.
 func TestStoppedAndResumed(t *testing.T) {
+	long.Skip(t, "the fault-injection suite")
 	h := newHarness(t, options{})
 	defer h.finish()
 	h.signal(syscall.SIGSTOP)
@@ -136,6 +139,7 @@ func TestStoppedAndResumed(t *testing.T) {
 // client's deadline with DeadlineExceeded; once resumed, the server
 // serves again, and the call that timed out ran at most once.
 func TestStoppedPastDeadline(t *testing.T) {
+	long.Skip(t, "the fault-injection suite")
 	h := newHarness(t, options{})
 	defer h.finish()
 	h.signal(syscall.SIGSTOP)
@@ -157,6 +161,7 @@ func TestStoppedPastDeadline(t *testing.T) {
 
 // TestSlow: a slow tool answers; the bridge does not give up on it.
 func TestSlow(t *testing.T) {
+	long.Skip(t, "the fault-injection suite")
 	h := newHarness(t, options{})
 	defer h.finish()
 	ctx, cancel := bounded()
@@ -172,6 +177,7 @@ func TestSlow(t *testing.T) {
 // with DeadlineExceeded, and the server is told (notifications/cancelled
 // reaches the tool).
 func TestDeadlineCancelsUpstream(t *testing.T) {
+	long.Skip(t, "the fault-injection suite")
 	h := newHarness(t, options{})
 	defer h.finish()
 	// The tool never answers: the deadline passes whatever its length.
@@ -196,6 +202,7 @@ func TestDeadlineCancelsUpstream(t *testing.T) {
 // TestCallTimeout: the bridge's own per-call timeout ends a call that
 // runs over with DeadlineExceeded, and cancels it upstream.
 func TestCallTimeout(t *testing.T) {
+	long.Skip(t, "the fault-injection suite")
 	h := newHarness(t, options{bridge: bridge.Options{CallTimeout: 500 * time.Millisecond}})
 	defer h.finish()
 	ctx, cancel := bounded()
@@ -213,6 +220,7 @@ func TestCallTimeout(t *testing.T) {
 // TestClientsCancel: clients cancel calls that run; each ends with
 // Canceled, runs once, and is cancelled upstream; the session lives on.
 func TestClientsCancel(t *testing.T) {
+	long.Skip(t, "the fault-injection suite")
 	h := newHarness(t, options{})
 	defer h.finish()
 	const n = 50
@@ -250,6 +258,7 @@ func TestClientsCancel(t *testing.T) {
 // TestGarbage: a server writing garbage to stdout ends its session: the
 // call in flight fails with Unavailable, the next calls restart it.
 func TestGarbage(t *testing.T) {
+	long.Skip(t, "the fault-injection suite")
 	h := newHarness(t, options{})
 	defer h.finish()
 	ctx, cancel := bounded()
@@ -265,6 +274,7 @@ func TestGarbage(t *testing.T) {
 // TestClosedStdout: a server closing its stdout mid-call: Unavailable,
 // then a restart.
 func TestClosedStdout(t *testing.T) {
+	long.Skip(t, "the fault-injection suite")
 	h := newHarness(t, options{})
 	defer h.finish()
 	ctx, cancel := bounded()
@@ -340,6 +350,7 @@ func settledHeap(limit uint64) uint64 {
 // stays live afterwards by the buffers of one session and one stream
 // (not growing call after call).
 func TestHugeResult(t *testing.T) {
+	long.Skip(t, "the fault-injection suite")
 	h := newHarness(t, options{})
 	defer h.finish()
 	const frame = 16 << 20 // mcp.DefaultMaxLineLength
@@ -396,6 +407,7 @@ func TestHugeResult(t *testing.T) {
 // TestConcurrent500: 500 calls at once through one server process: each
 // answered with its own id, each run once.
 func TestConcurrent500(t *testing.T) {
+	long.Skip(t, "the fault-injection suite")
 	h := newHarness(t, options{})
 	defer h.finish()
 	const n = 500
@@ -427,6 +439,7 @@ func TestConcurrent500(t *testing.T) {
 // under its name (and, as the only one, for the bridge), and SERVING once
 // it starts, brought back by the health watch without a client's call.
 func TestCannotStart(t *testing.T) {
+	long.Skip(t, "the fault-injection suite")
 	hs := health.NewServer()
 	tick := make(chan time.Time)
 	hw := healthwatch.New(hs, []string{"faulty"}, healthwatch.Options{
