@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestMissingLines: sample output matches when its lines appear in order,
@@ -49,6 +50,34 @@ func TestExampleSource(t *testing.T) {
 		got, err := exampleSource(tc.marker)
 		if (err != nil) != tc.err || got != tc.want {
 			t.Errorf("exampleSource(%q) = %q, %v; want %q, error %v", tc.marker, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+// TestParseShellMarker: the markers of sh blocks, and what is refused.
+func TestParseShellMarker(t *testing.T) {
+	for _, tc := range []struct {
+		marker string
+		want   shellMarker
+		err    bool
+	}{
+		{marker: "", want: shellMarker{timeout: shellBlockTimeout}},
+		{marker: "output", want: shellMarker{timeout: shellBlockTimeout}},
+		{marker: "sh: status 2", want: shellMarker{status: 2, timeout: shellBlockTimeout}},
+		{marker: "sh: timeout 3m", want: shellMarker{timeout: 3 * time.Minute}},
+		{marker: "sh: long", want: shellMarker{long: true, timeout: shellBlockTimeout}},
+		{marker: "sh: long timeout 4m", want: shellMarker{long: true, timeout: 4 * time.Minute}},
+		{marker: "sh: skip needs a cluster", want: shellMarker{skip: "needs a cluster", timeout: shellBlockTimeout}},
+		{marker: "sh: skip", err: true},
+		{marker: "sh: long status 1", err: true},
+		{marker: "sh: status x", err: true},
+		{marker: "sh: timeout -1s", err: true},
+		{marker: "sh: timeout", err: true},
+		{marker: "sh: slow", err: true},
+	} {
+		got, err := parseShellMarker(tc.marker)
+		if (err != nil) != tc.err || (!tc.err && got != tc.want) {
+			t.Errorf("parseShellMarker(%q) = %+v, %v; want %+v, error %v", tc.marker, got, err, tc.want, tc.err)
 		}
 	}
 }
