@@ -88,6 +88,9 @@ func docBlocks(t *testing.T, path string) ([]byte, []block) {
 //	<!-- example: DIR FUNC -->   the body of func FUNC in DIR/*_test.go, up to its "// Output:"
 //	<!-- example: PATH.go -->    the whole file PATH (built by go vet ./...)
 //
+// A block of another language may have the second form too (the whole of
+// a buf.gen.yaml or a .proto the shell blocks use).
+//
 // go test -run TestREADMEGo -update rewrites the blocks from the sources.
 func TestREADMEGo(t *testing.T) {
 	for _, file := range docFiles(t) {
@@ -98,19 +101,23 @@ func TestREADMEGo(t *testing.T) {
 	}
 }
 
-// checkGoBlocks holds the Go blocks of one document to their sources (or,
-// with -update, rewrites them) and returns how many there are.
+// checkGoBlocks holds the Go blocks of one document, and the blocks of
+// other languages that have an example marker (a whole file: a buf.gen.yaml,
+// a .proto), to their sources (or, with -update, rewrites them) and returns
+// how many Go blocks there are.
 func checkGoBlocks(t *testing.T, file string) int {
 	doc, blocks := docBlocks(t, file)
 	var out bytes.Buffer
 	last := 0
 	n := 0
 	for _, b := range blocks {
-		if b.lang != "go" {
+		spec, ok := strings.CutPrefix(b.marker, "example:")
+		if b.lang != "go" && !ok {
 			continue
 		}
-		n++
-		spec, ok := strings.CutPrefix(b.marker, "example:")
+		if b.lang == "go" {
+			n++
+		}
 		if !ok {
 			t.Errorf("%s: a Go block without a marker <!-- example: DIR FUNC --> or <!-- example: PATH.go --> on the line before it", b.where())
 			continue
@@ -143,7 +150,7 @@ func checkGoBlocks(t *testing.T, file string) int {
 // fields, each line ending in a newline.
 func exampleSource(f []string) (string, error) {
 	switch {
-	case len(f) == 1 && strings.HasSuffix(f[0], ".go"):
+	case len(f) == 1:
 		src, err := os.ReadFile(filepath.FromSlash(f[0]))
 		if err != nil {
 			return "", err
@@ -152,7 +159,7 @@ func exampleSource(f []string) (string, error) {
 	case len(f) == 2:
 		return exampleBody(f[0], f[1])
 	}
-	return "", fmt.Errorf("marker %q: want \"example: DIR FUNC\" or \"example: PATH.go\"", strings.Join(f, " "))
+	return "", fmt.Errorf("marker %q: want \"example: DIR FUNC\" or \"example: PATH\"", strings.Join(f, " "))
 }
 
 // exampleBody returns the body of func name in dir's test files, up to its
