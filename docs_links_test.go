@@ -109,3 +109,44 @@ func hasAnchor(t *testing.T, path, frag string) bool {
 	}
 	return false
 }
+
+// installRE finds the "go install PACKAGE@VERSION" of a document.
+var installRE = regexp.MustCompile(`go install ([^\s@` + "`" + `]+)@(v[^\s` + "`" + `]+)`)
+
+// TestBufRecipeVersions: the tools docs/buf.md installs are the versions
+// tools/go.mod pins, the ones this repository generates with.
+func TestBufRecipeVersions(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("docs", "buf.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := os.ReadFile(filepath.Join("tools", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinned := map[string]string{} // module path -> version
+	for _, line := range strings.Split(string(mod), "\n") {
+		f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "require "))
+		if len(f) >= 2 && strings.HasPrefix(f[1], "v") {
+			pinned[f[0]] = f[1]
+		}
+	}
+	installs := installRE.FindAllStringSubmatch(string(doc), -1)
+	if len(installs) == 0 {
+		t.Fatal("docs/buf.md installs nothing with go install PACKAGE@VERSION")
+	}
+	for _, m := range installs {
+		pkg, version := m[1], m[2]
+		module := ""
+		for p := range pinned {
+			if (pkg == p || strings.HasPrefix(pkg, p+"/")) && len(p) > len(module) {
+				module = p
+			}
+		}
+		if module == "" {
+			t.Errorf("docs/buf.md installs %s@%s, which tools/go.mod does not pin", pkg, version)
+		} else if pinned[module] != version {
+			t.Errorf("docs/buf.md installs %s@%s; tools/go.mod pins %s %s", pkg, version, module, pinned[module])
+		}
+	}
+}
