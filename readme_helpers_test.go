@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestMissingLines: sample output matches when its lines appear in order,
@@ -53,18 +54,30 @@ func TestExampleSource(t *testing.T) {
 	}
 }
 
-// TestBuildsTools: the blocks that build tools from source are found (and
-// run only with STRUCTKIT_LONG=1); building the command itself is not one.
-func TestBuildsTools(t *testing.T) {
-	for text, want := range map[string]bool{
-		"scripts/buf.sh build -o set.binpb\n":                                true,
-		"scripts/tool.sh staticcheck ./...\n":                                true,
-		"go install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12\n": true,
-		"go build -o bin/structkit ./cmd/structkit\n":                        false,
-		"bin/structkit schema --descriptor-set set.binpb X\n":                false,
+// TestParseShellMarker: the markers of sh blocks, and what is refused.
+func TestParseShellMarker(t *testing.T) {
+	for _, tc := range []struct {
+		marker string
+		want   shellMarker
+		err    bool
+	}{
+		{marker: "", want: shellMarker{timeout: shellBlockTimeout}},
+		{marker: "output", want: shellMarker{timeout: shellBlockTimeout}},
+		{marker: "sh: status 2", want: shellMarker{status: 2, timeout: shellBlockTimeout}},
+		{marker: "sh: timeout 3m", want: shellMarker{timeout: 3 * time.Minute}},
+		{marker: "sh: long", want: shellMarker{long: true, timeout: shellBlockTimeout}},
+		{marker: "sh: long timeout 4m", want: shellMarker{long: true, timeout: 4 * time.Minute}},
+		{marker: "sh: skip needs a cluster", want: shellMarker{skip: "needs a cluster", timeout: shellBlockTimeout}},
+		{marker: "sh: skip", err: true},
+		{marker: "sh: long status 1", err: true},
+		{marker: "sh: status x", err: true},
+		{marker: "sh: timeout -1s", err: true},
+		{marker: "sh: timeout", err: true},
+		{marker: "sh: slow", err: true},
 	} {
-		if got := buildsTools.MatchString(text); got != want {
-			t.Errorf("buildsTools(%q) = %v, want %v", text, got, want)
+		got, err := parseShellMarker(tc.marker)
+		if (err != nil) != tc.err || (!tc.err && got != tc.want) {
+			t.Errorf("parseShellMarker(%q) = %+v, %v; want %+v, error %v", tc.marker, got, err, tc.want, tc.err)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package structkit_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -14,29 +15,34 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/structkit/structkit/internal/fixture/long"
 )
 
 // Bounds of TestREADMEShell.
 const (
 	shellBlockTimeout = 60 * time.Second
 	shellTotalTimeout = 5 * time.Minute
+	// With STRUCTKIT_LONG=1 the long blocks run too (the buf builds).
+	shellLongTotalTimeout = 25 * time.Minute
 )
 
-// TestREADMEShell runs README.md's sh blocks, in order, each with
-// "bash -e -o pipefail" in its own process group, in a copy of the
-// repository's files (what git tracks and does not ignore, as a fresh
-// clone has them), with the Go caches of the environment. A block must
-// exit 0, or the status its marker says:
+// longEnv is the switch of the long suites: STRUCTKIT_LONG=1 runs them
+// (.ci/run sets it); without it they are skipped, and listed as skipped.
+const longEnv = "STRUCTKIT_LONG"
+
+func longRun() bool { return os.Getenv(longEnv) == "1" }
+
+// TestREADMEShell runs the sh blocks of README.md, then of each guide under
+// docs/ in name order, each with "bash -e -o pipefail" in its own process
+// group, in one copy of the repository's files (what git tracks and does
+// not ignore, as a fresh clone has them), with the Go caches of the
+// environment: a guide may use what the README's set-up built
+// (bin/structkit). A block must exit 0, or the status its marker says:
 //
-//	<!-- sh: status N -->        the block exits N
-//	<!-- sh: timeout D -->       the block may take D (a time.Duration) instead of 60s
-//	<!-- sh: skip REASON -->     not run here (listed as skipped, with REASON)
-//
-// A block that builds tools from source (scripts/tool.sh, scripts/buf.sh,
-// go install) runs only with STRUCTKIT_LONG=1: the default go test builds
-// no tool.
+//	<!-- sh: status N -->          the block exits N
+//	<!-- sh: timeout D -->         the block may take D (a time.Duration) instead of 60s
+//	<!-- sh: long -->              run only with STRUCTKIT_LONG=1 (it builds tools from source);
+//	<!-- sh: long timeout D -->    the same, within D
+//	<!-- sh: skip REASON -->       not run here (listed as skipped, with REASON)
 //
 // A text or json block marked <!-- output --> is sample output of the
 // sh block before it: its lines must appear in what that block writes
@@ -44,64 +50,65 @@ const (
 // process of its group running fails, and the group is killed.
 func TestREADMEShell(t *testing.T) {
 	if testing.Short() {
-		t.Skip("README shell blocks skipped under -short: they build bin/structkit and start servers (up to 5 min)")
+		t.Skip("README and docs/ shell blocks skipped under -short: they build bin/structkit and start servers (up to 5 min)")
 	}
 	if raceEnabled {
-		t.Skip("README shell blocks skipped under -race: the plain go test run covers them")
+		t.Skip("README and docs/ shell blocks skipped under -race: the plain go test run covers them")
 	}
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash:", err)
 	}
-	_, blocks := readmeBlocks(t)
-	checkPortsFree(t, blocks)
+	var all []block
+	for _, file := range docFiles(t) {
+		_, blocks := docBlocks(t, file)
+		all = append(all, blocks...)
+	}
+	checkPortsFree(t, all)
 	dir := copyRepo(t)
-	deadline := time.Now().Add(shellTotalTimeout)
+	total := shellTotalTimeout
+	if longRun() {
+		total = shellLongTotalTimeout
+	}
+	deadline := time.Now().Add(total)
 	var skipped []string
 	var last *shellRun
-	for _, b := range blocks {
+	lastSkipped := false
+	for _, b := range all {
 		switch {
 		case b.lang == "sh":
-			last = nil
-			if reason, ok := strings.CutPrefix(b.marker, "sh: skip"); ok {
-				skipped = append(skipped, "README.md:"+strconv.Itoa(b.line)+": "+strings.TrimSpace(reason))
-				continue
+			last, lastSkipped = nil, false
+			run, err := parseShellMarker(b.marker)
+			if err != nil {
+				t.Fatalf("%s: %v", b.where(), err)
 			}
-			if buildsTools.MatchString(b.text) && !long.Enabled() {
-				skipped = append(skipped, "README.md:"+strconv.Itoa(b.line)+": builds tools from source; run with "+long.Var+"=1")
+			if run.skip != "" || (run.long && !longRun()) {
+				reason := run.skip
+				if reason == "" {
+					reason = "long (builds tools from source): " + longEnv + "=1 runs it"
+				}
+				skipped = append(skipped, b.where()+": "+reason)
+				lastSkipped = true
 				continue
-			}
-			want, timeout := 0, shellBlockTimeout
-			if s, ok := strings.CutPrefix(b.marker, "sh: status"); ok {
-				n, err := strconv.Atoi(strings.TrimSpace(s))
-				if err != nil {
-					t.Fatalf("README.md:%d: marker %q: want <!-- sh: status N -->", b.line, b.marker)
-				}
-				want = n
-			} else if s, ok := strings.CutPrefix(b.marker, "sh: timeout"); ok {
-				d, err := time.ParseDuration(strings.TrimSpace(s))
-				if err != nil {
-					t.Fatalf("README.md:%d: marker %q: want <!-- sh: timeout DURATION -->", b.line, b.marker)
-				}
-				timeout = d
-			} else if strings.HasPrefix(b.marker, "sh:") {
-				t.Fatalf("README.md:%d: marker %q: want <!-- sh: status N -->, <!-- sh: timeout D --> or <!-- sh: skip REASON -->", b.line, b.marker)
 			}
 			if time.Until(deadline) <= 0 {
-				t.Fatalf("README.md:%d: the blocks before it took longer than %v", b.line, shellTotalTimeout)
+				t.Fatalf("%s: the blocks before it took longer than %v", b.where(), total)
 			}
-			r := runShellBlock(t, dir, b, min(timeout, time.Until(deadline)))
-			t.Logf("README.md:%d: exit %d in %v", b.line, r.status, r.took.Round(time.Millisecond))
-			if r.status != want {
-				t.Fatalf("README.md:%d: exit %d, want %d; output:\n%s", b.line, r.status, want, r.out)
+			r := runShellBlock(t, dir, b, min(run.timeout, time.Until(deadline)))
+			t.Logf("%s: exit %d in %v", b.where(), r.status, r.took.Round(time.Millisecond))
+			if r.status != run.status {
+				t.Fatalf("%s: exit %d, want %d; output:\n%s", b.where(), r.status, run.status, r.out)
 			}
 			last = &r
 		case b.marker == "output":
+			if lastSkipped {
+				continue
+			}
 			if last == nil {
-				t.Errorf("README.md:%d: an output block that follows no sh block that ran", b.line)
+				t.Errorf("%s: an output block that follows no sh block that ran", b.where())
 				continue
 			}
 			if missing := missingLines(last.out, b.text); missing != "" {
-				t.Errorf("README.md:%d: sample output line %q is not in what the block before wrote (in order):\n%s", b.line, missing, last.out)
+				t.Errorf("%s: sample output line %q is not in what the block before wrote (in order):\n%s", b.where(), missing, last.out)
 			}
 		}
 	}
@@ -110,21 +117,64 @@ func TestREADMEShell(t *testing.T) {
 	}
 }
 
-// buildsTools finds the commands that build tools from source.
-var buildsTools = regexp.MustCompile(`scripts/(tool|buf)\.sh|\bgo install\b`)
+// A shellMarker is how an sh block is run.
+type shellMarker struct {
+	status  int           // the exit status wanted
+	timeout time.Duration // the block's time
+	long    bool          // only with STRUCTKIT_LONG=1
+	skip    string        // never run here, for this reason
+}
+
+// parseShellMarker reads the marker of an sh block ("" for none).
+func parseShellMarker(marker string) (shellMarker, error) {
+	m := shellMarker{timeout: shellBlockTimeout}
+	spec, ok := strings.CutPrefix(marker, "sh:")
+	if !ok {
+		return m, nil
+	}
+	const want = "want <!-- sh: status N -->, <!-- sh: timeout D -->, <!-- sh: long [timeout D] --> or <!-- sh: skip REASON -->"
+	if reason, ok := strings.CutPrefix(strings.TrimSpace(spec), "skip"); ok {
+		if m.skip = strings.TrimSpace(reason); m.skip == "" {
+			return m, fmt.Errorf("marker %q: a skip says why; %s", marker, want)
+		}
+		return m, nil
+	}
+	f := strings.Fields(spec)
+	if len(f) > 0 && f[0] == "long" {
+		m.long, f = true, f[1:]
+	}
+	switch {
+	case len(f) == 0 && m.long:
+	case len(f) == 2 && f[0] == "status" && !m.long:
+		n, err := strconv.Atoi(f[1])
+		if err != nil {
+			return m, fmt.Errorf("marker %q: %s", marker, want)
+		}
+		m.status = n
+	case len(f) == 2 && f[0] == "timeout":
+		d, err := time.ParseDuration(f[1])
+		if err != nil || d <= 0 {
+			return m, fmt.Errorf("marker %q: %s", marker, want)
+		}
+		m.timeout = d
+	default:
+		return m, fmt.Errorf("marker %q: %s", marker, want)
+	}
+	return m, nil
+}
 
 // portRE finds the ports the blocks listen on or call.
 var portRE = regexp.MustCompile(`(?:127\.0\.0\.1|localhost)?:([0-9]{4,5})\b`)
 
 // checkPortsFree fails at once, naming the port, when a port the blocks
-// use (the bridge's default 7070, and every one they write) is taken,
+// that run use (the bridge's default 7070, and every one they write) is taken,
 // rather than after a block waited a minute for a server that could not
 // start.
 func checkPortsFree(t *testing.T, blocks []block) {
 	t.Helper()
 	ports := map[string]bool{"7070": true}
 	for _, b := range blocks {
-		if b.lang == "sh" && !strings.HasPrefix(b.marker, "sh: skip") {
+		if m, err := parseShellMarker(b.marker); b.lang == "sh" && err == nil && m.skip == "" && (!m.long || longRun()) {
 			for _, m := range portRE.FindAllStringSubmatch(b.text, -1) {
 				ports[m[1]] = true
 			}
@@ -133,7 +183,7 @@ func checkPortsFree(t *testing.T, blocks []block) {
 	for p := range ports {
 		lis, err := net.Listen("tcp", "127.0.0.1:"+p)
 		if err != nil {
-			t.Fatalf("port %s, which README.md's sh blocks use, is taken (another run of this test?): %v", p, err)
+			t.Fatalf("port %s, which the sh blocks of README.md and docs/ use, is taken (another run of this test?): %v", p, err)
 		}
 		lis.Close()
 	}
@@ -187,10 +237,10 @@ func runShellBlock(t *testing.T, dir string, b block, timeout time.Duration) she
 	}
 	out, _ := io.ReadAll(outFile)
 	if ctx.Err() != nil {
-		t.Fatalf("README.md:%d: still running after %v (killed); output:\n%s", b.line, timeout, out)
+		t.Fatalf("%s: still running after %v (killed); output:\n%s", b.where(), timeout, out)
 	}
 	if survived {
-		t.Errorf("README.md:%d: left a process running (killed); a block stops what it starts", b.line)
+		t.Errorf("%s: left a process running (killed); a block stops what it starts", b.where())
 	}
 	status := 0
 	var ee *exec.ExitError

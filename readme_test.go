@@ -14,24 +14,39 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite README.md's Go blocks from the sources their markers name")
+var update = flag.Bool("update", false, "rewrite the Go blocks of README.md and docs/*.md from the sources their markers name")
 
-// A block is one fenced block of README.md.
+// docFiles are the documents whose blocks the tests hold to the code:
+// README.md, then the guides under docs/, in name order.
+func docFiles(t *testing.T) []string {
+	t.Helper()
+	guides, err := filepath.Glob(filepath.Join("docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]string{"README.md"}, guides...)
+}
+
+// A block is one fenced block of a document.
 type block struct {
+	file   string // the document, as docFiles names it
 	lang   string // what follows the opening fence: go, sh, text, json, ...
 	marker string // the HTML comment on the line before the fence, without <!-- -->; "" if none
 	line   int    // line of the opening fence, from 1
 	text   string // the content, each line ending in a newline
-	start  int    // byte offset of the content in the README
+	start  int    // byte offset of the content in the document
 	end    int    // byte offset of the closing fence
 }
 
 var markerRE = regexp.MustCompile(`^<!--\s*(.*?)\s*-->$`)
 
-// readmeBlocks returns README.md and its fenced blocks in order.
-func readmeBlocks(t *testing.T) ([]byte, []block) {
+// where names a block's line for messages: README.md:12.
+func (b block) where() string { return fmt.Sprintf("%s:%d", filepath.ToSlash(b.file), b.line) }
+
+// docBlocks returns the document at path and its fenced blocks in order.
+func docBlocks(t *testing.T, path string) ([]byte, []block) {
 	t.Helper()
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +58,7 @@ func readmeBlocks(t *testing.T) ([]byte, []block) {
 		trimmed := strings.TrimRight(line, "\n")
 		switch {
 		case open == nil && strings.HasPrefix(trimmed, "```"):
-			open = &block{lang: strings.TrimSpace(trimmed[3:]), line: i + 1, start: off + len(line)}
+			open = &block{file: path, lang: strings.TrimSpace(trimmed[3:]), line: i + 1, start: off + len(line)}
 			if m := markerRE.FindStringSubmatch(prev); m != nil {
 				open.marker = m[1]
 			}
@@ -59,67 +74,83 @@ func readmeBlocks(t *testing.T) ([]byte, []block) {
 		off += len(line)
 	}
 	if open != nil {
-		t.Fatalf("README.md:%d: a block that is never closed", open.line)
+		t.Fatalf("%s: a block that is never closed", open.where())
 	}
 	return readme, blocks
 }
 
-// TestREADMEGo: every Go block of README.md is, byte for byte after one
-// tab of indentation is removed, the body of the Example function or the
-// whole file its marker names, so the snippets compile, run (the Examples
-// with their Output) and cannot drift. The marker is the line before the
-// fence:
+// TestREADMEGo: every Go block of README.md and of the guides under
+// docs/ is, byte for byte after one tab of indentation is removed, the
+// body of the Example function or the whole file its marker names, so the
+// snippets compile, run (the Examples with their Output) and cannot drift.
+// The marker is the line before the fence:
 //
 //	<!-- example: DIR FUNC -->   the body of func FUNC in DIR/*_test.go, up to its "// Output:"
-//	<!-- example: PATH.go -->    the whole file PATH (under examples/, built by go vet ./...)
+//	<!-- example: PATH.go -->    the whole file PATH (built by go vet ./...)
+//
+// A block of another language may have the second form too (the whole of
+// a buf.gen.yaml or a .proto the shell blocks use).
 //
 // go test -run TestREADMEGo -update rewrites the blocks from the sources.
 func TestREADMEGo(t *testing.T) {
-	readme, blocks := readmeBlocks(t)
+	for _, file := range docFiles(t) {
+		n := checkGoBlocks(t, file)
+		if n == 0 && file == "README.md" {
+			t.Error("README.md has no Go block")
+		}
+	}
+}
+
+// checkGoBlocks holds the Go blocks of one document, and the blocks of
+// other languages that have an example marker (a whole file: a buf.gen.yaml,
+// a .proto), to their sources (or, with -update, rewrites them) and returns
+// how many Go blocks there are.
+func checkGoBlocks(t *testing.T, file string) int {
+	doc, blocks := docBlocks(t, file)
 	var out bytes.Buffer
 	last := 0
 	n := 0
 	for _, b := range blocks {
-		if b.lang != "go" {
+		spec, ok := strings.CutPrefix(b.marker, "example:")
+		if b.lang != "go" && !ok {
 			continue
 		}
-		n++
-		spec, ok := strings.CutPrefix(b.marker, "example:")
+		if b.lang == "go" {
+			n++
+		}
 		if !ok {
-			t.Errorf("README.md:%d: a Go block without a marker <!-- example: DIR FUNC --> or <!-- example: PATH.go --> on the line before it", b.line)
+			t.Errorf("%s: a Go block without a marker <!-- example: DIR FUNC --> or <!-- example: PATH.go --> on the line before it", b.where())
 			continue
 		}
 		want, err := exampleSource(strings.Fields(spec))
 		if err != nil {
-			t.Errorf("README.md:%d: %v", b.line, err)
+			t.Errorf("%s: %v", b.where(), err)
 			continue
 		}
 		if b.text != want {
 			if *update {
-				out.Write(readme[last:b.start])
+				out.Write(doc[last:b.start])
 				out.WriteString(want)
 				last = b.end
 				continue
 			}
-			t.Errorf("README.md:%d: the block differs from %s (go test -run TestREADMEGo -update rewrites it):\n%s", b.line, strings.TrimSpace(spec), lineDiff(b.text, want))
+			t.Errorf("%s: the block differs from %s (go test -run TestREADMEGo -update rewrites it):\n%s", b.where(), strings.TrimSpace(spec), lineDiff(b.text, want))
 		}
 	}
-	if n == 0 {
-		t.Fatal("README.md has no Go block")
-	}
 	if *update && last > 0 {
-		out.Write(readme[last:])
-		if err := os.WriteFile("README.md", out.Bytes(), 0o644); err != nil {
+		out.Write(doc[last:])
+		if err := os.WriteFile(file, out.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return n
 }
 
 // exampleSource returns the text a Go block must hold for a marker's
 // fields, each line ending in a newline.
 func exampleSource(f []string) (string, error) {
 	switch {
-	case len(f) == 1 && strings.HasSuffix(f[0], ".go"):
+	case len(f) == 1:
 		src, err := os.ReadFile(filepath.FromSlash(f[0]))
 		if err != nil {
 			return "", err
@@ -128,7 +159,7 @@ func exampleSource(f []string) (string, error) {
 	case len(f) == 2:
 		return exampleBody(f[0], f[1])
 	}
-	return "", fmt.Errorf("marker %q: want \"example: DIR FUNC\" or \"example: PATH.go\"", strings.Join(f, " "))
+	return "", fmt.Errorf("marker %q: want \"example: DIR FUNC\" or \"example: PATH\"", strings.Join(f, " "))
 }
 
 // exampleBody returns the body of func name in dir's test files, up to its
@@ -181,7 +212,7 @@ func lineDiff(got, want string) string {
 			wl = w[i]
 		}
 		if gl != wl {
-			return fmt.Sprintf("first difference at line %d of the block:\nREADME: %q\nsource: %q", i+1, gl, wl)
+			return fmt.Sprintf("first difference at line %d of the block:\nblock:  %q\nsource: %q", i+1, gl, wl)
 		}
 	}
 	return "(same lines)"

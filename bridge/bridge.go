@@ -1,56 +1,17 @@
 // Package bridge serves the tools of one or more MCP servers over gRPC, as
 // the structkit.bridge.v1.ToolBridgeService: arguments arrive as a
-// google.protobuf.Struct and reach the MCP server as the JSON the tool's
-// input schema calls for (integers as integers, big integers exact), and
-// structured results come back as a Struct without rounding.
+// google.protobuf.Struct (or JSON text) and reach each MCP server as the
+// JSON the tool's input schema calls for, and structured results come back
+// without rounding. MCP servers are reached through mcpbridge.Client and
+// started again when their session ends; what they publish is bounded; every
+// call is logged, and may be traced.
 //
-// Each upstream MCP server is reached through a mcpbridge.Client. A server
-// the bridge starts (a stdio command, an HTTP endpoint, an in-process
-// server) is started again when its session ends: the call in flight fails
-// with codes.Unavailable naming the server, and the next call restarts it,
-// with a backoff between attempts.
+// The guide docs/bridge.md of the repository describes the service and the
+// structkit bridge command built on this package; docs/reference.md its
+// limits and threat model.
 //
-// Tool schemas are listed as the MCP server wrote them (read below the MCP
-// SDK, see mcpbridge's "Numbers in tool schemas"): ListTools gives each
-// as JSON text (exact) beside the google.protobuf.Struct form (numbers as
-// doubles), and the check and the profiles' adapted schemas use the exact
-// text. A call's report labels its entries: "arguments", or
-// "structured_content" for what converting the result noted.
-//
-// What an MCP server publishes is bounded (Options.ListLimits): tools per
-// server, schema bytes per tool and in all. The tools beyond are left out
-// and said so (the log, Event.LeftOut, ListTools' left_out; a call to one
-// is RESOURCE_EXHAUSTED naming the limit). Tool schemas are compiled on
-// each tool's first call, through one cache the upstreams share
-// (identical schemas compiled once, at most 8 MiB of schema text compiled
-// at a time). ListTools answers in pages of at most 3 MiB, under gRPC's
-// default 4 MiB client limit (page_size, page_token, next_page_token).
-//
-// Options.Tools, ExcludeTools and ReadOnly scope the tools served (a
-// hidden tool is not listed, and calling it is NOT_FOUND as for a tool
-// that does not exist); Options.ForwardMetadata carries named metadata of
-// a call to the MCP servers over HTTP as headers. Nothing is forwarded by
-// default.
-//
-// Every call is logged; a call whose result numbers are not known to be
-// exact (the upstream's transport could not be wrapped to capture raw
-// results, see mcpbridge.Connect) is logged as a warning with exact=false.
-//
-// # Tracing
-//
-// Each call to an MCP server is an OpenTelemetry client span (see
-// Options.TracerProvider), and its trace context reaches the server in
-// params._meta: put otelgrpc's server handler on the grpc.Server for the
-// gRPC span of the call, which the bridge annotates with the tool, the
-// server, the report and the outcome.
-//
-// # Options
-//
-// Options are plain structs, used by value. Each embeds, as its first
-// field, a marker from an internal package (pragma.NoUnkeyedLiterals, as
-// protobuf-go's options do) that takes no space and does one thing: it
-// makes the struct take field names only (Options{Schema: s}, never
-// Options{s}), so that fields can be added without breaking callers.
+// Options follow the conventions said once in package
+// [github.com/structkit/structkit/structconv].
 package bridge
 
 import (

@@ -1,96 +1,18 @@
 // Package mcpbridge connects google.protobuf.Struct arguments and results
-// to MCP tools, with the go-sdk (github.com/modelcontextprotocol/go-sdk).
+// to MCP tools on the go-sdk (github.com/modelcontextprotocol/go-sdk), with
+// integers exact end to end. Connect and Client.CallTool list a server's
+// tools and call them: arguments written as each tool's input schema calls
+// for, checked first on request, and results converted with the output
+// schema from the raw bytes the server sent, not the SDK's float64 values.
+// AddTool registers a handler of Structs, AddToolFor a typed handler
+// (mcp.ToolHandlerFor) with exact numbers. Package mcpbridge/mcpgo does the
+// same for github.com/mark3labs/mcp-go.
 //
-// On the client side, Connect lists a server's tools and compiles their
-// input and output schemas once; Client.CallTool writes a Struct's
-// arguments as the JSON the tool's input schema calls for (integers as
-// integer literals, carried big integers as bare literals, lenient repairs
-// on request, invalid arguments answered locally) and converts the
-// structured result back into a Struct with the output schema, keeping
-// integers beyond ±2^53 exact.
+// The guide docs/mcp-tools.md of the repository says which transports keep
+// results exact, how tool listings are bounded, and how calls are traced.
 //
-// On the server side, AddTool registers a tool whose handler takes and
-// returns Structs: incoming arguments are decoded with the tool's input
-// schema (big integers carried exactly), optionally checked first, and the
-// structured result is written with the output schema.
-//
-// Package mcpbridge/mcpgo is the same for github.com/mark3labs/mcp-go,
-// with the same options, results and errors.
-//
-// # Numbers in results
-//
-// The go-sdk decodes a tools/call result into CallToolResult with
-// encoding/json semantics: StructuredContent is an `any` whose numbers are
-// float64, so 9007199254740993 reaches the caller as 9007199254740992, and
-// the raw JSON-RPC result is not exposed. The Client therefore keeps the
-// raw result below the SDK, on the response side only (requests go out as
-// the SDK writes them): before the SDK decodes the response to a tools/call
-// request, the raw structuredContent (and the raw content, unless it is
-// plain text) is added as a string under a private key of the result's
-// _meta, which the Client reads and removes. This works with the transports
-// the Client knows to be safe to wrap: mcp.CommandTransport,
-// mcp.IOTransport, mcp.StdioTransport, mcp.InMemoryTransport (through a
-// wrapper of their connection) and mcp.StreamableClientTransport (through a
-// copy of its http.Client, so that its connection stays the SDK's own).
-// Any other transport, such as the caller's own wrapper of one of these,
-// is used as it is: Client.ExactResults is false, Connect logs a warning,
-// and results fall back to the SDK's float64 values, exact up to 2^53,
-// each whole value beyond that flagged "precision-unsafe".
-// CallResult.Exact says, per call, whether the numbers are as the server
-// wrote them.
-//
-// # Numbers in tool schemas
-//
-// The go-sdk decodes tools/list the same way: a tool's InputSchema and
-// OutputSchema are `any` with float64 numbers, so "maximum":
-// 18446744073709551615 would be 18446744073709552000 (and the check would
-// pass one past it). Over the same transports, the Client keeps each
-// listed tool's raw schemas below the SDK (under the same private _meta
-// key, in the tool's own _meta), and compiles and exposes those bytes
-// (ToolInfo.InputSchema, OutputSchema; ToolInfo.Exact), through
-// pagination and every relisting. Over any other transport, or for a
-// listing beyond 64 MiB, the schemas are the SDK's values and
-// ToolInfo.Exact is false.
-//
-// # Limits on what servers publish
-//
-// A server's tool list is read within ClientOptions.ListLimits: at most
-// 2000 tools (the listing stops there, pages included), 256 KiB of schemas
-// per tool (a tool over it is left out), 64 MiB of schemas in all (the
-// listing stops). What a limit leaves out is logged, reported by
-// Client.LeftOut, and a call to it is a *ToolError wrapping a *LimitError
-// naming the limit. Identical schemas are compiled and held once. A
-// compiled schema takes about 12× its text (a 17 KB schema, about 200 KB):
-// a Client compiles every tool it keeps at listing, while the Clients
-// package bridge makes compile each on first use, through one bounded
-// cache. Cancelling Connect's or Refresh's context ends a listing at the
-// next tool.
-//
-// The go-sdk's typed tools (mcp.AddTool with a ToolHandlerFor) are lossy
-// on the server side too: arguments are validated as a float64 map and
-// re-marshaled before they are decoded into In (an int field accepts 5.0,
-// an int64 receives 9007199254740992 for 9007199254740993), and a typed
-// Out with an object output schema is re-marshaled the same way. AddToolFor
-// registers the same typed handler with exact numbers (and CallToolFor
-// decodes a structured result into a Go type exactly); AddTool registers a
-// handler of Structs.
-//
-// # Tracing
-//
-// With ClientOptions.TracerProvider and ServerOptions.TracerProvider,
-// calls are OpenTelemetry spans following the semantic conventions for
-// MCP (client and server "tools/call TOOL"), with the changes, problems
-// and outcome of each; the Client sends the trace context of a call's
-// context in params._meta, and the server side takes its parent from
-// there.
-//
-// # Options
-//
-// Options are plain structs, used by value. Each embeds, as its first
-// field, a marker from an internal package (pragma.NoUnkeyedLiterals, as
-// protobuf-go's options do) that takes no space and does one thing: it
-// makes the struct take field names only (Options{Schema: s}, never
-// Options{s}), so that fields can be added without breaking callers.
+// Options follow the conventions said once in package
+// [github.com/structkit/structkit/structconv].
 package mcpbridge
 
 import (

@@ -10,11 +10,9 @@
 //
 // # Options
 //
-// Options are plain structs, used by value. Each embeds, as its first
-// field, a marker from an internal package (pragma.NoUnkeyedLiterals, as
-// protobuf-go's options do) that takes no space and does one thing: it
-// makes the struct take field names only (Options{Schema: s}, never
-// Options{s}), so that fields can be added without breaking callers.
+// Options follow the conventions said once in package
+// [github.com/structkit/structkit/structconv]: plain structs used by value,
+// written with field names only.
 package protoargs
 
 import (

@@ -27,6 +27,7 @@ import (
 	"os"
 
 	"google.golang.org/protobuf/compiler/protogen"
+	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/pluginpb"
 
 	"github.com/structkit/structkit/protoschema"
@@ -43,7 +44,19 @@ func main() {
 	flags.BoolVar(&o.EnumNumbers, "enum_numbers", false, "enum numbers beside names")
 	flags.BoolVar(&o.JSONNamesOnly, "json_names_only", false, "no proto-name aliases")
 	protogen.Options{ParamFunc: flags.Set}.Run(func(gen *protogen.Plugin) error {
-		gen.SupportedFeatures = uint64(pluginpb.CodeGeneratorResponse_FEATURE_PROTO3_OPTIONAL)
-		return generate(gen, o)
+		return plugin(gen, o)
 	})
+}
+
+// plugin declares what the plugin supports and generates. Like protoc-gen-go
+// and protoc-gen-go-grpc it takes proto2, proto3 and editions up to 2023:
+// the schemas are generated from protoreflect descriptors, which resolve
+// an edition's features (field presence, required fields, packed and
+// delimited encodings) into the same answers as the syntax they replace.
+func plugin(gen *protogen.Plugin, o protoschema.SchemaOptions) error {
+	gen.SupportedFeatures = uint64(pluginpb.CodeGeneratorResponse_FEATURE_PROTO3_OPTIONAL |
+		pluginpb.CodeGeneratorResponse_FEATURE_SUPPORTS_EDITIONS)
+	gen.SupportedEditionsMinimum = descriptorpb.Edition_EDITION_PROTO2
+	gen.SupportedEditionsMaximum = descriptorpb.Edition_EDITION_2023
+	return generate(gen, o)
 }

@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -51,17 +54,7 @@ func run(t *testing.T, param string) map[string]string {
 	flags.BoolVar(&o.Int64Strings, "int64_strings", false, "")
 	flags.BoolVar(&o.EnumNumbers, "enum_numbers", false, "")
 	flags.BoolVar(&o.JSONNamesOnly, "json_names_only", false, "")
-	gen, err := protogen.Options{ParamFunc: flags.Set}.New(request(t, param))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := generate(gen, o); err != nil {
-		t.Fatal(err)
-	}
-	resp := gen.Response()
-	if resp.GetError() != "" {
-		t.Fatal(resp.GetError())
-	}
+	resp := respond(t, request(t, param), flags.Set, &o)
 	out := map[string]string{}
 	for _, f := range resp.GetFile() {
 		out[f.GetName()] = f.GetContent()
@@ -115,6 +108,105 @@ func TestParameters(t *testing.T) {
 	const int64Pattern = `^-?(0|[1-9][0-9]{0,18})$` // protoschema's decimal form of int64 strings
 	if !strings.Contains(strs, int64Pattern[:5]) {
 		t.Error("int64_strings schemas lack the decimal pattern")
+	}
+}
+
+// respond runs the plugin as main does on req.
+func respond(t *testing.T, req *pluginpb.CodeGeneratorRequest, param func(name, value string) error, o *protoschema.SchemaOptions) *pluginpb.CodeGeneratorResponse {
+	t.Helper()
+	gen, err := protogen.Options{ParamFunc: param}.New(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := plugin(gen, *o); err != nil {
+		t.Fatal(err)
+	}
+	resp := gen.Response()
+	if resp.GetError() != "" {
+		t.Fatal(resp.GetError())
+	}
+	return resp
+}
+
+// TestEdition2023: the plugin declares editions support as protoc-gen-go
+// does (protoc and buf refuse an editions file otherwise), and generates
+// from an edition-2023 file with the schemas its features mean: explicit
+// presence by default, LEGACY_REQUIRED a required member, IMPLICIT
+// presence optional, 64-bit integers with their exact bounds.
+func TestEdition2023(t *testing.T) {
+	presence := func(p descriptorpb.FeatureSet_FieldPresence) *descriptorpb.FieldOptions {
+		return &descriptorpb.FieldOptions{Features: &descriptorpb.FeatureSet{FieldPresence: p.Enum()}}
+	}
+	field := func(name string, n int32, typ descriptorpb.FieldDescriptorProto_Type, opts *descriptorpb.FieldOptions) *descriptorpb.FieldDescriptorProto {
+		return &descriptorpb.FieldDescriptorProto{Name: proto.String(name), Number: proto.Int32(n), Type: typ.Enum(),
+			Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(), Options: opts}
+	}
+	file := &descriptorpb.FileDescriptorProto{
+		Name:    proto.String("ledger/v1/ledger.proto"),
+		Package: proto.String("ledger.v1"),
+		Syntax:  proto.String("editions"),
+		Edition: descriptorpb.Edition_EDITION_2023.Enum(),
+		Options: &descriptorpb.FileOptions{GoPackage: proto.String("example.com/ledger/gen/ledger/v1;ledgerv1")},
+		MessageType: []*descriptorpb.DescriptorProto{
+			{Name: proto.String("GetEntryRequest"), Field: []*descriptorpb.FieldDescriptorProto{
+				field("account_id", 1, descriptorpb.FieldDescriptorProto_TYPE_INT64, presence(descriptorpb.FeatureSet_LEGACY_REQUIRED)),
+				field("entry_id", 2, descriptorpb.FieldDescriptorProto_TYPE_UINT64, nil),
+				field("limit", 3, descriptorpb.FieldDescriptorProto_TYPE_INT32, presence(descriptorpb.FeatureSet_IMPLICIT)),
+			}},
+			{Name: proto.String("Entry"), Field: []*descriptorpb.FieldDescriptorProto{
+				field("entry_id", 1, descriptorpb.FieldDescriptorProto_TYPE_UINT64, nil),
+				field("amount", 2, descriptorpb.FieldDescriptorProto_TYPE_SINT64, nil),
+			}},
+		},
+		Service: []*descriptorpb.ServiceDescriptorProto{{Name: proto.String("LedgerService"), Method: []*descriptorpb.MethodDescriptorProto{
+			{Name: proto.String("GetEntry"), InputType: proto.String(".ledger.v1.GetEntryRequest"), OutputType: proto.String(".ledger.v1.Entry")},
+		}}},
+	}
+	fd, err := protodesc.NewFile(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &pluginpb.CodeGeneratorRequest{FileToGenerate: []string{file.GetName()}, ProtoFile: []*descriptorpb.FileDescriptorProto{file}}
+	o := protoschema.SchemaOptions{JSONNamesOnly: true} // one name a field: required is "required"
+	resp := respond(t, req, func(string, string) error { return nil }, &o)
+	if resp.GetSupportedFeatures()&uint64(pluginpb.CodeGeneratorResponse_FEATURE_SUPPORTS_EDITIONS) == 0 {
+		t.Errorf("supported features %b lack FEATURE_SUPPORTS_EDITIONS", resp.GetSupportedFeatures())
+	}
+	if min, max := resp.GetMinimumEdition(), resp.GetMaximumEdition(); min != int32(descriptorpb.Edition_EDITION_PROTO2) || max != int32(descriptorpb.Edition_EDITION_2023) {
+		t.Errorf("editions %v..%v, want EDITION_PROTO2..EDITION_2023", descriptorpb.Edition(min), descriptorpb.Edition(max))
+	}
+	if len(resp.GetFile()) != 1 || resp.GetFile()[0].GetName() != "example.com/ledger/gen/ledger/v1/ledger_structkit.pb.go" {
+		t.Fatalf("files: %v", resp.GetFile())
+	}
+	got := resp.GetFile()[0].GetContent()
+	in, err := o.Generate(fd.Messages().ByName("GetEntryRequest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := o.Generate(fd.Messages().ByName("Entry"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{
+		"func RegisterLedgerServiceTools(server *mcp.Server, client LedgerServiceClient, opts ...grpcmcp.Options) ([]string, error)",
+		strconv.Quote(string(in)), strconv.Quote(string(out)),
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("output lacks %s:\n%s", w, got)
+		}
+	}
+	// What the features mean, in the schemas embedded: only the
+	// LEGACY_REQUIRED field is required, and the 64-bit bounds are exact.
+	var schema struct {
+		Required []string
+	}
+	if err := json.Unmarshal(in, &schema); err != nil || !slices.Equal(schema.Required, []string{"accountId"}) {
+		t.Errorf("input schema requires %q (%v), want [accountId]: %s", schema.Required, err, in)
+	}
+	for _, w := range []string{`"minimum":-9223372036854775808`, `"maximum":9223372036854775807`, `"maximum":18446744073709551615`} {
+		if !strings.Contains(string(in), w) {
+			t.Errorf("input schema lacks %s: %s", w, in)
+		}
 	}
 }
 

@@ -1,35 +1,12 @@
 // Package mcpgo is package mcpbridge's counterpart for
-// github.com/mark3labs/mcp-go: google.protobuf.Struct arguments and
-// results for MCP tools served and called with mcp-go, with integers
-// exact to the last digit. It shares mcpbridge's option, result and error
-// types and the same steps (reading, checking, repairing, converting), so
-// that a tool behaves the same under either SDK.
+// github.com/mark3labs/mcp-go: tools served with AddTool (Struct handlers)
+// or AddToolFor (mcp-go's typed handlers) read each call's raw arguments,
+// never mcp-go's float64 map, and publish their schemas as written; a
+// Client over an mcp-go client calls tools and converts results from their
+// raw JSON. Integers stay exact to the last digit, and a tool behaves as it
+// does under mcpbridge, whose options, results and errors it shares.
 //
-// On the server side, AddTool registers on a server.MCPServer a tool
-// whose handler takes and returns Structs, and AddToolFor a typed tool
-// (mcp-go's mcp.StructuredToolHandlerFunc): each call's arguments are read
-// from the request's raw JSON (CallToolParams.RawArguments), never from
-// mcp-go's float64 map, repaired under the policy, checked against the
-// tool's input schema, and refused with an IsError result in words a
-// model can act on. The tool's schemas are published as JSON text
-// (Tool.RawInputSchema, RawOutputSchema), so that a "maximum" of
-// 18446744073709551615 is listed as written.
-//
-// On the client side, NewClient wraps a started and initialized mcp-go
-// client.Client: Client.CallTool writes a Struct's arguments as the JSON
-// the tool's input schema calls for (Client.CallToolJSON takes JSON text)
-// and converts the structured result from its raw JSON
-// (CallToolResult.RawStructuredContent) with the output schema, keeping
-// integers beyond ±2^53 exact. mcp-go decodes every result whole before
-// the Client sees it, into a map of float64 beside the raw text: measured,
-// a result of 15.7 MB peaks at 176 MB of heap in mcp-go alone, 177 MB
-// through the Client with ClientOptions.StructuredJSON, 450 MB with the
-// result as a Struct; a literal a float64 cannot hold (1e400) fails the
-// call inside mcp-go. The tool list is read within mcpbridge.ListLimits.
-//
-// The package is named for the SDK it adapts; it sits under mcpbridge
-// because it is mcpbridge's other half, returning its *CallResult,
-// *CallError and *ToolError and taking its ServerOptions.
+// The guide docs/mcp-tools.md of the repository has the details.
 package mcpgo
 
 import (
