@@ -20,13 +20,22 @@ var publicPackages = []string{"adapt", "bridge", "coerce", "connectargs", "conne
 
 const module = "github.com/structkit/structkit/"
 
-// TestLayers: no Go file under internal/ imports a public package. An
-// external test package (package x_test) may: it is built apart and cannot
-// make the engine depend on the public face.
+// publicLeaves are the public packages the engine may import: they
+// define the vocabulary and import nothing of ours but internal leaves
+// (TestLeaves), as protobuf-go's internal/impl imports the public
+// reflect/protoreflect.
+var publicLeaves = []string{"coerce"}
+
+// TestLayers: no Go file under internal/ imports a public package but a
+// public leaf. An external test package (package x_test) may: it is built
+// apart and cannot make the engine depend on the public face.
 func TestLayers(t *testing.T) {
 	public := map[string]bool{}
 	for _, p := range publicPackages {
 		public[module+p] = true
+	}
+	for _, p := range publicLeaves {
+		delete(public, module+p)
 	}
 	fset := token.NewFileSet()
 	n := 0
@@ -56,4 +65,55 @@ func TestLayers(t *testing.T) {
 	if n < 50 {
 		t.Fatalf("only %d files under internal/: is the test run from the module root?", n)
 	}
+}
+
+// TestLeaves: a public leaf imports, directly or not, only packages under
+// internal/ that import no public package, so that the engine can import
+// it without a cycle and its users get the vocabulary without the engine.
+func TestLeaves(t *testing.T) {
+	for _, leaf := range publicLeaves {
+		seen := map[string]bool{}
+		todo := []string{leaf}
+		for len(todo) > 0 {
+			dir := todo[0]
+			todo = todo[1:]
+			for _, p := range moduleImports(t, dir) {
+				if !strings.HasPrefix(p, "internal/") {
+					t.Errorf("%s (imported by public leaf %s) imports %s: a leaf imports only internal/ packages", dir, leaf, p)
+					continue
+				}
+				if !seen[p] {
+					seen[p] = true
+					todo = append(todo, p)
+				}
+			}
+		}
+	}
+}
+
+// moduleImports lists the packages of this module that the non-test Go
+// files in dir import, as paths relative to the module root.
+func moduleImports(t *testing.T, dir string) []string {
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	var out []string
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if rel, ok := strings.CutPrefix(p, module); ok {
+				out = append(out, rel)
+			}
+		}
+	}
+	return out
 }

@@ -23,7 +23,6 @@ import (
 	"github.com/structkit/structkit/coerce"
 	examplev1 "github.com/structkit/structkit/gen/structkit/example/v1"
 	"github.com/structkit/structkit/grpcargs"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/protoargs"
 	"github.com/structkit/structkit/structconv"
 )
@@ -36,7 +35,7 @@ func TestWireRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schema, err := coerce.Compile(schemaText)
+	schema, err := structconv.Compile(schemaText)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +64,7 @@ func TestWireRoundTrip(t *testing.T) {
 	if string(out) != want {
 		t.Errorf("round trip through the wire:\n got %s\nwant %s", out, want)
 	}
-	if n := report.Count(terms.RuleBigIntRestored); n != 2 {
+	if n := report.Count(coerce.RuleBigIntRestored); n != 2 {
 		t.Errorf("restored %d big integers, want 2; report:\n%s", n, report.String())
 	}
 
@@ -90,7 +89,7 @@ func TestGoValuesAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schema, err := coerce.Compile(schemaText)
+	schema, err := structconv.Compile(schemaText)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,8 +165,8 @@ func (s *toolServer) CallTools(stream examplev1.ToolService_CallToolsServer) err
 	}
 }
 
-var inventorySchema = func() *coerce.Schema {
-	s, err := coerce.Compile([]byte(`{"type":"object","properties":{
+var inventorySchema = func() *structconv.Schema {
+	s, err := structconv.Compile([]byte(`{"type":"object","properties":{
 		"warehouse_id":{"type":"string"},"sku":{"type":"string"},
 		"include_in_transit":{"type":"boolean"},"limit":{"type":"integer"}},
 		"required":["warehouse_id","sku"]}`))
@@ -179,7 +178,7 @@ var inventorySchema = func() *coerce.Schema {
 
 // byTool resolves the schema of CallTool(s) arguments by the tool name
 // the request holds.
-func byTool(ctx context.Context, msg proto.Message, field protoreflect.FieldDescriptor) (*coerce.Schema, error) {
+func byTool(ctx context.Context, msg proto.Message, field protoreflect.FieldDescriptor) (*structconv.Schema, error) {
 	type tooled interface{ GetTool() string }
 	if t, ok := msg.(tooled); ok && t.GetTool() == "query_inventory" {
 		return inventorySchema, nil
@@ -223,7 +222,7 @@ func modelArgs(t *testing.T) *structpb.Struct {
 	return &s
 }
 
-func searchSchema(t *testing.T) *coerce.Schema {
+func searchSchema(t *testing.T) *structconv.Schema {
 	t.Helper()
 	sch, err := (&protoargs.Schemas{}).For(context.Background(), &examplev1.SearchRequest{},
 		(&examplev1.SearchRequest{}).ProtoReflect().Descriptor().Fields().ByName("arguments"))

@@ -9,6 +9,7 @@ import (
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/restore"
+	"github.com/structkit/structkit/structconv"
 )
 
 // Options configures adaptation. Like protojson's options it is a plain
@@ -25,7 +26,7 @@ type Options struct {
 	// lookahead, as zod writes) is the adaptation's to report, not a
 	// reason to refuse the tool; restoring an answer to such a schema then
 	// fails validation with the *coerce.SchemaError that says why.
-	Compile coerce.CompileOptions
+	Compile structconv.CompileOptions
 	// Context, if not nil, bounds the work: adapting stops soon after it
 	// is done and returns its error.
 	Context context.Context
@@ -35,7 +36,7 @@ type Options struct {
 // options; see Options.Adapt.
 func Adapt(schema any, p Profile) (*Schema, error) { return Options{Profile: p}.Adapt(schema) }
 
-// Adapt adapts a schema given in any form coerce.Compile takes (JSON
+// Adapt adapts a schema given in any form structconv.Compile takes (JSON
 // text, a decoded map, a *structpb.Struct). Errors: a *coerce.SchemaError
 // for a schema that does not compile, an *Error for an unknown profile or
 // a schema no adaptation can express, and the Context's error when it is
@@ -114,7 +115,7 @@ func sameJSON(schema any) ([]byte, error) {
 // immutable and safe for concurrent use.
 type Schema struct {
 	profile Profile
-	orig    *coerce.Schema
+	orig    *structconv.Schema
 	json    []byte
 	report  *Report
 	tbl     *restore.Table
@@ -129,7 +130,7 @@ func (s *Schema) JSON() []byte { return bytes.Clone(s.json) }
 
 // Original returns the compiled original schema, which restore validates
 // against.
-func (s *Schema) Original() *coerce.Schema { return s.orig }
+func (s *Schema) Original() *structconv.Schema { return s.orig }
 
 // Report returns what the adaptation changed.
 func (s *Schema) Report() *Report { return s.report }

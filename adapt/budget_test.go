@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/structconv"
 )
 
 // countSchemas counts the schemas of an adapted document as sent: every
@@ -50,7 +50,7 @@ func TestBudgetTight(t *testing.T) {
 			lim.enumLengthFrom, lim.maxEnumLength, lim.maxStringTotal = tl.enumFrom, tl.enumLen, tl.chars
 			failed, cut, wrapped := 0, 0, 0
 			for _, tool := range tools {
-				orig, err := (coerce.CompileOptions{LazyValidator: true}).Compile(tool.raw)
+				orig, err := (structconv.CompileOptions{LazyValidator: true}).Compile(tool.raw)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -88,14 +88,14 @@ func TestBudgetTight(t *testing.T) {
 	}
 }
 
-func tightRoundTrips(t *testing.T, p Profile, orig *coerce.Schema, r *renderer, doc map[string]any, tool corpusTool) {
+func tightRoundTrips(t *testing.T, p Profile, orig *structconv.Schema, r *renderer, doc map[string]any, tool corpusTool) {
 	t.Helper()
 	js, err := jsontext.Marshal(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := &Schema{profile: p, orig: orig, json: js, tbl: r.tbl, fwdEnum: r.fwdEnum, report: &Report{Profile: p}}
-	adapted, err := coerce.Compile(js)
+	adapted, err := structconv.Compile(js)
 	if err != nil {
 		t.Errorf("%s %s: the adapted schema does not compile: %v", p, tool.name, err)
 		return

@@ -12,7 +12,6 @@ import (
 
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/schema"
@@ -84,7 +83,7 @@ func decode(t testing.TB, b []byte) any {
 
 // canonical is x as structconv writes it under the schema: the form
 // restore's output is compared in.
-func canonical(t testing.TB, s *coerce.Schema, x []byte) []byte {
+func canonical(t testing.TB, s *structconv.Schema, x []byte) []byte {
 	t.Helper()
 	var v structpb.Value
 	if err := (structconv.UnmarshalOptions{Schema: s}).Unmarshal(x, &v); err != nil {
@@ -225,7 +224,7 @@ func corpusTool1(t *testing.T, p Profile, tool corpusTool, st *stats) {
 		st.textCut++
 	}
 	orig := a.Original()
-	adapted, err := coerce.Compile(a.JSON())
+	adapted, err := structconv.Compile(a.JSON())
 	if err != nil {
 		t.Errorf("%s: the adapted schema does not compile: %v", tool.name, err)
 		return
@@ -253,7 +252,7 @@ func corpusTool1(t *testing.T, p Profile, tool corpusTool, st *stats) {
 }
 
 // roundTrip checks the first invariant on x.
-func roundTrip(t *testing.T, name string, a *Schema, adapted *coerce.Schema, x []byte, st *stats) {
+func roundTrip(t *testing.T, name string, a *Schema, adapted *structconv.Schema, x []byte, st *stats) {
 	t.Helper()
 	fw, err := a.Forward(x)
 	if err != nil {

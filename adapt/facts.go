@@ -9,9 +9,9 @@ import (
 
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
+	"github.com/structkit/structkit/internal/msgtext"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/schema"
-	"github.com/structkit/structkit/internal/terms"
 )
 
 // This file reads what applies at a location of the original plan: the
@@ -391,7 +391,7 @@ func (fr *factReader) schemaText(l *plan.Loc) string {
 	if err != nil {
 		return ""
 	}
-	return terms.Clip(string(b), 400)
+	return msgtext.Clip(string(b), 400)
 }
 
 // refsInWords is a copy of v (an original schema's tree) with each

@@ -14,7 +14,6 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/adapt"
-	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -105,7 +104,7 @@ func TestGenaiSchemaRoundTrip(t *testing.T) {
 		if got, want := canonicalJSON(t, back), canonicalJSON(t, a.JSON()); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: genai.Schema loses something:\n adapted: %s\n genai:   %s", name, a.JSON(), back)
 		}
-		if _, err := coerce.Compile(back); err != nil {
+		if _, err := structconv.Compile(back); err != nil {
 			t.Errorf("%s: the genai form does not compile: %v", name, err)
 		}
 		// Nested schemas are genai Schemas too: DisallowUnknownFields above
@@ -142,11 +141,11 @@ func TestGenaiJSONSchemaForm(t *testing.T) {
 		if err := json.Unmarshal(b, &back); err != nil {
 			t.Fatal(err)
 		}
-		s1, err := coerce.Compile(a.JSON())
+		s1, err := structconv.Compile(a.JSON())
 		if err != nil {
 			t.Fatal(err)
 		}
-		s2, err := coerce.Compile(back.ParametersJsonSchema)
+		s2, err := structconv.Compile(back.ParametersJsonSchema)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

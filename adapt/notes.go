@@ -9,9 +9,9 @@ import (
 
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
+	"github.com/structkit/structkit/internal/msgtext"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/schema"
-	"github.com/structkit/structkit/internal/terms"
 )
 
 // notes collects what a location's adapted schema cannot say, for its
@@ -215,7 +215,7 @@ func short(v any) string {
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	return terms.Clip(string(b), 300)
+	return msgtext.Clip(string(b), 300)
 }
 
 func joinValues(list []any) string {

@@ -61,7 +61,7 @@ func (o RestoreOptions) JSON(answer []byte) ([]byte, *coerce.Report, error) {
 	// The check applies the restore while it reads the answer: it is
 	// given the original schema as the answer is restored against it,
 	// with the table of the adapted schema's stand-ins attached.
-	restoring := (*coerce.Schema)((*plan.Schema)(o.Schema.orig).Restoring(o.Schema.tbl))
+	restoring := (*structconv.Schema)((*plan.Schema)(o.Schema.orig).Restoring(o.Schema.tbl))
 	return o.CheckOptions.JSON(restoring, answer)
 }
 
@@ -82,7 +82,7 @@ func (o RestoreOptions) Struct(answer *structpb.Struct) (*structpb.Struct, *coer
 	// Read as the Struct holds it: a string of digits beyond ±2^53 where
 	// the numbers restore carried big integers is such an integer (the
 	// codec's convention), where from JSON text it is the string it is.
-	restoring := (*coerce.Schema)((*plan.Schema)(o.Schema.orig).Restoring(restore.StructAnswer{T: o.Schema.tbl}))
+	restoring := (*structconv.Schema)((*plan.Schema)(o.Schema.orig).Restoring(restore.StructAnswer{T: o.Schema.tbl}))
 	out, rep, err := o.CheckOptions.JSON(restoring, b)
 	if err != nil {
 		return nil, nil, err

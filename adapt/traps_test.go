@@ -9,7 +9,6 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -216,7 +215,7 @@ func TestRestoreLenient(t *testing.T) {
 	if err != nil || !rep.Valid() || string(out) != `{"mode":"fast","n":20}` {
 		t.Errorf("%s %v %v", out, rep, err)
 	}
-	if rep.Count(terms.RuleStringToInteger) != 1 || rep.Count(terms.RuleEnumCase) != 1 {
+	if rep.Count(coerce.RuleStringToInteger) != 1 || rep.Count(coerce.RuleEnumCase) != 1 {
 		t.Errorf("report: %v", rep)
 	}
 }

@@ -25,7 +25,6 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/schemacache"
@@ -200,8 +199,8 @@ type Server struct {
 	scope   *scope.Matcher // Options.Tools, ExcludeTools, ReadOnly
 	forward scope.Forward  // Options.ForwardMetadata
 
-	adapted adaptedSchemas                     // input schemas adapted to provider profiles
-	cache   *schemacache.Cache[*coerce.Schema] // the upstreams' compiled schemas
+	adapted adaptedSchemas                         // input schemas adapted to provider profiles
+	cache   *schemacache.Cache[*structconv.Schema] // the upstreams' compiled schemas
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -234,7 +233,7 @@ func newServer(opts Options, clk clock, upstreams ...Upstream) (*Server, error) 
 		maxBackoff:   cmpOr(opts.MaxBackoff, defaultMaxBackoff),
 		byName:       map[string]*upstream{},
 		prefixed:     len(upstreams) > 1,
-		cache:        schemacache.New[*coerce.Schema](compiledEntries, compiledBytes),
+		cache:        schemacache.New[*structconv.Schema](compiledEntries, compiledBytes),
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)

@@ -31,7 +31,6 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/examples/mcpserver"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/structconv"
 )
@@ -228,7 +227,7 @@ func TestBigIntegerExact(t *testing.T) {
 	}
 	var restored bool
 	for _, ch := range resp.GetReport().GetChanges() {
-		if ch.GetField() == "arguments" && ch.GetPath() == "/repo_id" && ch.GetRule() == string(terms.RuleBigIntRestored) {
+		if ch.GetField() == "arguments" && ch.GetPath() == "/repo_id" && ch.GetRule() == string(coerce.RuleBigIntRestored) {
 			restored = true
 		}
 	}
@@ -261,7 +260,7 @@ func TestLenientRepairs(t *testing.T) {
 	wantSuccess(t, resp, `the lenient preset repairs "20"`)
 	var found bool
 	for _, ch := range resp.GetReport().GetChanges() {
-		if ch.GetPath() == "/limit" && ch.GetRule() == string(terms.RuleStringToInteger) {
+		if ch.GetPath() == "/limit" && ch.GetRule() == string(coerce.RuleStringToInteger) {
 			found = true
 			if ch.GetField() != "arguments" || ch.GetTo() != "20" {
 				t.Errorf("change %v: want field arguments, to 20", ch)

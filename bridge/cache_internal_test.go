@@ -10,11 +10,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/internal/fixture/long"
 	"github.com/structkit/structkit/internal/fixture/manytools"
 	"github.com/structkit/structkit/mcpbridge"
+	"github.com/structkit/structkit/structconv"
 )
 
 // raceEnabled is set under the race detector (race_internal_test.go).
@@ -110,7 +110,7 @@ func TestLazyCompileInvisible(t *testing.T) {
 		}
 		// Drop every compiled schema: the next round compiles again.
 		for i := range compiledEntries {
-			s.cache.Get(fmt.Appendf(nil, `{"title":"filler %d"}`, i), func([]byte) (*coerce.Schema, error) { return nil, nil })
+			s.cache.Get(fmt.Appendf(nil, `{"title":"filler %d"}`, i), func([]byte) (*structconv.Schema, error) { return nil, nil })
 		}
 	}
 }

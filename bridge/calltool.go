@@ -21,9 +21,9 @@ import (
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
 	"github.com/structkit/structkit/internal/mcptrace"
+	"github.com/structkit/structkit/internal/msgtext"
 	"github.com/structkit/structkit/internal/rpcargs"
 	"github.com/structkit/structkit/internal/schema"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/structconv"
 )
@@ -48,7 +48,7 @@ func (s *Server) CallTool(ctx context.Context, req *bridgev1.CallToolRequest) (*
 	server := ""
 	var (
 		res    *mcpbridge.CallResult
-		output *coerce.Schema
+		output *structconv.Schema
 		u      *upstream
 		tool   string
 	)
@@ -114,7 +114,7 @@ func unreadableArguments(req *bridgev1.CallToolRequest) error {
 // under the adapted input schema) are restored to the tool's own schema
 // first; restore's changes lead the report, and arguments restore finds
 // invalid are answered here.
-func (s *Server) call(ctx context.Context, u *upstream, req *bridgev1.CallToolRequest, tool string, p adapt.Profile) (res *mcpbridge.CallResult, output *coerce.Schema, err error) {
+func (s *Server) call(ctx context.Context, u *upstream, req *bridgev1.CallToolRequest, tool string, p adapt.Profile) (res *mcpbridge.CallResult, output *structconv.Schema, err error) {
 	name := req.GetName()
 	sess, err := u.get(ctx)
 	if err != nil {
@@ -197,7 +197,7 @@ func missingArguments(c *mcpbridge.Client, tool, name string) error {
 // it is built: beyond Options.MaxResponseBytes it is refused with
 // ResourceExhausted naming both sizes. Other errors are the result's
 // (Internal).
-func (s *Server) response(res *mcpbridge.CallResult, output *coerce.Schema, asJSON bool) (*bridgev1.CallToolResponse, error) {
+func (s *Server) response(res *mcpbridge.CallResult, output *structconv.Schema, asJSON bool) (*bridgev1.CallToolResponse, error) {
 	resp := &bridgev1.CallToolResponse{
 		IsError:      res.IsError,
 		Exact:        res.Exact,
@@ -242,12 +242,12 @@ func (s *Server) response(res *mcpbridge.CallResult, output *coerce.Schema, asJS
 	}
 	hint := func() string {
 		if !asJSON && text != nil && 1+protowire.SizeBytes(len(text)) < size {
-			return fmt.Sprintf("; as JSON text (structured_json) the result is %s", terms.Size(len(text)))
+			return fmt.Sprintf("; as JSON text (structured_json) the result is %s", msgtext.Size(len(text)))
 		}
 		return ""
 	}
 	if size > limit {
-		return nil, status.Errorf(codes.ResourceExhausted, "the result makes a response of %s, more than the %s the client accepts (the bridge's response limit)%s", terms.Size(size), terms.Size(limit), hint())
+		return nil, status.Errorf(codes.ResourceExhausted, "the result makes a response of %s, more than the %s the client accepts (the bridge's response limit)%s", msgtext.Size(size), msgtext.Size(limit), hint())
 	}
 	maxValues := s.opts.MaxStructValues
 	if maxValues <= 0 {
@@ -269,7 +269,7 @@ func (s *Server) response(res *mcpbridge.CallResult, output *coerce.Schema, asJS
 		}
 		resp.StructuredContent = v
 		for _, ch := range rep.Changes {
-			if ch.Rule != terms.RuleInteger {
+			if ch.Rule != coerce.RuleInteger {
 				ch.Path = mcpbridgeStructuredPath + ch.Path
 				res.ResultReport.Changes = append(res.ResultReport.Changes, ch)
 			}

@@ -11,7 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/internal/msgtext"
 	"github.com/structkit/structkit/mcpbridge"
 )
 
@@ -90,12 +90,12 @@ func callStatus(ctx context.Context, server, name, tool string, err error) error
 		return status.Errorf(codes.Unimplemented, "MCP server %q, tool %s: %v", server, quoteName(tool), ce.Err)
 	case errors.As(err, &we) && we.Code != jsonrpc.CodeInternalError:
 		// The server's own error: its code says nothing gRPC knows.
-		return status.Errorf(codes.Unknown, "MCP server %q, tool %s: %s", server, quoteName(tool), terms.Bounded(ce.Err.Error(), terms.ServerTextLimit))
+		return status.Errorf(codes.Unknown, "MCP server %q, tool %s: %s", server, quoteName(tool), msgtext.Bounded(ce.Err.Error(), msgtext.ServerTextLimit))
 	}
 	// A result the client cannot read or convert (a literal beyond a
 	// double's range, nesting beyond the limit, a JSON-RPC internal error):
 	// the server's fault.
-	return status.Errorf(codes.Internal, "MCP server %q, tool %s: %s", server, quoteName(tool), terms.Bounded(ce.Err.Error(), terms.ServerTextLimit))
+	return status.Errorf(codes.Internal, "MCP server %q, tool %s: %s", server, quoteName(tool), msgtext.Bounded(ce.Err.Error(), msgtext.ServerTextLimit))
 }
 
 // unavailable is the status error of an upstream that could not be had.

@@ -7,7 +7,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/structkit/structkit/internal/mcptrace"
-	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/internal/msgtext"
 	"github.com/structkit/structkit/mcpbridge"
 )
 
@@ -22,7 +22,7 @@ func traceCall(ctx context.Context, tool, server string, res *mcpbridge.CallResu
 		return
 	}
 	call := mcptrace.Annotate(span)
-	call.SetAttributes(attribute.String(mcptrace.AttrTool, terms.Bounded(tool, 128)))
+	call.SetAttributes(attribute.String(mcptrace.AttrTool, msgtext.Bounded(tool, 128)))
 	if server != "" {
 		call.SetAttributes(attribute.String(mcptrace.AttrServer, server))
 	}

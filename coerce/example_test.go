@@ -6,12 +6,13 @@ import (
 	"fmt"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/structconv"
 )
 
 // Compile a tool's input schema once, then validate arguments against it:
 // every problem comes with its location, in words a model can act on.
 func ExampleCompile() {
-	schema, err := coerce.Compile([]byte(`{
+	schema, err := structconv.Compile([]byte(`{
 		"type": "object",
 		"required": ["sku"],
 		"properties": {
@@ -38,7 +39,7 @@ func ExampleCompile() {
 
 // Schema errors name the location in the schema.
 func ExampleSchemaError() {
-	_, err := coerce.Compile([]byte(`{"properties": {"a": {"$ref": "#/$defs/missing"}}}`))
+	_, err := structconv.Compile([]byte(`{"properties": {"a": {"$ref": "#/$defs/missing"}}}`))
 	var se *coerce.SchemaError
 	if errors.As(err, &se) {
 		fmt.Println(se.Pointer, se.Keyword)

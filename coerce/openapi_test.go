@@ -37,7 +37,7 @@ func TestOpenAPIForm(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, d := range []coerce.Dialect{coerce.OpenAPI30, 0} {
-				s, err := coerce.CompileOptions{Dialect: d}.Compile([]byte(tc.schema))
+				s, err := structconv.CompileOptions{Dialect: d}.Compile([]byte(tc.schema))
 				if err != nil {
 					if d == 0 && !strings.Contains(tc.schema, `"OBJECT"`) {
 						continue // detection needs an upper-case type
@@ -73,7 +73,7 @@ func TestOpenAPIForm(t *testing.T) {
 // A document with a "$schema" is never read in the OpenAPI form, and
 // errors in that form name their location.
 func TestOpenAPIFormErrors(t *testing.T) {
-	_, err := coerce.Compile([]byte(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"OBJECT"}`))
+	_, err := structconv.Compile([]byte(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"OBJECT"}`))
 	if err == nil {
 		t.Fatal("an upper-case type beside $schema compiled")
 	}
@@ -82,7 +82,7 @@ func TestOpenAPIFormErrors(t *testing.T) {
 		{`{"type":"OBJECT","properties":{"a":{"type":"INTEGER","enum":["x"]}}}`, "/properties/a", "enum"},
 		{`{"type":"OBJECT","properties":{"a":{"type":"ARRAY","minItems":"many"}}}`, "/properties/a", "minItems"},
 	} {
-		_, err := coerce.CompileOptions{Dialect: coerce.OpenAPI30}.Compile([]byte(tc.schema))
+		_, err := structconv.CompileOptions{Dialect: coerce.OpenAPI30}.Compile([]byte(tc.schema))
 		var se *coerce.SchemaError
 		if !errors.As(err, &se) || se.Pointer != tc.ptr || se.Keyword != tc.kw {
 			t.Errorf("%s: got %v, want a SchemaError at %s (%s)", tc.schema, err, tc.ptr, tc.kw)
@@ -90,7 +90,7 @@ func TestOpenAPIFormErrors(t *testing.T) {
 	}
 	// The input is not modified.
 	doc := map[string]any{"type": "OBJECT", "properties": map[string]any{"n": map[string]any{"type": "INTEGER", "nullable": true}}}
-	if _, err := coerce.Compile(doc); err != nil {
+	if _, err := structconv.Compile(doc); err != nil {
 		t.Fatal(err)
 	}
 	if doc["type"] != "OBJECT" || doc["properties"].(map[string]any)["n"].(map[string]any)["nullable"] != true {
@@ -107,7 +107,7 @@ func TestOpenAPIFunctionCallArgs(t *testing.T) {
 		"labels":{"type":"ARRAY","items":{"type":"STRING"}},
 		"page":{"type":"INTEGER","format":"int32","nullable":true},
 		"weight":{"type":"NUMBER"}},"required":["issue"]}`
-	schema, err := coerce.Compile([]byte(params))
+	schema, err := structconv.Compile([]byte(params))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/structconv"
 )
 
 func decodeNumbers(t *testing.T, s string) any {
@@ -98,7 +99,7 @@ func TestProblemWording(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := coerce.Compile([]byte(tt.schema))
+			s, err := structconv.Compile([]byte(tt.schema))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,7 +131,7 @@ func TestProblemWording(t *testing.T) {
 }
 
 func TestProblemFields(t *testing.T) {
-	s, err := coerce.Compile([]byte(`{"properties":{"limit":{"type":"integer"}}}`))
+	s, err := structconv.Compile([]byte(`{"properties":{"limit":{"type":"integer"}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +180,7 @@ func TestValidateCompileError(t *testing.T) {
 		{"a relative $ref to a document not given", `{"contains":{"$ref":"other.json#/x"}}`, "/contains", "$ref"},
 	} {
 		t.Run(c.why, func(t *testing.T) {
-			_, err := coerce.Compile([]byte(c.schema))
+			_, err := structconv.Compile([]byte(c.schema))
 			var se *coerce.SchemaError
 			if !errors.As(err, &se) {
 				t.Fatalf("Compile(%s) = %v, want a *coerce.SchemaError", c.schema, err)
@@ -197,7 +198,7 @@ func TestValidateCompileError(t *testing.T) {
 // TestLazyValidator: with LazyValidator, a schema only the validator
 // cannot read compiles (for conversion), and every Validate says why.
 func TestLazyValidator(t *testing.T) {
-	s, err := coerce.CompileOptions{LazyValidator: true}.Compile([]byte(`{"properties":{"s":{"pattern":"^(?!x)"}}}`))
+	s, err := structconv.CompileOptions{LazyValidator: true}.Compile([]byte(`{"properties":{"s":{"pattern":"^(?!x)"}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +222,7 @@ func TestValidateDoubling(t *testing.T) {
 			b.WriteString(`,"a` + strconv.Itoa(i) + `":{"` + comb + `":[{"$ref":"#/$defs/a` + strconv.Itoa(i-1) + `"},{"$ref":"#/$defs/a` + strconv.Itoa(i-1) + `"}]}`)
 		}
 		b.WriteString(`},"$ref":"#/$defs/a64"}`)
-		s, err := coerce.Compile([]byte(b.String()))
+		s, err := structconv.Compile([]byte(b.String()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -239,7 +240,7 @@ func TestValidateDoubling(t *testing.T) {
 
 // TestValidateContextDone: a context already done stops the validation.
 func TestValidateContextDone(t *testing.T) {
-	s, err := coerce.Compile([]byte(`{"type":"object"}`))
+	s, err := structconv.Compile([]byte(`{"type":"object"}`))
 	if err != nil {
 		t.Fatal(err)
 	}

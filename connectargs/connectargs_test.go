@@ -29,11 +29,11 @@ const (
 
 // searchSchema is the inline schema of SearchRequest.arguments, given by
 // name for the stream's CallToolsRequest.arguments.
-func searchSchema(t testing.TB) *coerce.Schema {
+func searchSchema(t testing.TB) *structconv.Schema {
 	t.Helper()
 	fd := (&examplev1.SearchRequest{}).ProtoReflect().Descriptor().Fields().ByName("arguments")
 	opt := proto.GetExtension(fd.Options(), structkitv1.E_Schema).(*structkitv1.SchemaOption)
-	s, err := coerce.Compile(opt.GetJson())
+	s, err := structconv.Compile(opt.GetJson())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func (s *service) callTools(ctx context.Context, st *connect.ClientStream[exampl
 func newChecker(t testing.TB, policy coerce.Policy) *protoargs.Checker {
 	search := searchSchema(t)
 	return &protoargs.Checker{CheckOptions: structconv.CheckOptions{Policy: policy}, Schemas: &protoargs.Schemas{
-		Resolver: func(ctx context.Context, msg proto.Message, fd protoreflect.FieldDescriptor) (*coerce.Schema, error) {
+		Resolver: func(ctx context.Context, msg proto.Message, fd protoreflect.FieldDescriptor) (*structconv.Schema, error) {
 			return search, nil
 		},
 	}}

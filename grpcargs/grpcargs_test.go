@@ -16,6 +16,7 @@ import (
 	examplev1 "github.com/structkit/structkit/gen/structkit/example/v1"
 	"github.com/structkit/structkit/grpcargs"
 	"github.com/structkit/structkit/protoargs"
+	"github.com/structkit/structkit/structconv"
 )
 
 func TestStatus(t *testing.T) {
@@ -59,11 +60,11 @@ func TestStatus(t *testing.T) {
 // fails with InvalidArgument and goes no further; with it the request goes
 // on (to the handler, or onto the wire), and a handler sees the problems.
 func TestPassInvalidClientAndServer(t *testing.T) {
-	schema, err := coerce.Compile([]byte(`{"type":"object","properties":{"limit":{"type":"integer","minimum":1}}}`))
+	schema, err := structconv.Compile([]byte(`{"type":"object","properties":{"limit":{"type":"integer","minimum":1}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	checker := &protoargs.Checker{Schemas: &protoargs.Schemas{Resolver: func(context.Context, proto.Message, protoreflect.FieldDescriptor) (*coerce.Schema, error) {
+	checker := &protoargs.Checker{Schemas: &protoargs.Schemas{Resolver: func(context.Context, proto.Message, protoreflect.FieldDescriptor) (*structconv.Schema, error) {
 		return schema, nil
 	}}}
 	invalid := func() *examplev1.SearchRequest {

@@ -44,10 +44,10 @@ import (
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/mcptool"
 	"github.com/structkit/structkit/internal/mcptrace"
+	"github.com/structkit/structkit/internal/msgtext"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/internal/scope"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/protoschema"
 	"github.com/structkit/structkit/structconv"
 )
@@ -553,14 +553,14 @@ func (t *tool) handle(parent, ctx context.Context, _ *mcp.CallToolRequest, msg p
 		return errorResult(fmt.Sprintf("The call of tool %q succeeded, but %v.", t.name, err)), nil
 	}
 	if err != nil {
-		return errorResult(fmt.Sprintf("The call of tool %q succeeded, but its result could not be written: %s", t.name, terms.Bounded(err.Error(), terms.ServerTextLimit))), nil
+		return errorResult(fmt.Sprintf("The call of tool %q succeeded, but its result could not be written: %s", t.name, msgtext.Bounded(err.Error(), msgtext.ServerTextLimit))), nil
 	}
 	// The text shares b's bytes (never modified): the result is held once.
 	text := unsafe.String(unsafe.SliceData(b), len(b))
 	if wireSize(b)+textSize(b) > maxFrame-frameReserve {
 		// Both copies would not fit in the client's frame: the text says
 		// where the result is.
-		text = fmt.Sprintf("The result (%s of JSON) is in structuredContent only: as text too, it would not fit in one MCP message.", terms.Size(len(b)))
+		text = fmt.Sprintf("The result (%s of JSON) is in structuredContent only: as text too, it would not fit in one MCP message.", msgtext.Size(len(b)))
 	}
 	return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
 }

@@ -19,8 +19,8 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/structkit/structkit/internal/msgtext"
 	"github.com/structkit/structkit/internal/pragma"
-	"github.com/structkit/structkit/internal/terms"
 )
 
 // The default bounds of Reflect: what a server's reflection service may
@@ -183,7 +183,7 @@ func reflectWith(ctx context.Context, conn grpc.ClientConnInterface, method stri
 			// words, quoted and cut (its text is not ours to trust).
 			msg := "the server does not know it"
 			if c := codes.Code(e.GetErrorCode()); c != codes.NotFound {
-				msg = fmt.Sprintf("the server cannot describe it (%s: %s)", c, strconv.Quote(terms.Clip(e.GetErrorMessage(), 200)))
+				msg = fmt.Sprintf("the server cannot describe it (%s: %s)", c, strconv.Quote(msgtext.Clip(e.GetErrorMessage(), 200)))
 			}
 			return nil, &ReflectError{Service: name, Msg: msg}
 		}

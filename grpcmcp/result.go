@@ -10,7 +10,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/structkit/structkit/internal/jsontext"
-	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/internal/msgtext"
 )
 
 // Result limits. A result goes to the client inside a JSON-RPC frame (the
@@ -50,7 +50,7 @@ var (
 type errResultSize struct{ size int }
 
 func (e errResultSize) Error() string {
-	return fmt.Sprintf("its result is %s, more than the %s an MCP client reads in one message (the limit of results); it was not sent", terms.Size(e.size), terms.Size(maxFrame-frameReserve))
+	return fmt.Sprintf("its result is %s, more than the %s an MCP client reads in one message (the limit of results); it was not sent", msgtext.Size(e.size), msgtext.Size(maxFrame-frameReserve))
 }
 
 // resultDepth is the nesting allowed in a result under o.

@@ -10,26 +10,26 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/structkit/structkit/internal/msgtext"
 	"github.com/structkit/structkit/internal/pointer"
-	"github.com/structkit/structkit/internal/terms"
 )
 
 // statusText renders the error of a forwarded call for the model: the
 // status code and message, then each field violation of a
 // google.rpc.BadRequest detail, the field named by its JSON Pointer in the
 // arguments (JSON names), and what to do. Everything the server wrote is
-// bounded and escaped (terms.Bounded): the message to
-// terms.ServerTextLimit bytes, each detail to terms.ServerDetailLimit, at
-// most terms.ServerDetailCount details (the rest counted), one per line.
+// bounded and escaped (msgtext.Bounded): the message to
+// msgtext.ServerTextLimit bytes, each detail to msgtext.ServerDetailLimit, at
+// most msgtext.ServerDetailCount details (the rest counted), one per line.
 func statusText(tool string, input protoreflect.MessageDescriptor, err error) string {
 	st, _ := status.FromError(err)
 	var b strings.Builder
-	fmt.Fprintf(&b, "The call of tool %q failed: %s: %s", tool, codeName(st.Code()), terms.Bounded(st.Message(), terms.ServerTextLimit))
+	fmt.Fprintf(&b, "The call of tool %q failed: %s: %s", tool, codeName(st.Code()), msgtext.Bounded(st.Message(), msgtext.ServerTextLimit))
 	shown, left := 0, 0
 	line := func(text string) {
 		shown++
 		b.WriteString("\n- ")
-		b.WriteString(terms.Bounded(text, terms.ServerDetailLimit))
+		b.WriteString(msgtext.Bounded(text, msgtext.ServerDetailLimit))
 	}
 	var violations []*errdetails.BadRequest_FieldViolation
 	for _, d := range st.Details() {
@@ -38,7 +38,7 @@ func statusText(tool string, input protoreflect.MessageDescriptor, err error) st
 			violations = append(violations, v.GetFieldViolations()...)
 		case *errdetails.PreconditionFailure:
 			for _, pv := range v.GetViolations() {
-				if shown == terms.ServerDetailCount {
+				if shown == msgtext.ServerDetailCount {
 					left++
 					continue
 				}
@@ -47,11 +47,11 @@ func statusText(tool string, input protoreflect.MessageDescriptor, err error) st
 		}
 	}
 	for _, v := range violations {
-		if shown == terms.ServerDetailCount {
+		if shown == msgtext.ServerDetailCount {
 			left += len(violations) - shown
 			break
 		}
-		ptr := fieldPointer(input, terms.Clip(v.GetField(), terms.ServerDetailLimit))
+		ptr := fieldPointer(input, msgtext.Clip(v.GetField(), msgtext.ServerDetailLimit))
 		if ptr == "" {
 			ptr = "/"
 		}

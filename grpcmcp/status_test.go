@@ -9,7 +9,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
 
-	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/internal/msgtext"
 )
 
 func badRequest(t *testing.T, msg string, vs ...*errdetails.BadRequest_FieldViolation) error {
@@ -31,7 +31,7 @@ func TestStatusTextBounded(t *testing.T) {
 		vs[i] = &errdetails.BadRequest_FieldViolation{Field: "items", Description: "must be positive, it is the item of a long list of items"}
 	}
 	text := statusText("t", input, badRequest(t, strings.Repeat("m", 5_000_000), vs...))
-	if len(text) > terms.ServerTextLimit+terms.ServerDetailCount*(terms.ServerDetailLimit+8)+200 {
+	if len(text) > msgtext.ServerTextLimit+msgtext.ServerDetailCount*(msgtext.ServerDetailLimit+8)+200 {
 		t.Errorf("%d bytes of text", len(text))
 	}
 	for _, want := range []string{"(cut at ", " bytes of 5.0 MB)", "\n- … and 199950 more (not shown)", "\nCorrect these arguments"} {
@@ -39,8 +39,8 @@ func TestStatusTextBounded(t *testing.T) {
 			t.Errorf("text lacks %q: ...%s", want, text[len(text)-300:])
 		}
 	}
-	if n := strings.Count(text, "\n- /items: "); n != terms.ServerDetailCount {
-		t.Errorf("%d violations listed, want %d", n, terms.ServerDetailCount)
+	if n := strings.Count(text, "\n- /items: "); n != msgtext.ServerDetailCount {
+		t.Errorf("%d violations listed, want %d", n, msgtext.ServerDetailCount)
 	}
 }
 

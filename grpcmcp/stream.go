@@ -18,8 +18,8 @@ import (
 
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/mcptrace"
+	"github.com/structkit/structkit/internal/msgtext"
 	"github.com/structkit/structkit/internal/schema"
-	"github.com/structkit/structkit/internal/terms"
 )
 
 // Server-streaming methods as tools.
@@ -295,7 +295,7 @@ func (t *tool) handleStream(parent, ctx context.Context, req *mcp.CallToolReques
 	// The text shares b's bytes (never modified): the result is held once.
 	text := unsafe.String(unsafe.SliceData(b), len(b))
 	if wireSize(b)+textSize(b) > maxFrame-frameReserve {
-		text = fmt.Sprintf("The result (%s of JSON) is in structuredContent only: as text too, it would not fit in one MCP message.", terms.Size(len(b)))
+		text = fmt.Sprintf("The result (%s of JSON) is in structuredContent only: as text too, it would not fit in one MCP message.", msgtext.Size(len(b)))
 	}
 	return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
 }
@@ -307,7 +307,7 @@ func (t *tool) cutText(c *collector) string {
 		return fmt.Sprintf("The stream was ended after %s, the limit of one call (MaxStreamMessages); it had more. A narrower request gets the rest.", count(c.n))
 	case byBytes:
 		return fmt.Sprintf("The stream was ended after %s (%s of JSON): the next (%s) would have passed the limit of %s of one call (MaxStreamBytes). A narrower request gets the rest.",
-			count(c.n), terms.Size(c.bytes), terms.Size(c.next), terms.Size(t.stream.maxBytes))
+			count(c.n), msgtext.Size(c.bytes), msgtext.Size(c.next), msgtext.Size(t.stream.maxBytes))
 	}
 	return fmt.Sprintf("The stream was ended after %s by the call timeout of %v; it had not finished.", count(c.n), t.timeout)
 }
@@ -324,7 +324,7 @@ func count(n int) string {
 func (t *tool) nothingText(c *collector) string {
 	if c.cut == byBytes {
 		return fmt.Sprintf("The call of tool %q succeeded, but its first message is %s of JSON, more than the limit of %s of one call's messages (MaxStreamBytes); the stream was ended.",
-			t.name, terms.Size(c.next), terms.Size(t.stream.maxBytes))
+			t.name, msgtext.Size(c.next), msgtext.Size(t.stream.maxBytes))
 	}
 	return t.timeoutText() + " No message of the stream had arrived."
 }
@@ -363,7 +363,7 @@ func progressText(n int, msg []byte) string {
 	if len(msg) <= progressTextLimit {
 		return string(msg)
 	}
-	return fmt.Sprintf("message %d: %s of JSON, whole in the result", n, terms.Size(len(msg)))
+	return fmt.Sprintf("message %d: %s of JSON, whole in the result", n, msgtext.Size(len(msg)))
 }
 
 // describe is the description of md's tool: for a streaming method, what
@@ -376,7 +376,7 @@ func describe(md protoreflect.MethodDescriptor, desc string, limit, total int, o
 	if maxBytes <= 0 || maxBytes > maxStreamBytes {
 		maxBytes = maxStreamBytes
 	}
-	bounds := fmt.Sprintf("at most %d messages and %s of them", orDefault(o.MaxStreamMessages, defaultMaxStreamMessages), terms.Size(maxBytes))
+	bounds := fmt.Sprintf("at most %d messages and %s of them", orDefault(o.MaxStreamMessages, defaultMaxStreamMessages), msgtext.Size(maxBytes))
 	if o.CallTimeout > 0 {
 		bounds += fmt.Sprintf(", within %v", o.CallTimeout)
 	}

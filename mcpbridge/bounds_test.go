@@ -11,8 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/fixture/bounds"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/mcpbridge"
 )
 
@@ -133,7 +133,7 @@ func TestResultReportSeparate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Report.Changes) != 0 || !hasRule(res.ResultReport, "/structuredContent/n", terms.RuleBigIntCarried) {
+		if len(res.Report.Changes) != 0 || !hasRule(res.ResultReport, "/structuredContent/n", coerce.RuleBigIntCarried) {
 			t.Errorf("%s: arguments' report %v, result's %v", name, rules(res.Report), rules(res.ResultReport))
 		}
 	}

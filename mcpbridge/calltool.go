@@ -15,7 +15,7 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/mcptrace"
-	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/internal/observe"
 	"github.com/structkit/structkit/mcpbridge/internal/toolcall"
 )
 
@@ -147,4 +147,4 @@ func uncheckedReason(ti *ToolInfo) string {
 	return "input schema constrains no member"
 }
 
-func (c *Client) observe(tool string, rep *coerce.Report) { terms.Observe(c.opts.Observer, tool, rep) }
+func (c *Client) observe(tool string, rep *coerce.Report) { observe.Report(c.opts.Observer, tool, rep) }

@@ -141,8 +141,8 @@ type ToolInfo struct {
 	Exact bool
 	// Input and Output are the compiled schemas; nil if absent or not
 	// compilable, in which case InputErr/OutputErr hold the compile error.
-	Input     *coerce.Schema
-	Output    *coerce.Schema
+	Input     *structconv.Schema
+	Output    *structconv.Schema
 	InputErr  error
 	OutputErr error
 	// Unchecked is true when calls of this tool send their arguments
@@ -264,7 +264,7 @@ func Connect(ctx context.Context, t mcp.Transport, opts ClientOptions) (*Client,
 		ended: make(chan struct{}),
 	}
 	if c.opts.cache == nil {
-		c.opts.cache = schemacache.New[*coerce.Schema](0, 0)
+		c.opts.cache = schemacache.New[*structconv.Schema](0, 0)
 	}
 	if c.opts.after == nil {
 		c.opts.after = time.After

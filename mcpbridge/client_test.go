@@ -22,7 +22,6 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/structconv"
 )
@@ -98,7 +97,7 @@ func TestExactIntegers(t *testing.T) {
 	if !proto.Equal(args, before) {
 		t.Error("CallTool modified its arguments")
 	}
-	if !hasRule(res.Report, "/repo_id", terms.RuleBigIntRestored) {
+	if !hasRule(res.Report, "/repo_id", coerce.RuleBigIntRestored) {
 		t.Errorf("report lacks /repo_id bigint-restored: %v", rules(res.Report))
 	}
 	if !res.Report.Valid() {
@@ -116,10 +115,10 @@ func TestExactIntegers(t *testing.T) {
 	if n := len(sc["issues"].GetListValue().GetValues()); n != 3 || sc["count"].GetNumberValue() != 3 {
 		t.Errorf("structured issues: %d, count %v", n, sc["count"])
 	}
-	if !hasRule(res.ResultReport, "/structuredContent/repo_id", terms.RuleBigIntCarried) {
+	if !hasRule(res.ResultReport, "/structuredContent/repo_id", coerce.RuleBigIntCarried) {
 		t.Errorf("result report lacks /structuredContent/repo_id bigint-carried: %v", rules(res.ResultReport))
 	}
-	if hasRule(res.Report, "/structuredContent/repo_id", terms.RuleBigIntCarried) {
+	if hasRule(res.Report, "/structuredContent/repo_id", coerce.RuleBigIntCarried) {
 		t.Errorf("the arguments' report holds the result's note: %v", rules(res.Report))
 	}
 	// Written back with the output schema, the result is the server's JSON.
@@ -317,7 +316,7 @@ func TestCheckLocal(t *testing.T) {
 	if n := s.calls.Load(); n != 1 {
 		t.Errorf("server called %d times, want 1", n)
 	}
-	if !hasRule(res.Report, "/repo_id", terms.RuleBigIntRestored) {
+	if !hasRule(res.Report, "/repo_id", coerce.RuleBigIntRestored) {
 		t.Errorf("checked call report: %v", rules(res.Report))
 	}
 }
@@ -342,7 +341,7 @@ func TestLenient(t *testing.T) {
 		for _, r := range []struct {
 			path string
 			rule coerce.Rule
-		}{{"/limit", terms.RuleStringToInteger}, {"/include_closed", terms.RuleStringToBoolean}, {"/filters/0/value", terms.RuleStringToInteger}, {"/repo_id", terms.RuleBigIntRestored}} {
+		}{{"/limit", coerce.RuleStringToInteger}, {"/include_closed", coerce.RuleStringToBoolean}, {"/filters/0/value", coerce.RuleStringToInteger}, {"/repo_id", coerce.RuleBigIntRestored}} {
 			if !hasRule(res.Report, r.path, r.rule) {
 				t.Errorf("check=%v: report lacks %s %s: %v", check, r.path, r.rule, rules(res.Report))
 			}
@@ -647,7 +646,7 @@ func TestNotValidated(t *testing.T) {
 	if !strings.Contains(res.NotValidated, "/properties/email (pattern)") || !strings.Contains(res.NotValidated, "does not compile") {
 		t.Errorf("not validated: %q", res.NotValidated)
 	}
-	if len(res.Report.Changes) != 1 || !hasRule(res.Report, "/n", terms.RuleStringToInteger) || !res.Report.Valid() {
+	if len(res.Report.Changes) != 1 || !hasRule(res.Report, "/n", coerce.RuleStringToInteger) || !res.Report.Valid() {
 		t.Errorf("report: %s", res.Report.String())
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/structconv"
 )
@@ -149,7 +149,7 @@ func TestUnwrappedTransport(t *testing.T) {
 	if got := res.Structured.GetStructValue().GetFields()["repo_id"].GetNumberValue(); got != 9007199254740996 {
 		t.Errorf("repo_id %v, want the SDK's rounded 9007199254740996", res.Structured)
 	}
-	if !hasRule(res.ResultReport, "/structuredContent/repo_id", terms.RulePrecisionUnsafe) {
+	if !hasRule(res.ResultReport, "/structuredContent/repo_id", coerce.RulePrecisionUnsafe) {
 		t.Errorf("result report: %s", res.ResultReport.String())
 	}
 	// A result without numbers is exact all the same.

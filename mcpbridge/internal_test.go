@@ -6,16 +6,16 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/mcpcapture"
+	"github.com/structkit/structkit/structconv"
 )
 
 // TestResultFallback: without a captured raw result, the SDK's float64
 // values are converted, the whole ones beyond 2^53 flagged, and the result
 // is not exact; one without numbers is.
 func TestResultFallback(t *testing.T) {
-	out, err := coerce.Compile([]byte(`{"type":"object","properties":{"id":{"type":"integer"},"n":{"type":"integer"}}}`))
+	out, err := structconv.Compile([]byte(`{"type":"object","properties":{"id":{"type":"integer"},"n":{"type":"integer"}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/structconv"
 )
@@ -129,7 +128,7 @@ func TestCallToolJSONCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.IsError || text(t, res) != "main.go:5:12" || !hasRule(res.Report, "/line", terms.RuleStringToInteger) {
+	if res.IsError || text(t, res) != "main.go:5:12" || !hasRule(res.Report, "/line", coerce.RuleStringToInteger) {
 		t.Errorf("repaired call: error %v %s report %v", res.IsError, text(t, res), rules(res.Report))
 	}
 	res, err = c.CallToolJSON(ctx, "code_nav", []byte(`{"path":"main.go","line":0,"column":1.5}`))

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/schemacache"
 	"github.com/structkit/structkit/mcpbridge/internal/toolcall"
+	"github.com/structkit/structkit/structconv"
 )
 
 // ListLimits bound what one server's tool list may make a Client hold,
@@ -160,7 +160,7 @@ func (e *LimitError) reason() string {
 
 // schemaCache is the cache of compiled tool schemas: shared by the Clients
 // of a bridge (schemacache.WithCache), else one per Client.
-type schemaCache = schemacache.Cache[*coerce.Schema]
+type schemaCache = schemacache.Cache[*structconv.Schema]
 
 func init() {
 	schemacache.WithCache = func(opts, cache any) any {

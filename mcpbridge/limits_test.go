@@ -11,10 +11,10 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/fixture/long"
 	"github.com/structkit/structkit/internal/fixture/manytools"
 	"github.com/structkit/structkit/internal/schemacache"
+	"github.com/structkit/structkit/structconv"
 )
 
 // small is a tool schema of about 60 bytes, distinct per tool.
@@ -126,7 +126,7 @@ func TestListLimitsReadNoFurther(t *testing.T) {
 func TestSchemasCompiledOnce(t *testing.T) {
 	same := func(int) string { return manytools.Schema17K() }
 	for _, lazy := range []bool{false, true} {
-		shared := schemacache.New[*coerce.Schema](0, 0)
+		shared := schemacache.New[*structconv.Schema](0, 0)
 		opts := ClientOptions{cache: shared}
 		if lazy {
 			opts = schemacache.WithCache(ClientOptions{}, shared).(ClientOptions)
@@ -201,7 +201,7 @@ func TestManyToolsMemory(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			heap, c := retained(func() *Client {
-				opts := schemacache.WithCache(ClientOptions{ListLimits: tc.limits}, schemacache.New[*coerce.Schema](0, 8<<20)).(ClientOptions)
+				opts := schemacache.WithCache(ClientOptions{ListLimits: tc.limits}, schemacache.New[*structconv.Schema](0, 8<<20)).(ClientOptions)
 				c, err := Connect(context.Background(), manytools.Transport(manytools.Options{Tools: tc.listed}), opts)
 				if err != nil {
 					t.Fatal(err)

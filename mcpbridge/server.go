@@ -16,7 +16,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/mcptool"
 	"github.com/structkit/structkit/internal/mcptrace"
 	"github.com/structkit/structkit/internal/pragma"
@@ -119,7 +118,7 @@ func AddTool(s *mcp.Server, t *mcp.Tool, h StructHandler, opts ServerOptions) (e
 
 type structTool struct {
 	name    string
-	in, out *coerce.Schema
+	in, out *structconv.Schema
 	h       StructHandler
 	opts    ServerOptions
 }

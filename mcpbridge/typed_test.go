@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/structconv"
 )
@@ -255,7 +254,7 @@ func TestTypedToolLenient(t *testing.T) {
 	}
 	obs.mu.Lock()
 	defer obs.mu.Unlock()
-	want := []string{"ids /node_id " + string(terms.RuleStringToInteger), "ids /repo_id " + string(terms.RuleStringToInteger)}
+	want := []string{"ids /node_id " + string(coerce.RuleStringToInteger), "ids /repo_id " + string(coerce.RuleStringToInteger)}
 	if fmt.Sprint(obs.changes) != fmt.Sprint(want) || len(obs.problems) != 0 {
 		t.Errorf("observed %v %v, want %v", obs.changes, obs.problems, want)
 	}

@@ -3,8 +3,8 @@ package mcpbridge
 import (
 	"context"
 
-	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/mcpbridge/internal/toolcall"
+	"github.com/structkit/structkit/structconv"
 )
 
 // CallToolFor calls a tool as Client.CallToolJSON does and decodes its
@@ -42,7 +42,7 @@ func CallToolFor[Out any](ctx context.Context, c *Client, name string, args any)
 	if err != nil || res.IsError {
 		return out, res, err
 	}
-	var schema *coerce.Schema // the output schema, to write the SDK's decoding back
+	var schema *structconv.Schema // the output schema, to write the SDK's decoding back
 	if res.StructuredJSON == nil {
 		ti, _ := c.Tool(name)
 		schema = ti.Output

@@ -8,7 +8,6 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/rpcargs"
 	"github.com/structkit/structkit/structconv"
@@ -98,7 +97,7 @@ func (c *Checker) walk(ctx context.Context, root proto.Message, m protoreflect.M
 			if !c.wants(fd) {
 				return true
 			}
-			var schema *coerce.Schema
+			var schema *structconv.Schema
 			if schema, err = c.schemas().For(ctx, root, fd); err != nil || schema == nil {
 				return err == nil
 			}
@@ -148,7 +147,7 @@ func (c *Checker) eachValue(fd protoreflect.FieldDescriptor, v protoreflect.Valu
 
 // checkStruct checks one Struct, Value or ListValue in place. A dynamic
 // message (dynamicpb) is converted through its wire form and written back.
-func (c *Checker) checkStruct(ctx context.Context, root proto.Message, fd protoreflect.FieldDescriptor, schema *coerce.Schema, path string, m protoreflect.Message, res *Result) error {
+func (c *Checker) checkStruct(ctx context.Context, root proto.Message, fd protoreflect.FieldDescriptor, schema *structconv.Schema, path string, m protoreflect.Message, res *Result) error {
 	target := m.Interface()
 	dynamic := false
 	switch target.(type) {

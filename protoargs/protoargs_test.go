@@ -152,11 +152,11 @@ func TestInvalidInlineSchema(t *testing.T) {
 }
 
 func TestRegistryAndResolver(t *testing.T) {
-	schema, err := coerce.Compile([]byte(`{"properties":{"limit":{"type":"integer"}}}`))
+	schema, err := structconv.Compile([]byte(`{"properties":{"limit":{"type":"integer"}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	resolver := func(ctx context.Context, msg proto.Message, field protoreflect.FieldDescriptor) (*coerce.Schema, error) {
+	resolver := func(ctx context.Context, msg proto.Message, field protoreflect.FieldDescriptor) (*structconv.Schema, error) {
 		if req, ok := msg.(*examplev1.CallToolRequest); ok && req.GetTool() == "search" {
 			return schema, nil
 		}

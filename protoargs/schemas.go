@@ -26,9 +26,9 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 
-	"github.com/structkit/structkit/coerce"
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
 	"github.com/structkit/structkit/internal/rpcargs"
+	"github.com/structkit/structkit/structconv"
 )
 
 // Registry holds schemas by name, for fields whose option names one
@@ -36,21 +36,21 @@ import (
 // value is ready.
 type Registry struct {
 	mu sync.RWMutex
-	m  map[string]*coerce.Schema
+	m  map[string]*structconv.Schema
 }
 
 // Register adds (or replaces) a named schema.
-func (r *Registry) Register(name string, s *coerce.Schema) {
+func (r *Registry) Register(name string, s *structconv.Schema) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.m == nil {
-		r.m = map[string]*coerce.Schema{}
+		r.m = map[string]*structconv.Schema{}
 	}
 	r.m[name] = s
 }
 
 // Lookup returns the named schema, or nil.
-func (r *Registry) Lookup(name string) *coerce.Schema {
+func (r *Registry) Lookup(name string) *structconv.Schema {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return r.m[name]
@@ -73,7 +73,7 @@ type Schemas struct {
 	// schema of a Struct, Value or ListValue field of msg (for example by
 	// the tool name another field of the request holds), or nil for a
 	// field it knows nothing of.
-	Resolver func(ctx context.Context, msg proto.Message, field protoreflect.FieldDescriptor) (*coerce.Schema, error)
+	Resolver func(ctx context.Context, msg proto.Message, field protoreflect.FieldDescriptor) (*structconv.Schema, error)
 
 	cache sync.Map // protoreflect.FieldDescriptor → *compiled
 }
@@ -81,16 +81,16 @@ type Schemas struct {
 type compiled struct {
 	once   sync.Once
 	opt    *structkitv1.SchemaOption
-	schema *coerce.Schema
+	schema *structconv.Schema
 	err    error
 }
 
 // For returns the schema of field in msg, or nil when it has none.
-func (s *Schemas) For(ctx context.Context, msg proto.Message, field protoreflect.FieldDescriptor) (*coerce.Schema, error) {
+func (s *Schemas) For(ctx context.Context, msg proto.Message, field protoreflect.FieldDescriptor) (*structconv.Schema, error) {
 	c := s.option(field)
 	if c.opt != nil {
 		if name := c.opt.GetName(); name != "" {
-			var sch *coerce.Schema
+			var sch *structconv.Schema
 			if s.Registry != nil {
 				sch = s.Registry.Lookup(name)
 			}
@@ -120,7 +120,7 @@ func (s *Schemas) option(field protoreflect.FieldDescriptor) *compiled {
 		if c.opt == nil || c.opt.GetJson() == "" {
 			return
 		}
-		c.schema, c.err = coerce.Compile([]byte(c.opt.GetJson()))
+		c.schema, c.err = structconv.Compile([]byte(c.opt.GetJson()))
 		if c.err != nil {
 			c.err = &FieldError{Field: field.FullName(), Msg: "the inline schema of its structkit.v1.schema option does not compile", Err: c.err}
 		}

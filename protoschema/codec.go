@@ -23,7 +23,6 @@ import (
 	"github.com/structkit/structkit/internal/protojsondec"
 	"github.com/structkit/structkit/internal/protojsonenc"
 	"github.com/structkit/structkit/internal/schema"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -60,7 +59,7 @@ type CodecOptions struct {
 type Codec struct {
 	md     protoreflect.MessageDescriptor
 	raw    []byte
-	schema *coerce.Schema
+	schema *structconv.Schema
 	gen    *generated
 	opts   CodecOptions
 }
@@ -74,7 +73,7 @@ func NewCodec(md protoreflect.MessageDescriptor, opts CodecOptions) (*Codec, err
 	if err != nil {
 		return nil, err
 	}
-	s, err := coerce.CompileOptions{AssertFormat: true}.Compile(g.json)
+	s, err := structconv.CompileOptions{AssertFormat: true}.Compile(g.json)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +97,7 @@ func (c *Codec) Descriptor() protoreflect.MessageDescriptor { return c.md }
 func (c *Codec) Schema() []byte { return c.raw }
 
 // Compiled returns the compiled schema, for structconv and coerce.
-func (c *Codec) Compiled() *coerce.Schema { return c.schema }
+func (c *Codec) Compiled() *structconv.Schema { return c.schema }
 
 func (c *Codec) resolver() resolver {
 	if c.opts.Resolver != nil {
@@ -217,10 +216,13 @@ func problemOf(e *protojsondec.Error) coerce.Problem {
 	return coerce.Problem{Path: e.Path, Keyword: "protobuf", Expected: e.Expected, Got: e.Got, Msg: e.Msg}
 }
 
+// lenientRules are every lenient rule.
+var lenientRules = func() []coerce.Rule { p, _ := coerce.ParsePolicy("all"); return p.Rules() }()
+
 // repaired reports whether a lenient rule changed the input.
 func repaired(rep *coerce.Report) bool {
 	for _, ch := range rep.Changes {
-		for _, r := range terms.AllRules() {
+		for _, r := range lenientRules {
 			if ch.Rule == r {
 				return true
 			}

@@ -18,13 +18,13 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
-	"github.com/structkit/structkit/coerce"
 	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/protojsondec"
 	"github.com/structkit/structkit/internal/protojsonenc"
 	"github.com/structkit/structkit/protoschema"
+	"github.com/structkit/structkit/structconv"
 )
 
 // sameJSON reports whether two documents hold the same values, numbers
@@ -232,7 +232,7 @@ func TestEncoderExact(t *testing.T) {
 // planRoot compiles a schema and returns the plan of its root.
 func planRoot(t *testing.T, doc string) *plan.Loc {
 	t.Helper()
-	s, err := coerce.Compile([]byte(doc))
+	s, err := structconv.Compile([]byte(doc))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,6 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/protoschema"
 	"github.com/structkit/structkit/structconv"
 )
@@ -174,7 +173,7 @@ func TestCodecProblems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Count(terms.RuleStringToInteger) != 2 || rep.Count(terms.RuleEnumCase) != 1 {
+	if rep.Count(coerce.RuleStringToInteger) != 2 || rep.Count(coerce.RuleEnumCase) != 1 {
 		t.Errorf("report %v", rep)
 	}
 	out, _ := c.Marshal(m)

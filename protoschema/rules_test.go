@@ -16,8 +16,8 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/protoschema"
+	"github.com/structkit/structkit/structconv"
 )
 
 type T = descriptorpb.FieldDescriptorProto_Type
@@ -79,7 +79,7 @@ func prop(t *testing.T, o protoschema.SchemaOptions, md protoreflect.MessageDesc
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := coerce.Compile(b); err != nil {
+	if _, err := structconv.Compile(b); err != nil {
 		t.Fatalf("schema does not compile: %v\n%s", err, b)
 	}
 	var doc struct {

@@ -26,18 +26,17 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/structconv"
 )
 
 // benchCase is one benchmark document with its schema.
 type benchCase struct {
 	name      string
-	json      []byte           // the document, compacted
-	schema    *coerce.Schema   // compiled schema
-	schemaDoc map[string]any   // decoded schema, for the later pass
-	msg       *structpb.Struct // the document as a Struct
-	values    int              // JSON values in the document, containers included
+	json      []byte             // the document, compacted
+	schema    *structconv.Schema // compiled schema
+	schemaDoc map[string]any     // decoded schema, for the later pass
+	msg       *structpb.Struct   // the document as a Struct
+	values    int                // JSON values in the document, containers included
 }
 
 var (
@@ -72,7 +71,7 @@ func loadBenchCases() ([]*benchCase, error) {
 		if err != nil {
 			return nil, err
 		}
-		schema, err := coerce.Compile(schemaJSON)
+		schema, err := structconv.Compile(schemaJSON)
 		if err != nil {
 			return nil, err
 		}
@@ -289,7 +288,7 @@ func BenchmarkCompile(b *testing.B) {
 			b.SetBytes(int64(len(schema)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := coerce.Compile(schema); err != nil {
+				if _, err := structconv.Compile(schema); err != nil {
 					b.Fatal(err)
 				}
 			}

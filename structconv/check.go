@@ -11,11 +11,11 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/internal/observe"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/restore"
 	"github.com/structkit/structkit/internal/schema"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/internal/validate"
 )
 
@@ -65,7 +65,7 @@ func (o CheckOptions) ctx() context.Context {
 // input that is not JSON or cannot be converted at all (an *Error), or for
 // a schema the validator cannot compile (a *coerce.SchemaError, the same
 // on every method of CheckOptions).
-func (o CheckOptions) JSON(schema *coerce.Schema, args []byte) ([]byte, *coerce.Report, error) {
+func (o CheckOptions) JSON(schema *Schema, args []byte) ([]byte, *coerce.Report, error) {
 	// A schema from package adapt may carry the table of an adapted
 	// schema's stand-ins (plan.Schema.Restoring): the answer is restored
 	// to the original schema while it is read.
@@ -90,7 +90,7 @@ func (o CheckOptions) JSON(schema *coerce.Schema, args []byte) ([]byte, *coerce.
 // as it writes, the instance the validator reads (numbers exact: the
 // literals kept, carried big integers as the integers they are); the
 // validator evaluates it once.
-func (o CheckOptions) checkJSON(schema *coerce.Schema, args []byte, hook restore.Hook) ([]byte, *coerce.Report, error) {
+func (o CheckOptions) checkJSON(schema *Schema, args []byte, hook restore.Hook) ([]byte, *coerce.Report, error) {
 	if schema == nil {
 		return nil, nil, errNoSchema
 	}
@@ -115,7 +115,7 @@ func (o CheckOptions) checkJSON(schema *coerce.Schema, args []byte, hook restore
 	// written back as the number it was, so its carry is no change of the
 	// arguments and is not reported (it would read as if the server got a
 	// string).
-	rep.Changes = slices.DeleteFunc(rep.Changes, func(c coerce.Change) bool { return c.Rule == terms.RuleBigIntCarried })
+	rep.Changes = slices.DeleteFunc(rep.Changes, func(c coerce.Change) bool { return c.Rule == coerce.RuleBigIntCarried })
 	o.finish(rep, problems)
 	return out, rep, nil
 }
@@ -125,7 +125,7 @@ func (o CheckOptions) checkJSON(schema *coerce.Schema, args []byte, hook restore
 // repairs are replaced, optional empty members dropped. Numbers stay
 // doubles (a Struct has no other kind); integers a rule produces beyond
 // ±2^53 are carried as decimal strings.
-func (o CheckOptions) Struct(schema *coerce.Schema, args proto.Message) (*coerce.Report, error) {
+func (o CheckOptions) Struct(schema *Schema, args proto.Message) (*coerce.Report, error) {
 	if schema == nil {
 		return nil, errNoSchema
 	}
@@ -152,7 +152,7 @@ func (o CheckOptions) Struct(schema *coerce.Schema, args proto.Message) (*coerce
 // float64 or json.Number), repairing them in place under the policy;
 // integers at integer locations become int64 (see GoOptions.Apply). It
 // returns the tree, which is args itself unless args is a scalar.
-func (o CheckOptions) Go(schema *coerce.Schema, args any) (any, *coerce.Report, error) {
+func (o CheckOptions) Go(schema *Schema, args any) (any, *coerce.Report, error) {
 	if schema == nil {
 		return nil, nil, errNoSchema
 	}
@@ -186,7 +186,7 @@ var errNoSchema = &Error{Code: CodeType, Offset: -1, Msg: "a check needs a schem
 // held, schema or not. With scratch, the bytes are not kept and what JSON
 // cannot hold is written as it comes, for the validator to name. problems
 // is sorted by path.
-func (o CheckOptions) write(schema *coerce.Schema, m proto.Message, lits *literals, scratch bool) ([]byte, []coerce.Problem, error) {
+func (o CheckOptions) write(schema *Schema, m proto.Message, lits *literals, scratch bool) ([]byte, []coerce.Problem, error) {
 	ctx := o.ctx()
 	val := validate.Of(planOf(schema))
 	e := encoderPool.Get().(*encoder)
@@ -237,14 +237,14 @@ func (o CheckOptions) finish(rep *coerce.Report, problems []coerce.Problem) {
 func onlyPolicyChanges(changes []coerce.Change) []coerce.Change {
 	out := changes[:0]
 	for _, c := range changes {
-		if c.Rule != terms.RuleInteger {
+		if c.Rule != coerce.RuleInteger {
 			out = append(out, c)
 		}
 	}
 	return out
 }
 
-func (o CheckOptions) observe(rep *coerce.Report) { terms.Observe(o.Observer, o.Tool, rep) }
+func (o CheckOptions) observe(rep *coerce.Report) { observe.Report(o.Observer, o.Tool, rep) }
 
 // check is what the encoder keeps for the check's recording of what it
 // writes (write); the zero value records nothing.

@@ -28,7 +28,7 @@ func BenchmarkCheck(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	schema, err := coerce.Compile(schemaText)
+	schema, err := structconv.Compile(schemaText)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -35,7 +34,7 @@ func TestCheckJSONFreeBigIntegers(t *testing.T) {
 		{"no schema", `{}`, `{"a":[9007199254740993]}`, `{"a":[9007199254740993]}`, nil, coerce.Policy{}},
 		{"embedded JSON", free, `{"o":"{\"k\":9007199254740993}"}`, `{"o":{"k":9007199254740993}}`, nil, coerce.Lenient()},
 	} {
-		s, err := coerce.Compile([]byte(tc.schema))
+		s, err := structconv.Compile([]byte(tc.schema))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +63,7 @@ func TestCheckJSONFreeBigIntegers(t *testing.T) {
 // repairs it, reported. Numbers the arguments wrote are written back as
 // those numbers.
 func TestCheckJSONStringsStayStrings(t *testing.T) {
-	s, err := coerce.Compile(`{"type":"object","properties":{"n":{"type":"integer"},"x":{"type":"number"},"i":{"type":"array","items":{"type":"integer"}}}}`)
+	s, err := structconv.Compile(`{"type":"object","properties":{"n":{"type":"integer"},"x":{"type":"number"},"i":{"type":"array","items":{"type":"integer"}}}}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,8 +79,8 @@ func TestCheckJSONStringsStayStrings(t *testing.T) {
 		{`{"n":"5"}`, `{"n":"5"}`, coerce.Policy{}, "/n", ""},
 		{`{"x":"123456789012345678901234567890"}`, `{"x":"123456789012345678901234567890"}`, coerce.Policy{}, "/x", ""},
 		{`{"i":[1,"9007199254740993"]}`, `{"i":[1,"9007199254740993"]}`, coerce.Policy{}, "/i/1", ""},
-		{`{"n":"12345678901234567890"}`, `{"n":12345678901234567890}`, coerce.Policy{StringToInteger: true}, "", terms.RuleStringToInteger},
-		{`{"i":[1,"9007199254740993"]}`, `{"i":[1,9007199254740993]}`, coerce.Policy{StringToInteger: true}, "", terms.RuleStringToInteger},
+		{`{"n":"12345678901234567890"}`, `{"n":12345678901234567890}`, coerce.Policy{StringToInteger: true}, "", coerce.RuleStringToInteger},
+		{`{"i":[1,"9007199254740993"]}`, `{"i":[1,9007199254740993]}`, coerce.Policy{StringToInteger: true}, "", coerce.RuleStringToInteger},
 	} {
 		out, rep, err := structconv.CheckOptions{Policy: tc.policy}.JSON(s, []byte(tc.in))
 		if err != nil {

@@ -18,7 +18,6 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -41,7 +40,7 @@ type oracleRun struct {
 // value (1.0000000000000001 reads as 1), the Go values validated hold the
 // literal (json.Number), read from the arguments by encoding/json at the
 // same path, as the check in one pass validates literals exactly.
-func oracleJSON(t *testing.T, o structconv.CheckOptions, schema *coerce.Schema, args []byte) (oracleRun, error) {
+func oracleJSON(t *testing.T, o structconv.CheckOptions, schema *structconv.Schema, args []byte) (oracleRun, error) {
 	t.Helper()
 	rep := &coerce.Report{}
 	var s structpb.Value
@@ -65,12 +64,12 @@ func oracleJSON(t *testing.T, o structconv.CheckOptions, schema *coerce.Schema, 
 	run.out, err = structconv.MarshalOptions{Schema: schema}.Marshal(&s)
 	// The check's JSON output writes every carried big integer back as
 	// the number it was, so it does not report the carry.
-	run.changes = slices.DeleteFunc(run.changes, func(c coerce.Change) bool { return c.Rule == terms.RuleBigIntCarried })
+	run.changes = slices.DeleteFunc(run.changes, func(c coerce.Change) bool { return c.Rule == coerce.RuleBigIntCarried })
 	return run, err
 }
 
 // oracleStruct is the old CheckOptions.Struct: Fix, ToGo, validation.
-func oracleStruct(o structconv.CheckOptions, schema *coerce.Schema, args proto.Message) (oracleRun, error) {
+func oracleStruct(o structconv.CheckOptions, schema *structconv.Schema, args proto.Message) (oracleRun, error) {
 	rep := &coerce.Report{}
 	if err := structconv.Fix(schema, o.Policy, rep, args); err != nil {
 		return oracleRun{}, err
@@ -84,14 +83,14 @@ func oracleStruct(o structconv.CheckOptions, schema *coerce.Schema, args proto.M
 
 // oracleFinish is the old check's finish: validation, the fraction
 // problems added from the report, the sort, the policy's changes.
-func oracleFinish(schema *coerce.Schema, v any, rep *coerce.Report) (oracleRun, error) {
+func oracleFinish(schema *structconv.Schema, v any, rep *coerce.Report) (oracleRun, error) {
 	problems, err := schema.Validate(v)
 	if err != nil {
 		return oracleRun{}, err
 	}
 	var run oracleRun
 	for _, c := range rep.Changes {
-		if c.Rule == terms.RuleFraction && !slices.ContainsFunc(problems, func(p coerce.Problem) bool { return p.Path == c.Path && p.Keyword == "type" }) {
+		if c.Rule == coerce.RuleFraction && !slices.ContainsFunc(problems, func(p coerce.Problem) bool { return p.Path == c.Path && p.Keyword == "type" }) {
 			run.patched = append(run.patched, coerce.Problem{Path: c.Path, Keyword: "type", Expected: "integer",
 				Got: "number " + c.From, Msg: "expected integer, got number " + c.From, Schema: c.Schema})
 		}
@@ -99,7 +98,7 @@ func oracleFinish(schema *coerce.Schema, v any, rep *coerce.Report) (oracleRun, 
 	slices.SortStableFunc(problems, func(a, b coerce.Problem) int { return strings.Compare(a.Path, b.Path) })
 	run.problems = problems
 	for _, c := range rep.Changes {
-		if c.Rule != terms.RuleInteger {
+		if c.Rule != coerce.RuleInteger {
 			run.changes = append(run.changes, c)
 		}
 	}
@@ -178,7 +177,7 @@ func oracleCompare(t *testing.T, what string, got, want oracleRun) {
 
 // checkAgainstOracle runs args through the one-pass check and the oracle
 // under both policies, as JSON and (read without a schema) as a Struct.
-func checkAgainstOracle(t *testing.T, what string, schema *coerce.Schema, args []byte) (checked bool) {
+func checkAgainstOracle(t *testing.T, what string, schema *structconv.Schema, args []byte) (checked bool) {
 	t.Helper()
 	for _, o := range []structconv.CheckOptions{{}, {Policy: coerce.Lenient()}} {
 		want, werr := oracleJSON(t, o, schema, args)
@@ -228,7 +227,7 @@ func oracleCarriedPaths(rep *coerce.Report) map[string]bool {
 	paths := map[string]bool{}
 	for _, c := range rep.Changes {
 		if _, seen := paths[c.Path]; !seen {
-			paths[c.Path] = c.Rule == terms.RuleBigIntCarried
+			paths[c.Path] = c.Rule == coerce.RuleBigIntCarried
 		} else {
 			paths[c.Path] = false
 		}
@@ -267,7 +266,7 @@ func oracleCarried(v, in any, carried map[string]bool, path string) any {
 }
 
 // oracleCanonical is out as the oracle writes it: through a Struct.
-func oracleCanonical(t *testing.T, schema *coerce.Schema, out []byte) []byte {
+func oracleCanonical(t *testing.T, schema *structconv.Schema, out []byte) []byte {
 	t.Helper()
 	var s structpb.Value
 	if err := (structconv.UnmarshalOptions{Schema: schema}).Unmarshal(out, &s); err != nil {
@@ -325,7 +324,7 @@ func TestCheckOnePassAgreesWithOracleMCP(t *testing.T) {
 	}
 	var checked int
 	for _, tool := range mcpLoadTools(t) {
-		schema, err := coerce.Compile(tool.raw)
+		schema, err := structconv.Compile(tool.raw)
 		if err != nil {
 			t.Fatalf("%s: %v", tool.name, err)
 		}
@@ -372,7 +371,7 @@ func TestCheckOnePassAgreesWithOracleSuite(t *testing.T) {
 			}
 			rng := rand.New(rand.NewPCG(uint64(len(b)), 0x5017e))
 			for _, g := range groups {
-				schema, err := coerce.CompileOptions{Dialect: dr.coerce, Resources: raw}.Compile(g.Schema)
+				schema, err := structconv.CompileOptions{Dialect: dr.coerce, Resources: raw}.Compile(g.Schema)
 				if err != nil {
 					continue // TestCheckAgreesWithSuite says which may not compile
 				}

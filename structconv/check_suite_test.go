@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -36,7 +35,7 @@ func TestCheckAgreesWithSuite(t *testing.T) {
 			}
 			for _, g := range groups {
 				key := dr.dir + "/" + filepath.Base(file) + "/" + g.Description
-				schema, err := coerce.CompileOptions{Dialect: dr.coerce, Resources: raw}.Compile(g.Schema)
+				schema, err := structconv.CompileOptions{Dialect: dr.coerce, Resources: raw}.Compile(g.Schema)
 				if err != nil {
 					if _, ok := suiteExcluded[key]; !ok {
 						t.Errorf("%s: compile: %v", key, err)

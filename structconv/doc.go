@@ -1,6 +1,6 @@
 // Package structconv converts between google.protobuf.Struct (and Value,
 // ListValue) and JSON, and Go value trees, in one pass, asking a compiled
-// JSON Schema (package coerce) at each node what belongs there.
+// JSON Schema (Compile, Schema) at each node what belongs there.
 //
 // The API is shaped like protojson: MarshalOptions{...}.Marshal and
 // MarshalAppend write JSON, UnmarshalOptions{...}.Unmarshal reads it;

@@ -10,7 +10,6 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -41,12 +40,12 @@ func TestDuplicateKeyOffset(t *testing.T) {
 // TestFixRefusesOtherMessages: Fix says so when given a message it cannot
 // work on, with or without a schema and rules.
 func TestFixRefusesOtherMessages(t *testing.T) {
-	schema, err := coerce.Compile([]byte(`{"type":"object"}`))
+	schema, err := structconv.Compile([]byte(`{"type":"object"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, o := range []struct {
-		schema *coerce.Schema
+		schema *structconv.Schema
 		policy coerce.Policy
 	}{{}, {schema: schema}, {schema: schema, policy: coerce.Lenient()}} {
 		err := structconv.Fix(o.schema, o.policy, nil, wrapperspb.String("x"))
@@ -64,7 +63,7 @@ func TestFixRefusesOtherMessages(t *testing.T) {
 // (compiled with LazyValidator, else Compile itself refuses it) is the same
 // *coerce.SchemaError from every method of CheckOptions.
 func TestCheckSchemaErrorsAlike(t *testing.T) {
-	schema, err := coerce.CompileOptions{LazyValidator: true}.Compile([]byte(`{"type":"object","properties":{"s":{"type":"string","pattern":"(("}}}`))
+	schema, err := structconv.CompileOptions{LazyValidator: true}.Compile([]byte(`{"type":"object","properties":{"s":{"type":"string","pattern":"(("}}}`))
 	if err != nil {
 		t.Fatalf("Compile: %v (the plan does not read patterns; the validator does)", err)
 	}
@@ -88,7 +87,7 @@ func TestCheckSchemaErrorsAlike(t *testing.T) {
 // not valid: it is what a failed check returns beside its error.
 func TestNilReport(t *testing.T) {
 	var r *coerce.Report
-	if r.Valid() || r.Count(terms.RuleInteger) != 0 || r.String() != "" {
+	if r.Valid() || r.Count(coerce.RuleInteger) != 0 || r.String() != "" {
 		t.Error("a nil Report must be invalid, count nothing and print nothing")
 	}
 	if !(&coerce.Report{}).Valid() {
@@ -100,7 +99,7 @@ func TestNilReport(t *testing.T) {
 // a report that does not read as valid, so that a caller who looks at the
 // report first (or ignores the error) never dispatches what was not checked.
 func TestFailedCheckNotValid(t *testing.T) {
-	s, err := coerce.Compile(`{"type":"object","properties":{"n":{"type":"integer"}}}`)
+	s, err := structconv.Compile(`{"type":"object","properties":{"n":{"type":"integer"}}}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +155,7 @@ func TestFailedCheckNotValid(t *testing.T) {
 // its digits and writes it back as a number: the check finds the
 // arguments valid, and the JSON sent has a number, not a string.
 func TestOpenNumberLocationRestoresCarried(t *testing.T) {
-	schema, err := coerce.Compile([]byte(`{"type":"object","properties":{"target":{"oneOf":[
+	schema, err := structconv.Compile([]byte(`{"type":"object","properties":{"target":{"oneOf":[
 		{"type":"object","properties":{"name":{"const":"find"},"arguments":{"type":"object","properties":{"limit":{"type":"number"}}}},"required":["name"]},
 		{"type":"object","properties":{"name":{"const":"aggregate"},"arguments":{"type":"object"}},"required":["name"]}]}}}`))
 	if err != nil {

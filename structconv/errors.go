@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pointer"
 )
@@ -114,5 +113,5 @@ func pointerOf(path []seg) string {
 }
 
 // planOf returns the plan of a compiled schema: nil for no schema. A
-// coerce.Schema is the plan under its public name.
-func planOf(s *coerce.Schema) *plan.Schema { return (*plan.Schema)(s) }
+// Schema is the plan under its public name.
+func planOf(s *Schema) *plan.Schema { return (*plan.Schema)(s) }

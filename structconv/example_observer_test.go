@@ -28,7 +28,7 @@ func (c *counter) add(k string) {
 // Every check passes its changes and problems to the Observer of its
 // CheckOptions, with the tool's name.
 func ExampleCheckOptions_observer() {
-	schema, err := coerce.Compile(`{"type": "object", "properties": {"limit": {"type": "integer", "minimum": 1}}}`)
+	schema, err := structconv.Compile(`{"type": "object", "properties": {"limit": {"type": "integer", "minimum": 1}}}`)
 	if err != nil {
 		panic(err)
 	}

@@ -24,7 +24,7 @@ const toolSchema = `{
 // A Struct that crossed gRPC holds every number as a double. With the
 // tool's schema, Marshal writes integers where the schema says integer.
 func ExampleMarshalOptions_Marshal() {
-	schema, err := coerce.Compile([]byte(toolSchema))
+	schema, err := structconv.Compile([]byte(toolSchema))
 	if err != nil {
 		panic(err)
 	}
@@ -41,7 +41,7 @@ func ExampleMarshalOptions_Marshal() {
 // An ID beyond 2^53 cannot live in a double. Unmarshal carries it as a
 // string of its digits; Marshal with the same schema writes it back.
 func ExampleUnmarshalOptions_Unmarshal() {
-	schema, err := coerce.Compile([]byte(toolSchema))
+	schema, err := structconv.Compile([]byte(toolSchema))
 	if err != nil {
 		panic(err)
 	}
@@ -79,7 +79,7 @@ func ExampleError() {
 // ToGo turns a Struct into the Go values a typed handler expects: int64
 // where the schema says integer, float64 elsewhere.
 func ExampleGoOptions_ToGo() {
-	schema, _ := coerce.Compile([]byte(toolSchema))
+	schema, _ := structconv.Compile([]byte(toolSchema))
 	args, _ := structpb.NewStruct(map[string]any{"line": 5.0, "score": 2.0})
 
 	v, _ := structconv.GoOptions{Schema: schema}.ToGo(args)
@@ -91,7 +91,7 @@ func ExampleGoOptions_ToGo() {
 // Apply fixes an already-decoded value tree in place, such as genai's
 // FunctionCall.Args or the result of json.Unmarshal into map[string]any.
 func ExampleGoOptions_Apply() {
-	schema, _ := coerce.Compile([]byte(toolSchema))
+	schema, _ := structconv.Compile([]byte(toolSchema))
 	var args map[string]any
 	_ = json.Unmarshal([]byte(`{"line": 12, "score": 3}`), &args)
 
@@ -104,7 +104,7 @@ func ExampleGoOptions_Apply() {
 // The pre-dispatch check of a model's arguments: repairs the policy allows
 // (reported), integers as integer literals, then full validation.
 func ExampleCheckOptions_JSON() {
-	schema, err := coerce.Compile(`{
+	schema, err := structconv.Compile(`{
 		"type": "object",
 		"required": ["sku"],
 		"properties": {"sku": {"type": "string"}, "limit": {"type": "integer", "minimum": 1}}

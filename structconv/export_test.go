@@ -8,7 +8,7 @@ import (
 
 // Fix exposes to the tests the repair in place that CheckOptions.Struct
 // makes before it validates.
-func Fix(schema *coerce.Schema, policy coerce.Policy, report *coerce.Report, m proto.Message) error {
+func Fix(schema *Schema, policy coerce.Policy, report *coerce.Report, m proto.Message) error {
 	return fix(schema, policy, report, m)
 }
 

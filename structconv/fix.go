@@ -19,7 +19,7 @@ import (
 // *structpb.ListValue, in place under the policy (see CheckOptions.Struct),
 // reporting each change to report if not nil. Any other message type is
 // an *Error with CodeType, with or without a schema.
-func fix(schema *coerce.Schema, policy coerce.Policy, report *coerce.Report, m proto.Message) error {
+func fix(schema *Schema, policy coerce.Policy, report *coerce.Report, m proto.Message) error {
 	f := fixer{policy: policy, report: report}
 	root := planOf(schema).Root()
 	switch v := m.(type) {

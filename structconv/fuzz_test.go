@@ -27,8 +27,8 @@ var fuzzSchema = mustCompile(`{
 	"$ref": "#/$defs/any"
 }`)
 
-func mustCompile(s string) *coerce.Schema {
-	sch, err := coerce.Compile([]byte(s))
+func mustCompile(s string) *structconv.Schema {
+	sch, err := structconv.Compile([]byte(s))
 	if err != nil {
 		panic(err)
 	}
@@ -274,7 +274,7 @@ func FuzzMarshal(f *testing.F) {
 			"list":  structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{structpb.NewNumberValue(num), structpb.NewStringValue(str)}}),
 			"inner": &inner,
 		}}
-		for _, sch := range []*coerce.Schema{nil, fuzzSchema} {
+		for _, sch := range []*structconv.Schema{nil, fuzzSchema} {
 			out, err := structconv.MarshalOptions{Schema: sch}.Marshal(s)
 			if err != nil {
 				var se *structconv.Error

@@ -66,7 +66,7 @@ func TestGolden(t *testing.T) {
 
 func runGolden(t *testing.T, c goldenCase) string {
 	t.Helper()
-	schema, err := coerce.Compile(c.Schema)
+	schema, err := structconv.Compile(c.Schema)
 	if err != nil {
 		t.Fatalf("compile: %v", err)
 	}

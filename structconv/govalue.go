@@ -18,9 +18,9 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
+	"github.com/structkit/structkit/internal/msgtext"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pragma"
-	"github.com/structkit/structkit/internal/terms"
 )
 
 // GoOptions configures conversion between Struct messages and Go value
@@ -31,7 +31,7 @@ type GoOptions struct {
 	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Schema guides the conversion; nil means no schema.
-	Schema *coerce.Schema
+	Schema *Schema
 	// Report, if not nil, receives an entry for each rule that fired.
 	Report *coerce.Report
 	// Policy turns on lenient coercion rules (see coerce.Policy) for ToGo
@@ -161,10 +161,10 @@ func (g *goConv) checkNumber(lit string) error {
 		return err
 	}
 	if !jsontext.IsNumber(lit) {
-		return g.fail(CodeNumber, "json.Number %q is not a number", terms.Clip(lit, 40))
+		return g.fail(CodeNumber, "json.Number %q is not a number", msgtext.Clip(lit, 40))
 	}
 	if !jsontext.InDoubleRange(lit) {
-		return g.fail(CodeNumber, "number %s is out of range of a double", terms.Clip(lit, 40))
+		return g.fail(CodeNumber, "number %s is out of range of a double", msgtext.Clip(lit, 40))
 	}
 	return nil
 }
@@ -219,16 +219,16 @@ func (g *goConv) number(f float64, l *plan.Loc) any {
 	if !jsontext.IsWhole(f) {
 		if g.report != nil && l.Admits()&jsontype.Number == 0 {
 			lit := string(jsontext.AppendFloat(nil, f))
-			g.note(terms.RuleFraction, lit, lit, l)
+			g.note(coerce.RuleFraction, lit, lit, l)
 		}
 		return f
 	}
 	n := wholeInt(f)
 	if g.report != nil {
 		lit := string(jsontext.AppendWhole(nil, f))
-		g.note(terms.RuleInteger, string(jsontext.AppendFloat(nil, f)), lit, l)
+		g.note(coerce.RuleInteger, string(jsontext.AppendFloat(nil, f)), lit, l)
 		if jsontext.Unsafe(f) {
-			g.note(terms.RulePrecisionUnsafe, lit, lit, l)
+			g.note(coerce.RulePrecisionUnsafe, lit, lit, l)
 		}
 	}
 	return n
@@ -238,7 +238,7 @@ func (g *goConv) number(f float64, l *plan.Loc) any {
 func (g *goConv) str(s string, l *plan.Loc) any {
 	if l.RestoresCarried() && jsontext.Carried(s) {
 		if g.report != nil {
-			g.note(terms.RuleBigIntRestored, strconv.Quote(s), s, l)
+			g.note(coerce.RuleBigIntRestored, strconv.Quote(s), s, l)
 		}
 		return digitsInt(s)
 	}
@@ -445,13 +445,13 @@ func (g *goConv) apply(v any, l *plan.Loc) (any, error) {
 			// A fraction as written, whatever its double: kept exact for
 			// validation, never rounded to an integer.
 			if g.report != nil && l.Admits()&jsontype.Number == 0 {
-				g.note(terms.RuleFraction, lit, lit, l)
+				g.note(coerce.RuleFraction, lit, lit, l)
 			}
 			return x, nil
 		}
 		if canon, ok := jsontext.IntegerDigits(lit); ok {
 			if g.report != nil && canon != lit {
-				g.note(terms.RuleInteger, lit, canon, l)
+				g.note(coerce.RuleInteger, lit, canon, l)
 			}
 			return digitsInt(canon), nil
 		}
@@ -540,7 +540,7 @@ func (g *goConv) toValue(v any, l *plan.Loc) (*structpb.Value, error) {
 	case json.Number:
 		lit := string(x)
 		if !jsontext.IsNumber(lit) {
-			return nil, g.fail(CodeNumber, "json.Number %q is not a number", terms.Clip(lit, 40))
+			return nil, g.fail(CodeNumber, "json.Number %q is not a number", msgtext.Clip(lit, 40))
 		}
 		if err := g.checkDigits(lit); err != nil {
 			return nil, err
@@ -550,7 +550,7 @@ func (g *goConv) toValue(v any, l *plan.Loc) (*structpb.Value, error) {
 		}
 		f, err := jsontext.ParseFloat(lit)
 		if err != nil {
-			return nil, g.fail(CodeNumber, "number %s is out of range of a double", terms.Clip(lit, 40))
+			return nil, g.fail(CodeNumber, "number %s is out of range of a double", msgtext.Clip(lit, 40))
 		}
 		return structpb.NewNumberValue(f), nil
 	case map[string]any:
@@ -617,19 +617,19 @@ func (g *goConv) float(f float64) (*structpb.Value, error) {
 func (g *goConv) integer(canon string, l *plan.Loc) (*structpb.Value, error) {
 	f, err := strconv.ParseFloat(canon, 64)
 	if err != nil {
-		return nil, g.fail(CodeNumber, "number %s is out of range of a double", terms.Clip(canon, 40))
+		return nil, g.fail(CodeNumber, "number %s is out of range of a double", msgtext.Clip(canon, 40))
 	}
 	if !jsontext.BeyondSafe(canon) {
 		return structpb.NewNumberValue(f), nil
 	}
 	if l.RoundsBigIntegers() {
 		if g.report != nil && string(jsontext.AppendWhole(nil, f)) != canon {
-			g.note(terms.RuleBigIntRounded, canon, string(jsontext.AppendFloat(nil, f)), l)
+			g.note(coerce.RuleBigIntRounded, canon, string(jsontext.AppendFloat(nil, f)), l)
 		}
 		return structpb.NewNumberValue(f), nil
 	}
 	if g.report != nil {
-		g.note(terms.RuleBigIntCarried, canon, strconv.Quote(canon), l)
+		g.note(coerce.RuleBigIntCarried, canon, strconv.Quote(canon), l)
 	}
 	return structpb.NewStringValue(canon), nil
 }

@@ -7,7 +7,6 @@ import (
 
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -16,7 +15,7 @@ import (
 // json.Number handed over in a Go value (validation, the check of Go
 // values, Apply, FromGo); one it accepts is accepted by all of them.
 func TestOneNumberGrammar(t *testing.T) {
-	schema, err := coerce.Compile([]byte(`{"type":"object","properties":{"a":{"type":"number"},"n":{"type":"integer"}}}`))
+	schema, err := structconv.Compile([]byte(`{"type":"object","properties":{"a":{"type":"number"},"n":{"type":"integer"}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}

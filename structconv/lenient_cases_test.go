@@ -2,7 +2,6 @@ package structconv_test
 
 import (
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/terms"
 )
 
 // Schemas shared by the cases below.
@@ -107,15 +106,15 @@ var (
 )
 
 const (
-	rInt    = terms.RuleStringToInteger
-	rNum    = terms.RuleStringToNumber
-	rBool   = terms.RuleStringToBoolean
-	rWords  = terms.RuleBooleanWords
-	rNumStr = terms.RuleNumberToString
-	rEnum   = terms.RuleEnumCase
-	rDrop   = terms.RuleDropEmpty
-	rJSON   = terms.RuleJSONString
-	rWrap   = terms.RuleWrapScalar
+	rInt    = coerce.RuleStringToInteger
+	rNum    = coerce.RuleStringToNumber
+	rBool   = coerce.RuleStringToBoolean
+	rWords  = coerce.RuleBooleanWords
+	rNumStr = coerce.RuleNumberToString
+	rEnum   = coerce.RuleEnumCase
+	rDrop   = coerce.RuleDropEmpty
+	rJSON   = coerce.RuleJSONString
+	rWrap   = coerce.RuleWrapScalar
 )
 
 // same: the document is left as it is.

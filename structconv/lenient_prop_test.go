@@ -20,7 +20,6 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/plan"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -36,7 +35,7 @@ var propExcluded = map[string]string{}
 // every rule on, then Marshal, unchanged, and the report holds no policy
 // change.
 func TestLenientSuiteValidUnchanged(t *testing.T) {
-	all, err := terms.ParsePolicy("all")
+	all, err := coerce.ParsePolicy("all")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,10 +66,10 @@ func TestLenientSuiteValidUnchanged(t *testing.T) {
 			}
 			for _, g := range cases {
 				groups++
-				schema, err := coerce.CompileOptions{Dialect: dr.coerce, Resources: raw}.Compile(g.Schema)
+				schema, err := structconv.CompileOptions{Dialect: dr.coerce, Resources: raw}.Compile(g.Schema)
 				if err != nil {
 					rejected++
-					t.Logf("skipped (coerce.Compile rejects it): %s/%s/%s: %v", dr.dir, filepath.Base(file), g.Description, err)
+					t.Logf("skipped (structconv.Compile rejects it): %s/%s/%s: %v", dr.dir, filepath.Base(file), g.Description, err)
 					continue
 				}
 				for _, tc := range g.Tests {
@@ -104,7 +103,7 @@ func TestLenientSuiteValidUnchanged(t *testing.T) {
 			t.Errorf("propExcluded names %q, which is no valid instance of the suite", key)
 		}
 	}
-	t.Logf("official suite: %d cases, %d skipped as coerce.Compile rejects them, %d valid instances checked (%d excluded), %d a Struct cannot hold",
+	t.Logf("official suite: %d cases, %d skipped as structconv.Compile rejects them, %d valid instances checked (%d excluded), %d a Struct cannot hold",
 		groups, rejected, instances, excluded, unholdable)
 }
 
@@ -112,7 +111,7 @@ func TestLenientSuiteValidUnchanged(t *testing.T) {
 // and Marshal without, and says what changed ("" for nothing). holdable is
 // false for instances a Struct cannot hold at all (lone surrogates,
 // numbers beyond a double).
-func propUnchanged(t *testing.T, schema *coerce.Schema, p coerce.Policy, data []byte) (msg string, holdable bool) {
+func propUnchanged(t *testing.T, schema *structconv.Schema, p coerce.Policy, data []byte) (msg string, holdable bool) {
 	t.Helper()
 	var r coerce.Report
 	var v structpb.Value
@@ -239,7 +238,7 @@ func propNullable(v any) {
 
 // propPaths runs a document through the four paths and returns, per path,
 // the output decoded and the policy's changes.
-func propPaths(t *testing.T, schema *coerce.Schema, p coerce.Policy, in []byte) map[string]lenRun {
+func propPaths(t *testing.T, schema *structconv.Schema, p coerce.Policy, in []byte) map[string]lenRun {
 	t.Helper()
 	c := lenCase{in: string(in), policy: p}
 	return map[string]lenRun{
@@ -261,7 +260,7 @@ const propSeeds = 25
 // locations of one reading turned into strings), Lenient() restores the
 // document on all four paths, reporting exactly one change per leaf.
 func TestLenientMCPProperty(t *testing.T) {
-	all, err := terms.ParsePolicy("all")
+	all, err := coerce.ParsePolicy("all")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +276,7 @@ func TestLenientMCPProperty(t *testing.T) {
 	var docs, invalid, stringified, leaves int
 	for _, tool := range tools {
 		t.Run(tool.name, func(t *testing.T) {
-			schema, err := coerce.Compile(tool.schema)
+			schema, err := structconv.Compile(tool.schema)
 			if err != nil {
 				t.Fatalf("CompileValue: %v", err)
 			}
@@ -309,7 +308,7 @@ func TestLenientMCPProperty(t *testing.T) {
 					}
 					for _, c := range run.changes {
 						carried := (p == "b" || p == "c") && slices.Contains(g.bigs, c.Path) &&
-							(c.Rule == terms.RuleStringToInteger || c.Rule == terms.RuleStringToNumber)
+							(c.Rule == coerce.RuleStringToInteger || c.Rule == coerce.RuleStringToNumber)
 						if !carried {
 							t.Errorf("seed %d: path %s (%s): policy change on a valid document: %v\n in %s", seed, p, lenPathName[p], c, in)
 						}
@@ -340,7 +339,7 @@ func TestLenientMCPProperty(t *testing.T) {
 					var got []string
 					for _, c := range run.changes {
 						switch c.Rule {
-						case terms.RuleStringToInteger, terms.RuleStringToNumber, terms.RuleStringToBoolean:
+						case coerce.RuleStringToInteger, coerce.RuleStringToNumber, coerce.RuleStringToBoolean:
 						default:
 							t.Errorf("seed %d: path %s: unexpected change %v", seed, p, c)
 						}

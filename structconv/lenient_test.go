@@ -13,14 +13,14 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
 // lenPolicyRules is the set of rules the policy reports.
 var lenPolicyRules = func() map[coerce.Rule]bool {
 	m := map[coerce.Rule]bool{}
-	for _, r := range terms.AllRules() {
+	all, _ := coerce.ParsePolicy("all")
+	for _, r := range all.Rules() {
 		m[r] = true
 	}
 	return m
@@ -86,7 +86,7 @@ func TestLenientTable(t *testing.T) {
 		names[c.name] = true
 		t.Run(c.name, func(t *testing.T) {
 			t.Logf("why: %s", c.why)
-			schema, err := coerce.Compile([]byte(c.schema))
+			schema, err := structconv.Compile([]byte(c.schema))
 			if err != nil {
 				t.Fatalf("Compile: %v", err)
 			}
@@ -215,7 +215,7 @@ func lenCheckChanges(t *testing.T, p string, got []coerce.Change, want []lenChan
 
 // (a) JSON → Struct with the schema and the policy; Struct → JSON with the
 // schema only.
-func lenPathA(t *testing.T, schema *coerce.Schema, c lenCase) lenRun {
+func lenPathA(t *testing.T, schema *structconv.Schema, c lenCase) lenRun {
 	t.Helper()
 	var r coerce.Report
 	var v structpb.Value
@@ -244,7 +244,7 @@ func lenRead(t *testing.T, in string) *structpb.Value {
 
 // (b) JSON → Struct without a schema; Struct → JSON with the schema and
 // the policy.
-func lenPathB(t *testing.T, schema *coerce.Schema, c lenCase) lenRun {
+func lenPathB(t *testing.T, schema *structconv.Schema, c lenCase) lenRun {
 	t.Helper()
 	v := lenRead(t, c.in)
 	var r coerce.Report
@@ -257,7 +257,7 @@ func lenPathB(t *testing.T, schema *coerce.Schema, c lenCase) lenRun {
 
 // (c) JSON → Struct without a schema; Fix in place; Struct → JSON with
 // the schema only.
-func lenPathC(t *testing.T, schema *coerce.Schema, c lenCase) lenRun {
+func lenPathC(t *testing.T, schema *structconv.Schema, c lenCase) lenRun {
 	t.Helper()
 	v := lenRead(t, c.in)
 	var r coerce.Report
@@ -281,7 +281,7 @@ func lenPathC(t *testing.T, schema *coerce.Schema, c lenCase) lenRun {
 }
 
 // (d) encoding/json with UseNumber → GoOptions.Apply → encoding/json.
-func lenPathD(t *testing.T, schema *coerce.Schema, c lenCase) lenRun {
+func lenPathD(t *testing.T, schema *structconv.Schema, c lenCase) lenRun {
 	t.Helper()
 	in := lenDecode(t, []byte(c.in))
 	var r coerce.Report
@@ -308,7 +308,7 @@ func TestReportOrderDeterministic(t *testing.T) {
 		props = append(props, strconv.Quote(name)+`:{"type":"integer"}`)
 		in = append(in, strconv.Quote(name)+`:"`+strconv.Itoa(i)+`"`)
 	}
-	schema, err := coerce.Compile([]byte(`{"type":"object","properties":{` + strings.Join(props, ",") + `}}`))
+	schema, err := structconv.Compile([]byte(`{"type":"object","properties":{` + strings.Join(props, ",") + `}}`))
 	if err != nil {
 		t.Fatal(err)
 	}

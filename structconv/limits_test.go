@@ -10,7 +10,6 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -65,7 +64,7 @@ func TestFractionIsAFraction(t *testing.T) {
 	if err := (structconv.UnmarshalOptions{Schema: schema, Report: &rep}).Unmarshal(args, &v); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Count(terms.RuleFraction) != 1 || rep.Changes[0].Path != "/n" {
+	if rep.Count(coerce.RuleFraction) != 1 || rep.Changes[0].Path != "/n" {
 		t.Errorf("Unmarshal report: %v, want one fraction-at-integer at /n", &rep)
 	}
 	_, crep, err := structconv.CheckOptions{}.JSON(schema, args)
@@ -152,9 +151,9 @@ func TestCheckContext(t *testing.T) {
 	}
 }
 
-func compile(t *testing.T, schema string) *coerce.Schema {
+func compile(t *testing.T, schema string) *structconv.Schema {
 	t.Helper()
-	s, err := coerce.Compile([]byte(schema))
+	s, err := structconv.Compile([]byte(schema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +166,7 @@ func compile(t *testing.T, schema string) *coerce.Schema {
 // string as if it were not JSON text; a string that is not JSON text stays
 // a string.
 func TestEmbeddedTextLimits(t *testing.T) {
-	s, err := coerce.Compile(`{"type":"object","properties":{"a":{"type":"array"}}}`)
+	s, err := structconv.Compile(`{"type":"object","properties":{"a":{"type":"array"}}}`)
 	if err != nil {
 		t.Fatal(err)
 	}

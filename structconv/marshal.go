@@ -16,7 +16,6 @@ import (
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pragma"
-	"github.com/structkit/structkit/internal/terms"
 )
 
 // MarshalOptions configures Struct → JSON conversion. The zero value
@@ -29,7 +28,7 @@ type MarshalOptions struct {
 	// schema admits integer, whole numbers are written as integer literals
 	// with exact digits, and carried big integers (decimal strings beyond
 	// ±2^53) are written back as bare literals. Nil means no schema.
-	Schema *coerce.Schema
+	Schema *Schema
 	// Report, if not nil, receives an entry for each rule that fired. It is
 	// appended to, not reset.
 	Report *coerce.Report
@@ -176,7 +175,7 @@ func (e *encoder) value(v *structpb.Value, l *plan.Loc) error {
 			// (only a rule, reported, turns a string into a number).
 			if e.lits.isCarried(k) {
 				if l.RestoresCarried() && e.report != nil {
-					e.note(terms.RuleBigIntRestored, `"`+k.StringValue+`"`, k.StringValue, l)
+					e.note(coerce.RuleBigIntRestored, `"`+k.StringValue+`"`, k.StringValue, l)
 				}
 				e.b = append(e.b, k.StringValue...)
 				return nil
@@ -208,16 +207,16 @@ func (e *encoder) number(f float64, l *plan.Loc) error {
 			e.b = jsontext.AppendWhole(e.b, f)
 			if e.report != nil {
 				lit := string(e.b[start:])
-				e.note(terms.RuleInteger, string(jsontext.AppendFloat(nil, f)), lit, l)
+				e.note(coerce.RuleInteger, string(jsontext.AppendFloat(nil, f)), lit, l)
 				if jsontext.Unsafe(f) {
-					e.note(terms.RulePrecisionUnsafe, lit, lit, l)
+					e.note(coerce.RulePrecisionUnsafe, lit, lit, l)
 				}
 			}
 			return nil
 		}
 		if e.report != nil && l.Admits()&jsontype.Number == 0 {
 			lit := string(jsontext.AppendFloat(nil, f))
-			e.note(terms.RuleFraction, lit, lit, l)
+			e.note(coerce.RuleFraction, lit, lit, l)
 		}
 	}
 	e.b = jsontext.AppendFloat(e.b, f)
@@ -228,7 +227,7 @@ func (e *encoder) str(s string, l *plan.Loc) error {
 	if l.RestoresCarried() && jsontext.Carried(s) {
 		e.b = append(e.b, s...)
 		if e.report != nil {
-			e.note(terms.RuleBigIntRestored, `"`+s+`"`, s, l)
+			e.note(coerce.RuleBigIntRestored, `"`+s+`"`, s, l)
 		}
 		return nil
 	}

@@ -16,7 +16,6 @@ import (
 
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -112,30 +111,30 @@ func mcpLoadTools(t *testing.T) []mcpTool {
 // encoding/json produces them), as a decoded map with json.Number numbers,
 // and after a trip through structpb.NewStruct (integer keywords become
 // doubles, "minItems": 1.0). All must compile.
-func mcpCompile(t *testing.T, tool mcpTool) (fromMap, fromStruct *coerce.Schema) {
+func mcpCompile(t *testing.T, tool mcpTool) (fromMap, fromStruct *structconv.Schema) {
 	t.Helper()
 	var plain map[string]any
 	if err := json.Unmarshal(tool.raw, &plain); err != nil {
 		t.Fatal(err)
 	}
-	fromMap, err := coerce.Compile(plain)
+	fromMap, err := structconv.Compile(plain)
 	if err != nil {
 		t.Fatalf("Compile(map with float64 numbers): %v", err)
 	}
-	if _, err := coerce.Compile(tool.schema); err != nil {
+	if _, err := structconv.Compile(tool.schema); err != nil {
 		t.Fatalf("Compile(map with json.Number numbers): %v", err)
 	}
 	st, err := structpb.NewStruct(plain)
 	if err != nil {
 		t.Fatalf("structpb.NewStruct: %v", err)
 	}
-	fromStruct, err = coerce.Compile(st)
+	fromStruct, err = structconv.Compile(st)
 	if err != nil {
 		t.Fatalf("Compile(*structpb.Struct): %v", err)
 	}
 	// And once more from the Struct's own map (what a server that kept the
 	// schema as a Struct hands over after AsMap).
-	if _, err := coerce.Compile(st.AsMap()); err != nil {
+	if _, err := structconv.Compile(st.AsMap()); err != nil {
 		t.Fatalf("Compile(Struct.AsMap()): %v", err)
 	}
 	return fromMap, fromStruct
@@ -721,7 +720,7 @@ func mcpShow(v any) string {
 // tool then receives "limit": "18446744073709551615" for the number it was
 // sent.
 func TestMCPOpenAlternativeBigInteger(t *testing.T) {
-	schema, err := coerce.Compile([]byte(`{"type":"object","properties":{"pipeline":{"type":"array","items":{"anyOf":[
+	schema, err := structconv.Compile([]byte(`{"type":"object","properties":{"pipeline":{"type":"array","items":{"anyOf":[
 		{"type":"object","properties":{"$vectorSearch":{"type":"object","properties":{"limit":{"type":"integer"}}}},"required":["$vectorSearch"]},
 		{"type":"object","additionalProperties":{}}]}}}}`))
 	if err != nil {

@@ -17,13 +17,13 @@ import (
 // the token layer refuses and accepts what it accepts, with or without a
 // schema, at number and integer locations.
 func TestSameNumbers(t *testing.T) {
-	schemas := map[string]*coerce.Schema{"no schema": nil}
+	schemas := map[string]*structconv.Schema{"no schema": nil}
 	for name, text := range map[string]string{
 		"number":  `{"type":"object","properties":{"n":{"type":"number"}}}`,
 		"integer": `{"type":"object","properties":{"n":{"type":"integer"}}}`,
 		"open":    `{"type":"object"}`,
 	} {
-		s, err := coerce.Compile(text)
+		s, err := structconv.Compile(text)
 		if err != nil {
 			t.Fatal(err)
 		}

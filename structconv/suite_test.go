@@ -39,7 +39,7 @@ var suiteDrafts = []suiteDraft{
 }
 
 // suiteExcluded lists the cases ("dir/file/case description") that
-// coerce.Compile is expected to reject, with the reason. Any other compile
+// structconv.Compile is expected to reject, with the reason. Any other compile
 // failure fails the test; an excluded case that compiles fails it too, so
 // the list stays honest.
 var suiteExcluded = map[string]suiteExclusion{
@@ -307,7 +307,7 @@ func (h *suiteHarness) run(t *testing.T, dr suiteDraft, file string, groups []su
 		h.cases++
 		key := dr.dir + "/" + file + "/" + g.Description
 		t.Run(g.Description, func(t *testing.T) {
-			opts := coerce.CompileOptions{Dialect: dr.coerce, Resources: h.rawRemotes}
+			opts := structconv.CompileOptions{Dialect: dr.coerce, Resources: h.rawRemotes}
 			schema, err := opts.Compile(g.Schema)
 			ex, isExcluded := suiteExcluded[key]
 			if isExcluded {
@@ -323,7 +323,7 @@ func (h *suiteHarness) run(t *testing.T, dr suiteDraft, file string, groups []su
 				t.Logf("excluded (%s): %v", ex.reason, err)
 				return
 			case err != nil:
-				t.Fatalf("coerce.Compile failed unexpectedly: %v\nschema: %s", err, g.Schema)
+				t.Fatalf("structconv.Compile failed unexpectedly: %v\nschema: %s", err, g.Schema)
 			case isExcluded:
 				t.Fatalf("case is in suiteExcluded (%s) but compiles now; drop it from the list", ex.reason)
 			}
@@ -359,7 +359,7 @@ func (h *suiteHarness) validator(t *testing.T, dr suiteDraft, schema []byte) *js
 }
 
 // instance round-trips one test instance.
-func (h *suiteHarness) instance(t *testing.T, schema *coerce.Schema, validator *jsonschema.Schema, schemaText, data []byte, valid bool) {
+func (h *suiteHarness) instance(t *testing.T, schema *structconv.Schema, validator *jsonschema.Schema, schemaText, data []byte, valid bool) {
 	in := suiteDecode(t, data)
 	inValid := validator.Validate(in) == nil
 	if inValid != valid {

@@ -9,7 +9,6 @@ import (
 
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -132,7 +131,7 @@ func (g *unionGen) doc() (model, codec string) {
 // integer under "int" a bare literal), and the check finds them valid;
 // the Struct's own check and the Go values agree.
 func TestUnionsProperty(t *testing.T) {
-	s, err := coerce.Compile([]byte(deepUnion))
+	s, err := structconv.Compile([]byte(deepUnion))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +192,7 @@ func TestUnionsProperty(t *testing.T) {
 // BenchmarkUnions: the codec and the check over an array of tagged
 // unions (the tag after the value), each object narrowed.
 func BenchmarkUnions(b *testing.B) {
-	s, err := coerce.Compile([]byte(deepUnion))
+	s, err := structconv.Compile([]byte(deepUnion))
 	if err != nil {
 		b.Fatal(err)
 	}

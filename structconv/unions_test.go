@@ -48,9 +48,9 @@ var unionSchemas = map[string]string{
 		{"type":"object","properties":{"flag":{"type":"string"},"value":{"type":"string"}}}]}`,
 }
 
-func compileUnion(t *testing.T, name string) *coerce.Schema {
+func compileUnion(t *testing.T, name string) *structconv.Schema {
 	t.Helper()
-	s, err := coerce.Compile([]byte(unionSchemas[name]))
+	s, err := structconv.Compile([]byte(unionSchemas[name]))
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -184,12 +184,12 @@ func TestUnionsAsTheAlternativeAlone(t *testing.T) {
 	}
 	for _, tc := range ins {
 		for _, policy := range []coerce.Policy{{}, coerce.Lenient()} {
-			alt, err := coerce.Compile([]byte(alone[tc.kind]))
+			alt, err := structconv.Compile([]byte(alone[tc.kind]))
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, bi := range []structconv.BigIntegers{structconv.BigIntegersCarry, structconv.BigIntegersRound, structconv.BigIntegersReject} {
-				run := func(s *coerce.Schema) (string, []coerce.Change, string, string) {
+				run := func(s *structconv.Schema) (string, []coerce.Change, string, string) {
 					rep := &coerce.Report{}
 					var v structpb.Value
 					err := (structconv.UnmarshalOptions{Schema: s, Report: rep, BigIntegers: bi, Policy: policy}).Unmarshal([]byte(tc.in), &v)
@@ -282,7 +282,7 @@ func goJSON(t *testing.T, v any) string {
 // TestUnionsUndecided: where nothing tells the alternatives apart, the
 // plan of all of them applies, as before narrowing existed.
 func TestUnionsUndecided(t *testing.T) {
-	s, err := coerce.Compile([]byte(`{"oneOf":[
+	s, err := structconv.Compile([]byte(`{"oneOf":[
 		{"type":"object","properties":{"value":{"type":"integer"}}},
 		{"type":"object","properties":{"value":{"type":"string"}}}]}`))
 	if err != nil {
@@ -308,7 +308,7 @@ func TestUnionsUndecided(t *testing.T) {
 // location integer is reported once the object ends, at its path, nested
 // and in arrays; under the tag that makes it a number it is not.
 func TestUnionsPendingReport(t *testing.T) {
-	s, err := coerce.Compile([]byte(deepUnionNum))
+	s, err := structconv.Compile([]byte(deepUnionNum))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,13 +340,13 @@ var deepUnionNum = strings.Replace(deepUnion, `{"type":"object","properties":{"k
 // and in arrays: as under that alternative alone.
 func TestUnionsLenient(t *testing.T) {
 	union := compileUnion(t, "nested")
-	deep, err := coerce.Compile([]byte(deepUnionNum))
+	deep, err := structconv.Compile([]byte(deepUnionNum))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		in, want string
-		s        *coerce.Schema
+		s        *structconv.Schema
 	}{
 		{`{"value":"20","kind":"int"}`, `{"kind":"int","value":20}`, union},
 		{`{"kind":"int","value":"20"}`, `{"kind":"int","value":20}`, union},
@@ -381,7 +381,7 @@ func TestUnionsLenient(t *testing.T) {
 // under the alternative its tag names, as without one.
 func TestUnionsRestoring(t *testing.T) {
 	s := compileUnion(t, "const")
-	r := (*coerce.Schema)((*plan.Schema)(s).Restoring(restore.NewTable()))
+	r := (*structconv.Schema)((*plan.Schema)(s).Restoring(restore.NewTable()))
 	for _, tc := range []struct {
 		in     string
 		policy coerce.Policy

@@ -44,7 +44,7 @@ type UnmarshalOptions struct {
 	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Schema guides the conversion (see BigIntegers); nil means no schema.
-	Schema *coerce.Schema
+	Schema *Schema
 	// Report, if not nil, receives an entry for each rule that fired.
 	Report *coerce.Report
 	// Policy turns on lenient coercion rules (see coerce.Policy); the zero

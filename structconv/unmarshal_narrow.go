@@ -5,9 +5,9 @@ import (
 
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/plan"
-	"github.com/structkit/structkit/internal/terms"
 )
 
 // Alternatives narrowed by the value, while reading: an object whose
@@ -94,7 +94,7 @@ func (d *decoder) settle(l *plan.Loc, m map[string]*structpb.Value, depth int) {
 		switch {
 		case p.frac:
 			if d.report != nil && at.loc.Integer() && at.loc.Admits()&jsontype.Number == 0 {
-				d.note(terms.RuleFraction, p.lit, p.lit, at.loc)
+				d.note(coerce.RuleFraction, p.lit, p.lit, at.loc)
 			}
 		case p.lenient:
 			v := p.v

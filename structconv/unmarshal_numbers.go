@@ -5,10 +5,11 @@ import (
 
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
+	"github.com/structkit/structkit/internal/msgtext"
 	"github.com/structkit/structkit/internal/plan"
-	"github.com/structkit/structkit/internal/terms"
 )
 
 // The decoder's number rules: a literal to a double, exactly where it
@@ -54,7 +55,7 @@ func (d *decoder) numberOf(lit string, plain bool, start int, l *plan.Loc) (*str
 			canon, _ := jsontext.IntegerDigits(lit)
 			return d.bigInteger(lit, canon, plain, f, l, start)
 		}
-		return nil, d.failAt(start, CodeNumber, "number %s is out of range of a double", terms.Clip(lit, 40))
+		return nil, d.failAt(start, CodeNumber, "number %s is out of range of a double", msgtext.Clip(lit, 40))
 	}
 	if jsontext.Unsafe(f) || f == jsontext.MaxSafe || f == -jsontext.MaxSafe {
 		if canon, ok := jsontext.IntegerDigits(lit); ok && jsontext.BeyondSafe(canon) {
@@ -69,7 +70,7 @@ func (d *decoder) numberOf(lit string, plain bool, start int, l *plan.Loc) (*str
 		return v, nil
 	}
 	if d.report != nil && l.Integer() && l.Admits()&jsontype.Number == 0 && (!jsontext.IsWhole(f) || jsontext.HasFraction(lit)) {
-		d.note(terms.RuleFraction, lit, lit, l)
+		d.note(coerce.RuleFraction, lit, lit, l)
 	}
 	return d.numberValue(f), nil
 }
@@ -82,15 +83,15 @@ func (d *decoder) numberOf(lit string, plain bool, start int, l *plan.Loc) (*str
 func (d *decoder) bigInteger(lit, canon string, plain bool, f float64, l *plan.Loc, start int) (*structpb.Value, error) {
 	switch {
 	case d.bigInts == BigIntegersReject:
-		return nil, d.failAt(start, CodeBigInteger, "integer %s is beyond ±2^53 and cannot be held exactly in a double", terms.Clip(lit, 40))
+		return nil, d.failAt(start, CodeBigInteger, "integer %s is beyond ±2^53 and cannot be held exactly in a double", msgtext.Clip(lit, 40))
 	case d.bigInts == BigIntegersRound || l.RoundsBigIntegers() || !plain && !l.Integer():
 		if d.report != nil && string(jsontext.AppendWhole(nil, f)) != canon {
-			d.note(terms.RuleBigIntRounded, lit, string(jsontext.AppendFloat(nil, f)), l)
+			d.note(coerce.RuleBigIntRounded, lit, string(jsontext.AppendFloat(nil, f)), l)
 		}
 		return d.numberValue(f), nil
 	}
 	if d.report != nil {
-		d.note(terms.RuleBigIntCarried, lit, strconv.Quote(canon), l)
+		d.note(coerce.RuleBigIntCarried, lit, strconv.Quote(canon), l)
 	}
 	v := d.stringValue(canon)
 	if d.lits != nil {

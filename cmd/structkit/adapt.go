@@ -12,7 +12,6 @@ import (
 
 	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -86,7 +85,7 @@ type adaptResult struct {
 // check of each answer), but the command, run on a schema being written,
 // says so at once (exit 2).
 func adaptSchema(name string, doc any, p adapt.Profile) (*adapt.Schema, error) {
-	if _, err := coerce.Compile(doc); err != nil {
+	if _, err := structconv.Compile(doc); err != nil {
 		return nil, usagef("%s: %v", name, err)
 	}
 	s, err := adapt.Adapt(doc, p)
@@ -213,7 +212,7 @@ func runRestore(e *env, args []string) error {
 	var pf profileFlag
 	fs.Var(&pf, "profile", "the provider `NAME` the answer was written for: "+profileNames())
 	lenient := fs.Bool("lenient", false, "also repair the unambiguous typing slips models make (the safe preset: "+joinRules(coerce.Lenient().Rules())+")")
-	rules := fs.String("rules", "", "repair with these `RULES` only, comma-separated: "+joinRules(terms.AllRules())+"; or lenient, all")
+	rules := fs.String("rules", "", "repair with these `RULES` only, comma-separated: "+ruleList()+"; or lenient, all")
 	format := newEnum("text", "text", "json")
 	fs.Var(format, "format", "`FORMAT` of the output: text (arguments on stdout, report on stderr) or json (one object on stdout)")
 	var jo jsonOutput
@@ -228,7 +227,7 @@ func runRestore(e *env, args []string) error {
 	if pf.p == "" {
 		return usagef("restore needs --profile NAME (%s)", profileNames())
 	}
-	policy, err := terms.ParsePolicy(*rules)
+	policy, err := coerce.ParsePolicy(*rules)
 	if err != nil {
 		return usagef("restore: --rules: %v", err)
 	}

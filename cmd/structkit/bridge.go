@@ -33,7 +33,8 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/examples/mcpserver"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
-	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/internal/msgtext"
+	"github.com/structkit/structkit/internal/observe"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -178,7 +179,7 @@ func (f *bridgeFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.mcps, "mcp", "front the MCP server `NAME=COMMAND` (a stdio command line, restarted when it exits) or NAME=URL (streamable HTTP); repeatable")
 	fs.BoolVar(&f.check, "check", false, "check each call's arguments against the tool's input schema first; invalid ones are answered with is_error and the problems")
 	fs.BoolVar(&f.lenient, "lenient", false, "repair the unambiguous typing slips models make (the safe preset: "+joinRules(coerce.Lenient().Rules())+")")
-	fs.StringVar(&f.rules, "rules", "", "repair with these `RULES` only, comma-separated: "+joinRules(terms.AllRules())+"; or lenient, all")
+	fs.StringVar(&f.rules, "rules", "", "repair with these `RULES` only, comma-separated: "+ruleList()+"; or lenient, all")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve TLS (1.2 or newer) with the PEM certificate chain in `FILE` (needs --tls-key)")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key of --tls-cert, in `FILE`")
 	fs.StringVar(&f.clientCA, "client-ca", "", "mutual TLS: require client certificates signed by the PEM authorities in `FILE` (needs --tls-cert)")
@@ -221,7 +222,7 @@ func runBridge(e *env, args []string) error {
 	if len(pos) > 0 {
 		return usagef("bridge takes no arguments, got %s; the MCP servers are given with --mcp NAME=COMMAND", strings.Join(pos, " "))
 	}
-	policy, err := terms.ParsePolicy(f.rules)
+	policy, err := coerce.ParsePolicy(f.rules)
 	if err != nil {
 		return usagef("bridge: --rules: %v", err)
 	}
@@ -339,7 +340,7 @@ func runBridge(e *env, args []string) error {
 	srv, err := openBridge(ctx, killNow, bridge.Options{Check: f.check, Logger: logger, OnEvent: onEvent, CallTimeout: f.callTimeout,
 		MaxResponseBytes: f.maxMessageBytes, // the clients' limit, as the bridge's
 		MaxStructValues:  f.maxStructValues,
-		CheckOptions:     structconv.CheckOptions{Policy: policy, Observer: terms.JoinObservers(observers...), MaxDepth: f.maxDepth},
+		CheckOptions:     structconv.CheckOptions{Policy: policy, Observer: observe.Join(observers...), MaxDepth: f.maxDepth},
 		ListLimits:       f.limits.ListLimits, TracerProvider: tel.TracerProvider,
 		Tools: f.scope.tools, ExcludeTools: f.scope.exclude, ReadOnly: f.scope.readOnly, ForwardMetadata: f.scope.forward}, ups...)
 	if err != nil {
@@ -626,7 +627,7 @@ func refusedCalls(logger *slog.Logger, m *metrics.Metrics) func(method string, e
 		}
 		since.Add(1)
 		every.Do(func() {
-			logger.Warn("refused an unauthenticated call", "method", terms.Bounded(method, 200), "reason", status.Convert(err).Message(), "refused", since.Swap(0))
+			logger.Warn("refused an unauthenticated call", "method", msgtext.Bounded(method, 200), "reason", status.Convert(err).Message(), "refused", since.Swap(0))
 		})
 	}
 }

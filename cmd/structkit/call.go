@@ -83,7 +83,7 @@ func runCall(e *env, args []string) error {
 		return writeTools(e, jo, tools, format.value)
 	}
 
-	var out *coerce.Schema
+	var out *structconv.Schema
 	for _, t := range tools.GetTools() {
 		if t.GetName() != *tool {
 			continue
@@ -194,7 +194,7 @@ func readArgs(e *env, v string) (name string, data []byte, err error) {
 }
 
 // compileSchema compiles a schema held in a Struct; nil for none.
-func compileSchema(t *bridgev1.Tool) (*coerce.Schema, error) {
+func compileSchema(t *bridgev1.Tool) (*structconv.Schema, error) {
 	b := []byte(t.GetOutputSchemaJson()) // exact; a bridge before it gives only the Struct
 	if len(b) == 0 {
 		s := t.GetOutputSchema()
@@ -206,7 +206,7 @@ func compileSchema(t *bridgev1.Tool) (*coerce.Schema, error) {
 			return nil, err
 		}
 	}
-	return coerce.CompileOptions{LazyValidator: true}.Compile(b) // for conversion only
+	return structconv.CompileOptions{LazyValidator: true}.Compile(b) // for conversion only
 }
 
 // writeCallReport writes the report of a call as writeReport writes a
@@ -311,7 +311,7 @@ func writeProto(e *env, jo jsonOutput, m proto.Message) error {
 // writeResult writes the text of the content blocks (other blocks as
 // their JSON), then the structured content as the JSON the output schema
 // calls for.
-func writeResult(e *env, resp *bridgev1.CallToolResponse, out *coerce.Schema) error {
+func writeResult(e *env, resp *bridgev1.CallToolResponse, out *structconv.Schema) error {
 	var b []byte
 	for _, c := range resp.GetContent() {
 		if f := c.GetFields(); f["type"].GetStringValue() == "text" {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -35,7 +34,7 @@ func runCheck(e *env, args []string) error {
 	var sf schemaFlags
 	sf.register(fs)
 	lenient := fs.Bool("lenient", false, "repair the unambiguous typing slips models make (the safe preset: "+joinRules(coerce.Lenient().Rules())+")")
-	rules := fs.String("rules", "", "repair with these `RULES` only, comma-separated: "+joinRules(terms.AllRules())+"; or lenient, all")
+	rules := fs.String("rules", "", "repair with these `RULES` only, comma-separated: "+ruleList()+"; or lenient, all")
 	format := newEnum("text", "text", "json")
 	fs.Var(format, "format", "`FORMAT` of the output: text (arguments on stdout, report on stderr) or json (one object on stdout)")
 	var jo jsonOutput
@@ -47,7 +46,7 @@ func runCheck(e *env, args []string) error {
 	if err := exclusive(fs, "lenient", "rules"); err != nil {
 		return err
 	}
-	policy, err := terms.ParsePolicy(*rules)
+	policy, err := coerce.ParsePolicy(*rules)
 	if err != nil {
 		return usagef("check: --rules: %v", err)
 	}
@@ -147,6 +146,12 @@ func writeCheckResult(e *env, jo jsonOutput, format string, out []byte, rep *coe
 		return errInvalid
 	}
 	return nil
+}
+
+// ruleList names every lenient rule, comma-separated.
+func ruleList() string {
+	all, _ := coerce.ParsePolicy("all")
+	return joinRules(all.Rules())
 }
 
 func joinRules(rules []coerce.Rule) string {

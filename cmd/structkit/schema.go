@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/structconv"
 )
 
 // schemaFlags are the flags that choose the schema: a JSON Schema document,
@@ -44,7 +44,7 @@ one tool of an MCP tools/list answer (--tools FILE --tool NAME), given as
 
 // load compiles the schema the flags name. It returns nil (no schema) when
 // none is named.
-func (s *schemaFlags) load(e *env) (*coerce.Schema, error) {
+func (s *schemaFlags) load(e *env) (*structconv.Schema, error) {
 	switch {
 	case s.schema != "" && (s.tools != "" || s.tool != ""):
 		return nil, usagef("--schema and --tools/--tool exclude each other: give one")
@@ -55,7 +55,7 @@ func (s *schemaFlags) load(e *env) (*coerce.Schema, error) {
 		if err != nil {
 			return nil, err
 		}
-		sch, err := coerce.CompileOptions{LazyValidator: s.convertOnly}.Compile(doc)
+		sch, err := structconv.CompileOptions{LazyValidator: s.convertOnly}.Compile(doc)
 		if err != nil {
 			return nil, usagef("--schema %s: %v", name, err)
 		}
@@ -66,7 +66,7 @@ func (s *schemaFlags) load(e *env) (*coerce.Schema, error) {
 	return nil, nil
 }
 
-func (s *schemaFlags) loadTool(e *env) (*coerce.Schema, error) {
+func (s *schemaFlags) loadTool(e *env) (*structconv.Schema, error) {
 	name, data, err := e.readFile("--tools", s.tools)
 	if err != nil {
 		return nil, err
@@ -88,7 +88,7 @@ func (s *schemaFlags) loadTool(e *env) (*coerce.Schema, error) {
 		if t.InputSchema == nil {
 			return nil, fmt.Errorf("%s: tool %q has no inputSchema", s.tools, s.tool)
 		}
-		sch, err := coerce.CompileOptions{LazyValidator: s.convertOnly}.Compile(t.InputSchema)
+		sch, err := structconv.CompileOptions{LazyValidator: s.convertOnly}.Compile(t.InputSchema)
 		if err != nil {
 			return nil, usagef("--tools %s: tool %q: inputSchema: %v", s.tools, s.tool, err)
 		}

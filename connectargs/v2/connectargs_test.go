@@ -38,11 +38,11 @@ var (
 
 // searchSchema is the inline schema of SearchRequest.arguments, given by
 // name for the stream's CallToolsRequest.arguments.
-func searchSchema(t testing.TB) *coerce.Schema {
+func searchSchema(t testing.TB) *structconv.Schema {
 	t.Helper()
 	fd := (&examplev1.SearchRequest{}).ProtoReflect().Descriptor().Fields().ByName("arguments")
 	opt := proto.GetExtension(fd.Options(), structkitv1.E_Schema).(*structkitv1.SchemaOption)
-	s, err := coerce.Compile(opt.GetJson())
+	s, err := structconv.Compile(opt.GetJson())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func searchSchema(t testing.TB) *coerce.Schema {
 func newChecker(t testing.TB, policy coerce.Policy) *protoargs.Checker {
 	search := searchSchema(t)
 	return &protoargs.Checker{CheckOptions: structconv.CheckOptions{Policy: policy}, Schemas: &protoargs.Schemas{
-		Resolver: func(ctx context.Context, msg proto.Message, fd protoreflect.FieldDescriptor) (*coerce.Schema, error) {
+		Resolver: func(ctx context.Context, msg proto.Message, fd protoreflect.FieldDescriptor) (*structconv.Schema, error) {
 			return search, nil
 		},
 	}}
@@ -292,7 +292,7 @@ func closeAndReceive(st connect.ClientStream) (*examplev1.CallToolsResponse, err
 // local, its cause is kept for errors.As.
 func TestInternal(t *testing.T) {
 	broken := &protoargs.Checker{Schemas: &protoargs.Schemas{
-		Resolver: func(context.Context, proto.Message, protoreflect.FieldDescriptor) (*coerce.Schema, error) {
+		Resolver: func(context.Context, proto.Message, protoreflect.FieldDescriptor) (*structconv.Schema, error) {
 			return nil, &protoargs.FieldError{Field: "structkit.example.v1.CallToolRequest.arguments", Msg: "no schema registered"}
 		},
 	}}

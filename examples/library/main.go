@@ -29,7 +29,7 @@ func main() {
 
 	// Once per tool: compile the input schema into an immutable plan
 	// (JSON text, a decoded map or a *structpb.Struct).
-	schema, err := coerce.Compile(tool.InputSchema)
+	schema, err := structconv.Compile(tool.InputSchema)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func main() {
 // model what to correct. CheckOptions is the one check configuration;
 // mcpbridge, bridge, grpcmcp, protoargs, protoschema and adapt embed it in
 // their options.
-func checkArgs(tool string, schema *coerce.Schema, modelArgs []byte) ([]byte, *mcp.CallToolResult, error) {
+func checkArgs(tool string, schema *structconv.Schema, modelArgs []byte) ([]byte, *mcp.CallToolResult, error) {
 	out, report, err := structconv.CheckOptions{Policy: coerce.Lenient(), Tool: tool}.JSON(schema, modelArgs)
 	if err != nil {
 		return nil, nil, err // not JSON, or too deep: nothing was checked (and a nil report is never valid)

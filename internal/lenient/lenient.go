@@ -11,10 +11,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/plan"
-	"github.com/structkit/structkit/internal/terms"
 )
 
 // Scalar is a JSON scalar as a conversion sees it.
@@ -78,7 +78,7 @@ const (
 // Decision is what the policy makes of a value, and the rule to report.
 type Decision struct {
 	Action Action
-	Rule   terms.Rule
+	Rule   coerce.Rule
 	// Out is the replacement for Replace.
 	Out Scalar
 }
@@ -86,24 +86,24 @@ type Decision struct {
 // Value decides what the policy does with the scalar v at l: embedded
 // JSON first (RuleJSONString), then wrapping (RuleWrapScalar), then the
 // scalar rules. A nil l or a policy with no rule on keeps everything.
-func Value(p terms.Policy, l *plan.Loc, v Scalar) Decision {
+func Value(p coerce.Policy, l *plan.Loc, v Scalar) Decision {
 	if l == nil || !p.Enabled() {
 		return Decision{}
 	}
 	if v.Type == jsontype.String && parsesJSON(p, l, v.Text) {
-		return Decision{Action: ParseJSON, Rule: terms.RuleJSONString}
+		return Decision{Action: ParseJSON, Rule: coerce.RuleJSONString}
 	}
 	return Unparsed(p, l, v)
 }
 
 // Unparsed decides as Value does, after the embedded JSON of a string did
 // not parse (or was not tried): wrapping, then the scalar rules.
-func Unparsed(p terms.Policy, l *plan.Loc, v Scalar) Decision {
+func Unparsed(p coerce.Policy, l *plan.Loc, v Scalar) Decision {
 	if l == nil || !p.Enabled() {
 		return Decision{}
 	}
 	if wraps(p, l, v) {
-		return Decision{Action: Wrap, Rule: terms.RuleWrapScalar}
+		return Decision{Action: Wrap, Rule: coerce.RuleWrapScalar}
 	}
 	if out, rule, ok := fix(p, l, v); ok {
 		return Decision{Action: Replace, Rule: rule, Out: out}
@@ -115,7 +115,7 @@ func Unparsed(p terms.Policy, l *plan.Loc, v Scalar) Decision {
 // holding v, whose own plan is child: an optional member holding "" or
 // null that its schema does not admit is dropped, or set to null where
 // null is admitted and the value is "".
-func Member(p terms.Policy, parent *plan.Loc, name string, child *plan.Loc, v Scalar) Decision {
+func Member(p coerce.Policy, parent *plan.Loc, name string, child *plan.Loc, v Scalar) Decision {
 	if !p.DropEmpty || parent == nil || child == nil || !v.Empty() {
 		return Decision{}
 	}
@@ -126,15 +126,15 @@ func Member(p terms.Policy, parent *plan.Loc, name string, child *plan.Loc, v Sc
 		return Decision{}
 	}
 	if v.Type == jsontype.String && child.Admits()&jsontype.Null != 0 {
-		return Decision{Action: Replace, Rule: terms.RuleDropEmpty, Out: Scalar{Type: jsontype.Null}}
+		return Decision{Action: Replace, Rule: coerce.RuleDropEmpty, Out: Scalar{Type: jsontype.Null}}
 	}
-	return Decision{Action: Drop, Rule: terms.RuleDropEmpty}
+	return Decision{Action: Drop, Rule: coerce.RuleDropEmpty}
 }
 
 // parsesJSON reports whether a string at l goes under RuleJSONString: only
 // objects or arrays are admitted here and the string, trimmed, starts like
 // one of the admitted kinds.
-func parsesJSON(p terms.Policy, l *plan.Loc, s string) bool {
+func parsesJSON(p coerce.Policy, l *plan.Loc, s string) bool {
 	admit := l.Admits()
 	if !p.JSONString || admit&jsontype.String != 0 || admit&(jsontype.Object|jsontype.Array) == 0 {
 		return false
@@ -147,7 +147,7 @@ func parsesJSON(p terms.Policy, l *plan.Loc, s string) bool {
 // type is not admitted here, arrays are, and their first item admits it.
 // An empty value is left to RuleDropEmpty when that is on: an optional
 // empty member is dropped, not wrapped.
-func wraps(p terms.Policy, l *plan.Loc, v Scalar) bool {
+func wraps(p coerce.Policy, l *plan.Loc, v Scalar) bool {
 	t, admit := v.Type, l.Admits()
 	if !p.WrapScalar || t == jsontype.Array || t == jsontype.Object || admit&t != 0 || admit&jsontype.Array == 0 {
 		return false
@@ -162,14 +162,14 @@ func wraps(p terms.Policy, l *plan.Loc, v Scalar) bool {
 // of fix has exact digits in Text when it came from a string
 // ("9007199254740993" stays exact: a conversion carries it where a double
 // cannot hold it).
-func fix(p terms.Policy, l *plan.Loc, v Scalar) (out Scalar, rule terms.Rule, ok bool) {
+func fix(p coerce.Policy, l *plan.Loc, v Scalar) (out Scalar, rule coerce.Rule, ok bool) {
 	admit := l.Admits()
 	switch v.Type {
 	case jsontype.String:
 		if admit&jsontype.String != 0 {
 			if p.EnumCase && !l.AdmitsString(v.Text) {
 				if m, ok := l.CaseMatch(v.Text); ok {
-					return Scalar{Type: jsontype.String, Text: m}, terms.RuleEnumCase, true
+					return Scalar{Type: jsontype.String, Text: m}, coerce.RuleEnumCase, true
 				}
 			}
 			return v, "", false
@@ -198,7 +198,7 @@ func fix(p terms.Policy, l *plan.Loc, v Scalar) (out Scalar, rule terms.Rule, ok
 		if !l.AdmitsString(text) || l.Ambiguous()&jsontype.String != 0 {
 			return v, "", false
 		}
-		return Scalar{Type: jsontype.String, Text: text}, terms.RuleNumberToString, true
+		return Scalar{Type: jsontype.String, Text: text}, coerce.RuleNumberToString, true
 	}
 	return v, "", false
 }
@@ -219,7 +219,7 @@ func plainDecimal(lit string, f float64) string {
 }
 
 // fromString applies the string rules where strings are not admitted.
-func fromString(p terms.Policy, l *plan.Loc, s string) (Scalar, terms.Rule, bool) {
+func fromString(p coerce.Policy, l *plan.Loc, s string) (Scalar, coerce.Rule, bool) {
 	admit, multi := l.Admits(), l.Ambiguous()
 	trimmed := strings.Trim(s, " \t\n\r")
 	if len(trimmed) > jsontext.DefaultMaxDigits+2 {
@@ -230,31 +230,31 @@ func fromString(p terms.Policy, l *plan.Loc, s string) (Scalar, terms.Rule, bool
 	if (p.StringToInteger || p.StringToNumber) && admit&jsontype.Numeric != 0 {
 		if canon, ok := integerText(trimmed); ok {
 			f, _ := strconv.ParseFloat(canon, 64)
-			rule := terms.RuleStringToInteger
+			rule := coerce.RuleStringToInteger
 			if !p.StringToInteger || !l.Names(jsontype.Integer) && admit&jsontype.Number != 0 {
-				rule = terms.RuleStringToNumber
+				rule = coerce.RuleStringToNumber
 			}
-			if (rule == terms.RuleStringToInteger || p.StringToNumber) && multi&jsontype.Integer == 0 && admit&jsontype.Integer != 0 {
+			if (rule == coerce.RuleStringToInteger || p.StringToNumber) && multi&jsontype.Integer == 0 && admit&jsontype.Integer != 0 {
 				return Scalar{Type: jsontype.Integer, Num: f, Text: canon}, rule, true
 			}
 		} else if p.StringToNumber && admit&jsontype.Number != 0 && multi&jsontype.Number == 0 {
 			if f, ok := decimalText(trimmed); ok {
-				return Scalar{Type: jsontype.Number, Num: f}, terms.RuleStringToNumber, true
+				return Scalar{Type: jsontype.Number, Num: f}, coerce.RuleStringToNumber, true
 			}
 		}
 	}
 	if admit&jsontype.Boolean != 0 && multi&jsontype.Boolean == 0 {
 		switch {
 		case p.StringToBoolean && strings.EqualFold(trimmed, "true"):
-			return Scalar{Type: jsontype.Boolean, Bool: true}, terms.RuleStringToBoolean, true
+			return Scalar{Type: jsontype.Boolean, Bool: true}, coerce.RuleStringToBoolean, true
 		case p.StringToBoolean && strings.EqualFold(trimmed, "false"):
-			return Scalar{Type: jsontype.Boolean, Bool: false}, terms.RuleStringToBoolean, true
+			return Scalar{Type: jsontype.Boolean, Bool: false}, coerce.RuleStringToBoolean, true
 		case p.BooleanWords:
 			switch strings.ToLower(trimmed) {
 			case "1", "yes", "on":
-				return Scalar{Type: jsontype.Boolean, Bool: true}, terms.RuleBooleanWords, true
+				return Scalar{Type: jsontype.Boolean, Bool: true}, coerce.RuleBooleanWords, true
 			case "0", "no", "off":
-				return Scalar{Type: jsontype.Boolean, Bool: false}, terms.RuleBooleanWords, true
+				return Scalar{Type: jsontype.Boolean, Bool: false}, coerce.RuleBooleanWords, true
 			}
 		}
 	}

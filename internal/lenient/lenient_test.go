@@ -6,28 +6,28 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/plan"
-	"github.com/structkit/structkit/internal/terms"
 )
 
 // policyAll has every switch on.
-var policyAll = terms.Policy{
+var policyAll = coerce.Policy{
 	StringToInteger: true, StringToNumber: true, StringToBoolean: true, BooleanWords: true,
 	NumberToString: true, EnumCase: true, DropEmpty: true, JSONString: true, WrapScalar: true,
 }
 
 // dropOf reads Member's decision as (drop, set to null).
-func dropOf(p terms.Policy, parent *plan.Loc, name string, child *plan.Loc, v Scalar) (drop, toNull bool) {
+func dropOf(p coerce.Policy, parent *plan.Loc, name string, child *plan.Loc, v Scalar) (drop, toNull bool) {
 	d := Member(p, parent, name, child, v)
-	if d.Action != Keep && d.Rule != terms.RuleDropEmpty {
+	if d.Action != Keep && d.Rule != coerce.RuleDropEmpty {
 		panic("Member decided a rule other than drop-empty")
 	}
 	return d.Action == Drop, d.Action == Replace && d.Out.Type == jsontype.Null
 }
 
-// compileDoc plans a schema document as coerce.Compile does, without the
+// compileDoc plans a schema document as structconv.Compile does, without the
 // validator.
 func compileDoc(t *testing.T, b []byte) (*plan.Schema, error) {
 	t.Helper()
@@ -62,11 +62,11 @@ func str(s string) Scalar { return Scalar{Type: jsontype.String, Text: s} }
 type fixCase struct {
 	in   Scalar
 	ok   bool
-	rule terms.Rule
+	rule coerce.Rule
 	want Scalar // Type and Bool, Text and Num as far as they are set
 }
 
-func runFix(t *testing.T, name string, l *plan.Loc, p terms.Policy, cases []fixCase) {
+func runFix(t *testing.T, name string, l *plan.Loc, p coerce.Policy, cases []fixCase) {
 	t.Helper()
 	for _, c := range cases {
 		out, rule, ok := fix(p, l, c.in)
@@ -116,7 +116,7 @@ func toInt(text string, f float64) Scalar {
 func TestPolicyFixIntegerText(t *testing.T) {
 	l := policyLoc(t, `{"type":"integer"}`)
 	yes := func(in, canon string, f float64) fixCase {
-		return fixCase{in: str(in), ok: true, rule: terms.RuleStringToInteger, want: toInt(canon, f)}
+		return fixCase{in: str(in), ok: true, rule: coerce.RuleStringToInteger, want: toInt(canon, f)}
 	}
 	no := func(in string) fixCase { return fixCase{in: str(in)} }
 	cases := []fixCase{
@@ -171,14 +171,14 @@ func TestPolicyFixIntegerText(t *testing.T) {
 		no("\v42"),
 		no("\"42\""),
 	}
-	runFix(t, "integer, string-to-integer", l, terms.Policy{StringToInteger: true}, cases)
+	runFix(t, "integer, string-to-integer", l, coerce.Policy{StringToInteger: true}, cases)
 	// The other switches do not change what integerText accepts at an
 	// integer location: a decimal is no integer, "yes" no number.
 	runFix(t, "integer, all", l, policyAll, cases)
 	// Off, nothing fires.
 	for _, c := range cases {
 		c.ok = false
-		runFix(t, "integer, other rules", l, terms.Policy{StringToBoolean: true, BooleanWords: true, EnumCase: true, NumberToString: true}, []fixCase{{in: c.in}})
+		runFix(t, "integer, other rules", l, coerce.Policy{StringToBoolean: true, BooleanWords: true, EnumCase: true, NumberToString: true}, []fixCase{{in: c.in}})
 	}
 }
 
@@ -187,12 +187,12 @@ func TestPolicyFixIntegerText(t *testing.T) {
 func TestPolicyFixDecimalText(t *testing.T) {
 	l := policyLoc(t, `{"type":"number"}`)
 	num := func(in string, f float64) fixCase {
-		return fixCase{in: str(in), ok: true, rule: terms.RuleStringToNumber, want: Scalar{Type: jsontype.Number, Num: f}}
+		return fixCase{in: str(in), ok: true, rule: coerce.RuleStringToNumber, want: Scalar{Type: jsontype.Number, Num: f}}
 	}
 	// A string holding an integer becomes an integer (exact digits), under
 	// string-to-number: the location names number, not integer.
 	whole := func(in, canon string, f float64) fixCase {
-		return fixCase{in: str(in), ok: true, rule: terms.RuleStringToNumber, want: toInt(canon, f)}
+		return fixCase{in: str(in), ok: true, rule: coerce.RuleStringToNumber, want: toInt(canon, f)}
 	}
 	no := func(in string) fixCase { return fixCase{in: str(in)} }
 	cases := []fixCase{
@@ -236,12 +236,12 @@ func TestPolicyFixDecimalText(t *testing.T) {
 		no("2.5 m"),
 		no("$2.5"),
 	}
-	runFix(t, "number, string-to-number", l, terms.Policy{StringToNumber: true}, cases)
+	runFix(t, "number, string-to-number", l, coerce.Policy{StringToNumber: true}, cases)
 	runFix(t, "number, all", l, policyAll, cases)
 	// string-to-integer alone does not fire where the schema names number
 	// only: the rule there is string-to-number.
 	for _, c := range cases {
-		runFix(t, "number, string-to-integer only", l, terms.Policy{StringToInteger: true}, []fixCase{{in: c.in}})
+		runFix(t, "number, string-to-integer only", l, coerce.Policy{StringToInteger: true}, []fixCase{{in: c.in}})
 	}
 	// At an integer location decimalText never applies: integers only.
 	li := policyLoc(t, `{"type":"integer"}`)
@@ -252,17 +252,17 @@ func TestPolicyFixDecimalText(t *testing.T) {
 
 func TestPolicyFixBoolean(t *testing.T) {
 	l := policyLoc(t, `{"type":"boolean"}`)
-	b := func(in string, v bool, rule terms.Rule) fixCase {
+	b := func(in string, v bool, rule coerce.Rule) fixCase {
 		return fixCase{in: str(in), ok: true, rule: rule, want: Scalar{Type: jsontype.Boolean, Bool: v}}
 	}
 	no := func(in string) fixCase { return fixCase{in: str(in)} }
 	strict := []fixCase{
-		b("true", true, terms.RuleStringToBoolean),
-		b("false", false, terms.RuleStringToBoolean),
-		b("FALSE", false, terms.RuleStringToBoolean),
-		b("False", false, terms.RuleStringToBoolean),
-		b("TRUE", true, terms.RuleStringToBoolean),
-		b(" true ", true, terms.RuleStringToBoolean),
+		b("true", true, coerce.RuleStringToBoolean),
+		b("false", false, coerce.RuleStringToBoolean),
+		b("FALSE", false, coerce.RuleStringToBoolean),
+		b("False", false, coerce.RuleStringToBoolean),
+		b("TRUE", true, coerce.RuleStringToBoolean),
+		b(" true ", true, coerce.RuleStringToBoolean),
 	}
 	words := []string{"1", "0", "yes", "no", "on", "off", "YES", "Off"}
 	never := []string{"", " ", "t", "f", "y", "n", "2", "-1", "1.0", "truee", "nope", "null", "enabled"}
@@ -270,26 +270,26 @@ func TestPolicyFixBoolean(t *testing.T) {
 	for _, w := range append(words, never...) {
 		cases = append(cases, no(w))
 	}
-	runFix(t, "boolean, string-to-boolean", l, terms.Policy{StringToBoolean: true}, cases)
-	runFix(t, "boolean, lenient", l, terms.Lenient(), cases)
+	runFix(t, "boolean, string-to-boolean", l, coerce.Policy{StringToBoolean: true}, cases)
+	runFix(t, "boolean, lenient", l, coerce.Lenient(), cases)
 
 	cases = slices.Clone(strict)
 	for _, w := range words {
 		v := strings.EqualFold(w, "1") || strings.EqualFold(w, "yes") || strings.EqualFold(w, "on")
-		cases = append(cases, b(w, v, terms.RuleBooleanWords))
+		cases = append(cases, b(w, v, coerce.RuleBooleanWords))
 	}
 	for _, w := range never {
 		cases = append(cases, no(w))
 	}
 	runFix(t, "boolean, all", l, policyAll, cases)
 	// boolean-words alone leaves true/false to string-to-boolean.
-	runFix(t, "boolean, boolean-words only", l, terms.Policy{BooleanWords: true}, []fixCase{
-		no("true"), no("false"), b("yes", true, terms.RuleBooleanWords), b("0", false, terms.RuleBooleanWords),
+	runFix(t, "boolean, boolean-words only", l, coerce.Policy{BooleanWords: true}, []fixCase{
+		no("true"), no("false"), b("yes", true, coerce.RuleBooleanWords), b("0", false, coerce.RuleBooleanWords),
 	})
 }
 
 func TestPolicyFixNumberToString(t *testing.T) {
-	p := terms.Policy{NumberToString: true}
+	p := coerce.Policy{NumberToString: true}
 	s := func(text string) Scalar { return Scalar{Type: jsontype.String, Text: text} }
 	n := func(f float64, lit string) Scalar {
 		t := jsontype.Number
@@ -299,7 +299,7 @@ func TestPolicyFixNumberToString(t *testing.T) {
 		return Scalar{Type: t, Num: f, Text: lit}
 	}
 	yes := func(in Scalar, text string) fixCase {
-		return fixCase{in: in, ok: true, rule: terms.RuleNumberToString, want: s(text)}
+		return fixCase{in: in, ok: true, rule: coerce.RuleNumberToString, want: s(text)}
 	}
 	l := policyLoc(t, `{"type":"string"}`)
 	runFix(t, "string", l, p, []fixCase{
@@ -345,9 +345,9 @@ func TestPolicyFixNumberToString(t *testing.T) {
 }
 
 func TestPolicyFixEnumCase(t *testing.T) {
-	p := terms.Policy{EnumCase: true}
+	p := coerce.Policy{EnumCase: true}
 	yes := func(in, to string) fixCase {
-		return fixCase{in: str(in), ok: true, rule: terms.RuleEnumCase, want: str(to)}
+		return fixCase{in: str(in), ok: true, rule: coerce.RuleEnumCase, want: str(to)}
 	}
 	no := func(in string) fixCase { return fixCase{in: str(in)} }
 	runFix(t, "enum", policyLoc(t, `{"enum":["fast","slow"]}`), p, []fixCase{
@@ -360,7 +360,7 @@ func TestPolicyFixEnumCase(t *testing.T) {
 	runFix(t, "enum beside an integer", policyLoc(t, `{"oneOf":[{"type":"integer"},{"enum":["auto","manual"]}]}`), p, []fixCase{yes("AUTO", "auto"), no("5")})
 	runFix(t, "enum through $ref", policyLoc(t, `{"$ref":"#/properties/v/$defs/x","$defs":{"x":{"enum":["Red","Green"]}}}`), p, []fixCase{yes("red", "Red"), yes("GREEN", "Green")})
 	runFix(t, "plain string", policyLoc(t, `{"type":"string"}`), p, []fixCase{no("Fast")})
-	runFix(t, "enum off", policyLoc(t, `{"enum":["fast","slow"]}`), terms.Policy{StringToInteger: true, StringToBoolean: true}, []fixCase{no("Fast")})
+	runFix(t, "enum off", policyLoc(t, `{"enum":["fast","slow"]}`), coerce.Policy{StringToInteger: true, StringToBoolean: true}, []fixCase{no("Fast")})
 }
 
 // TestPolicyFixAmbiguous: no rule fires where the value's type is admitted
@@ -394,15 +394,15 @@ func TestPolicyFixAmbiguous(t *testing.T) {
 	}
 	// oneOf [integer, number]: a fraction takes only the number branch.
 	l := policyLoc(t, `{"oneOf":[{"type":"integer"},{"type":"number"}]}`)
-	runFix(t, "oneOf integer|number", l, terms.Lenient(), []fixCase{
-		{in: str("5.5"), ok: true, rule: terms.RuleStringToNumber, want: Scalar{Type: jsontype.Number, Num: 5.5}},
+	runFix(t, "oneOf integer|number", l, coerce.Lenient(), []fixCase{
+		{in: str("5.5"), ok: true, rule: coerce.RuleStringToNumber, want: Scalar{Type: jsontype.Number, Num: 5.5}},
 		{in: str("5")},
 	})
 	// No plan, or the zero Policy: nothing.
 	if d := Value(policyAll, nil, str("5")); d.Action != Keep {
 		t.Errorf("Value decided %+v without a plan", d)
 	}
-	if d := Value(terms.Policy{}, policyLoc(t, `{"type":"integer"}`), str("5")); d.Action != Keep {
+	if d := Value(coerce.Policy{}, policyLoc(t, `{"type":"integer"}`), str("5")); d.Action != Keep {
 		t.Errorf("the zero Policy decided %+v", d)
 	}
 }
@@ -416,7 +416,7 @@ func TestPolicyDropParseWrap(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := s.Root()
-	p := terms.Policy{DropEmpty: true, JSONString: true, WrapScalar: true}
+	p := coerce.Policy{DropEmpty: true, JSONString: true, WrapScalar: true}
 	null := Scalar{Type: jsontype.Null}
 	for _, c := range []struct {
 		name         string
@@ -441,7 +441,7 @@ func TestPolicyDropParseWrap(t *testing.T) {
 		if drop != c.drop || toNull != c.toNull {
 			t.Errorf("Drop(%s = %s) = %v, %v; want %v, %v", c.name, c.v.JSON(), drop, toNull, c.drop, c.toNull)
 		}
-		if drop, toNull := dropOf(terms.Policy{EnumCase: true}, root, c.name, root.Property(c.name, nil), c.v); drop || toNull {
+		if drop, toNull := dropOf(coerce.Policy{EnumCase: true}, root, c.name, root.Property(c.name, nil), c.v); drop || toNull {
 			t.Errorf("Drop without drop-empty fired for %s", c.name)
 		}
 	}
@@ -478,7 +478,7 @@ func TestPolicyDropParseWrap(t *testing.T) {
 		if got := wraps(p, root.Property(c.name, nil), Scalar{Type: c.t, Text: "x"}); got != c.want {
 			t.Errorf("Wrap(%s, %v) = %v, want %v", c.name, c.t, got, c.want)
 		}
-		if wraps(terms.Lenient(), root.Property(c.name, nil), Scalar{Type: c.t, Text: "x"}) {
+		if wraps(coerce.Lenient(), root.Property(c.name, nil), Scalar{Type: c.t, Text: "x"}) {
 			t.Errorf("Lenient() wraps at %s", c.name)
 		}
 	}
@@ -501,25 +501,25 @@ func TestDecisionOrder(t *testing.T) {
 		why    string
 		member string
 		v      Scalar
-		p      terms.Policy
+		p      coerce.Policy
 		want   Decision
 		// unparsed is the decision after the embedded JSON did not parse.
 		unparsed Decision
 	}{
 		{why: "a JSON array in a string where only arrays stand", member: "ids", v: str("[1,2]"), p: all,
-			want: Decision{Action: ParseJSON, Rule: terms.RuleJSONString}},
+			want: Decision{Action: ParseJSON, Rule: coerce.RuleJSONString}},
 		{why: "text that looks like an array but is none falls back to wrapping, when the item takes strings", member: "tags", v: str("[oops"), p: all,
-			want: Decision{Action: ParseJSON, Rule: terms.RuleJSONString}, unparsed: Decision{Action: Wrap, Rule: terms.RuleWrapScalar}},
-		{why: "without json-string the same text is wrapped at once", member: "tags", v: str("[oops"), p: terms.Policy{WrapScalar: true},
-			want: Decision{Action: Wrap, Rule: terms.RuleWrapScalar}, unparsed: Decision{Action: Wrap, Rule: terms.RuleWrapScalar}},
+			want: Decision{Action: ParseJSON, Rule: coerce.RuleJSONString}, unparsed: Decision{Action: Wrap, Rule: coerce.RuleWrapScalar}},
+		{why: "without json-string the same text is wrapped at once", member: "tags", v: str("[oops"), p: coerce.Policy{WrapScalar: true},
+			want: Decision{Action: Wrap, Rule: coerce.RuleWrapScalar}, unparsed: Decision{Action: Wrap, Rule: coerce.RuleWrapScalar}},
 		{why: "a scalar where an array of its kind stands is wrapped before any scalar rule", member: "ids", v: Scalar{Type: jsontype.Integer, Num: 5, Text: "5"}, p: all,
-			want: Decision{Action: Wrap, Rule: terms.RuleWrapScalar}, unparsed: Decision{Action: Wrap, Rule: terms.RuleWrapScalar}},
+			want: Decision{Action: Wrap, Rule: coerce.RuleWrapScalar}, unparsed: Decision{Action: Wrap, Rule: coerce.RuleWrapScalar}},
 		{why: "a quoted integer is replaced", member: "n", v: str("7"), p: all,
-			want:     Decision{Action: Replace, Rule: terms.RuleStringToInteger, Out: Scalar{Type: jsontype.Integer, Num: 7, Text: "7"}},
-			unparsed: Decision{Action: Replace, Rule: terms.RuleStringToInteger, Out: Scalar{Type: jsontype.Integer, Num: 7, Text: "7"}}},
+			want:     Decision{Action: Replace, Rule: coerce.RuleStringToInteger, Out: Scalar{Type: jsontype.Integer, Num: 7, Text: "7"}},
+			unparsed: Decision{Action: Replace, Rule: coerce.RuleStringToInteger, Out: Scalar{Type: jsontype.Integer, Num: 7, Text: "7"}}},
 		{why: "enum case is a replacement", member: "speed", v: str("FAST"), p: all,
-			want:     Decision{Action: Replace, Rule: terms.RuleEnumCase, Out: str("fast")},
-			unparsed: Decision{Action: Replace, Rule: terms.RuleEnumCase, Out: str("fast")}},
+			want:     Decision{Action: Replace, Rule: coerce.RuleEnumCase, Out: str("fast")},
+			unparsed: Decision{Action: Replace, Rule: coerce.RuleEnumCase, Out: str("fast")}},
 		{why: "an admitted value is kept", member: "n", v: Scalar{Type: jsontype.Integer, Num: 7}, p: all},
 		{why: "the zero policy keeps everything", member: "n", v: str("7")},
 	} {
@@ -531,7 +531,7 @@ func TestDecisionOrder(t *testing.T) {
 			t.Errorf("%s: Unparsed = %+v, want %+v", c.why, got, c.unparsed)
 		}
 	}
-	if d := Member(all, root, "n", root.Property("n", nil), str("")); d.Action != Drop || d.Rule != terms.RuleDropEmpty {
+	if d := Member(all, root, "n", root.Property("n", nil), str("")); d.Action != Drop || d.Rule != coerce.RuleDropEmpty {
 		t.Errorf("an optional empty member: %+v, want a drop", d)
 	}
 }

@@ -21,9 +21,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/internal/msgtext"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/schema"
-	"github.com/structkit/structkit/internal/terms"
 )
 
 // sdkMaxDepth is the nesting the SDK's JSON reader accepts
@@ -50,7 +50,7 @@ func (e *Error) Error() string {
 		s += ": " + e.Schema + " schema"
 	}
 	if e.Path != "" {
-		s += " at " + terms.Clip(e.Path, 80)
+		s += " at " + msgtext.Clip(e.Path, 80)
 	}
 	return s + ": " + e.Msg
 }

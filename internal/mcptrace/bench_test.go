@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
-	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/coerce"
 )
 
 // idle are the instruments that never record: the global providers left
@@ -29,7 +29,7 @@ var idle = []struct {
 // Before, 10 to 13 allocations per call went into attributes, options
 // and a Call nobody reads.
 func TestIdleCostsNothing(t *testing.T) {
-	rep := &terms.Report{Changes: []terms.Change{{Path: "/a", Rule: terms.RuleInteger}}}
+	rep := &coerce.Report{Changes: []coerce.Change{{Path: "/a", Rule: coerce.RuleInteger}}}
 	req := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "tool", Meta: mcp.Meta{KeyTraceparent: tp}}}
 	for _, bc := range idle {
 		t.Run(bc.name, func(t *testing.T) {
@@ -59,7 +59,7 @@ func TestIdleCostsNothing(t *testing.T) {
 
 // BenchmarkCallIdle is the cost of a call's span when nothing records.
 func BenchmarkCallIdle(b *testing.B) {
-	rep := &terms.Report{Changes: []terms.Change{{Path: "/a", Rule: terms.RuleInteger}}}
+	rep := &coerce.Report{Changes: []coerce.Change{{Path: "/a", Rule: coerce.RuleInteger}}}
 	for _, bc := range idle {
 		b.Run(bc.name, func(b *testing.B) {
 			in := bc.in()

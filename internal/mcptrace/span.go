@@ -20,7 +20,8 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/grpc/status"
 
-	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/internal/msgtext"
 )
 
 // ScopeName is the instrumentation scope of structkit's spans.
@@ -224,7 +225,7 @@ func (in *Instruments) Start(ctx context.Context, kind trace.SpanKind, tool stri
 		name += " " + tool
 		c.mattrs = append(c.mattrs, attribute.String(AttrTool, tool))
 	} else {
-		tool = terms.Bounded(tool, maxToolName)
+		tool = msgtext.Bounded(tool, maxToolName)
 	}
 	for _, kv := range attrs {
 		if metricKeys[kv.Key] {
@@ -263,11 +264,11 @@ func (in *Instruments) StartServer(ctx context.Context, tool string, req *mcp.Ca
 		}
 		if req.Session != nil {
 			if id := req.Session.ID(); id != "" {
-				attrs = append(attrs, attribute.String(AttrSession, terms.Bounded(id, maxToolName)))
+				attrs = append(attrs, attribute.String(AttrSession, msgtext.Bounded(id, maxToolName)))
 			}
 		}
 		if v := req.ProtocolVersion(); v != "" {
-			attrs = append(attrs, attribute.String(AttrProtocolVersion, terms.Bounded(v, 64)))
+			attrs = append(attrs, attribute.String(AttrProtocolVersion, msgtext.Bounded(v, 64)))
 		}
 		if req.Extra != nil && req.Extra.Header != nil {
 			attrs = append(attrs, attribute.String(AttrNetProtocol, "http"), attribute.String(AttrNetTransport, "tcp"))
@@ -301,7 +302,7 @@ func (c *Call) Reject() {
 // change (the first maxEvents of each in the call). Reports recorded one after the
 // other (a profile's restore, then the check) add up. Problems mark the
 // call rejected.
-func (c *Call) Arguments(rep *terms.Report) {
+func (c *Call) Arguments(rep *coerce.Report) {
 	if c == nil || rep == nil {
 		return
 	}
@@ -312,7 +313,7 @@ func (c *Call) Arguments(rep *terms.Report) {
 		return
 	}
 	for _, ch := range rep.Changes {
-		if ch.Rule == terms.RuleInteger {
+		if ch.Rule == coerce.RuleInteger {
 			continue
 		}
 		c.changes++
@@ -320,8 +321,8 @@ func (c *Call) Arguments(rep *terms.Report) {
 		if c.changeEvents < maxEvents {
 			c.changeEvents++
 			c.span.AddEvent(EventChange, trace.WithAttributes(
-				attribute.String("structkit.change.path", terms.Bounded(ch.Path, maxPathText)),
-				attribute.String("structkit.change.rule", terms.Bounded(string(ch.Rule), 64))))
+				attribute.String("structkit.change.path", msgtext.Bounded(ch.Path, maxPathText)),
+				attribute.String("structkit.change.rule", msgtext.Bounded(string(ch.Rule), 64))))
 		}
 	}
 	for _, p := range rep.Problems {
@@ -330,9 +331,9 @@ func (c *Call) Arguments(rep *terms.Report) {
 		if c.problemEvents < maxEvents {
 			c.problemEvents++
 			c.span.AddEvent(EventProblem, trace.WithAttributes(
-				attribute.String("structkit.problem.path", terms.Bounded(p.Path, maxPathText)),
-				attribute.String("structkit.problem.keyword", terms.Bounded(p.Keyword, 64)),
-				attribute.String("structkit.problem.message", terms.Bounded(p.Msg, maxText))))
+				attribute.String("structkit.problem.path", msgtext.Bounded(p.Path, maxPathText)),
+				attribute.String("structkit.problem.keyword", msgtext.Bounded(p.Keyword, 64)),
+				attribute.String("structkit.problem.message", msgtext.Bounded(p.Msg, maxText))))
 		}
 	}
 	c.span.SetAttributes(attribute.Int(AttrChanges, c.changes), attribute.Int(AttrProblems, c.problems))
@@ -345,7 +346,7 @@ func (c *Call) Arguments(rep *terms.Report) {
 }
 
 // Result records the notes of converting the result.
-func (c *Call) Result(rep *terms.Report) {
+func (c *Call) Result(rep *coerce.Report) {
 	if !c.Recording() || rep == nil || len(rep.Changes) == 0 {
 		return
 	}
@@ -354,7 +355,7 @@ func (c *Call) Result(rep *terms.Report) {
 
 // ruleNames are the distinct rule names of changes, sorted, at most
 // maxNames.
-func ruleNames(changes []terms.Change) []string {
+func ruleNames(changes []coerce.Change) []string {
 	out := make([]string, 0, min(len(changes), maxNames))
 	for _, ch := range changes {
 		out = appendName(out, string(ch.Rule))
@@ -364,7 +365,7 @@ func ruleNames(changes []terms.Change) []string {
 
 // appendName adds name to the sorted set names, bounded.
 func appendName(names []string, name string) []string {
-	name = terms.Bounded(name, 64)
+	name = msgtext.Bounded(name, 64)
 	i, found := slices.BinarySearch(names, name)
 	if found || len(names) >= maxNames {
 		return names
@@ -414,7 +415,7 @@ func (c *Call) End(isError bool, err error) {
 			mattrs = append(mattrs, attribute.String(AttrStatusCode, typ))
 			msg = we.Message // the conventions' description: the JSON-RPC error's message
 		}
-		c.span.SetStatus(otelcodes.Error, terms.Bounded(msg, maxText))
+		c.span.SetStatus(otelcodes.Error, msgtext.Bounded(msg, maxText))
 	case isError:
 		outcome := OutcomeToolError
 		if c.rejected {
@@ -436,7 +437,7 @@ func (c *Call) End(isError bool, err error) {
 // its arguments and of its result, whether the check answered it locally
 // (rejected without calling the server), whether the result was read
 // exact, and isError or err as End takes them.
-func (c *Call) Finish(args, result *terms.Report, local, exact, isError bool, err error) {
+func (c *Call) Finish(args, result *coerce.Report, local, exact, isError bool, err error) {
 	c.Arguments(args)
 	c.Result(result)
 	if local {

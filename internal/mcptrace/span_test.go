@@ -12,8 +12,8 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/fixture/spans"
-	"github.com/structkit/structkit/internal/terms"
 )
 
 // TestArgumentsBounded: a report of many problems with hostile texts
@@ -22,11 +22,11 @@ import (
 func TestArgumentsBounded(t *testing.T) {
 	rec := spans.New(t)
 	_, call := New(rec, nil).Start(context.Background(), trace.SpanKindServer, "tool", true, nil)
-	rep := &terms.Report{}
+	rep := &coerce.Report{}
 	for i := range 1000 {
-		rep.Problems = append(rep.Problems, terms.Problem{Path: "/" + strings.Repeat("p", 10000), Keyword: "kw" + strconv.Itoa(i),
+		rep.Problems = append(rep.Problems, coerce.Problem{Path: "/" + strings.Repeat("p", 10000), Keyword: "kw" + strconv.Itoa(i),
 			Msg: "line\n- /forged: " + strings.Repeat("x", 1<<16)})
-		rep.Changes = append(rep.Changes, terms.Change{Path: "/c", Rule: terms.Rule("rule" + strconv.Itoa(i%50)), From: "secret", To: "secret"})
+		rep.Changes = append(rep.Changes, coerce.Change{Path: "/c", Rule: coerce.Rule("rule" + strconv.Itoa(i%50)), From: "secret", To: "secret"})
 	}
 	call.Arguments(rep)
 	call.End(true, nil)
@@ -112,7 +112,7 @@ func TestEnd(t *testing.T) {
 	}
 	// Nil calls do nothing.
 	var nc *Call
-	nc.Arguments(&terms.Report{})
+	nc.Arguments(&coerce.Report{})
 	nc.Reject()
 	nc.End(true, nil)
 	nc.Abandoned()
@@ -163,14 +163,14 @@ func TestAbandoned(t *testing.T) {
 func TestArgumentsAddUp(t *testing.T) {
 	rec := spans.New(t)
 	_, call := New(rec, nil).Start(context.Background(), trace.SpanKindServer, "tool", true, nil)
-	call.Arguments(&terms.Report{Changes: []terms.Change{{Path: "/a", Rule: terms.RuleStringToInteger}, {Path: "/n", Rule: terms.RuleInteger}}})
-	call.Arguments(&terms.Report{Changes: []terms.Change{{Path: "/b", Rule: terms.RuleStringToInteger}, {Path: "/c", Rule: terms.RuleBigIntCarried}}})
+	call.Arguments(&coerce.Report{Changes: []coerce.Change{{Path: "/a", Rule: coerce.RuleStringToInteger}, {Path: "/n", Rule: coerce.RuleInteger}}})
+	call.Arguments(&coerce.Report{Changes: []coerce.Change{{Path: "/b", Rule: coerce.RuleStringToInteger}, {Path: "/c", Rule: coerce.RuleBigIntCarried}}})
 	call.End(false, nil)
 	s := rec.One(t, "tools/call tool", trace.SpanKindServer)
 	if got := spans.String(s, AttrChanges); got != "3" {
 		t.Errorf("changes %s, want 3", got)
 	}
-	if got, want := spans.String(s, AttrChangeRules), string(terms.RuleBigIntCarried)+","+string(terms.RuleStringToInteger); got != want {
+	if got, want := spans.String(s, AttrChangeRules), string(coerce.RuleBigIntCarried)+","+string(coerce.RuleStringToInteger); got != want {
 		t.Errorf("rules %s, want %s", got, want)
 	}
 	if n := len(spans.Events(s, EventChange)); n != 3 {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/structconv"
 )
 
 // FuzzCompile: Compile never panics or hangs; it either fails with a
@@ -28,7 +29,7 @@ func FuzzCompile(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, schema []byte) {
-		s, err := coerce.Compile(schema)
+		s, err := structconv.Compile(schema)
 		if err != nil {
 			var se *coerce.SchemaError
 			if !errors.As(err, &se) {

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/structconv"
 )
 
 // obj is a plan.Object of members given by their types (and strings).
@@ -29,7 +29,7 @@ func (o obj) Member(name string) (jsontype.Set, string, bool) {
 
 func compileRoot(t *testing.T, s string) *plan.Loc {
 	t.Helper()
-	sch, err := coerce.Compile([]byte(s))
+	sch, err := structconv.Compile([]byte(s))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,10 +15,11 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/structconv"
 )
 
 // rootOf returns the plan of a schema compiled by coerce.
-func rootOf(s *coerce.Schema) *plan.Loc { return (*plan.Schema)(s).Root() }
+func rootOf(s *structconv.Schema) *plan.Loc { return (*plan.Schema)(s).Root() }
 
 // planInstance is a plan.Instance over a decoded JSON tree (json.Number
 // numbers), for the conditional keywords.
@@ -51,7 +52,7 @@ func planDecode(t *testing.T, s string) any {
 // into the member of that name ("~1" and "~0" unescaped). inst, when not
 // nil, is the instance document: each step offers the parent value to
 // Property/Item.
-func planAt(t *testing.T, s *coerce.Schema, path string, inst any) *plan.Loc {
+func planAt(t *testing.T, s *structconv.Schema, path string, inst any) *plan.Loc {
 	t.Helper()
 	l := rootOf(s)
 	if path == "" {
@@ -104,7 +105,7 @@ type planCase struct {
 	name   string
 	why    string
 	schema string
-	opts   coerce.CompileOptions
+	opts   structconv.CompileOptions
 	want   []planWant
 }
 
@@ -220,7 +221,7 @@ var planCases = []planCase{
 		name:   "Dialect option",
 		why:    "CompileOptions.Dialect applies when $schema is absent",
 		schema: `{"items":[{"type":"string"}],"additionalItems":{"type":"integer"}}`,
-		opts:   coerce.CompileOptions{Dialect: coerce.Draft7},
+		opts:   structconv.CompileOptions{Dialect: coerce.Draft7},
 		want:   []planWant{plStrAt("/[0]"), plIntAt("/[1]")},
 	},
 	{
@@ -450,7 +451,7 @@ var planCases = []planCase{
 		why:  "a $ref may point into a further document given by URI",
 		schema: `{"properties":{"a":{"$ref":"https://example.com/common.json#/$defs/id"},
 			"b":{"$ref":"https://example.com/common.json"}}}`,
-		opts: coerce.CompileOptions{Resources: map[string]any{
+		opts: structconv.CompileOptions{Resources: map[string]any{
 			"https://example.com/common.json": `{"type":"object","properties":{"n":{"type":"integer"}},"$defs":{"id":{"type":"integer"}}}`,
 		}},
 		want: []planWant{plIntAt("/a"), plIntAt("/b/n")},
@@ -500,7 +501,7 @@ var planCases = []planCase{
 		name:   "OpenAPI nullable turned off",
 		why:    "CompileOptions.NoNullable ignores the keyword",
 		schema: `{"properties":{"n":{"type":"integer","nullable":true}}}`,
-		opts:   coerce.CompileOptions{NoNullable: true},
+		opts:   structconv.CompileOptions{NoNullable: true},
 		want:   []planWant{plIntAt("/n")},
 	},
 	{
@@ -549,14 +550,14 @@ func planOrNone(s string) string {
 func TestPlanDialect(t *testing.T) {
 	for _, c := range []struct {
 		schema string
-		opts   coerce.CompileOptions
+		opts   structconv.CompileOptions
 		want   coerce.Dialect
 	}{
-		{`{}`, coerce.CompileOptions{}, coerce.Draft2020},
-		{`{"$schema":"http://json-schema.org/draft-07/schema#"}`, coerce.CompileOptions{}, coerce.Draft7},
-		{`{"$schema":"https://json-schema.org/draft/2019-09/schema"}`, coerce.CompileOptions{}, coerce.Draft2019},
-		{`{"$schema":"https://json-schema.org/draft/2020-12/schema"}`, coerce.CompileOptions{Dialect: coerce.Draft7}, coerce.Draft2020},
-		{`{}`, coerce.CompileOptions{Dialect: coerce.Draft7}, coerce.Draft7},
+		{`{}`, structconv.CompileOptions{}, coerce.Draft2020},
+		{`{"$schema":"http://json-schema.org/draft-07/schema#"}`, structconv.CompileOptions{}, coerce.Draft7},
+		{`{"$schema":"https://json-schema.org/draft/2019-09/schema"}`, structconv.CompileOptions{}, coerce.Draft2019},
+		{`{"$schema":"https://json-schema.org/draft/2020-12/schema"}`, structconv.CompileOptions{Dialect: coerce.Draft7}, coerce.Draft2020},
+		{`{}`, structconv.CompileOptions{Dialect: coerce.Draft7}, coerce.Draft7},
 	} {
 		s, err := c.opts.Compile([]byte(c.schema))
 		if err != nil {
@@ -566,7 +567,7 @@ func TestPlanDialect(t *testing.T) {
 			t.Errorf("%s with %+v: dialect %v, want %v", c.schema, c.opts, s.Dialect(), c.want)
 		}
 	}
-	var nilSchema *coerce.Schema
+	var nilSchema *structconv.Schema
 	if rootOf(nilSchema) != nil || nilSchema.Dialect() != 0 {
 		t.Error("a nil Schema must have a nil root and no dialect")
 	}
@@ -581,7 +582,7 @@ func TestPlanRecursiveDefinition(t *testing.T) {
 		`{"type":"object","properties":{"filter":{"$ref":"#/definitions/Filter"}},
 		  "definitions":{"Filter":{"type":"object","properties":{"field":{"type":"integer"},"filter":{"$ref":"#/definitions/Filter"}}}}}`,
 	} {
-		s, err := coerce.Compile([]byte(schema))
+		s, err := structconv.Compile([]byte(schema))
 		if err != nil {
 			t.Fatalf("%s: %v", schema, err)
 		}
@@ -635,7 +636,7 @@ func planHostile(levels int) string {
 }
 
 func TestPlanHostileFanOut(t *testing.T) {
-	s, err := coerce.Compile([]byte(planHostile(40)))
+	s, err := structconv.Compile([]byte(planHostile(40)))
 	if err != nil {
 		t.Fatalf("Compile: %v", err)
 	}
@@ -683,7 +684,7 @@ func TestPlanRefCycles(t *testing.T) {
 		{`{"$defs":{"a":{"if":{"$ref":"#/$defs/a"},"then":{"type":"integer"}}},"$ref":"#/$defs/a"}`, []string{"/$defs/a", "cycle"}},
 		{`{"$defs":{"a":{"$ref":"#/$defs/a"}},"items":{"$ref":"#/$defs/a"}}`, []string{"/$defs/a", "cycle"}},
 	} {
-		_, err := coerce.Compile([]byte(c.schema))
+		_, err := structconv.Compile([]byte(c.schema))
 		se := planSchemaErr(t, err)
 		for _, n := range c.names {
 			if !strings.Contains(se.Error(), n) {
@@ -697,7 +698,7 @@ func TestPlanRefCycles(t *testing.T) {
 		`{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"type":"integer"}`,
 		`{"$defs":{"a":{"properties":{"p":{"$ref":"#/$defs/b"}}},"b":{"allOf":[{"$ref":"#/$defs/a"}]}},"$ref":"#/$defs/a"}`,
 	} {
-		if _, err := coerce.Compile([]byte(ok)); err != nil {
+		if _, err := structconv.Compile([]byte(ok)); err != nil {
 			t.Errorf("%s: %v", ok, err)
 		}
 	}
@@ -714,7 +715,7 @@ func TestPlanUnresolvableRefs(t *testing.T) {
 		{`{"$defs":{"a":{"$ref":"#nowhere"}},"anyOf":[{"$ref":"#/$defs/a"}]}`, "/$defs/a", "#nowhere"},
 		{`{"properties":{"a":{"$ref":"#/properties/a%2Fb"},"a/b":{}}}`, "/properties/a", "#/properties/a%2Fb"},
 	} {
-		_, err := coerce.Compile([]byte(c.schema))
+		_, err := structconv.Compile([]byte(c.schema))
 		se := planSchemaErr(t, err)
 		if se.Pointer != c.ptr || se.Keyword != "$ref" || !strings.Contains(se.Error(), c.ref) {
 			t.Errorf("%s: got pointer %q keyword %q message %q; want pointer %q, keyword $ref, naming %q",
@@ -749,7 +750,7 @@ func TestPlanNotASchema(t *testing.T) {
 		{`"schema"`, "", ""},
 		{`[]`, "", ""},
 	} {
-		_, err := coerce.Compile([]byte(c.schema))
+		_, err := structconv.Compile([]byte(c.schema))
 		se := planSchemaErr(t, err)
 		if se.Pointer != c.ptr || se.Keyword != c.keyword {
 			t.Errorf("%s: got pointer %q keyword %q (%v); want pointer %q keyword %q", c.schema, se.Pointer, se.Keyword, se, c.ptr, c.keyword)
@@ -763,7 +764,7 @@ func TestPlanNotASchema(t *testing.T) {
 		}
 	}
 	for _, bad := range []any{nil, 5, []any{}, (*structpb.Struct)(nil), (*structpb.Value)(nil), "{", []byte(`{} {}`)} {
-		_, err := coerce.Compile(bad)
+		_, err := structconv.Compile(bad)
 		planSchemaErr(t, err)
 	}
 }
@@ -779,7 +780,7 @@ func TestPlanDeepNesting(t *testing.T) {
 	for range depth {
 		b.WriteString(`}}`)
 	}
-	check := func(name string, s *coerce.Schema, err error) {
+	check := func(name string, s *structconv.Schema, err error) {
 		defer func() {
 			if r := recover(); r != nil {
 				t.Fatalf("%s: panic: %v", name, r)
@@ -807,7 +808,7 @@ func TestPlanDeepNesting(t *testing.T) {
 				t.Fatalf("Compile panicked: %v", r)
 			}
 		}()
-		s, err := coerce.Compile(b.Bytes())
+		s, err := structconv.Compile(b.Bytes())
 		check("JSON text", s, err)
 	}()
 	// As a decoded value, which has no JSON nesting limit.
@@ -821,7 +822,7 @@ func TestPlanDeepNesting(t *testing.T) {
 				t.Fatalf("Compile panicked: %v", r)
 			}
 		}()
-		s, err := coerce.Compile(doc)
+		s, err := structconv.Compile(doc)
 		check("decoded map", s, err)
 	}()
 }
@@ -840,7 +841,7 @@ func TestPlanStructSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check := func(name string, s *coerce.Schema, err error) {
+	check := func(name string, s *structconv.Schema, err error) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -852,16 +853,16 @@ func TestPlanStructSchema(t *testing.T) {
 			}
 		}
 	}
-	s, err := coerce.Compile(st)
+	s, err := structconv.Compile(st)
 	check("*structpb.Struct", s, err)
-	s, err = coerce.Compile(structpb.NewStructValue(st))
+	s, err = structconv.Compile(structpb.NewStructValue(st))
 	check("*structpb.Value", s, err)
-	s, err = coerce.Compile(st.AsMap())
+	s, err = structconv.Compile(st.AsMap())
 	check("Struct.AsMap()", s, err)
 	js, err := protojson.Marshal(st)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err = coerce.Compile(json.RawMessage(js))
+	s, err = structconv.Compile(json.RawMessage(js))
 	check("protojson text", s, err)
 }

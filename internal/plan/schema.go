@@ -4,8 +4,8 @@ import (
 	"github.com/structkit/structkit/internal/schema"
 )
 
-// Options configures compilation; package coerce fills it from
-// coerce.CompileOptions.
+// Options configures compilation; package structconv fills it from
+// its CompileOptions.
 type Options struct {
 	// Dialect applies when the document has no recognised "$schema".
 	Dialect Dialect

@@ -31,7 +31,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/structkit/structkit/internal/jsontext"
-	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/internal/msgtext"
 )
 
 // Resolver finds the message types google.protobuf.Any names and the
@@ -175,9 +175,9 @@ func (d *decoder) unexpected(k jsontext.Kind, expected string) *Error {
 func (d *decoder) got(k jsontext.Kind) string {
 	switch k {
 	case jsontext.Number:
-		return "number " + terms.Clip(d.r.Text(), 40)
+		return "number " + msgtext.Clip(d.r.Text(), 40)
 	case jsontext.String:
-		return "string " + strconv.Quote(terms.Clip(d.r.Text(), 40))
+		return "string " + strconv.Quote(msgtext.Clip(d.r.Text(), 40))
 	case jsontext.Bool:
 		return "boolean " + d.r.Text()
 	case jsontext.Null:
@@ -291,15 +291,15 @@ func (d *decoder) field(md protoreflect.MessageDescriptor, fds protoreflect.Fiel
 			return fd, nil
 		}
 		if err != protoregistry.NotFound {
-			return nil, d.fail(at, "a known extension", strconv.Quote(terms.Clip(name, 40)), fmt.Sprintf("unable to resolve extension %s", terms.Clip(name, 40)))
+			return nil, d.fail(at, "a known extension", strconv.Quote(msgtext.Clip(name, 40)), fmt.Sprintf("unable to resolve extension %s", msgtext.Clip(name, 40)))
 		}
 	} else if fd := fds.ByJSONName(name); fd != nil {
 		return fd, nil
 	} else if fd := fds.ByTextName(name); fd != nil {
 		return fd, nil
 	}
-	return nil, d.fail(at, "a field of "+string(md.FullName()), strconv.Quote(terms.Clip(name, 40)),
-		fmt.Sprintf("unknown field %q: %s has no such field", terms.Clip(name, 40), md.FullName()))
+	return nil, d.fail(at, "a field of "+string(md.FullName()), strconv.Quote(msgtext.Clip(name, 40)),
+		fmt.Sprintf("unknown field %q: %s has no such field", msgtext.Clip(name, 40), md.FullName()))
 }
 
 // singular reads one value of fd (the first token, of kind k, is current);
@@ -359,7 +359,7 @@ func (d *decoder) mapField(mp protoreflect.Map, fd protoreflect.FieldDescriptor,
 			return err
 		}
 		if mp.Has(key) {
-			return d.fail(at, "each key once", strconv.Quote(terms.Clip(d.r.Text(), 40)), fmt.Sprintf("map key %q is given twice", terms.Clip(d.r.Text(), 40)))
+			return d.fail(at, "each key once", strconv.Quote(msgtext.Clip(d.r.Text(), 40)), fmt.Sprintf("map key %q is given twice", msgtext.Clip(d.r.Text(), 40)))
 		}
 		if k, err = d.next(); err != nil {
 			return err

@@ -10,7 +10,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/structkit/structkit/internal/jsontext"
-	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/internal/msgtext"
 )
 
 // scalar reads a value of a field of scalar or enum kind; the first token,
@@ -257,7 +257,7 @@ func (d *decoder) mapKey(fd protoreflect.FieldDescriptor, name string, at int) (
 	}
 	if !ok {
 		what := "a map key (" + fd.Kind().String() + ")"
-		return protoreflect.MapKey{}, d.fail(at, what, strconv.Quote(terms.Clip(name, 40)), fmt.Sprintf("expected %s, got %q", what, terms.Clip(name, 40)))
+		return protoreflect.MapKey{}, d.fail(at, what, strconv.Quote(msgtext.Clip(name, 40)), fmt.Sprintf("expected %s, got %q", what, msgtext.Clip(name, 40)))
 	}
 	return v.MapKey(), nil
 }

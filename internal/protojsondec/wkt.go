@@ -12,7 +12,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/structkit/structkit/internal/jsontext"
-	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/internal/msgtext"
 )
 
 // wktFunc reads the JSON form of a well-known type; the first token, of
@@ -177,7 +177,7 @@ func (d *decoder) fieldMask(m protoreflect.Message, k jsontext.Kind) error {
 		snake := snakeCase(p)
 		if strings.Contains(p, "_") || !protoreflect.FullName(snake).IsValid() {
 			got := d.got(k)
-			return d.fail(d.at(), what, got, fmt.Sprintf("expected %s, got %s: path %q is not one", what, got, terms.Clip(p, 40)))
+			return d.fail(d.at(), what, got, fmt.Sprintf("expected %s, got %s: path %q is not one", what, got, msgtext.Clip(p, 40)))
 		}
 		l.Append(protoreflect.ValueOfString(snake))
 	}
@@ -402,8 +402,8 @@ func (d *decoder) anyType() (protoreflect.Message, string, error) {
 		if !errors.Is(err, protoregistry.NotFound) {
 			why = "the resolver failed"
 		}
-		return nil, "", d.fail(d.at(), "a type URL the resolver knows", strconv.Quote(terms.Clip(typeURL, 40)),
-			fmt.Sprintf("unable to resolve type %q: %s", terms.Clip(typeURL, 40), why))
+		return nil, "", d.fail(d.at(), "a type URL the resolver knows", strconv.Quote(msgtext.Clip(typeURL, 40)),
+			fmt.Sprintf("unable to resolve type %q: %s", msgtext.Clip(typeURL, 40), why))
 	}
 	return mt.New(), typeURL, nil
 }
@@ -455,8 +455,8 @@ func (s *decoder) anyValue(inner protoreflect.Message, wkt wktFunc, objAt int) e
 			found = true
 			err = wkt(s, inner, k)
 		default:
-			return s.fail(at, `only "@type" and "value"`, strconv.Quote(terms.Clip(name, 40)),
-				fmt.Sprintf("unknown field %q: an Any holding %s has only \"@type\" and \"value\"", terms.Clip(name, 40), inner.Descriptor().FullName()))
+			return s.fail(at, `only "@type" and "value"`, strconv.Quote(msgtext.Clip(name, 40)),
+				fmt.Sprintf("unknown field %q: an Any holding %s has only \"@type\" and \"value\"", msgtext.Clip(name, 40), inner.Descriptor().FullName()))
 		}
 		if err != nil {
 			return err

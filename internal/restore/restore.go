@@ -22,32 +22,32 @@ import (
 
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/lenient"
 	"github.com/structkit/structkit/internal/plan"
-	"github.com/structkit/structkit/internal/terms"
 )
 
 // The rules reported for what restore did (package adapt exports them).
 const (
 	// RuleText: a string holding JSON text became the value it encodes.
-	RuleText terms.Rule = "from-json-text"
+	RuleText coerce.Rule = "from-json-text"
 	// RuleInteger: a string of decimal digits became the exact integer.
-	RuleInteger terms.Rule = "integer-from-string"
+	RuleInteger coerce.Rule = "integer-from-string"
 	// RuleEnum: a string became the enum member it names.
-	RuleEnum terms.Rule = "enum-from-string"
+	RuleEnum coerce.Rule = "enum-from-string"
 	// RuleMap: an array of {key, value} pairs became an object.
-	RuleMap terms.Rule = "map-from-pairs"
+	RuleMap coerce.Rule = "map-from-pairs"
 	// RuleExtra: the member holding further members was merged into its
 	// object.
-	RuleExtra terms.Rule = "members-from-extra"
+	RuleExtra coerce.Rule = "members-from-extra"
 	// RuleAbsent: null for a member made nullable became absence.
-	RuleAbsent terms.Rule = "absent-from-null"
+	RuleAbsent coerce.Rule = "absent-from-null"
 	// RuleNull: the marker object became null.
-	RuleNull terms.Rule = "null-from-marker"
+	RuleNull coerce.Rule = "null-from-marker"
 	// RuleUnwrap: the value was taken out of the adapted root's wrapper.
-	RuleUnwrap terms.Rule = "unwrapped"
+	RuleUnwrap coerce.Rule = "unwrapped"
 )
 
 // Pair member names of a map written as an array of pairs.
@@ -133,7 +133,7 @@ const (
 // Decision is what restore makes of a value, and the rule to report.
 type Decision struct {
 	Action Action
-	Rule   terms.Rule
+	Rule   coerce.Rule
 	Out    lenient.Scalar
 }
 
@@ -260,7 +260,7 @@ type Hook interface {
 	// l, that validation would not name as well (a key given twice).
 	Problem(path, keyword, expected, got, msg string, l *plan.Loc)
 	// Problems returns the problems recorded.
-	Problems() []terms.Problem
+	Problems() []coerce.Problem
 }
 
 // Run is the state of one restore: the table, and the problems found on
@@ -272,7 +272,7 @@ type Run struct {
 	// StructAnswer), so a string of digits beyond ±2^53 where the numbers
 	// restore carried big integers is the carried integer it stands for.
 	FromStruct bool
-	problems   []terms.Problem
+	problems   []coerce.Problem
 }
 
 // StructAnswer is what package adapt attaches (plan.Schema.Restoring) to
@@ -289,7 +289,7 @@ func (r *Run) String(l *plan.Loc, s string) Decision {
 	d := r.T.String(l, s)
 	if d.Action == Keep && r.FromStruct && l.RestoresCarried() && jsontext.Carried(s) {
 		f, _ := jsontext.ParseFloat(s)
-		return Decision{Action: Replace, Rule: terms.RuleBigIntRestored, Out: lenient.Scalar{Type: jsontype.Integer, Num: f, Text: s}}
+		return Decision{Action: Replace, Rule: coerce.RuleBigIntRestored, Out: lenient.Scalar{Type: jsontype.Integer, Num: f, Text: s}}
 	}
 	return d
 }
@@ -312,10 +312,10 @@ func (r *Run) Extra(l *plan.Loc) (name string, text bool) { return r.T.Extra(l) 
 func (r *Run) Wrap() (name string, text bool) { return r.T.Wrap, r.T.WrapText }
 
 // Problems implements Hook.
-func (r *Run) Problems() []terms.Problem { return r.problems }
+func (r *Run) Problems() []coerce.Problem { return r.problems }
 
 // Problem implements Hook.
 func (r *Run) Problem(path, keyword, expected, got, msg string, l *plan.Loc) {
-	r.problems = append(r.problems, terms.Problem{Path: path, Keyword: keyword, Expected: expected, Got: got,
+	r.problems = append(r.problems, coerce.Problem{Path: path, Keyword: keyword, Expected: expected, Got: got,
 		Msg: msg, Schema: l.Pointer()})
 }

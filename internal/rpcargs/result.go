@@ -12,9 +12,9 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/structkit/structkit/coerce"
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
 	"github.com/structkit/structkit/internal/pointer"
-	"github.com/structkit/structkit/internal/terms"
 )
 
 // FieldReport is the report of one checked field.
@@ -25,7 +25,7 @@ type FieldReport struct {
 	Field string
 	// Descriptor is the field's descriptor.
 	Descriptor protoreflect.FieldDescriptor
-	terms.Report
+	coerce.Report
 }
 
 // Result is what a check did to a message.
@@ -87,7 +87,7 @@ func (e *FieldError) Unwrap() error { return e.Err }
 // naming field (the protobuf field path of the Struct they are about), and
 // returns out. A nil out starts a new message. A problem's message is its
 // rendered line.
-func AppendReport(out *structkitv1.Report, field string, r *terms.Report) *structkitv1.Report {
+func AppendReport(out *structkitv1.Report, field string, r *coerce.Report) *structkitv1.Report {
 	if out == nil {
 		out = &structkitv1.Report{}
 	}

@@ -10,8 +10,8 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/structkit/structkit/coerce"
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
-	"github.com/structkit/structkit/internal/terms"
 )
 
 func TestFieldPath(t *testing.T) {
@@ -32,9 +32,9 @@ func TestFieldPath(t *testing.T) {
 // The wire form of a report keeps every part, each entry names its field,
 // and a problem's message is its rendered line.
 func TestAppendReport(t *testing.T) {
-	rep := &terms.Report{
-		Changes:  []terms.Change{{Path: "/id", Rule: terms.RuleBigIntCarried, From: "9007199254740993", To: `"9007199254740993"`, Schema: "/properties/id"}},
-		Problems: []terms.Problem{{Path: "/n", Keyword: "type", Expected: "integer", Got: `string "x"`, Msg: `expected integer, got string "x"`, Schema: "/properties/n"}},
+	rep := &coerce.Report{
+		Changes:  []coerce.Change{{Path: "/id", Rule: coerce.RuleBigIntCarried, From: "9007199254740993", To: `"9007199254740993"`, Schema: "/properties/id"}},
+		Problems: []coerce.Problem{{Path: "/n", Keyword: "type", Expected: "integer", Got: `string "x"`, Msg: `expected integer, got string "x"`, Schema: "/properties/n"}},
 	}
 	want := &structkitv1.Report{
 		Changes: []*structkitv1.Change{{Field: "arguments", Path: "/id", Rule: "bigint-carried", From: "9007199254740993", To: `"9007199254740993"`, Schema: "/properties/id"}},
@@ -50,7 +50,7 @@ func TestAppendReport(t *testing.T) {
 }
 
 func invalidResult() *Result {
-	return &Result{Fields: []FieldReport{{Field: "arguments", Report: terms.Report{Problems: []terms.Problem{
+	return &Result{Fields: []FieldReport{{Field: "arguments", Report: coerce.Report{Problems: []coerce.Problem{
 		{Path: "/limit", Keyword: "minimum", Msg: "expected at least 1, got integer 0"},
 	}}}}}
 }

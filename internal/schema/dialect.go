@@ -3,30 +3,30 @@ package schema
 import (
 	"strings"
 
-	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/coerce"
 )
 
-// Dialect is a JSON Schema draft, or the OpenAPI 3.0 form: the shared
-// vocabulary's type (internal/terms), which names them; this package's
+// Dialect is a JSON Schema draft, or the OpenAPI 3.0 form: the public
+// vocabulary's type (coerce.Dialect), which names them; this package's
 // table holds what each means.
-type Dialect = terms.Dialect
+type Dialect = coerce.Dialect
 
 // The dialects recognised from "$schema", and the OpenAPI 3.0 form. The
 // zero value means "not given": draft 2020-12, unless the document's
 // "$schema" says otherwise (or, for Compile's root document, it is in the
 // OpenAPI 3.0 form; see OpenAPI30).
 const (
-	DialectUnknown = terms.DialectUnknown
-	Draft4         = terms.Draft4
-	Draft6         = terms.Draft6
-	Draft7         = terms.Draft7
-	Draft2019      = terms.Draft2019
-	Draft2020      = terms.Draft2020
+	DialectUnknown = coerce.Dialect(0)
+	Draft4         = coerce.Draft4
+	Draft6         = coerce.Draft6
+	Draft7         = coerce.Draft7
+	Draft2019      = coerce.Draft2019
+	Draft2020      = coerce.Draft2020
 	// OpenAPI30 is the OpenAPI 3.0 Schema Object, as Gemini and Vertex AI
 	// function declarations carry it: the compiler rewrites such a
 	// document into the JSON Schema 2020-12 it means (RewriteOpenAPI30)
 	// and reads that; pointers stay those of the document given.
-	OpenAPI30 = terms.OpenAPI30
+	OpenAPI30 = coerce.OpenAPI30
 )
 
 // vocab is a set of vocabularies, the groups of keywords a 2019-09 or

@@ -1,7 +1,7 @@
 package schema
 
-import "github.com/structkit/structkit/internal/terms"
+import "github.com/structkit/structkit/coerce"
 
-// Error is a schema the compiler cannot plan: the shared vocabulary's
-// SchemaError (internal/terms), which package coerce re-exports.
-type Error = terms.SchemaError
+// Error is a schema the compiler cannot plan: the public vocabulary's
+// coerce.SchemaError.
+type Error = coerce.SchemaError

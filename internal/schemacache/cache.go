@@ -120,7 +120,7 @@ func (c *Cache[V]) Len() (entries, bytes int) {
 }
 
 // WithCache, set by package mcpbridge, returns opts (a
-// mcpbridge.ClientOptions) with cache (a *Cache[*coerce.Schema]) for the
+// mcpbridge.ClientOptions) with cache (a *Cache[*structconv.Schema]) for the
 // Client's compiled schemas, compiled on first use (a call, Client.Tool):
 // how package bridge shares one bounded cache across its upstreams, and
 // holds compiled schemas for the tools in use only, without an exported

@@ -48,7 +48,7 @@ func toolSchemas(tb testing.TB) [][]byte {
 }
 
 // BenchmarkCompileToolSchemas compiles every tool schema of
-// testdata/mcp-tools as coerce.Compile does (plan and validator scan),
+// testdata/mcp-tools as structconv.Compile does (plan and validator scan),
 // decoded beforehand; Lazy defers the validator's checks (the
 // LazyValidator option), Build builds the validator's program too.
 func BenchmarkCompileToolSchemas(b *testing.B) {

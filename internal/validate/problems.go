@@ -7,16 +7,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontype"
+	"github.com/structkit/structkit/internal/msgtext"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/schema"
-	"github.com/structkit/structkit/internal/terms"
 )
 
-// Problem is one reason a value fails its schema: the shared terms' type, which
-// package coerce re-exports.
-type Problem = terms.Problem
+// Problem is one reason a value fails its schema: the public vocabulary's
+// coerce.Problem.
+type Problem = coerce.Problem
 
 // verrKind is what failed.
 type verrKind uint8
@@ -218,7 +219,7 @@ func (c *collector) collect(e *verr) {
 		case float64:
 			got = "float64 " + strconv.FormatFloat(x, 'g', -1, 64)
 		case json.Number:
-			got = "json.Number " + strconv.Quote(terms.Clip(string(x), 40)) + ", which is not a JSON number"
+			got = "json.Number " + strconv.Quote(msgtext.Clip(string(x), 40)) + ", which is not a JSON number"
 		}
 		add(schema.KwType, "a JSON value", got, "expected a JSON value, got "+got)
 	case kCycle:

@@ -116,7 +116,7 @@ func decodeJSON(t testing.TB, b []byte) any {
 	return v
 }
 
-// compileFor compiles a schema the way package coerce does.
+// compileFor compiles a schema the way structconv.Compile does.
 func compileFor(schema any, o plan.Options) (*plan.Schema, error) {
 	doc, err := plan.Normalize(schema)
 	if err != nil {

@@ -22,8 +22,9 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/mcptrace"
+	"github.com/structkit/structkit/internal/msgtext"
+	"github.com/structkit/structkit/internal/observe"
 	"github.com/structkit/structkit/internal/pragma"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/mcpbridge/internal/toolcall"
 	"github.com/structkit/structkit/structconv"
@@ -90,7 +91,7 @@ type tool struct {
 	name          string
 	rawIn, rawOut []byte // the schemas' texts, compacted; nil for none
 	once          sync.Once
-	in, out       *coerce.Schema
+	in, out       *structconv.Schema
 	inErr, outErr error
 	hasInput      bool
 	unchecked     bool
@@ -327,7 +328,7 @@ func uncheckedReason(ti *tool) string {
 	return "input schema constrains no member"
 }
 
-func (c *Client) observe(tool string, rep *coerce.Report) { terms.Observe(c.opts.Observer, tool, rep) }
+func (c *Client) observe(tool string, rep *coerce.Report) { observe.Report(c.opts.Observer, tool, rep) }
 
 // CallToolFor calls a tool as Client.CallToolJSON does (Client.CallTool
 // for a *structpb.Struct) and decodes its structured result into an Out
@@ -354,7 +355,7 @@ func CallToolFor[Out any](ctx context.Context, c *Client, name string, args any)
 	if err != nil || res.IsError {
 		return out, res, err
 	}
-	var schema *coerce.Schema
+	var schema *structconv.Schema
 	if ti, err := c.lookup(name); err == nil {
 		schema = ti.out
 	}
@@ -373,5 +374,5 @@ const maxSDKErrorText = 1024
 // server's text is in it); errors.As and errors.Is see the error itself.
 type sdkError struct{ err error }
 
-func (e sdkError) Error() string { return terms.Bounded(e.err.Error(), maxSDKErrorText) }
+func (e sdkError) Error() string { return msgtext.Bounded(e.err.Error(), maxSDKErrorText) }
 func (e sdkError) Unwrap() error { return e.err }

@@ -11,7 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/structkit/structkit/internal/jsontext"
-	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/internal/msgtext"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/mcpbridge/internal/toolcall"
 )
@@ -146,7 +146,7 @@ listing:
 			break
 		}
 		if seen[next] {
-			return nil, fmt.Errorf("the server's tools/list pages loop: cursor %q again", terms.Bounded(next, 64))
+			return nil, fmt.Errorf("the server's tools/list pages loop: cursor %q again", msgtext.Bounded(next, 64))
 		}
 		seen[next] = true
 		cursor = next

@@ -21,11 +21,11 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/mcptrace"
 	"github.com/structkit/structkit/mcpbridge"
 	"github.com/structkit/structkit/mcpbridge/internal/toolcall"
+	"github.com/structkit/structkit/structconv"
 )
 
 // StructHandler handles a call of a tool registered with AddTool. args
@@ -142,7 +142,7 @@ func addTool(s *server.MCPServer, t mcp.Tool, rawIn, rawOut []byte, h server.Too
 
 type structTool struct {
 	name    string
-	in, out *coerce.Schema
+	in, out *structconv.Schema
 	h       StructHandler
 	opts    mcpbridge.ServerOptions
 }

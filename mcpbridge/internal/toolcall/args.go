@@ -6,7 +6,6 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -112,7 +111,7 @@ func TopString(raw []byte, name string) (string, bool) {
 // (the integer literal every whole number at an integer location gets).
 func AppendChanges(rep *coerce.Report, changes []coerce.Change, prefix string) {
 	for _, ch := range changes {
-		if ch.Rule == terms.RuleInteger {
+		if ch.Rule == coerce.RuleInteger {
 			continue
 		}
 		ch.Path = prefix + ch.Path

@@ -25,7 +25,7 @@ type Call struct {
 	Tool string
 	// Input is the tool's compiled input schema. When Unchecked (no
 	// usable schema), arguments go out unconverted.
-	Input     *coerce.Schema
+	Input     *structconv.Schema
 	Unchecked bool
 	// Check turns on the pre-dispatch check; Options configure the
 	// policy and the limits (its Tool, Context, MaxDepth and Observer are

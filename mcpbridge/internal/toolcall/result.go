@@ -13,7 +13,6 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/pointer"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -62,7 +61,7 @@ func MarshalContent[C any](blocks []C) ([]json.RawMessage, error) {
 // its compacted text (raw itself when compact already) and, unless
 // jsonOnly, its conversion with the tool's output schema (out, nil for
 // none), whose changes are added to rep under StructuredPath.
-func RawStructured(raw []byte, out *coerce.Schema, limits jsontext.Options, jsonOnly bool, rep *coerce.Report) (json.RawMessage, *structpb.Value, error) {
+func RawStructured(raw []byte, out *structconv.Schema, limits jsontext.Options, jsonOnly bool, rep *coerce.Report) (json.RawMessage, *structpb.Value, error) {
 	sj, err := compacted(raw, limits)
 	if err != nil {
 		return nil, nil, Located(StructuredPath, string(raw), err)
@@ -85,7 +84,7 @@ func RawStructured(raw []byte, out *coerce.Schema, limits jsontext.Options, json
 // schema, adding the changes to rep under StructuredPath, and flags the
 // whole numbers beyond ±2^53, whose digits the decoding may have lost,
 // "precision-unsafe".
-func DecodedStructured(sc any, out *coerce.Schema, rep *coerce.Report) (*structpb.Value, error) {
+func DecodedStructured(sc any, out *structconv.Schema, rep *coerce.Report) (*structpb.Value, error) {
 	var urep coerce.Report
 	v := &structpb.Value{}
 	if err := (structconv.GoOptions{Schema: out, Report: &urep}).FromGo(sc, v); err != nil {
@@ -188,7 +187,7 @@ func flagLostDigits(rep *coerce.Report, v any, ptr []byte) {
 	case float64:
 		if (jsontext.Unsafe(t) || t == jsontext.MaxSafe || t == -jsontext.MaxSafe) && jsontext.IsWhole(t) { // 2^53 itself may be a rounded 2^53+1
 			lit := string(jsontext.AppendWhole(nil, t))
-			rep.Add(coerce.Change{Path: string(ptr), Rule: terms.RulePrecisionUnsafe, From: lit, To: lit})
+			rep.Add(coerce.Change{Path: string(ptr), Rule: coerce.RulePrecisionUnsafe, From: lit, To: lit})
 		}
 	}
 }

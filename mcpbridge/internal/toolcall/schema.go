@@ -6,17 +6,17 @@ import (
 	// or as its own decoded values; we read no JSON with it.
 	"encoding/json"
 
-	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/schema"
+	"github.com/structkit/structkit/structconv"
 )
 
 // Compile compiles a tool's schema for conversion whatever the validator
 // would say of it: a schema only the validator cannot read (an
 // ECMAScript-only pattern, as zod writes) still converts, and calls that
 // ask for a check are flagged RuleNotValidated.
-func Compile(schema []byte) (*coerce.Schema, error) {
-	return coerce.CompileOptions{LazyValidator: true}.Compile(schema)
+func Compile(schema []byte) (*structconv.Schema, error) {
+	return structconv.CompileOptions{LazyValidator: true}.Compile(schema)
 }
 
 // ObjectSchema reports whether a tool's input schema (JSON text) has

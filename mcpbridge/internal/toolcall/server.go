@@ -11,7 +11,8 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/mcptool"
 	"github.com/structkit/structkit/internal/mcptrace"
-	"github.com/structkit/structkit/internal/terms"
+	"github.com/structkit/structkit/internal/msgtext"
+	"github.com/structkit/structkit/internal/observe"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -23,7 +24,7 @@ var errNoSchema = errors.New("no input schema")
 // schema that compiles, the output schema, if any, must compile. It
 // returns the compiled schemas and their texts (compacted); errors name
 // the tool after prefix ("mcpbridge: AddTool", say).
-func CompileTool(prefix, tool string, input, output any) (in, out *coerce.Schema, rawIn, rawOut []byte, err error) {
+func CompileTool(prefix, tool string, input, output any) (in, out *structconv.Schema, rawIn, rawOut []byte, err error) {
 	rawIn, err = SchemaJSON(input)
 	if err == nil && rawIn == nil {
 		err = errNoSchema
@@ -51,7 +52,7 @@ func CompileTool(prefix, tool string, input, output any) (in, out *coerce.Schema
 // not nil), what a call could only find out: that the validator cannot
 // compile the input schema (an ECMAScript-only regular expression in a
 // "pattern", say), so that arguments will be converted but not validated.
-func WarnUnvalidated(logger *slog.Logger, prefix, tool string, in *coerce.Schema) {
+func WarnUnvalidated(logger *slog.Logger, prefix, tool string, in *structconv.Schema) {
 	if logger == nil {
 		return
 	}
@@ -66,7 +67,7 @@ func WarnUnvalidated(logger *slog.Logger, prefix, tool string, in *coerce.Schema
 // converted at all, bounded: the error's path may hold every member name
 // down to the limit's depth (2000 names of a megabyte each, say).
 func InvalidText(tool string, err error) string {
-	return fmt.Sprintf("Invalid arguments for tool %q: %s", tool, terms.Bounded(err.Error(), terms.ServerTextLimit))
+	return fmt.Sprintf("Invalid arguments for tool %q: %s", tool, msgtext.Bounded(err.Error(), msgtext.ServerTextLimit))
 }
 
 // StructArguments reads a call's raw arguments (see ArgumentsText) into a
@@ -79,7 +80,7 @@ func InvalidText(tool string, err error) string {
 // tool's name. problem, when not empty, is the IsError text to answer
 // with instead of calling the handler: the problems in words a model can
 // act on (coerce.FormatProblems), or why the text could not be read.
-func StructArguments(ctx context.Context, tool string, in *coerce.Schema, raw []byte, check bool, o structconv.CheckOptions) (args *structpb.Struct, problem string) {
+func StructArguments(ctx context.Context, tool string, in *structconv.Schema, raw []byte, check bool, o structconv.CheckOptions) (args *structpb.Struct, problem string) {
 	var rep coerce.Report
 	uo := structconv.UnmarshalOptions{Schema: in, Report: &rep, MaxDepth: o.MaxDepth, MaxNumberDigits: o.MaxNumberDigits}
 	if !check {
@@ -108,7 +109,7 @@ func StructArguments(ctx context.Context, tool string, in *coerce.Schema, raw []
 		all.Changes = append(all.Changes, crep.Changes...)
 		all.Problems = crep.Problems
 	}
-	terms.Observe(o.Observer, tool, &all)
+	observe.Report(o.Observer, tool, &all)
 	mcptrace.FromContext(ctx).Arguments(&all)
 	if !all.Valid() {
 		return nil, coerce.FormatProblems(tool, all.Problems)
@@ -122,7 +123,7 @@ func StructArguments(ctx context.Context, tool string, in *coerce.Schema, raw []
 // given, else one text block (made by text) holding the structured JSON,
 // else none (empty, not nil).
 // The structured content is bounded by the client's frame (Framed).
-func Result[C any](tool string, out *coerce.Schema, content []C, s *structpb.Struct, text func(string) C) ([]C, []byte, error) {
+func Result[C any](tool string, out *structconv.Schema, content []C, s *structpb.Struct, text func(string) C) ([]C, []byte, error) {
 	var b []byte
 	if s != nil {
 		var err error
@@ -155,9 +156,9 @@ func Framed(tool string, b []byte) (text string, err error) {
 	switch {
 	case wire > room:
 		return "", fmt.Errorf("tool %q: the structured result is %s as sent, more than the %s an MCP client reads in one message; it was not sent",
-			tool, terms.Size(wire), terms.Size(room))
+			tool, msgtext.Size(wire), msgtext.Size(room))
 	case wire+mcptool.TextSize(b) > room:
-		return fmt.Sprintf("The result (%s of JSON) is in structuredContent only: as text too, it would not fit in one MCP message.", terms.Size(len(b))), nil
+		return fmt.Sprintf("The result (%s of JSON) is in structuredContent only: as text too, it would not fit in one MCP message.", msgtext.Size(len(b))), nil
 	}
 	return string(b), nil
 }

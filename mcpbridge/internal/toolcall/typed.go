@@ -20,8 +20,8 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/mcptrace"
+	"github.com/structkit/structkit/internal/observe"
 	"github.com/structkit/structkit/internal/schema"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -32,7 +32,7 @@ type Typed struct {
 	Tool string
 	// In and Out are the compiled schemas (Out nil when there is none);
 	// RawIn and RawOut their texts, to publish.
-	In, Out       *coerce.Schema
+	In, Out       *structconv.Schema
 	RawIn, RawOut []byte
 	// ElemZero is Out's element's zero value, when Out is a pointer
 	// whose schema was inferred: a nil *T result is written as T's zero
@@ -132,7 +132,7 @@ func TypedArguments[In any](ctx context.Context, tt *Typed, raw []byte) (in In, 
 	if err != nil {
 		return in, InvalidText(tt.Tool, err)
 	}
-	terms.Observe(tt.Check.Observer, tt.Tool, rep)
+	observe.Report(tt.Check.Observer, tt.Tool, rep)
 	mcptrace.FromContext(ctx).Arguments(rep)
 	if !rep.Valid() {
 		return in, coerce.FormatProblems(tt.Tool, rep.Problems)

@@ -15,7 +15,6 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -45,7 +44,7 @@ func TypedArgs(args any) (st *structpb.Struct, text []byte, err error) {
 // when report (the result's) flags a whole number beyond ±2^53 whose
 // digits may be lost: a *structconv.Error with CodeBigInteger and the
 // number's path.
-func DecodeResult[Out any](structuredJSON []byte, structured *structpb.Value, report coerce.Report, out *coerce.Schema) (Out, error) {
+func DecodeResult[Out any](structuredJSON []byte, structured *structpb.Value, report coerce.Report, out *structconv.Schema) (Out, error) {
 	var v Out
 	text := structuredJSON
 	if text == nil {
@@ -53,7 +52,7 @@ func DecodeResult[Out any](structuredJSON []byte, structured *structpb.Value, re
 			return v, errors.New("the result has no structuredContent")
 		}
 		for _, ch := range report.Changes {
-			if ch.Rule == terms.RulePrecisionUnsafe && strings.HasPrefix(ch.Path, StructuredPath) {
+			if ch.Rule == coerce.RulePrecisionUnsafe && strings.HasPrefix(ch.Path, StructuredPath) {
 				return v, &structconv.Error{Code: structconv.CodeBigInteger, Path: strings.TrimPrefix(ch.Path, StructuredPath), Offset: -1,
 					Msg: "a whole number beyond ±2^53 in a result the client could not capture (the MCP SDK decoded it as a double): its digits may be lost"}
 			}

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/structconv"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -96,7 +96,7 @@ func TestInferSchemaGolden(t *testing.T) {
 		t.Errorf("a bound written as a double: %s", got)
 	}
 	// The bounds hold: the compiled schema refuses one past each.
-	s, err := coerce.Compile(got)
+	s, err := structconv.Compile(got)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,6 @@ import (
 	"github.com/structkit/structkit/bridge"
 	"github.com/structkit/structkit/coerce"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/mcpbridge"
 )
 
@@ -117,9 +116,9 @@ func TestCalls(t *testing.T) {
 func TestChangesAndProblems(t *testing.T) {
 	m := New(Options{NoRuntime: true, MaxLabelSets: 4})
 	o := m.Observer()
-	o.ObserveChange("search", coerce.Change{Path: "/limit", Rule: terms.RuleStringToInteger})
-	o.ObserveChange("search", coerce.Change{Path: "/filters/0/value", Rule: terms.RuleStringToInteger})
-	o.ObserveChange("search", coerce.Change{Path: "/filters/12/value", Rule: terms.RuleStringToInteger})
+	o.ObserveChange("search", coerce.Change{Path: "/limit", Rule: coerce.RuleStringToInteger})
+	o.ObserveChange("search", coerce.Change{Path: "/filters/0/value", Rule: coerce.RuleStringToInteger})
+	o.ObserveChange("search", coerce.Change{Path: "/filters/12/value", Rule: coerce.RuleStringToInteger})
 	o.ObserveProblem("search", coerce.Problem{Path: "/limit", Keyword: "type"})
 	o.ObserveProblem("search", coerce.Problem{Path: "/" + strings.Repeat("é", 300), Keyword: "type"})
 	// The cap of 4 is reached. Beyond it the location becomes _other

@@ -31,7 +31,7 @@ func TestNormalize(t *testing.T) {
 // TestAggregatorConcurrent feeds one aggregator from many goroutines
 // through real checks and expects exact totals.
 func TestAggregatorConcurrent(t *testing.T) {
-	schema, err := coerce.Compile([]byte(`{"type":"object","properties":{
+	schema, err := structconv.Compile([]byte(`{"type":"object","properties":{
 		"limit":{"type":"integer"},"flag":{"type":"boolean"},
 		"items":{"type":"array","items":{"type":"integer"}}},"required":["limit"]}`))
 	if err != nil {
@@ -80,7 +80,7 @@ func TestAggregatorConcurrent(t *testing.T) {
 
 // An Aggregator observes checks; its snapshot feeds any metrics system.
 func ExampleAggregator() {
-	schema, _ := coerce.Compile([]byte(`{"type":"object","properties":{"limit":{"type":"integer"}}}`))
+	schema, _ := structconv.Compile([]byte(`{"type":"object","properties":{"limit":{"type":"integer"}}}`))
 	agg := stats.New()
 	check := structconv.CheckOptions{Policy: coerce.Lenient(), Tool: "search", Observer: agg}
 	_, _, _ = check.JSON(schema, []byte(`{"limit":"20"}`))

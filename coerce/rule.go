@@ -1,13 +1,9 @@
-// Package terms holds the words every layer of structkit shares: the rules
-// a conversion reports, its Changes and Problems, the Report, the Policy
-// switches, the schema dialects, the SchemaError and the Observer. It is
-// the leaf below the engine and the public packages alike; it imports
-// nothing of structkit's but the marker package pragma. Package coerce
-// re-exports these types for users, as type aliases.
-package terms
+package coerce
 
 // Rule names what happened at a location. Rules are stable strings: they
-// appear in reports, statistics and the command-line tool's output.
+// appear in reports, statistics and the command-line tool's output. The
+// codec's rules and the lenient rules (each a switch of Policy) are the
+// constants below; package adapt names the rules of restoring an answer.
 type Rule string
 
 // The codec's rules.

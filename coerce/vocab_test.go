@@ -1,51 +1,10 @@
-package terms
+package coerce
 
 import (
 	"encoding/json"
 	"errors"
-	"slices"
 	"testing"
 )
-
-type recorder struct{ got []string }
-
-func (r *recorder) ObserveChange(tool string, c Change) {
-	r.got = append(r.got, tool+" change "+c.Path)
-}
-func (r *recorder) ObserveProblem(tool string, p Problem) {
-	r.got = append(r.got, tool+" problem "+p.Path)
-}
-
-func TestObserve(t *testing.T) {
-	var r recorder
-	Observe(&r, "t", &Report{
-		Changes:  []Change{{Path: "/a"}, {Path: "/b"}},
-		Problems: []Problem{{Path: "/c"}},
-	})
-	if want := []string{"t change /a", "t change /b", "t problem /c"}; !slices.Equal(r.got, want) {
-		t.Errorf("got %q, want %q", r.got, want)
-	}
-	Observe(nil, "t", &Report{Changes: []Change{{}}}) // no observer: nothing to do
-	Observe(&r, "t", nil)
-	if len(r.got) != 3 {
-		t.Errorf("a nil report was observed: %q", r.got)
-	}
-}
-
-func TestJoinObservers(t *testing.T) {
-	if JoinObservers() != nil || JoinObservers(nil, nil) != nil {
-		t.Error("Join of no observers is not nil")
-	}
-	var a, b recorder
-	if JoinObservers(nil, &a) != Observer(&a) {
-		t.Error("Join of one observer is not that observer")
-	}
-	Observe(JoinObservers(&a, nil, &b), "t", &Report{Changes: []Change{{Path: "/a"}}, Problems: []Problem{{Path: "/c"}}})
-	want := []string{"t change /a", "t problem /c"}
-	if !slices.Equal(a.got, want) || !slices.Equal(b.got, want) {
-		t.Errorf("got %q and %q, want %q each", a.got, b.got, want)
-	}
-}
 
 // A problem is rendered in one place: its path ("/" for the root), then
 // what is wrong; its JSON form carries that line as "message".
@@ -76,7 +35,7 @@ func TestProblemString(t *testing.T) {
 }
 
 func TestDialectString(t *testing.T) {
-	for d, want := range map[Dialect]string{DialectUnknown: "unknown", Draft4: "draft-04", Draft6: "draft-06", Draft7: "draft-07",
+	for d, want := range map[Dialect]string{0: "unknown", Draft4: "draft-04", Draft6: "draft-06", Draft7: "draft-07",
 		Draft2019: "2019-09", Draft2020: "2020-12", OpenAPI30: "openapi-3.0", OpenAPI30 + 1: "unknown", -1: "unknown"} {
 		if got := d.String(); got != want {
 			t.Errorf("Dialect(%d).String() = %q, want %q", int(d), got, want)

@@ -1,4 +1,4 @@
-package terms
+package coerce
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package terms
+package msgtext
 
 import (
 	"strings"

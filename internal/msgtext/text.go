@@ -1,4 +1,8 @@
-package terms
+// Package msgtext bounds and escapes the text structkit quotes in a
+// message (a server's status text, a problem's line, a description): each
+// is cut at a limit, saying where, and escaped, so that it stays on one
+// line and UTF-8.
+package msgtext
 
 import (
 	"strconv"

@@ -1,37 +1,10 @@
-package coerce
+package structconv
 
 import (
+	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pragma"
-	"github.com/structkit/structkit/internal/terms"
 	"github.com/structkit/structkit/internal/validate"
-)
-
-// Dialect is a JSON Schema draft, or the OpenAPI 3.0 Schema Object.
-// String names it as its specification does ("2020-12", "draft-07",
-// "openapi-3.0"), or "unknown".
-type Dialect = terms.Dialect
-
-// The dialects Compile recognises from "$schema". The zero Dialect means
-// "not given": draft 2020-12, unless the document's "$schema" says
-// otherwise.
-const (
-	Draft4    = terms.Draft4
-	Draft6    = terms.Draft6
-	Draft7    = terms.Draft7
-	Draft2019 = terms.Draft2019
-	Draft2020 = terms.Draft2020
-	// OpenAPI30 is the OpenAPI 3.0 Schema Object, as Gemini and Vertex AI
-	// function declarations carry it (google.golang.org/genai's Schema):
-	// upper-case types ("STRING", "INTEGER"), "nullable", "format"
-	// int32/int64, enums of strings (["1", "2"] beside INTEGER), counts
-	// as decimal strings, boolean exclusiveMinimum. Compile rewrites the
-	// document into the JSON Schema 2020-12 it means before planning, so
-	// the plan and Validate see standard JSON Schema; schema pointers stay
-	// those of the document given. Without a Dialect, a document with no
-	// "$schema" that names an upper-case type is read in this form (no
-	// JSON Schema draft accepts those names).
-	OpenAPI30 = terms.OpenAPI30
 )
 
 // CompileOptions configures compilation. The zero value is ready to use.
@@ -43,7 +16,7 @@ type CompileOptions struct {
 	// Dialect applies when the document has no recognised "$schema".
 	// Zero means draft 2020-12 (or OpenAPI30 for a document in that form;
 	// see OpenAPI30).
-	Dialect Dialect
+	Dialect coerce.Dialect
 	// Resources are further schema documents, by absolute URI, that $ref
 	// may point into, in any form Compile takes.
 	Resources map[string]any
@@ -58,7 +31,7 @@ type CompileOptions struct {
 	// first Validate. By default Compile also checks what only validation
 	// reads — every keyword's shape, every "pattern" (Go's regexp syntax),
 	// every $ref below keywords the codec ignores — and fails with a
-	// *SchemaError naming the location and keyword; the validator's
+	// *coerce.SchemaError naming the location and keyword; the validator's
 	// program itself is always built on first use. With LazyValidator,
 	// Compile checks only what conversion needs, and a schema the validator
 	// cannot read (an ECMAScript-only lookahead in a pattern, as zod writes
@@ -79,7 +52,7 @@ func Compile(schema any) (*Schema, error) { return CompileOptions{}.Compile(sche
 // string or json.RawMessage) or as a decoded value: a map[string]any or
 // bool as encoding/json produces them (float64 or json.Number numbers), a
 // *structpb.Struct or *structpb.Value (whose integer keywords are doubles,
-// e.g. "minItems": 1.0). A schema it cannot plan is a *SchemaError.
+// e.g. "minItems": 1.0). A schema it cannot plan is a *coerce.SchemaError.
 func (o CompileOptions) Compile(schema any) (*Schema, error) {
 	doc, err := plan.Normalize(schema)
 	if err != nil {
