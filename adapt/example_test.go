@@ -1,6 +1,7 @@
 package adapt_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -50,7 +51,7 @@ func ExampleRestoreOptions_JSON() {
 		panic(err)
 	}
 	answer := []byte(`{"repo_id":"9007199254740993","labels":[{"key":"bug","value":2}],"limit":500}`)
-	args, rep, err := adapt.RestoreOptions{Schema: s, CheckOptions: structconv.CheckOptions{Tool: "list_issues"}}.JSON(answer)
+	args, rep, err := adapt.RestoreOptions{Schema: s}.JSON(context.Background(), "list_issues", answer)
 	if err != nil {
 		panic(err)
 	}
@@ -102,7 +103,7 @@ func Example_provider() {
 	// The model answers under s.JSON(); restore in the codec's one pass, check against the original.
 	answer := []byte(`{"repo_id":9007199254740993,"labels":[{"key":"bug","value":2}],"limit":null}`)
 	args, report, err := adapt.RestoreOptions{Schema: s,
-		CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient(), Tool: tool.Name}}.JSON(answer)
+		CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient()}}.JSON(context.Background(), tool.Name, answer)
 	if err != nil {
 		panic(err) // the answer is not JSON: nothing was restored (a nil report is never valid)
 	}
@@ -121,7 +122,7 @@ func Example_provider() {
 	if err != nil {
 		panic(err)
 	}
-	st, report, err := adapt.RestoreOptions{Schema: g}.Struct(functionCallArgs)
+	st, report, err := adapt.RestoreOptions{Schema: g}.Struct(context.Background(), "", functionCallArgs)
 	if err != nil {
 		panic(err)
 	}

@@ -2,6 +2,7 @@ package adapt_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -193,7 +194,7 @@ func TestGenaiFunctionCallArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, rep, err := adapt.RestoreOptions{Schema: a}.Struct(st)
+	out, rep, err := adapt.RestoreOptions{Schema: a}.Struct(context.Background(), "", st)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package adapt
 
 import (
+	"context"
 	"errors"
 
 	"google.golang.org/protobuf/types/known/structpb"
@@ -34,8 +35,7 @@ type RestoreOptions struct {
 	Schema *Schema
 	// CheckOptions configure the check of the restored arguments: the
 	// lenient policy's repairs (see coerce.Lenient), applied in the same
-	// pass; the Observer and the Tool it names; the Context that bounds
-	// the work; the limits of the answer.
+	// pass; the Observer; the limits of the answer.
 	structconv.CheckOptions
 }
 
@@ -52,17 +52,18 @@ var errNoSchema = errors.New("adapt: RestoreOptions needs the adapted Schema")
 // original schema. The arguments are valid when the report has no
 // problems.
 //
-// err is only for an answer that is not JSON (a *structconv.Error) or an
-// original schema the validator cannot compile (a *coerce.SchemaError).
-func (o RestoreOptions) JSON(answer []byte) ([]byte, *coerce.Report, error) {
+// ctx bounds the work and tool names the tool for the Observer, as for
+// structconv.CheckOptions.JSON. err is only for an answer that is not
+// JSON (a *structconv.Error), an original schema the validator cannot
+// compile (a *coerce.SchemaError), or ctx's error.
+func (o RestoreOptions) JSON(ctx context.Context, tool string, answer []byte) ([]byte, *coerce.Report, error) {
 	if o.Schema == nil {
 		return nil, nil, errNoSchema
 	}
 	// The check applies the restore while it reads the answer: it is
-	// given the original schema as the answer is restored against it,
-	// with the table of the adapted schema's stand-ins attached.
-	restoring := (*structconv.Schema)((*plan.Schema)(o.Schema.orig).Restoring(o.Schema.tbl))
-	return o.CheckOptions.JSON(restoring, answer)
+	// given the original schema and, as its hook, the table of the
+	// adapted schema's stand-ins.
+	return o.check(ctx, tool, answer, &restore.Run{T: o.Schema.tbl})
 }
 
 // Struct restores an answer held in a Struct, such as Vertex AI's
@@ -70,8 +71,9 @@ func (o RestoreOptions) JSON(answer []byte) ([]byte, *coerce.Report, error) {
 // the double the Struct holds, so a 64-bit integer the adapted schema
 // asks as a string stays exact) and restored as JSON does. It returns the
 // arguments as a Struct under the original schema (integers beyond 2^53
-// carried as decimal strings, as structconv.Unmarshal carries them).
-func (o RestoreOptions) Struct(answer *structpb.Struct) (*structpb.Struct, *coerce.Report, error) {
+// carried as decimal strings, as structconv.Unmarshal carries them). ctx
+// and tool are as for JSON.
+func (o RestoreOptions) Struct(ctx context.Context, tool string, answer *structpb.Struct) (*structpb.Struct, *coerce.Report, error) {
 	if o.Schema == nil {
 		return nil, nil, errNoSchema
 	}
@@ -79,11 +81,11 @@ func (o RestoreOptions) Struct(answer *structpb.Struct) (*structpb.Struct, *coer
 	if err != nil {
 		return nil, nil, err
 	}
-	// Read as the Struct holds it: a string of digits beyond ±2^53 where
-	// the numbers restore carried big integers is such an integer (the
-	// codec's convention), where from JSON text it is the string it is.
-	restoring := (*structconv.Schema)((*plan.Schema)(o.Schema.orig).Restoring(restore.StructAnswer{T: o.Schema.tbl}))
-	out, rep, err := o.CheckOptions.JSON(restoring, b)
+	// Read as the Struct holds it (FromStruct): a string of digits beyond
+	// ±2^53 where the numbers restore carried big integers is such an
+	// integer (the codec's convention), where from JSON text it is the
+	// string it is.
+	out, rep, err := o.check(ctx, tool, b, &restore.Run{T: o.Schema.tbl, FromStruct: true})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -97,5 +99,13 @@ func (o RestoreOptions) Struct(answer *structpb.Struct) (*structpb.Struct, *coer
 // Restore restores an answer given as JSON text with the default options;
 // see RestoreOptions.JSON.
 func (s *Schema) Restore(answer []byte) ([]byte, *coerce.Report, error) {
-	return RestoreOptions{Schema: s}.JSON(answer)
+	return RestoreOptions{Schema: s}.JSON(context.Background(), "", answer)
+}
+
+// check runs the codec's check of the answer under the original schema,
+// with the hook h applying the stand-ins while it is read.
+func (o RestoreOptions) check(ctx context.Context, tool string, answer []byte, h restore.Hook) ([]byte, *coerce.Report, error) {
+	c := o.CheckOptions
+	return restore.CheckJSON(ctx, restore.Check{Policy: c.Policy, Observer: c.Observer, MaxDepth: c.MaxDepth,
+		MaxNumberDigits: c.MaxNumberDigits}, tool, (*plan.Schema)(o.Schema.orig), answer, h)
 }

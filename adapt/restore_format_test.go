@@ -7,6 +7,7 @@ package adapt
 
 import (
 	"bytes"
+	"context"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -235,7 +236,7 @@ func TestRestoreFormatInvariance(t *testing.T) {
 					rng := rand.New(rand.NewPCG(seed, uint64(ti*7+ci)))
 					for _, policy := range []coerce.Policy{{}, coerce.Lenient()} {
 						o := RestoreOptions{Schema: a, CheckOptions: structconv.CheckOptions{Policy: policy}}
-						want, wantRep, wantErr := o.JSON(ans)
+						want, wantRep, wantErr := o.JSON(context.Background(), "", ans)
 						forms := []string{pythonStyle(t, ans)}
 						for range 3 {
 							v, err := jsontext.Decode(ans, jsontext.Options{})
@@ -248,7 +249,7 @@ func TestRestoreFormatInvariance(t *testing.T) {
 						}
 						for _, f := range forms {
 							reformatted++
-							got, gotRep, gotErr := o.JSON([]byte(f))
+							got, gotRep, gotErr := o.JSON(context.Background(), "", []byte(f))
 							if (gotErr != nil) != (wantErr != nil) {
 								t.Fatalf("%s %s: Restore(%s) err %v, but Restore(%s) err %v", p, tool.name, f, gotErr, ans, wantErr)
 							}

@@ -1,6 +1,7 @@
 package adapt
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -27,7 +28,7 @@ func runRestore(t *testing.T, schema string, p Profile, cases []restoreCase) *Sc
 		t.Fatal(err)
 	}
 	for _, tc := range cases {
-		out, rep, err := RestoreOptions{Schema: a}.JSON([]byte(tc.answer))
+		out, rep, err := RestoreOptions{Schema: a}.JSON(context.Background(), "", []byte(tc.answer))
 		if err != nil {
 			t.Errorf("%s: Restore(%s): %v", p, tc.answer, err)
 			continue
@@ -211,7 +212,7 @@ func TestRestoreLenient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, rep, err := RestoreOptions{Schema: a, CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient()}}.JSON([]byte(`{"n":"20","mode":"Fast"}`))
+	out, rep, err := RestoreOptions{Schema: a, CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient()}}.JSON(context.Background(), "", []byte(`{"n":"20","mode":"Fast"}`))
 	if err != nil || !rep.Valid() || string(out) != `{"mode":"fast","n":20}` {
 		t.Errorf("%s %v %v", out, rep, err)
 	}
@@ -246,7 +247,7 @@ func TestRestoreHostile(t *testing.T) {
 			t.Errorf("%s: no error", bad)
 		}
 	}
-	if _, _, err := (RestoreOptions{}).JSON([]byte(`{}`)); err == nil {
+	if _, _, err := (RestoreOptions{}).JSON(context.Background(), "", []byte(`{}`)); err == nil {
 		t.Error("no schema: no error")
 	}
 }
@@ -263,7 +264,7 @@ func TestRestoreStruct(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, rep, err := RestoreOptions{Schema: a}.Struct(st)
+	out, rep, err := RestoreOptions{Schema: a}.Struct(context.Background(), "", st)
 	if err != nil || !rep.Valid() {
 		t.Fatalf("%v %v", rep, err)
 	}

@@ -114,7 +114,7 @@ func (s *Server) restoreArgs(ctx context.Context, p adapt.Profile, sess *session
 	if args == nil {
 		args = &structpb.Struct{}
 	}
-	out, rep, err := s.restoreOptions(ctx, a, name).Struct(args)
+	out, rep, err := s.restoreOptions(a).Struct(ctx, name, args)
 	if err != nil {
 		return nil, nil, nil, restoreError(ctx, name, err)
 	}
@@ -131,7 +131,7 @@ func (s *Server) restoreJSON(ctx context.Context, p adapt.Profile, sess *session
 	if a == nil || err != nil {
 		return args, nil, nil, err
 	}
-	out, rep, err := s.restoreOptions(ctx, a, name).JSON(args)
+	out, rep, err := s.restoreOptions(a).JSON(ctx, name, args)
 	if err != nil {
 		return nil, nil, nil, restoreError(ctx, name, err)
 	}
@@ -159,9 +159,9 @@ func (s *Server) adaptedFor(ctx context.Context, p adapt.Profile, sess *session,
 	return a, nil
 }
 
-func (s *Server) restoreOptions(ctx context.Context, a *adapt.Schema, name string) adapt.RestoreOptions {
+func (s *Server) restoreOptions(a *adapt.Schema) adapt.RestoreOptions {
 	o := adapt.RestoreOptions{Schema: a, CheckOptions: s.opts.CheckOptions}
-	o.Tool, o.Context, o.MaxDepth = name, ctx, 0 // the bridge's MaxDepth bounds what is sent upstream
+	o.MaxDepth = 0 // the bridge's MaxDepth bounds what is sent upstream
 	return o
 }
 

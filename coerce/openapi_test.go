@@ -1,6 +1,7 @@
 package coerce_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -122,7 +123,7 @@ func TestOpenAPIFunctionCallArgs(t *testing.T) {
 	if want := `{"issue":4242,"labels":["bug"],"page":2,"weight":2}`; string(out) != want {
 		t.Errorf("got %s, want %s", out, want)
 	}
-	_, rep, err := structconv.CheckOptions{}.JSON(schema, []byte(`{"issue":1.5,"page":null}`))
+	_, rep, err := structconv.CheckOptions{}.JSON(context.Background(), "", schema, []byte(`{"issue":1.5,"page":null}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -426,7 +426,6 @@ func newTool(t Tool, reg *registration) (*tool, error) {
 		return nil, fmt.Errorf("grpcmcp: %s: input: %w", md.FullName(), err)
 	}
 	check := o.CheckOptions
-	check.Tool = name
 	out, err := reg.codec(md.Output())
 	if err != nil {
 		return nil, fmt.Errorf("grpcmcp: %s: output: %w", md.FullName(), err)
@@ -476,7 +475,6 @@ func newTool(t Tool, reg *registration) (*tool, error) {
 		newReq = func() proto.Message { return dynamicpb.NewMessage(input) }
 	}
 	restore := adapt.RestoreOptions{Schema: adapted, CheckOptions: o.CheckOptions}
-	restore.Tool = name
 	return &tool{name: name, method: md, mcpTool: mt, in: in, out: out, check: check, newReq: newReq, invoke: t.Invoke,
 		adapted: adapted, restore: restore, timeout: o.CallTimeout, maxDepth: resultDepth(o), stream: newStreaming(t, o), forward: reg.forward,
 		instr: reg.instruments()}, nil
@@ -577,9 +575,7 @@ func (t *tool) request(parent, ctx context.Context, req *mcp.CallToolRequest) (p
 		raw = json.RawMessage("{}")
 	}
 	if t.adapted != nil {
-		ro := t.restore
-		ro.Context = ctx
-		restored, rep, err := ro.JSON(raw)
+		restored, rep, err := t.restore.JSON(ctx, t.name, raw)
 		mcptrace.FromContext(ctx).Arguments(rep)
 		switch {
 		case err != nil:
@@ -595,7 +591,7 @@ func (t *tool) request(parent, ctx context.Context, req *mcp.CallToolRequest) (p
 		return nil, errorResult(fmt.Sprintf("Tool %q cannot read its arguments: the schema of %s does not compile: %v", t.name, t.method.Input().FullName(), err))
 	}
 	msg := t.newReq()
-	rep, err := in.WithCheck(t.check).UnmarshalContext(ctx, raw, msg)
+	rep, err := in.WithCheck(t.check).Unmarshal(ctx, t.name, raw, msg)
 	mcptrace.FromContext(ctx).Arguments(rep)
 	if err != nil {
 		if timedOut(parent, ctx, err) {

@@ -450,7 +450,7 @@ func TestStreamSchema(t *testing.T) {
 		{`{"messages":[],"truncated":{"by":"Elsewhere","messages":1,"note":"x"}}`, false},
 		{`{}`, false},
 	} {
-		_, rep, err := structconv.CheckOptions{}.JSON(ti.Output, []byte(tc.doc))
+		_, rep, err := structconv.CheckOptions{}.JSON(context.Background(), "", ti.Output, []byte(tc.doc))
 		if err != nil || rep.Valid() != tc.valid {
 			t.Errorf("%s: valid %v, want %v (%v %v)", tc.doc, rep.Valid(), tc.valid, rep.Problems, err)
 		}

@@ -32,8 +32,7 @@ type Checker struct {
 	// the tool's name, and the limits. Check's context bounds each check.
 	structconv.CheckOptions
 	// ToolName names the tool a field's arguments are for, for the
-	// Observer; nil means CheckOptions.Tool, or else the field's full
-	// name.
+	// Observer; nil means the field's full name.
 	ToolName func(msg proto.Message, field protoreflect.FieldDescriptor) string
 }
 
@@ -172,15 +171,11 @@ func (c *Checker) checkStruct(ctx context.Context, root proto.Message, fd protor
 		}
 		target = concrete
 	}
-	check := c.CheckOptions
-	check.Context = ctx
-	switch {
-	case c.ToolName != nil:
-		check.Tool = c.ToolName(root, fd)
-	case check.Tool == "":
-		check.Tool = string(fd.FullName())
+	tool := string(fd.FullName())
+	if c.ToolName != nil {
+		tool = c.ToolName(root, fd)
 	}
-	rep, err := check.Struct(schema, target)
+	rep, err := c.CheckOptions.Struct(ctx, tool, schema, target)
 	if err != nil {
 		return err
 	}

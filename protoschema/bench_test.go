@@ -1,6 +1,7 @@
 package protoschema_test
 
 import (
+	"context"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protojson"
@@ -31,7 +32,7 @@ func BenchmarkUnmarshal(b *testing.B) {
 	b.Run("codec", func(b *testing.B) {
 		for b.Loop() {
 			var m examplev2.CreateOrderRequest
-			if _, err := c.Unmarshal([]byte(benchArgs), &m); err != nil {
+			if _, err := c.Unmarshal(context.Background(), "", []byte(benchArgs), &m); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -51,7 +52,7 @@ func BenchmarkUnmarshal(b *testing.B) {
 func BenchmarkMarshal(b *testing.B) {
 	c := benchCodec(b)
 	var m examplev2.CreateOrderRequest
-	if _, err := c.Unmarshal([]byte(benchArgs), &m); err != nil {
+	if _, err := c.Unmarshal(context.Background(), "", []byte(benchArgs), &m); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("codec", func(b *testing.B) {

@@ -41,9 +41,8 @@ type CodecOptions struct {
 	// Schema says how the schema is generated.
 	Schema SchemaOptions
 	// CheckOptions check input (Unmarshal): the lenient policy (the zero
-	// value is strict; every repair is reported), the Observer and the
-	// Tool it names, the limits. UnmarshalContext's context takes the
-	// place of its Context.
+	// value is strict; every repair is reported), the Observer, the
+	// limits.
 	structconv.CheckOptions
 	// Resolver resolves the types of google.protobuf.Any, and extensions,
 	// for reading and writing; nil means protoregistry.GlobalTypes.
@@ -83,7 +82,8 @@ func NewCodec(md protoreflect.MessageDescriptor, opts CodecOptions) (*Codec, err
 // WithCheck returns a codec of the same message type and the same schema,
 // generated and compiled once, that checks input under o: a tool per
 // method shares the codec of a message type used by many methods, each
-// with its own Tool name. It is cheap (a copy of a few words).
+// with its own check (each call names its tool). It is cheap (a copy of a
+// few words).
 func (c *Codec) WithCheck(o structconv.CheckOptions) *Codec {
 	d := *c
 	d.opts.CheckOptions = o
@@ -156,18 +156,9 @@ func (c *Codec) check(m proto.Message) error {
 // message under the proto3 JSON mapping, through the same token layer.
 // It returns the report of repairs; an invalid input gives a
 // *ProblemsError, JSON that does not parse a *structconv.Error, both
-// naming the location.
-func (c *Codec) Unmarshal(args []byte, m proto.Message) (*coerce.Report, error) {
-	ctx := c.opts.Context
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return c.UnmarshalContext(ctx, args, m)
-}
-
-// UnmarshalContext is Unmarshal bounded by ctx, in place of the options'
-// Context.
-func (c *Codec) UnmarshalContext(ctx context.Context, args []byte, m proto.Message) (*coerce.Report, error) {
+// naming the location. ctx bounds the check and tool names the tool for
+// the Observer, as for structconv.CheckOptions.JSON.
+func (c *Codec) Unmarshal(ctx context.Context, tool string, args []byte, m proto.Message) (*coerce.Report, error) {
 	if err := c.check(m); err != nil {
 		return nil, err
 	}
@@ -175,8 +166,7 @@ func (c *Codec) UnmarshalContext(ctx context.Context, args []byte, m proto.Messa
 		args = []byte("{}")
 	}
 	check := c.opts.CheckOptions
-	check.Context = ctx
-	out, rep, err := check.JSON(c.schema, args)
+	out, rep, err := check.JSON(ctx, tool, c.schema, args)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +223,7 @@ func repaired(rep *coerce.Report) bool {
 
 // UnmarshalStruct reads arguments held in a Struct (numbers as doubles,
 // big integers carried as decimal strings) into m, as Unmarshal does.
-func (c *Codec) UnmarshalStruct(ctx context.Context, s *structpb.Struct, m proto.Message) (*coerce.Report, error) {
+func (c *Codec) UnmarshalStruct(ctx context.Context, tool string, s *structpb.Struct, m proto.Message) (*coerce.Report, error) {
 	if s == nil {
 		s = &structpb.Struct{}
 	}
@@ -241,7 +231,7 @@ func (c *Codec) UnmarshalStruct(ctx context.Context, s *structpb.Struct, m proto
 	if err != nil {
 		return nil, err
 	}
-	return c.UnmarshalContext(ctx, b, m)
+	return c.Unmarshal(ctx, tool, b, m)
 }
 
 // Marshal writes m, of the codec's type, as compact JSON under the schema:

@@ -1,6 +1,7 @@
 package protoschema_test
 
 import (
+	"context"
 	"errors"
 	"math/rand/v2"
 	"strings"
@@ -84,7 +85,7 @@ func TestCodecDecoding(t *testing.T) {
 		}
 		m := newDynamic(md)
 		in := `{"order":{"metadata":{"n":9007199254740993,"d":1.5},"extra":[-123456789012345678901],"items":[{"quantity":` + quantity + `}]}}`
-		if _, err := c.Unmarshal([]byte(in), m); err != nil {
+		if _, err := c.Unmarshal(context.Background(), "", []byte(in), m); err != nil {
 			t.Fatal(err)
 		}
 		out, err := c.Marshal(m)
@@ -100,7 +101,7 @@ func TestCodecDecoding(t *testing.T) {
 		{`{"order":{"createdAt":"0000-01-01T00:00:00Z","items":[{}]}}`, "/order/createdAt", "RFC 3339", `string "0000-01-01T00:00:00Z"`},
 		{`{"order":{"holdFor":"999999999999s","items":[{}]}}`, "/order/holdFor", "duration", `string "999999999999s"`},
 	} {
-		rep, err := c.Unmarshal([]byte(tc.in), newDynamic(md))
+		rep, err := c.Unmarshal(context.Background(), "", []byte(tc.in), newDynamic(md))
 		var pe *protoschema.ProblemsError
 		if !errors.As(err, &pe) || len(pe.Problems) != 1 {
 			t.Fatalf("%s: %v", tc.in, err)

@@ -1,6 +1,7 @@
 package protoschema_test
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -184,7 +185,7 @@ func TestEncoderExact(t *testing.T) {
 	in := `{"order":{"accountId":18446744073709551615,"items":[{"quantity":1,"unitPriceMicros":-9223372036854775808}],` +
 		`"metadata":{"big":9007199254740993,"huge":18446744073709551615,"list":[123456789012345678901234567890]},"orderId":9223372036854775807}}`
 	m := newDynamic(md)
-	if _, err := c.Unmarshal([]byte(in), m); err != nil {
+	if _, err := c.Unmarshal(context.Background(), "", []byte(in), m); err != nil {
 		t.Fatal(err)
 	}
 	out, err := c.Marshal(m)

@@ -1,6 +1,7 @@
 package protoschema_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -29,7 +30,7 @@ func ExampleCodec() {
 		panic(err)
 	}
 	var req examplev2.CreateOrderRequest
-	if _, err := codec.Unmarshal([]byte(`{"order":{"orderId":9223372036854775807,"walletId":18446744073709551615,"items":[{"sku":"A-1","quantity":2}]}}`), &req); err != nil {
+	if _, err := codec.Unmarshal(context.Background(), "", []byte(`{"order":{"orderId":9223372036854775807,"walletId":18446744073709551615,"items":[{"sku":"A-1","quantity":2}]}}`), &req); err != nil {
 		panic(err)
 	}
 	fmt.Println(req.GetOrder().GetOrderId(), req.GetOrder().GetWalletId())
@@ -39,7 +40,7 @@ func ExampleCodec() {
 	}
 	fmt.Println(string(out))
 
-	_, err = codec.Unmarshal([]byte(`{"order":{"priority":"Fast","card":{},"invoiceRef":"x","items":[{"quantity":2.5}]}}`), &req)
+	_, err = codec.Unmarshal(context.Background(), "", []byte(`{"order":{"priority":"Fast","card":{},"invoiceRef":"x","items":[{"quantity":2.5}]}}`), &req)
 	var pe *protoschema.ProblemsError
 	if errors.As(err, &pe) {
 		fmt.Println(coerce.FormatProblems("create_order", pe.Problems))

@@ -1,6 +1,7 @@
 package protoschema_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,7 +73,7 @@ func TestRecursion(t *testing.T) {
 		b.WriteString(`}`)
 	}
 	m := newDynamic(md)
-	if _, err := c.Unmarshal([]byte(b.String()), m); err != nil {
+	if _, err := c.Unmarshal(context.Background(), "", []byte(b.String()), m); err != nil {
 		t.Fatal(err)
 	}
 	out, err := c.Marshal(m)
@@ -150,7 +151,7 @@ func TestCodecProblems(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = c.Unmarshal([]byte(tc.in), newDynamic(md))
+		_, err = c.Unmarshal(context.Background(), "", []byte(tc.in), newDynamic(md))
 		var pe *protoschema.ProblemsError
 		if !errors.As(err, &pe) {
 			t.Errorf("%s: err %v", tc.in, err)
@@ -169,7 +170,7 @@ func TestCodecProblems(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := newDynamic(md)
-	rep, err := c.Unmarshal([]byte(`{"order":{"orderId":"9223372036854775807","priority":"priority_high","items":[{"quantity":"20"}]}}`), m)
+	rep, err := c.Unmarshal(context.Background(), "", []byte(`{"order":{"orderId":"9223372036854775807","priority":"priority_high","items":[{"quantity":"20"}]}}`), m)
 	if err != nil {
 		t.Fatal(err)
 	}

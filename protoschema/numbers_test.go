@@ -1,6 +1,7 @@
 package protoschema_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -35,7 +36,7 @@ func TestCodecSameNumbers(t *testing.T) {
 	}
 	for _, lit := range numbers.Literals() {
 		want := numbers.Accepted(lit.Text)
-		_, err := c.Unmarshal([]byte(numbers.Object(lit.Text)), dynamicpb.NewMessage(md))
+		_, err := c.Unmarshal(context.Background(), "", []byte(numbers.Object(lit.Text)), dynamicpb.NewMessage(md))
 		if got := err == nil; got != want {
 			t.Errorf("%s (%.20s): err = %.160v; the token layer accepts it: %v", lit.Why, lit.Text, err, want)
 			continue

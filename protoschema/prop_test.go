@@ -2,6 +2,7 @@ package protoschema_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -150,7 +151,7 @@ func TestProperties(t *testing.T) {
 					t.Fatalf("protojson's JSON fails the string-form schema: %v %v\n%s", problems, err, pj)
 				}
 				back := mt.New().Interface()
-				if _, err := codec.Unmarshal(out, back); err != nil {
+				if _, err := codec.Unmarshal(context.Background(), "", out, back); err != nil {
 					t.Fatalf("Unmarshal: %v\n%s", err, out)
 				}
 				if !proto.Equal(msg, back) {

@@ -1,6 +1,7 @@
 package protoschema_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -252,7 +253,7 @@ func TestOneofsAndRequired(t *testing.T) {
 		{`{"a":"x","userId":"u","user_id":"v","id":"1"}`, `/user_id: "user_id" cannot be set together with "userId": both name the same field; keep one`},
 		{`{"a":"x","userId":"u"}`, `/: missing required property "id"`},
 	} {
-		_, err := c.Unmarshal([]byte(tc.in), newDynamic(md))
+		_, err := c.Unmarshal(context.Background(), "", []byte(tc.in), newDynamic(md))
 		var pe *protoschema.ProblemsError
 		switch {
 		case tc.want == "" && err != nil:

@@ -1,6 +1,7 @@
 package protoschema_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/structkit/structkit/coerce"
@@ -19,23 +20,23 @@ func TestWithCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	obs := &toolsSeen{}
-	lenient := strict.WithCheck(structconv.CheckOptions{Policy: coerce.Lenient(), Tool: "t1", Observer: obs})
+	lenient := strict.WithCheck(structconv.CheckOptions{Policy: coerce.Lenient(), Observer: obs})
 	if lenient.Compiled() != strict.Compiled() || &lenient.Schema()[0] != &strict.Schema()[0] || lenient.Descriptor() != md {
 		t.Error("the derived codec does not share the schema")
 	}
 	args := []byte(`{"orderId":"20"}`)
-	if _, err := strict.Unmarshal(args, &examplev2.GetOrderRequest{}); err == nil {
+	if _, err := strict.Unmarshal(context.Background(), "t0", args, &examplev2.GetOrderRequest{}); err == nil {
 		t.Error("strict: a string for an integer accepted")
 	}
 	var m examplev2.GetOrderRequest
-	rep, err := lenient.Unmarshal(args, &m)
+	rep, err := lenient.Unmarshal(context.Background(), "t1", args, &m)
 	if err != nil || m.GetOrderId() != 20 || len(rep.Changes) != 1 {
 		t.Fatalf("lenient: %v %v %v", err, m.GetOrderId(), rep)
 	}
 	if len(obs.tools) == 0 || obs.tools[0] != "t1" {
 		t.Errorf("observer saw tools %v", obs.tools)
 	}
-	if _, err := strict.Unmarshal(args, &examplev2.GetOrderRequest{}); err == nil {
+	if _, err := strict.Unmarshal(context.Background(), "t0", args, &examplev2.GetOrderRequest{}); err == nil {
 		t.Error("strict changed by WithCheck")
 	}
 }

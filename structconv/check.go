@@ -27,23 +27,17 @@ import (
 //
 // It is the one check configuration of structkit: the packages that check
 // arguments (mcpbridge, bridge, grpcmcp, protoargs, protoschema, adapt)
-// embed it in their options. Where one configuration serves many tools
-// and calls, each check names its tool and is bounded by its call's
-// context, in place of Tool and Context.
+// hold it in their options. It holds configuration only: each check is
+// given its call's context and its tool's name as arguments, so that one
+// configuration serves many tools and calls.
 type CheckOptions struct {
 	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
 
 	// Policy turns on lenient repairs; see coerce.Lenient.
 	Policy coerce.Policy
 	// Observer, if not nil, receives every change and problem, with the
-	// tool's name.
+	// name of the tool the check was given.
 	Observer coerce.Observer
-	// Tool names the tool, for the Observer.
-	Tool string
-	// Context, if not nil, bounds the check: once it is done, the check
-	// stops and returns its error (context.Canceled or
-	// context.DeadlineExceeded, matchable with errors.Is).
-	Context context.Context
 	// MaxDepth and MaxNumberDigits bound the arguments as
 	// UnmarshalOptions' fields of the same names do; 0 means the defaults
 	// (2000 levels of nesting, 4300 digits).
@@ -51,36 +45,35 @@ type CheckOptions struct {
 	MaxNumberDigits int
 }
 
-func (o CheckOptions) ctx() context.Context {
-	if o.Context == nil {
+// background stands in for a nil context.
+func background(ctx context.Context) context.Context {
+	if ctx == nil {
 		return context.Background()
 	}
-	return o.Context
+	return ctx
 }
 
-// JSON checks arguments given as JSON text, as a model wrote them. It
-// returns the arguments as they should be sent (coerced, integers as
-// integer literals) and the report: changes made and problems found. The
-// arguments are valid when the report has no problems. err is only for
-// input that is not JSON or cannot be converted at all (an *Error), or for
-// a schema the validator cannot compile (a *coerce.SchemaError, the same
-// on every method of CheckOptions).
-func (o CheckOptions) JSON(schema *Schema, args []byte) ([]byte, *coerce.Report, error) {
-	// A schema from package adapt may carry the table of an adapted
-	// schema's stand-ins (plan.Schema.Restoring): the answer is restored
-	// to the original schema while it is read.
-	var hook restore.Hook
-	switch t := planOf(schema).Restore().(type) {
-	case *restore.Table:
-		if t != nil {
-			hook = &restore.Run{T: t}
-		}
-	case restore.StructAnswer:
-		if t.T != nil {
-			hook = &restore.Run{T: t.T, FromStruct: true}
-		}
+func init() {
+	// Package adapt restores an answer in the check's one pass: the
+	// hook is an argument of the check (see restore.CheckJSON).
+	restore.CheckJSON = func(ctx context.Context, c restore.Check, tool string, s *plan.Schema, args []byte, h restore.Hook) ([]byte, *coerce.Report, error) {
+		o := CheckOptions{Policy: c.Policy, Observer: c.Observer, MaxDepth: c.MaxDepth, MaxNumberDigits: c.MaxNumberDigits}
+		return o.checkJSON(background(ctx), tool, (*Schema)(s), args, h)
 	}
-	return o.checkJSON(schema, args, hook)
+}
+
+// JSON checks arguments given as JSON text, as a model wrote them, for
+// the tool named tool (for the Observer); ctx bounds the check: once it
+// is done, the check stops and returns its error (context.Canceled or
+// context.DeadlineExceeded, matchable with errors.Is). It returns the
+// arguments as they should be sent (coerced, integers as integer
+// literals) and the report: changes made and problems found. The
+// arguments are valid when the report has no problems. err is only for
+// input that is not JSON or cannot be converted at all (an *Error), for
+// a schema the validator cannot compile (a *coerce.SchemaError, the same
+// on every method of CheckOptions), or for ctx's error.
+func (o CheckOptions) JSON(ctx context.Context, tool string, schema *Schema, args []byte) ([]byte, *coerce.Report, error) {
+	return o.checkJSON(background(ctx), tool, schema, args, nil)
 }
 
 // checkJSON is the check of JSON arguments in one pass over them: the
@@ -90,21 +83,21 @@ func (o CheckOptions) JSON(schema *Schema, args []byte) ([]byte, *coerce.Report,
 // as it writes, the instance the validator reads (numbers exact: the
 // literals kept, carried big integers as the integers they are); the
 // validator evaluates it once.
-func (o CheckOptions) checkJSON(schema *Schema, args []byte, hook restore.Hook) ([]byte, *coerce.Report, error) {
+func (o CheckOptions) checkJSON(ctx context.Context, tool string, schema *Schema, args []byte, hook restore.Hook) ([]byte, *coerce.Report, error) {
 	if schema == nil {
 		return nil, nil, errNoSchema
 	}
-	if err := o.ctx().Err(); err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
 	rep := &coerce.Report{}
 	var s structpb.Value
 	var lits literals
 	if err := (UnmarshalOptions{Schema: schema, Policy: o.Policy, Report: rep, MaxDepth: o.MaxDepth,
-		MaxNumberDigits: o.MaxNumberDigits, restore: hook, lits: &lits}).Unmarshal(args, &s); err != nil {
+		MaxNumberDigits: o.MaxNumberDigits}).unmarshal(args, &s, hook, &lits); err != nil {
 		return nil, nil, err
 	}
-	out, problems, err := o.write(schema, &s, &lits, false)
+	out, problems, err := o.write(ctx, schema, &s, &lits, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -116,7 +109,7 @@ func (o CheckOptions) checkJSON(schema *Schema, args []byte, hook restore.Hook) 
 	// arguments and is not reported (it would read as if the server got a
 	// string).
 	rep.Changes = slices.DeleteFunc(rep.Changes, func(c coerce.Change) bool { return c.Rule == coerce.RuleBigIntCarried })
-	o.finish(rep, problems)
+	o.finish(tool, rep, problems)
 	return out, rep, nil
 }
 
@@ -124,12 +117,13 @@ func (o CheckOptions) checkJSON(schema *Schema, args []byte, hook restore.Hook) 
 // ListValue), repairing them in place under the policy: values the policy
 // repairs are replaced, optional empty members dropped. Numbers stay
 // doubles (a Struct has no other kind); integers a rule produces beyond
-// ±2^53 are carried as decimal strings.
-func (o CheckOptions) Struct(schema *Schema, args proto.Message) (*coerce.Report, error) {
+// ±2^53 are carried as decimal strings. ctx and tool are as for JSON.
+func (o CheckOptions) Struct(ctx context.Context, tool string, schema *Schema, args proto.Message) (*coerce.Report, error) {
+	ctx = background(ctx)
 	if schema == nil {
 		return nil, errNoSchema
 	}
-	if err := o.ctx().Err(); err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	rep := &coerce.Report{}
@@ -140,23 +134,25 @@ func (o CheckOptions) Struct(schema *Schema, args proto.Message) (*coerce.Report
 	// walked once, as it would be written, without the bytes being kept,
 	// and what JSON cannot hold (NaN, text that is not UTF-8) is left for
 	// the validator to name.
-	_, problems, err := o.write(schema, args, nil, true)
+	_, problems, err := o.write(ctx, schema, args, nil, true)
 	if err != nil {
 		return nil, err
 	}
-	o.finish(rep, problems)
+	o.finish(tool, rep, problems)
 	return rep, nil
 }
 
 // Go checks arguments held in a decoded Go value tree (map[string]any of
 // float64 or json.Number), repairing them in place under the policy;
 // integers at integer locations become int64 (see GoOptions.Apply). It
-// returns the tree, which is args itself unless args is a scalar.
-func (o CheckOptions) Go(schema *Schema, args any) (any, *coerce.Report, error) {
+// returns the tree, which is args itself unless args is a scalar. ctx
+// and tool are as for JSON.
+func (o CheckOptions) Go(ctx context.Context, tool string, schema *Schema, args any) (any, *coerce.Report, error) {
+	ctx = background(ctx)
 	if schema == nil {
 		return nil, nil, errNoSchema
 	}
-	if err := o.ctx().Err(); err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
 	rep := &coerce.Report{}
@@ -164,7 +160,6 @@ func (o CheckOptions) Go(schema *Schema, args any) (any, *coerce.Report, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	ctx := o.ctx()
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -172,7 +167,7 @@ func (o CheckOptions) Go(schema *Schema, args any) (any, *coerce.Report, error) 
 	if err != nil {
 		return nil, nil, err // a *coerce.SchemaError, or the context's error
 	}
-	o.finish(rep, problems)
+	o.finish(tool, rep, problems)
 	return v, rep, nil
 }
 
@@ -186,8 +181,7 @@ var errNoSchema = &Error{Code: CodeType, Offset: -1, Msg: "a check needs a schem
 // held, schema or not. With scratch, the bytes are not kept and what JSON
 // cannot hold is written as it comes, for the validator to name. problems
 // is sorted by path.
-func (o CheckOptions) write(schema *Schema, m proto.Message, lits *literals, scratch bool) ([]byte, []coerce.Problem, error) {
-	ctx := o.ctx()
+func (o CheckOptions) write(ctx context.Context, schema *Schema, m proto.Message, lits *literals, scratch bool) ([]byte, []coerce.Problem, error) {
 	val := validate.Of(planOf(schema))
 	e := encoderPool.Get().(*encoder)
 	e.b = e.buf[:0]
@@ -222,13 +216,13 @@ func (o CheckOptions) write(schema *Schema, m proto.Message, lits *literals, scr
 // finish completes the report: the policy's changes and the problems,
 // sorted by path (stably: the validator's first), then tells the
 // observer.
-func (o CheckOptions) finish(rep *coerce.Report, problems []coerce.Problem) {
+func (o CheckOptions) finish(tool string, rep *coerce.Report, problems []coerce.Problem) {
 	slices.SortStableFunc(problems, func(a, b coerce.Problem) int { return strings.Compare(a.Path, b.Path) })
 	rep.Changes = onlyPolicyChanges(rep.Changes)
 	if len(problems) > 0 {
 		rep.Problems = problems
 	}
-	o.observe(rep)
+	observe.Report(o.Observer, tool, rep)
 }
 
 // onlyPolicyChanges keeps the changes a model's arguments underwent:
@@ -243,8 +237,6 @@ func onlyPolicyChanges(changes []coerce.Change) []coerce.Change {
 	}
 	return out
 }
-
-func (o CheckOptions) observe(rep *coerce.Report) { observe.Report(o.Observer, o.Tool, rep) }
 
 // check is what the encoder keeps for the check's recording of what it
 // writes (write); the zero value records nothing.

@@ -2,6 +2,7 @@ package structconv_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"testing"
@@ -48,7 +49,7 @@ func BenchmarkCheck(b *testing.B) {
 		b.ReportAllocs()
 		opts := structconv.CheckOptions{}
 		for b.Loop() {
-			if _, _, err := opts.JSON(schema, args); err != nil {
+			if _, _, err := opts.JSON(context.Background(), "", schema, args); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -57,7 +58,7 @@ func BenchmarkCheck(b *testing.B) {
 		b.ReportAllocs()
 		opts := structconv.CheckOptions{Policy: coerce.Lenient()}
 		for b.Loop() {
-			if _, _, err := opts.JSON(schema, args); err != nil {
+			if _, _, err := opts.JSON(context.Background(), "", schema, args); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -122,7 +123,7 @@ func loopCPU(b *testing.B, f func()) {
 func BenchmarkCheckCodec(b *testing.B) {
 	for _, c := range benchCases(b) {
 		b.Run(c.name, func(b *testing.B) {
-			if _, rep, err := (structconv.CheckOptions{}).JSON(c.schema, c.json); err != nil || !rep.Valid() {
+			if _, rep, err := (structconv.CheckOptions{}).JSON(context.Background(), "", c.schema, c.json); err != nil || !rep.Valid() {
 				b.Fatalf("bench document is not valid: %v %v", rep, err)
 			}
 			b.Run("unmarshal_marshal", func(b *testing.B) {
@@ -149,7 +150,7 @@ func BenchmarkCheckCodec(b *testing.B) {
 					b.SetBytes(int64(len(c.json)))
 					b.ReportAllocs()
 					loopCPU(b, func() {
-						if _, _, err := p.opts.JSON(c.schema, c.json); err != nil {
+						if _, _, err := p.opts.JSON(context.Background(), "", c.schema, c.json); err != nil {
 							b.Fatal(err)
 						}
 					})
@@ -158,14 +159,14 @@ func BenchmarkCheckCodec(b *testing.B) {
 			// An invalid variant: one value out of its bounds or type.
 			bad := bytes.Replace(c.json, []byte(`"per_page":50`), []byte(`"per_page":500`), 1)
 			bad = bytes.Replace(bad, []byte(`"votes":59`), []byte(`"votes":"59"`), 1)
-			if _, rep, err := (structconv.CheckOptions{}).JSON(c.schema, bad); err != nil || rep.Valid() {
+			if _, rep, err := (structconv.CheckOptions{}).JSON(context.Background(), "", c.schema, bad); err != nil || rep.Valid() {
 				b.Fatalf("invalid bench variant: %v %v", rep, err)
 			}
 			b.Run("check_invalid", func(b *testing.B) {
 				b.SetBytes(int64(len(bad)))
 				b.ReportAllocs()
 				loopCPU(b, func() {
-					if _, _, err := (structconv.CheckOptions{}).JSON(c.schema, bad); err != nil {
+					if _, _, err := (structconv.CheckOptions{}).JSON(context.Background(), "", c.schema, bad); err != nil {
 						b.Fatal(err)
 					}
 				})
@@ -173,7 +174,7 @@ func BenchmarkCheckCodec(b *testing.B) {
 			b.Run("check_struct", func(b *testing.B) {
 				b.ReportAllocs()
 				loopCPU(b, func() {
-					if _, err := (structconv.CheckOptions{}).Struct(c.schema, c.msg); err != nil {
+					if _, err := (structconv.CheckOptions{}).Struct(context.Background(), "", c.schema, c.msg); err != nil {
 						b.Fatal(err)
 					}
 				})

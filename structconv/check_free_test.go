@@ -1,6 +1,7 @@
 package structconv_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/structkit/structkit/coerce"
@@ -38,7 +39,7 @@ func TestCheckJSONFreeBigIntegers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, rep, err := structconv.CheckOptions{Policy: tc.policy}.JSON(s, []byte(tc.args))
+		out, rep, err := structconv.CheckOptions{Policy: tc.policy}.JSON(context.Background(), "", s, []byte(tc.args))
 		if err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
@@ -82,7 +83,7 @@ func TestCheckJSONStringsStayStrings(t *testing.T) {
 		{`{"n":"12345678901234567890"}`, `{"n":12345678901234567890}`, coerce.Policy{StringToInteger: true}, "", coerce.RuleStringToInteger},
 		{`{"i":[1,"9007199254740993"]}`, `{"i":[1,9007199254740993]}`, coerce.Policy{StringToInteger: true}, "", coerce.RuleStringToInteger},
 	} {
-		out, rep, err := structconv.CheckOptions{Policy: tc.policy}.JSON(s, []byte(tc.in))
+		out, rep, err := structconv.CheckOptions{Policy: tc.policy}.JSON(context.Background(), "", s, []byte(tc.in))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.in, err)
 		}

@@ -2,6 +2,7 @@ package structconv_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -181,7 +182,7 @@ func checkAgainstOracle(t *testing.T, what string, schema *structconv.Schema, ar
 	t.Helper()
 	for _, o := range []structconv.CheckOptions{{}, {Policy: coerce.Lenient()}} {
 		want, werr := oracleJSON(t, o, schema, args)
-		out, rep, err := o.JSON(schema, args)
+		out, rep, err := o.JSON(context.Background(), "", schema, args)
 		if (err != nil) != (werr != nil) {
 			t.Errorf("%s: error %v, oracle's %v\n args %s", what, err, werr, args)
 			continue
@@ -205,7 +206,7 @@ func checkAgainstOracle(t *testing.T, what string, schema *structconv.Schema, ar
 		}
 		proto.Merge(&s2, &s1)
 		want, werr = oracleStruct(o, schema, &s1)
-		rep, err = o.Struct(schema, &s2)
+		rep, err = o.Struct(context.Background(), "", schema, &s2)
 		if (err != nil) != (werr != nil) {
 			t.Errorf("%s: Struct: error %v, oracle's %v", what, err, werr)
 			continue

@@ -1,6 +1,7 @@
 package structconv_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -45,7 +46,7 @@ func TestCheckAgreesWithSuite(t *testing.T) {
 				for _, tc := range g.Tests {
 					instances++
 					tkey := key + "/" + tc.Description
-					_, rep, err := structconv.CheckOptions{}.JSON(schema, tc.Data)
+					_, rep, err := structconv.CheckOptions{}.JSON(context.Background(), "", schema, tc.Data)
 					if err != nil {
 						t.Errorf("%s: check: %v", tkey, err)
 						continue

@@ -54,7 +54,7 @@ func TestFixRefusesOtherMessages(t *testing.T) {
 			t.Errorf("Fix(StringValue) with %+v: err = %v, want CodeType", o, err)
 		}
 	}
-	if _, err := (structconv.CheckOptions{}).Struct(schema, wrapperspb.String("x")); err == nil {
+	if _, err := (structconv.CheckOptions{}).Struct(context.Background(), "", schema, wrapperspb.String("x")); err == nil {
 		t.Error("CheckOptions.Struct(StringValue) = nil error")
 	}
 }
@@ -68,9 +68,9 @@ func TestCheckSchemaErrorsAlike(t *testing.T) {
 		t.Fatalf("Compile: %v (the plan does not read patterns; the validator does)", err)
 	}
 	o := structconv.CheckOptions{}
-	_, _, errJSON := o.JSON(schema, []byte(`{"s":"x"}`))
-	_, errStruct := o.Struct(schema, &structpb.Struct{Fields: map[string]*structpb.Value{"s": structpb.NewStringValue("x")}})
-	_, _, errGo := o.Go(schema, map[string]any{"s": "x"})
+	_, _, errJSON := o.JSON(context.Background(), "", schema, []byte(`{"s":"x"}`))
+	_, errStruct := o.Struct(context.Background(), "", schema, &structpb.Struct{Fields: map[string]*structpb.Value{"s": structpb.NewStringValue("x")}})
+	_, _, errGo := o.Go(context.Background(), "", schema, map[string]any{"s": "x"})
 	for name, err := range map[string]error{"JSON": errJSON, "Struct": errStruct, "Go": errGo} {
 		var se *coerce.SchemaError
 		if !errors.As(err, &se) {
@@ -110,30 +110,30 @@ func TestFailedCheckNotValid(t *testing.T) {
 		run  func() (*coerce.Report, error)
 	}{
 		{"JSON malformed", func() (*coerce.Report, error) {
-			_, rep, err := structconv.CheckOptions{}.JSON(s, []byte(`{"n":`))
+			_, rep, err := structconv.CheckOptions{}.JSON(context.Background(), "", s, []byte(`{"n":`))
 			return rep, err
 		}},
 		{"JSON bad number", func() (*coerce.Report, error) {
-			_, rep, err := structconv.CheckOptions{}.JSON(s, []byte(`{"n":007}`))
+			_, rep, err := structconv.CheckOptions{}.JSON(context.Background(), "", s, []byte(`{"n":007}`))
 			return rep, err
 		}},
 		{"JSON no schema", func() (*coerce.Report, error) {
-			_, rep, err := structconv.CheckOptions{}.JSON(nil, []byte(`{}`))
+			_, rep, err := structconv.CheckOptions{}.JSON(context.Background(), "", nil, []byte(`{}`))
 			return rep, err
 		}},
 		{"JSON too deep", func() (*coerce.Report, error) {
-			_, rep, err := structconv.CheckOptions{MaxDepth: 2}.JSON(s, []byte(`{"a":{"b":{"c":1}}}`))
+			_, rep, err := structconv.CheckOptions{MaxDepth: 2}.JSON(context.Background(), "", s, []byte(`{"a":{"b":{"c":1}}}`))
 			return rep, err
 		}},
 		{"JSON cancelled", func() (*coerce.Report, error) {
-			_, rep, err := structconv.CheckOptions{Context: done}.JSON(s, []byte(`{"n":1}`))
+			_, rep, err := structconv.CheckOptions{}.JSON(done, "", s, []byte(`{"n":1}`))
 			return rep, err
 		}},
 		{"Struct no schema", func() (*coerce.Report, error) {
-			return structconv.CheckOptions{}.Struct(nil, &structpb.Struct{})
+			return structconv.CheckOptions{}.Struct(context.Background(), "", nil, &structpb.Struct{})
 		}},
 		{"Go no schema", func() (*coerce.Report, error) {
-			_, rep, err := structconv.CheckOptions{}.Go(nil, map[string]any{})
+			_, rep, err := structconv.CheckOptions{}.Go(context.Background(), "", nil, map[string]any{})
 			return rep, err
 		}},
 	}
@@ -162,7 +162,7 @@ func TestOpenNumberLocationRestoresCarried(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := `{"target":{"arguments":{"limit":9223372036854775807},"name":"find"}}`
-	out, rep, err := structconv.CheckOptions{}.JSON(schema, []byte(in))
+	out, rep, err := structconv.CheckOptions{}.JSON(context.Background(), "", schema, []byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}

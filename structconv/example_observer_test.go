@@ -1,6 +1,7 @@
 package structconv_test
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -33,9 +34,9 @@ func ExampleCheckOptions_observer() {
 		panic(err)
 	}
 	c := &counter{n: map[string]int{}}
-	check := structconv.CheckOptions{Policy: coerce.Lenient(), Tool: "query_inventory", Observer: c}
+	check := structconv.CheckOptions{Policy: coerce.Lenient(), Observer: c}
 	for _, args := range []string{`{"limit": "20"}`, `{"limit": "5"}`, `{"limit": 0}`} {
-		if _, _, err := check.JSON(schema, []byte(args)); err != nil {
+		if _, _, err := check.JSON(context.Background(), "query_inventory", schema, []byte(args)); err != nil {
 			panic(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package structconv_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -112,14 +113,14 @@ func ExampleCheckOptions_JSON() {
 	if err != nil {
 		panic(err)
 	}
-	check := structconv.CheckOptions{Policy: coerce.Lenient(), Tool: "query_inventory"}
-	out, report, err := check.JSON(schema, []byte(`{"sku": "A-1", "limit": "20"}`))
+	check := structconv.CheckOptions{Policy: coerce.Lenient()}
+	out, report, err := check.JSON(context.Background(), "query_inventory", schema, []byte(`{"sku": "A-1", "limit": "20"}`))
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(string(out))
 	fmt.Println(report)
-	_, report, _ = check.JSON(schema, []byte(`{"limit": 0}`))
+	_, report, _ = check.JSON(context.Background(), "query_inventory", schema, []byte(`{"limit": 0}`))
 	fmt.Println(coerce.FormatProblems("query_inventory", report.Problems))
 	// Output:
 	// {"limit":20,"sku":"A-1"}

@@ -2,6 +2,7 @@ package structconv_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"math"
@@ -121,7 +122,7 @@ func fuzzUnion(t *testing.T, data []byte) {
 	if err != nil {
 		t.Fatalf("marshal of an unmarshalled value failed: %v", err)
 	}
-	checked, rep, err := structconv.CheckOptions{}.JSON(unionFuzzSchema, data)
+	checked, rep, err := structconv.CheckOptions{}.JSON(context.Background(), "", unionFuzzSchema, data)
 	if err != nil {
 		t.Fatalf("check of what Unmarshal read: %v", err)
 	}
@@ -147,7 +148,7 @@ func fuzzUnion(t *testing.T, data []byte) {
 	if err != nil {
 		t.Fatalf("marshal of an unmarshalled value failed: %v", err)
 	}
-	lchecked, _, err := structconv.CheckOptions{Policy: coerce.Lenient()}.JSON(unionFuzzSchema, data)
+	lchecked, _, err := structconv.CheckOptions{Policy: coerce.Lenient()}.JSON(context.Background(), "", unionFuzzSchema, data)
 	if err != nil {
 		t.Fatalf("lenient check of what Unmarshal read: %v", err)
 	}

@@ -1,6 +1,7 @@
 package structconv_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -38,7 +39,7 @@ func TestOneNumberGrammar(t *testing.T) {
 			spaced := strings.TrimSpace(c.lit) != c.lit // white space around is JSON's, not the number's
 			var st structpb.Struct
 			errUnmarshal := structconv.Unmarshal([]byte(text), &st)
-			_, _, errCheck := structconv.CheckOptions{}.JSON(schema, []byte(text))
+			_, _, errCheck := structconv.CheckOptions{}.JSON(context.Background(), "", schema, []byte(text))
 			if !spaced && ((errUnmarshal == nil) != c.ok || (errCheck == nil) != c.ok) {
 				t.Errorf("%s: Unmarshal: %v, CheckOptions.JSON: %v; want accepted=%v", text, errUnmarshal, errCheck, c.ok)
 			}
@@ -51,7 +52,7 @@ func TestOneNumberGrammar(t *testing.T) {
 			if member == "a" && (len(problems) == 0) != c.ok {
 				t.Errorf("Validate(json.Number(%q)) at /%s: %v; want valid=%v", c.lit, member, problems, c.ok)
 			}
-			_, rep, errGo := structconv.CheckOptions{}.Go(schema, map[string]any{member: json.Number(c.lit)})
+			_, rep, errGo := structconv.CheckOptions{}.Go(context.Background(), "", schema, map[string]any{member: json.Number(c.lit)})
 			if accepted := errGo == nil && (member == "n" || rep.Valid()); accepted != c.ok {
 				t.Errorf("CheckOptions.Go(json.Number(%q)) at /%s: %v %v; want accepted=%v", c.lit, member, rep, errGo, c.ok)
 			}

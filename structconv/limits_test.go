@@ -38,7 +38,7 @@ func TestNumberDigitsLimit(t *testing.T) {
 	err = structconv.GoOptions{}.FromGo(map[string]any{"n": json.Number(lit(5000))}, &v)
 	wantCode(t, "FromGo", err, structconv.CodeNumber, "/n")
 	schema := compile(t, `{"type":"object","properties":{"n":{"type":"integer","minimum":1}}}`)
-	_, _, err = structconv.CheckOptions{}.JSON(schema, []byte(`{"n":`+lit(1_000_000)+`}`))
+	_, _, err = structconv.CheckOptions{}.JSON(context.Background(), "", schema, []byte(`{"n":`+lit(1_000_000)+`}`))
 	wantCode(t, "a check of a million digits", err, structconv.CodeNumber, "/n")
 }
 
@@ -67,7 +67,7 @@ func TestFractionIsAFraction(t *testing.T) {
 	if rep.Count(coerce.RuleFraction) != 1 || rep.Changes[0].Path != "/n" {
 		t.Errorf("Unmarshal report: %v, want one fraction-at-integer at /n", &rep)
 	}
-	_, crep, err := structconv.CheckOptions{}.JSON(schema, args)
+	_, crep, err := structconv.CheckOptions{}.JSON(context.Background(), "", schema, args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestFractionIsAFraction(t *testing.T) {
 		t.Errorf("problem %q, want %q", crep.Problems[0].String(), want)
 	}
 	// The same through Go values, where the literal is a json.Number.
-	_, grep, err := structconv.CheckOptions{}.Go(schema, map[string]any{"n": json.Number("1.0000000000000001")})
+	_, grep, err := structconv.CheckOptions{}.Go(context.Background(), "", schema, map[string]any{"n": json.Number("1.0000000000000001")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestFractionIsAFraction(t *testing.T) {
 		t.Errorf("Go check took 1.0000000000000001 for an integer")
 	}
 	// Whole values written with a fraction of zeros stay integers.
-	if _, r, _ := (structconv.CheckOptions{}).JSON(schema, []byte(`{"n":1.000,"x":2}`)); !r.Valid() {
+	if _, r, _ := (structconv.CheckOptions{}).JSON(context.Background(), "", schema, []byte(`{"n":1.000,"x":2}`)); !r.Valid() {
 		t.Errorf("1.000 is an integer: %v", r)
 	}
 }
@@ -112,7 +112,7 @@ func TestInMemoryDepth(t *testing.T) {
 	wantDepth(t, "ToGo with a schema", err)
 	err = structconv.Fix(recursive, coerce.Lenient(), nil, deep)
 	wantDepth(t, "Fix", err)
-	_, err = structconv.CheckOptions{}.Struct(recursive, deep)
+	_, err = structconv.CheckOptions{}.Struct(context.Background(), "", recursive, deep)
 	wantDepth(t, "CheckOptions.Struct", err)
 	var g any = nil
 	for range structconv.MaxDepthLimit + 5 {
@@ -140,10 +140,10 @@ func TestCheckContext(t *testing.T) {
 	schema := compile(t, `{"type":"object"}`)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	o := structconv.CheckOptions{Context: ctx}
-	_, _, errJSON := o.JSON(schema, []byte(`{}`))
-	_, errStruct := o.Struct(schema, &structpb.Struct{})
-	_, _, errGo := o.Go(schema, map[string]any{})
+	o := structconv.CheckOptions{}
+	_, _, errJSON := o.JSON(ctx, "", schema, []byte(`{}`))
+	_, errStruct := o.Struct(ctx, "", schema, &structpb.Struct{})
+	_, _, errGo := o.Go(ctx, "", schema, map[string]any{})
 	for name, err := range map[string]error{"JSON": errJSON, "Struct": errStruct, "Go": errGo} {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: err = %v, want context.Canceled", name, err)
@@ -181,7 +181,7 @@ func TestEmbeddedTextLimits(t *testing.T) {
 		{`{"a":"[1234567890]"}`, structconv.CheckOptions{Policy: coerce.Policy{JSONString: true}, MaxNumberDigits: 10}, 0},
 		{`{"a":"[oops"}`, structconv.CheckOptions{Policy: coerce.Policy{JSONString: true}}, 0},
 	} {
-		_, rep, err := tc.opts.JSON(s, []byte(tc.in))
+		_, rep, err := tc.opts.JSON(context.Background(), "", s, []byte(tc.in))
 		var e *structconv.Error
 		switch {
 		case tc.code == 0 && err != nil:

@@ -1,6 +1,7 @@
 package structconv_test
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -53,9 +54,9 @@ func TestSameNumbers(t *testing.T) {
 			if s == nil {
 				continue
 			}
-			_, _, err = structconv.CheckOptions{}.JSON(s, in)
+			_, _, err = structconv.CheckOptions{}.JSON(context.Background(), "", s, in)
 			verdict("CheckOptions.JSON", err)
-			_, _, err = structconv.CheckOptions{Policy: coerce.Lenient()}.Go(s, tree())
+			_, _, err = structconv.CheckOptions{Policy: coerce.Lenient()}.Go(context.Background(), "", s, tree())
 			verdict("CheckOptions.Go", err)
 		}
 	}

@@ -1,6 +1,7 @@
 package structconv_test
 
 import (
+	"context"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -153,27 +154,27 @@ func TestUnionsProperty(t *testing.T) {
 		if string(out) != codec {
 			t.Fatalf("%d: round trip of %s\ngot  %s\nwant %s", i, model, out, codec)
 		}
-		checked, rep, err := structconv.CheckOptions{}.JSON(s, []byte(model))
+		checked, rep, err := structconv.CheckOptions{}.JSON(context.Background(), "", s, []byte(model))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !rep.Valid() || string(checked) != codec {
 			t.Fatalf("%d: check of %s\ngot  %s %v\nwant %s", i, model, checked, rep.Problems, codec)
 		}
-		if rep, err := (structconv.CheckOptions{}).Struct(s, &v); err != nil || !rep.Valid() {
+		if rep, err := (structconv.CheckOptions{}).Struct(context.Background(), "", s, &v); err != nil || !rep.Valid() {
 			t.Fatalf("%d: check of the Struct of %s: %v %v", i, model, err, rep)
 		}
 		goVal, err := structconv.GoOptions{Schema: s}.ToGo(&v)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, rep, err := (structconv.CheckOptions{}).Go(s, goVal); err != nil || !rep.Valid() {
+		if _, rep, err := (structconv.CheckOptions{}).Go(context.Background(), "", s, goVal); err != nil || !rep.Valid() {
 			t.Fatalf("%d: check of the Go values of %s: %v %v", i, model, err, rep)
 		}
 		// An unknown tag anywhere is refused, naming the tag's values.
 		if j := strings.LastIndex(model, `"int"`); j >= 0 {
 			bad := model[:j] + `"float"` + model[j+len(`"int"`):]
-			_, rep, err := structconv.CheckOptions{}.JSON(s, []byte(bad))
+			_, rep, err := structconv.CheckOptions{}.JSON(context.Background(), "", s, []byte(bad))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -226,7 +227,7 @@ func BenchmarkUnions(b *testing.B) {
 	b.Run("check", func(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {
-			_, _, _ = structconv.CheckOptions{}.JSON(s, doc)
+			_, _, _ = structconv.CheckOptions{}.JSON(context.Background(), "", s, doc)
 		}
 	})
 }

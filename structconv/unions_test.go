@@ -1,6 +1,7 @@
 package structconv_test
 
 import (
+	"context"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -112,13 +113,13 @@ func TestUnionsNarrowed(t *testing.T) {
 			if out, _ := (structconv.MarshalOptions{Schema: s}).Marshal(&back); string(out) != want {
 				t.Errorf("FromGo: got %s, want %s", out, want)
 			}
-			if rep, err := (structconv.CheckOptions{}).Struct(s, &v); err != nil || !rep.Valid() {
+			if rep, err := (structconv.CheckOptions{}).Struct(context.Background(), "", s, &v); err != nil || !rep.Valid() {
 				t.Errorf("check of the Struct: %v %v", err, rep)
 			}
-			if _, rep, err := (structconv.CheckOptions{}).Go(s, g); err != nil || !rep.Valid() {
+			if _, rep, err := (structconv.CheckOptions{}).Go(context.Background(), "", s, g); err != nil || !rep.Valid() {
 				t.Errorf("check of the Go values: %v %v", err, rep)
 			}
-			got, rep, err := structconv.CheckOptions{}.JSON(s, []byte(tc.in))
+			got, rep, err := structconv.CheckOptions{}.JSON(context.Background(), "", s, []byte(tc.in))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,7 +135,7 @@ func TestUnionsNarrowed(t *testing.T) {
 
 func TestUnionsUnknownTag(t *testing.T) {
 	s := compileUnion(t, "const")
-	_, rep, err := structconv.CheckOptions{}.JSON(s, []byte(`{"kind":"float","value":1.5}`))
+	_, rep, err := structconv.CheckOptions{}.JSON(context.Background(), "", s, []byte(`{"kind":"float","value":1.5}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +205,7 @@ func TestUnionsAsTheAlternativeAlone(t *testing.T) {
 					for i := range changes {
 						changes[i].Schema = ""
 					}
-					checked, crep, err := structconv.CheckOptions{Policy: policy}.JSON(s, []byte(tc.in))
+					checked, crep, err := structconv.CheckOptions{Policy: policy}.JSON(context.Background(), "", s, []byte(tc.in))
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -359,7 +360,7 @@ func TestUnionsLenient(t *testing.T) {
 		{`{"many":[{"value":{"a":{"value":"-9007199254740993","kind":"int"}},"kind":"map"}]}`,
 			`{"many":[{"kind":"map","value":{"a":{"kind":"int","value":-9007199254740993}}}]}`, deep},
 	} {
-		out, rep, err := structconv.CheckOptions{Policy: coerce.Lenient()}.JSON(tc.s, []byte(tc.in))
+		out, rep, err := structconv.CheckOptions{Policy: coerce.Lenient()}.JSON(context.Background(), "", tc.s, []byte(tc.in))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -377,11 +378,10 @@ func TestUnionsLenient(t *testing.T) {
 }
 
 // TestUnionsRestoring: an answer read under an adapted schema's stand-ins
-// (a restore table attached, as package adapt attaches one) is checked
+// (the check's restore hook given, as package adapt gives it) is checked
 // under the alternative its tag names, as without one.
 func TestUnionsRestoring(t *testing.T) {
 	s := compileUnion(t, "const")
-	r := (*structconv.Schema)((*plan.Schema)(s).Restoring(restore.NewTable()))
 	for _, tc := range []struct {
 		in     string
 		policy coerce.Policy
@@ -393,7 +393,8 @@ func TestUnionsRestoring(t *testing.T) {
 		{`{"value":"18446744073709551615","kind":"int"}`, coerce.Policy{}, false},
 		{`{"value":"18446744073709551615","kind":"int"}`, coerce.Policy{StringToInteger: true}, true},
 	} {
-		out, rep, err := structconv.CheckOptions{Policy: tc.policy}.JSON(r, []byte(tc.in))
+		out, rep, err := restore.CheckJSON(context.Background(), restore.Check{Policy: tc.policy}, "", (*plan.Schema)(s), []byte(tc.in),
+			&restore.Run{T: restore.NewTable()})
 		if err != nil {
 			t.Fatal(err)
 		}

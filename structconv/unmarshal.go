@@ -59,14 +59,6 @@ type UnmarshalOptions struct {
 	// MaxNumberDigits limits the digits of one number literal (mantissa
 	// and exponent); 0 means 4300. A longer literal fails with CodeNumber.
 	MaxNumberDigits int
-
-	// restore, when set, applies an adapted schema's stand-ins while
-	// reading (see restore.go); only the check sets it, from a schema of
-	// package adapt (plan.Schema.Restoring).
-	restore restore.Hook
-	// lits, when set, keeps the number literals whose double is not their
-	// value, for the check to validate exactly (check.go).
-	lits *literals
 }
 
 // Unmarshal reads JSON into m without a schema.
@@ -82,6 +74,14 @@ func Unmarshal(b []byte, m proto.Message) error { return UnmarshalOptions{}.Unma
 // Strings in the result share the memory of one copy of the input, so one
 // retained string keeps that copy alive.
 func (o UnmarshalOptions) Unmarshal(b []byte, m proto.Message) error {
+	return o.unmarshal(b, m, nil, nil)
+}
+
+// unmarshal is Unmarshal with the check's two parameters: rt, when not
+// nil, applies an adapted schema's stand-ins while reading (restore.go);
+// lits, when not nil, keeps the number literals whose double is not their
+// value, for the check to validate exactly (check.go).
+func (o UnmarshalOptions) unmarshal(b []byte, m proto.Message, rt restore.Hook, lits *literals) error {
 	if m == nil || !m.ProtoReflect().IsValid() {
 		return &Error{Code: CodeType, Offset: -1, Msg: fmt.Sprintf("cannot unmarshal into a nil %T", m)}
 	}
@@ -92,8 +92,8 @@ func (o UnmarshalOptions) Unmarshal(b []byte, m proto.Message) error {
 		bigInts:  o.BigIntegers,
 		maxDepth: effectiveDepth(o.MaxDepth),
 		digits:   effectiveDigits(o.MaxNumberDigits),
-		rt:       o.restore,
-		lits:     o.lits,
+		rt:       rt,
+		lits:     lits,
 	}
 	d.reset(string(b), d.maxDepth)
 	d.slabSize = slabSizeFor(len(b))

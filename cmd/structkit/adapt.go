@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	// encoding/json: only json.RawMessage, the type of JSON text in the
 	// output structs (written through jsontext).
 	"encoding/json"
@@ -247,7 +248,7 @@ func runRestore(e *env, args []string) error {
 		return err
 	}
 	where := ""
-	out, rep, err := adapt.RestoreOptions{Schema: s, CheckOptions: structconv.CheckOptions{Policy: policy, Tool: sf.tool}}.JSON(answer)
+	out, rep, err := adapt.RestoreOptions{Schema: s, CheckOptions: structconv.CheckOptions{Policy: policy}}.JSON(context.Background(), sf.tool, answer)
 	var schemaErr *coerce.SchemaError
 	if errors.As(err, &schemaErr) {
 		return usagef("%s: %v", name, err) // the schema is at fault, not the answer

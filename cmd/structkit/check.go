@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	// encoding/json: only json.RawMessage, the type of JSON text in the
 	// output struct (written through jsontext).
 	"encoding/json"
@@ -65,7 +66,7 @@ func runCheck(e *env, args []string) error {
 		return err
 	}
 
-	out, rep, err := structconv.CheckOptions{Policy: policy, Tool: sf.tool}.JSON(schema, data)
+	out, rep, err := structconv.CheckOptions{Policy: policy}.JSON(context.Background(), sf.tool, schema, data)
 	where := ""
 	if err != nil {
 		var schemaErr *coerce.SchemaError

@@ -5,6 +5,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"log"
@@ -79,7 +80,7 @@ func main() {
 // mcpbridge, bridge, grpcmcp, protoargs, protoschema and adapt embed it in
 // their options.
 func checkArgs(tool string, schema *structconv.Schema, modelArgs []byte) ([]byte, *mcp.CallToolResult, error) {
-	out, report, err := structconv.CheckOptions{Policy: coerce.Lenient(), Tool: tool}.JSON(schema, modelArgs)
+	out, report, err := structconv.CheckOptions{Policy: coerce.Lenient()}.JSON(context.Background(), tool, schema, modelArgs)
 	if err != nil {
 		return nil, nil, err // not JSON, or too deep: nothing was checked (and a nil report is never valid)
 	}

@@ -43,9 +43,6 @@ type Schema struct {
 	opts Options
 	val  Validator
 	work int // what precompute did, for tests
-	// restore is what Restoring attached: package restore's table of an
-	// adapted schema's stand-ins, keyed by this schema's locations.
-	restore any
 }
 
 // Root returns the plan for the document root: nil for a nil Schema.
@@ -81,25 +78,6 @@ func (s *Schema) Validator() Validator {
 		return nil
 	}
 	return s.val
-}
-
-// Restoring returns the schema s as an answer written under an adapted
-// schema is read against it: the same locations, nodes and validator,
-// with t (package restore's table of the adapted schema's stand-ins, by
-// location of s) attached for the codec's check to apply while it reads
-// the answer. Package adapt makes it once per adapted schema.
-func (s *Schema) Restoring(t any) *Schema {
-	c := *s
-	c.restore = t
-	return &c
-}
-
-// Restore returns what Restoring attached, or nil.
-func (s *Schema) Restore() any {
-	if s == nil {
-		return nil
-	}
-	return s.restore
 }
 
 // LocOf returns the plan location of a schema node, or nil where no

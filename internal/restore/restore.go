@@ -18,6 +18,7 @@
 package restore
 
 import (
+	"context"
 	"strings"
 
 	"google.golang.org/protobuf/types/known/structpb"
@@ -268,19 +269,30 @@ type Hook interface {
 // use (the table is).
 type Run struct {
 	T *Table
-	// FromStruct: the answer was held in a google.protobuf.Struct (see
-	// StructAnswer), so a string of digits beyond ±2^53 where the numbers
-	// restore carried big integers is the carried integer it stands for.
+	// FromStruct: the answer was held in a google.protobuf.Struct, so a
+	// string of digits beyond ±2^53 where the numbers restore carried big
+	// integers is the carried integer it stands for (the codec's
+	// convention for what a Struct cannot hold). Read from JSON text, such
+	// a string is the string it is (only a rule makes it a number).
 	FromStruct bool
 	problems   []coerce.Problem
 }
 
-// StructAnswer is what package adapt attaches (plan.Schema.Restoring) to
-// restore an answer that was held in a google.protobuf.Struct: the table
-// T, and the codec's convention for what a Struct cannot hold, a big
-// integer carried as the string of its digits. Read from JSON text, such
-// a string is the string it is (only a rule makes it a number).
-type StructAnswer struct{ T *Table }
+// Check is the configuration of the codec's check (the fields of
+// structconv.CheckOptions).
+type Check struct {
+	Policy                    coerce.Policy
+	Observer                  coerce.Observer
+	MaxDepth, MaxNumberDigits int
+}
+
+// CheckJSON is the codec's check of JSON arguments for the tool named
+// tool under s, with h (nil for none) deciding the stand-ins while the
+// answer is read, in the check's one pass. Package structconv sets it
+// when it is initialised; package adapt, which imports structconv, calls
+// it to restore an answer. The hook is an argument of the check, not
+// something the schema carries.
+var CheckJSON func(ctx context.Context, c Check, tool string, s *plan.Schema, args []byte, h Hook) ([]byte, *coerce.Report, error)
 
 var _ Hook = (*Run)(nil)
 

@@ -28,8 +28,8 @@ type Call struct {
 	Input     *structconv.Schema
 	Unchecked bool
 	// Check turns on the pre-dispatch check; Options configure the
-	// policy and the limits (its Tool, Context, MaxDepth and Observer are
-	// set by Call: the caller observes the whole report itself).
+	// policy and the limits (its MaxDepth and Observer are set by Call:
+	// the caller observes the whole report itself).
 	Check   bool
 	Options structconv.CheckOptions
 	// MaxDepth bounds the nesting of what is sent.
@@ -52,9 +52,9 @@ type Args struct {
 }
 
 // check returns the pre-dispatch check of the tool's arguments.
-func (c *Call) check(ctx context.Context) structconv.CheckOptions {
+func (c *Call) check() structconv.CheckOptions {
 	o := c.Options
-	o.Tool, o.Context, o.MaxDepth, o.Observer = c.Tool, ctx, c.MaxDepth, nil
+	o.MaxDepth, o.Observer = c.MaxDepth, nil
 	return o
 }
 
@@ -88,7 +88,7 @@ func (c *Call) Struct(ctx context.Context, args *structpb.Struct) (*Args, error)
 	case c.Check:
 		fixed := proto.Clone(args).(*structpb.Struct)
 		var crep *coerce.Report
-		crep, err = c.check(ctx).Struct(c.Input, fixed)
+		crep, err = c.check().Struct(ctx, c.Tool, c.Input, fixed)
 		if why, ok := NotValidated(err); ok {
 			// The validator cannot compile the schema (an ECMAScript-only
 			// pattern, say): convert without validating, and say so.
@@ -136,7 +136,7 @@ func (c *Call) JSON(ctx context.Context, args []byte) (*Args, error) {
 		return a, nil
 	}
 	if c.Check {
-		checked, crep, err := c.check(ctx).Go(c.Input, tree)
+		checked, crep, err := c.check().Go(ctx, c.Tool, c.Input, tree)
 		if why, ok := NotValidated(err); ok {
 			a.NotValidated = why
 		} else if err != nil {

@@ -94,8 +94,8 @@ func StructArguments(ctx context.Context, tool string, in *structconv.Schema, ra
 	AppendChanges(&all, rep.Changes, "")
 	if check {
 		c := o
-		c.Tool, c.Context, c.Observer = tool, ctx, nil // observed with the whole report
-		crep, err := c.Struct(in, args)
+		c.Observer = nil // observed with the whole report
+		crep, err := c.Struct(ctx, tool, in, args)
 		var serr *coerce.SchemaError
 		if errors.As(err, &serr) {
 			// The validator cannot compile the schema (an ECMAScript-only

@@ -118,8 +118,8 @@ func TypedArguments[In any](ctx context.Context, tt *Typed, raw []byte) (in In, 
 		return in, InvalidText(tt.Tool, err)
 	}
 	check := tt.Check
-	check.Tool, check.Context, check.Observer = tt.Tool, ctx, nil // observed below
-	checked, rep, err := check.Go(tt.In, tree)
+	check.Observer = nil // observed below
+	checked, rep, err := check.Go(ctx, tt.Tool, tt.In, tree)
 	var serr *coerce.SchemaError
 	if errors.As(err, &serr) {
 		// The validator cannot compile the schema (the registration said
@@ -178,7 +178,7 @@ func (tt *Typed) Result(ctx context.Context, outval any) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: reading the output: %w", tt.Tool, err)
 	}
-	_, rep, err := structconv.CheckOptions{Context: ctx}.Go(tt.Out, tree)
+	_, rep, err := structconv.CheckOptions{}.Go(ctx, tt.Tool, tt.Out, tree)
 	var serr *coerce.SchemaError
 	switch {
 	case errors.As(err, &serr):

@@ -1,6 +1,7 @@
 package stats_test
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -45,11 +46,11 @@ func TestAggregatorConcurrent(t *testing.T) {
 		go func(w int) {
 			defer wg.Done()
 			tool := fmt.Sprintf("tool%d", w%2)
-			opts := structconv.CheckOptions{Policy: coerce.Lenient(), Tool: tool, Observer: agg}
+			opts := structconv.CheckOptions{Policy: coerce.Lenient(), Observer: agg}
 			for i := 0; i < calls; i++ {
 				agg.Check(tool)
 				// one repair (flag), one problem in an array (items/1)
-				if _, _, err := opts.JSON(schema, []byte(`{"limit":5,"flag":"true","items":[1,"x"]}`)); err != nil {
+				if _, _, err := opts.JSON(context.Background(), tool, schema, []byte(`{"limit":5,"flag":"true","items":[1,"x"]}`)); err != nil {
 					t.Error(err)
 					return
 				}
@@ -82,9 +83,9 @@ func TestAggregatorConcurrent(t *testing.T) {
 func ExampleAggregator() {
 	schema, _ := structconv.Compile([]byte(`{"type":"object","properties":{"limit":{"type":"integer"}}}`))
 	agg := stats.New()
-	check := structconv.CheckOptions{Policy: coerce.Lenient(), Tool: "search", Observer: agg}
-	_, _, _ = check.JSON(schema, []byte(`{"limit":"20"}`))
-	_, _, _ = check.JSON(schema, []byte(`{"limit":"many"}`))
+	check := structconv.CheckOptions{Policy: coerce.Lenient(), Observer: agg}
+	_, _, _ = check.JSON(context.Background(), "search", schema, []byte(`{"limit":"20"}`))
+	_, _, _ = check.JSON(context.Background(), "search", schema, []byte(`{"limit":"many"}`))
 	for _, c := range agg.Snapshot().Counts {
 		fmt.Println(c.Tool, c.Path, c.Kind, c.Name, c.N)
 	}
