@@ -622,10 +622,7 @@ func (g *goConv) integer(canon string, l *plan.Loc) (*structpb.Value, error) {
 	if !jsontext.BeyondSafe(canon) {
 		return structpb.NewNumberValue(f), nil
 	}
-	switch l.BigInteger(canon, true, f, true) {
-	case plan.BigDouble:
-		return structpb.NewNumberValue(f), nil
-	case plan.BigRound:
+	if l.RoundsBigIntegers() {
 		if g.report != nil && string(jsontext.AppendWhole(nil, f)) != canon {
 			g.note(coerce.RuleBigIntRounded, canon, string(jsontext.AppendFloat(nil, f)), l)
 		}

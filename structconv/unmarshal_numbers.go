@@ -53,13 +53,13 @@ func (d *decoder) numberOf(lit string, plain bool, start int, l *plan.Loc) (*str
 		// integer: carried where integers are carried (any length).
 		if plain && d.bigInts == BigIntegersCarry && !l.RoundsBigIntegers() {
 			canon, _ := jsontext.IntegerDigits(lit)
-			return d.bigInteger(lit, canon, plain, f, false, l, start)
+			return d.bigInteger(lit, canon, plain, f, l, start)
 		}
 		return nil, d.failAt(start, CodeNumber, "number %s is out of range of a double", msgtext.Clip(lit, 40))
 	}
 	if jsontext.Unsafe(f) || f == jsontext.MaxSafe || f == -jsontext.MaxSafe {
 		if canon, ok := jsontext.IntegerDigits(lit); ok && jsontext.BeyondSafe(canon) {
-			return d.bigInteger(lit, canon, plain, f, true, l, start)
+			return d.bigInteger(lit, canon, plain, f, l, start)
 		}
 	}
 	// A fraction written in the text is a fraction, whatever the double
@@ -77,25 +77,20 @@ func (d *decoder) numberOf(lit string, plain bool, start int, l *plan.Loc) (*str
 
 // bigInteger applies the big-integer policy to an integral literal beyond
 // ±2^53; canon is its canonical digits, plain tells whether it was written
-// as digits only, and f is its nearest double (ok false when none holds
-// it). The plan decides (plan.Loc.BigInteger), unless the options round
-// or reject every such literal.
-func (d *decoder) bigInteger(lit, canon string, plain bool, f float64, ok bool, l *plan.Loc, start int) (*structpb.Value, error) {
-	big := l.BigInteger(canon, plain, f, ok)
+// as digits only, and f is its nearest double. Where the schema admits
+// integer, any notation is carried; where there is no schema (or no type),
+// only plain integer literals are: "1e21" was written as a float.
+func (d *decoder) bigInteger(lit, canon string, plain bool, f float64, l *plan.Loc, start int) (*structpb.Value, error) {
 	switch {
 	case d.bigInts == BigIntegersReject:
 		return nil, d.failAt(start, CodeBigInteger, "integer %s is beyond ±2^53 and cannot be held exactly in a double", msgtext.Clip(lit, 40))
-	case big == plan.BigDouble && d.bigInts == BigIntegersCarry && d.lits == nil:
-		// (The check, JSON in and JSON out, holds no Struct anyone sees:
-		// it carries the literal, so that it goes out as written.)
-		return d.numberValue(f), nil
-	case d.bigInts == BigIntegersRound || big == plan.BigRound:
+	case d.bigInts == BigIntegersRound || l.RoundsBigIntegers() || !plain && !l.Integer():
 		if d.report != nil && string(jsontext.AppendWhole(nil, f)) != canon {
 			d.note(coerce.RuleBigIntRounded, lit, string(jsontext.AppendFloat(nil, f)), l)
 		}
 		return d.numberValue(f), nil
 	}
-	if d.report != nil && big == plan.BigCarry { // a double written out is no carry to tell of
+	if d.report != nil {
 		d.note(coerce.RuleBigIntCarried, lit, strconv.Quote(canon), l)
 	}
 	v := d.stringValue(canon)

@@ -3,7 +3,6 @@ package plan
 import (
 	"regexp"
 
-	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/schema"
 )
@@ -106,46 +105,6 @@ func (l *Loc) Admits() jsontype.Set {
 // integer literal is carried exactly.
 func (l *Loc) Integer() bool {
 	return l != nil && l.named&jsontype.Integer != 0 && l.admit&jsontype.Integer != 0
-}
-
-// Big is what becomes of an integral literal beyond ±2^53 (see
-// BigInteger).
-type Big uint8
-
-const (
-	// BigCarry: kept as the string of its canonical digits.
-	BigCarry Big = iota
-	// BigRound: rounded to the nearest double, reported where digits are
-	// lost.
-	BigRound
-	// BigDouble: the literal is a double written out (its shortest form,
-	// 1152921504606847000 for 2^60, or its exact value,
-	// 1152921504606846976): that double, and nothing is lost, since
-	// writing the double back gives such a literal.
-	BigDouble
-)
-
-// BigInteger is the one decision on an integral literal beyond ±2^53 at
-// l, on every path (JSON text, Go values, the Struct fields of protobuf
-// messages): canon is its canonical digits, plain whether it was
-// written with digits only, f its nearest double (ok false when no
-// double holds it). Where the schema admits number but names integer
-// nowhere it is rounded; where it names integer it is carried, in any
-// notation; elsewhere (no schema, a free-form location) a float
-// notation (1e21) is rounded, a double written out stays that double,
-// and any other plain literal is carried.
-func (l *Loc) BigInteger(canon string, plain bool, f float64, ok bool) Big {
-	switch {
-	case l.RoundsBigIntegers():
-		return BigRound
-	case l.Integer():
-		return BigCarry
-	case !plain:
-		return BigRound
-	case ok && (string(jsontext.AppendFloat(nil, f)) == canon || string(jsontext.AppendWhole(nil, f)) == canon):
-		return BigDouble
-	}
-	return BigCarry
 }
 
 // Names reports whether some applicable schema names a member of t

@@ -13,7 +13,6 @@ import (
 
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/msgtext"
-	"github.com/structkit/structkit/internal/plan"
 )
 
 // wktFunc reads the JSON form of a well-known type; the first token, of
@@ -246,16 +245,20 @@ func (d *decoder) value(m protoreflect.Message, k jsontext.Kind) error {
 }
 
 // carries reports whether a plain integer literal, whose nearest double
-// is f (err from jsontext.ParseFloat), is beyond ±2^53 and is carried as
-// its digits: the plan's one decision (plan.Loc.BigInteger) where there
-// is no schema, so that a double written out (1152921504606847000 for
-// 2^60) stays that double, as structconv reads it without a schema.
+// is f (err from jsontext.ParseFloat), is beyond ±2^53 and would lose
+// digits as a double: it is not the shortest form of f (as a writer of
+// doubles puts it: 1152921504606847000) nor f's exact value
+// (1152921504606846976). Those two read back as the same double, so they
+// stay numbers; any other (9007199254740993) is carried.
 func carries(lit string, f float64, err error) bool {
 	canon, ok := jsontext.IntegerDigits(lit)
 	if !ok || !jsontext.BeyondSafe(canon) {
 		return false
 	}
-	return (*plan.Loc)(nil).BigInteger(canon, true, f, err == nil) == plan.BigCarry
+	if err != nil {
+		return true // beyond any double: an exact integer all the same
+	}
+	return string(jsontext.AppendFloat(nil, f)) != canon && string(jsontext.AppendWhole(nil, f)) != canon
 }
 
 func (d *decoder) structObject(m protoreflect.Message, k jsontext.Kind) error {
