@@ -27,17 +27,17 @@ func (s *Server) compileScope() error {
 
 // hidden says why the scope hides an upstream's tool (ti, when listed;
 // nil for one the server did not list or a limit left out, which is not
-// known to be read-only), or "". The patterns match the tool's name at
-// the bridge and, when that has no prefix (one server), SERVER.TOOL too:
-// a pattern naming the server applies however many servers there are.
+// known to be read-only), or "". The patterns match the tool's own name
+// and SERVER.TOOL, however many servers there are: "delete_*" hides
+// every server's, "web.delete_*" one server's, with one --mcp or many.
+// (Matching the name at the bridge alone, a plain TOOL pattern stopped
+// applying when a second server made the names SERVER.TOOL: an exclusion
+// that failed open.)
 func (s *Server) hidden(u *upstream, ti *mcpbridge.ToolInfo, tool string) string {
 	if !s.scope.Filters() {
 		return ""
 	}
-	if !s.prefixed {
-		return s.scope.Keep(readOnlyHint(ti), tool, u.name+"."+tool)
-	}
-	return s.scope.Keep(readOnlyHint(ti), s.toolName(u, tool))
+	return s.scope.Keep(readOnlyHint(ti), tool, u.name+"."+tool)
 }
 
 // hides reports whether the scope hides the tool.

@@ -273,6 +273,23 @@ func callCode(c bridgev1.ToolBridgeServiceClient, ctx context.Context, tool stri
 	return status.Code(err)
 }
 
+// TestScopePlainPatternsManyServers: a plain TOOL pattern means the same
+// with two servers as with one: --exclude-tools 'delete_*' hides every
+// server's delete_thing, and a call to one is NOT_FOUND. Before, it hid
+// nothing once names became SERVER.TOOL, and nothing was logged.
+func TestScopePlainPatternsManyServers(t *testing.T) {
+	c, _ := serve(t, bridge.Options{ExcludeTools: []string{"delete_*", "nav.set_thing"}}, bridge.InProcess("nav", scopeServer(nil)), bridge.InProcess("web", scopeServer(nil)))
+	want := []string{"nav.get_thing", "web.get_thing", "web.set_thing"}
+	if got := listedNames(t, c); !slices.Equal(got, want) {
+		t.Errorf("listed %v, want %v", got, want)
+	}
+	for _, name := range []string{"nav.delete_thing", "web.delete_thing", "nav.set_thing"} {
+		if code, _ := callStatus(c, name); code != codes.NotFound {
+			t.Errorf("a call of hidden %s: %v, want NotFound", name, code)
+		}
+	}
+}
+
 // TestScopeOneServerByName: with one server, whose tools the bridge names
 // without a prefix, a pattern naming the server ("nav.delete_*") still
 // applies: an exclusion written for SERVER.TOOL must not fail open

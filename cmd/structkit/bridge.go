@@ -201,7 +201,7 @@ func (f *bridgeFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.limits.MaxToolSchemaBytes, "max-tool-schema-bytes", 0, "leave out a tool whose input and output schemas pass `N` bytes (compacted JSON); 0 means 256 KiB, negative no limit")
 	fs.IntVar(&f.limits.MaxSchemaBytes, "max-schema-bytes", 0, "serve each MCP server's tools until their schemas pass `N` bytes in all; 0 means 64 MiB, negative no limit")
 	fs.DurationVar(&f.limits.MinRelistInterval, "min-relist-interval", 0, "list an MCP server's tools again at most once per `DURATION`, however often it says they changed or calls name a tool it lacks; 0 means 1s")
-	f.scope.register(fs, "tool names at the bridge (NAME.TOOL with more than one --mcp) and NAME.TOOL", "those the MCP server annotates readOnlyHint true", "forward-metadata",
+	f.scope.register(fs, "the tools' own names and NAME.TOOL", "those the MCP server annotates readOnlyHint true", "forward-metadata",
 		"forward the gRPC metadata of these `NAMES` of each call (comma-separated, repeatable; e.g. x-tenant) to the MCP servers over HTTP, as headers; stdio servers get none")
 	fs.BoolVar(&f.forwardAuthToken, "forward-auth-token", false, "with --auth-token-file, allow --forward-metadata authorization: it hands the bridge's own token to the MCP servers")
 }
@@ -564,10 +564,10 @@ Scope: --tools serves only the tools matching one of its patterns,
 --exclude-tools hides those matching one of its (it wins over --tools),
 --read-only serves only those the MCP server annotates readOnlyHint true.
 Patterns are path.Match's (* is any run of characters, "/" too, ? one,
-[a-z] a class; case counts) over the tool's name at the bridge
-(NAME.TOOL with more than one --mcp) and over NAME.TOOL (with one too),
-so 'nav.*' scopes one server (all its tools, nav.admin/delete too) and
-'*.delete_*' every server, however many --mcp there are. A hidden tool is not listed (nor in left_out), and a call to it
+[a-z] a class; case counts) over the tool's own name and over
+NAME.TOOL, however many --mcp there are: 'delete_*' scopes every
+server's delete tools, 'nav.*' one server (all its tools,
+nav.admin/delete too). A hidden tool is not listed (nor in left_out), and a call to it
 is NOT_FOUND exactly as for a tool that does not exist; the hidden tools
 are logged at each start of their server. A malformed pattern exits 2.
 --forward-metadata x-tenant carries that gRPC metadata of each call to
