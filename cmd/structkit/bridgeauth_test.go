@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -135,13 +134,7 @@ func TestBridgeRefusedCounted(t *testing.T) {
 	if _, err := c.CallTool(bearer(token), &bridgev1.CallToolRequest{Name: "code_nav"}); status.Code(err) == codes.Unauthenticated {
 		t.Fatalf("CallTool with the token: %v", err)
 	}
-	resp, err := http.Get("http://" + s.metrics + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	text := string(b)
+	text := s.scrape(t)
 	if want := `structkit_bridge_unauthenticated_calls_total{method="/structkit.bridge.v1.ToolBridgeService/CallTool"} 3`; !strings.Contains(text, want) {
 		t.Errorf("metrics lack %s:\n%s", want, text)
 	}

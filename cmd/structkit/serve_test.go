@@ -422,13 +422,7 @@ func TestBridgeMetrics(t *testing.T) {
 			t.Errorf("call %s: exit %d, want %d: %s", c.tool, code, c.code, stderr)
 		}
 	}
-	resp, err := http.Get("http://" + s.metrics + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	text := string(b)
+	text := s.scrape(t)
 	for _, want := range []string{
 		`structkit_bridge_calls_total{code="OK",server="example",tool="code_nav"} 3`,
 		`structkit_bridge_calls_total{code="OK",server="example",tool="search_issues"} 1`,
@@ -470,4 +464,19 @@ func TestBridgeHealthNames(t *testing.T) {
 			t.Errorf("health of %q: %v, %v; want SERVING", svc, hr, err)
 		}
 	}
+}
+
+// scrape is the text of the served bridge's /metrics.
+func (s *served) scrape(t *testing.T) string {
+	t.Helper()
+	resp, err := http.Get("http://" + s.metrics + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
