@@ -22,9 +22,9 @@ import (
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
 	"github.com/structkit/structkit/internal/mcptrace"
 	"github.com/structkit/structkit/internal/msgtext"
-	"github.com/structkit/structkit/internal/rpcargs"
 	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/mcpbridge"
+	"github.com/structkit/structkit/protoargs"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -298,9 +298,10 @@ const (
 // "arguments"), then those about the result (field "structured_content",
 // paths inside it: mcpbridge's "/structuredContent" prefix is the field).
 func report(res *mcpbridge.CallResult) *structkitv1.Report {
-	out := rpcargs.AppendReport(nil, argumentsField, &res.Report)
-	n, m := len(out.Changes), len(out.Problems)
-	out = rpcargs.AppendReport(out, resultField, &res.ResultReport)
+	out := (&protoargs.Result{Fields: []protoargs.FieldReport{
+		{Field: argumentsField, Report: res.Report}, {Field: resultField, Report: res.ResultReport},
+	}}).Proto()
+	n, m := len(res.Report.Changes), len(res.Report.Problems)
 	for _, c := range out.Changes[n:] {
 		c.Path = strings.TrimPrefix(c.Path, mcpbridgeStructuredPath)
 	}
