@@ -25,6 +25,29 @@
 // Deeper input fails with CodeDepth, longer literals with CodeNumber, each
 // naming the location.
 //
+// # Decisions
+//
+// The check validates with structkit's own JSON Schema validator, not
+// santhosh-tekuri/jsonschema, which the tests keep as the oracle (the
+// official suite and verdict-by-verdict comparisons). Measured on the
+// project's machine (docs/performance.md):
+//
+//   - Linear time. A schema that applies its previous definition twice
+//     through $ref at each level (anyOf, a string against an integer leaf)
+//     takes santhosh 0.84 s at 16 levels, 17.7 s at 20 and 72 s at 22; ours
+//     takes 0.2–0.7 ms, and 1.5 ms at 64 levels (memoised by schema node and
+//     instance location). Servers we do not control publish schemas.
+//   - Speed. Validating the small tool call takes about 6 µs with no
+//     allocation, against 25 µs for santhosh in the same run.
+//   - Cancellation and exactness. Every check stops when its context is
+//     done, and it validates the instance the encoder recorded while it
+//     wrote the arguments (numbers exact, no Go tree); santhosh takes
+//     neither a context nor such an instance.
+//
+// Re-decide if santhosh memoises references and takes a context: the
+// comparisons in internal/validate say at once whether its verdicts and
+// ours agree.
+//
 // # Options
 //
 // Options are plain structs, used by value. Each embeds, as its first
