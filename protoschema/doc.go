@@ -3,7 +3,7 @@
 // (SchemaOptions.Generate), and converts messages to and from JSON through
 // structkit's codec under that schema (Codec), so 64-bit integers keep every
 // digit and a model's mistakes come back as located problems
-// (*ProblemsError) rather than protojson's error text.
+// (*Error with Problems) rather than protojson's error text.
 //
 // The guide docs/grpc-tools.md of the repository has the mapping, field by
 // field, and the limits for descriptors nobody vetted.
