@@ -10,6 +10,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
@@ -518,7 +519,7 @@ func (g *goConv) toValue(v any, l *plan.Loc) (*structpb.Value, error) {
 	case float32:
 		return g.float(float64(x))
 	case int:
-		return g.integer(strconv.FormatInt(int64(x), 10), l)
+		return g.integer(strconv.FormatInt(int64(x), 10), true, l)
 	case int8:
 		return structpb.NewNumberValue(float64(x)), nil
 	case int16:
@@ -526,9 +527,9 @@ func (g *goConv) toValue(v any, l *plan.Loc) (*structpb.Value, error) {
 	case int32:
 		return structpb.NewNumberValue(float64(x)), nil
 	case int64:
-		return g.integer(strconv.FormatInt(x, 10), l)
+		return g.integer(strconv.FormatInt(x, 10), true, l)
 	case uint:
-		return g.integer(strconv.FormatUint(uint64(x), 10), l)
+		return g.integer(strconv.FormatUint(uint64(x), 10), true, l)
 	case uint8:
 		return structpb.NewNumberValue(float64(x)), nil
 	case uint16:
@@ -536,7 +537,7 @@ func (g *goConv) toValue(v any, l *plan.Loc) (*structpb.Value, error) {
 	case uint32:
 		return structpb.NewNumberValue(float64(x)), nil
 	case uint64:
-		return g.integer(strconv.FormatUint(x, 10), l)
+		return g.integer(strconv.FormatUint(x, 10), true, l)
 	case json.Number:
 		lit := string(x)
 		if !jsontext.IsNumber(lit) {
@@ -546,7 +547,7 @@ func (g *goConv) toValue(v any, l *plan.Loc) (*structpb.Value, error) {
 			return nil, err
 		}
 		if canon, ok := jsontext.IntegerDigits(lit); ok {
-			return g.integer(canon, l)
+			return g.integer(canon, !strings.ContainsAny(lit, ".eE"), l)
 		}
 		f, err := jsontext.ParseFloat(lit)
 		if err != nil {
@@ -612,24 +613,27 @@ func (g *goConv) float(f float64) (*structpb.Value, error) {
 	return structpb.NewNumberValue(f), nil
 }
 
-// integer stores an exact integer given as canonical digits: a double
-// when it is within ±2^53, otherwise carried or rounded as Unmarshal does.
-func (g *goConv) integer(canon string, l *plan.Loc) (*structpb.Value, error) {
+// integer stores an exact integer given as canonical digits (plain when
+// it was written with digits only): a double when it is within ±2^53,
+// otherwise as the plan decides (plan.Loc.BigInteger), as Unmarshal does.
+func (g *goConv) integer(canon string, plain bool, l *plan.Loc) (*structpb.Value, error) {
 	f, err := strconv.ParseFloat(canon, 64)
+	if err == nil && !jsontext.BeyondSafe(canon) {
+		return structpb.NewNumberValue(f), nil
+	}
+	switch l.BigInteger(canon, plain, f, err == nil) {
+	case plan.BigCarry:
+		if g.report != nil {
+			g.note(coerce.RuleBigIntCarried, canon, strconv.Quote(canon), l)
+		}
+		return structpb.NewStringValue(canon), nil
+	case plan.BigRound:
+		if err == nil && g.report != nil && string(jsontext.AppendWhole(nil, f)) != canon {
+			g.note(coerce.RuleBigIntRounded, canon, string(jsontext.AppendFloat(nil, f)), l)
+		}
+	}
 	if err != nil {
 		return nil, g.fail(CodeNumber, "number %s is out of range of a double", msgtext.Clip(canon, 40))
 	}
-	if !jsontext.BeyondSafe(canon) {
-		return structpb.NewNumberValue(f), nil
-	}
-	if l.RoundsBigIntegers() {
-		if g.report != nil && string(jsontext.AppendWhole(nil, f)) != canon {
-			g.note(coerce.RuleBigIntRounded, canon, string(jsontext.AppendFloat(nil, f)), l)
-		}
-		return structpb.NewNumberValue(f), nil
-	}
-	if g.report != nil {
-		g.note(coerce.RuleBigIntCarried, canon, strconv.Quote(canon), l)
-	}
-	return structpb.NewStringValue(canon), nil
+	return structpb.NewNumberValue(f), nil
 }

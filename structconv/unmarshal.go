@@ -29,7 +29,10 @@ const (
 	// convention for 64-bit integers) where the schema admits integer or
 	// where there is no schema, and rounded (and reported) where the schema
 	// admits number but names integer nowhere. Marshal with the same
-	// schema writes the string back as the bare literal.
+	// schema writes the string back as the bare literal. Where there is no
+	// schema, a literal that is the shortest form of a double
+	// (1152921504606847000) is that double, which Marshal writes back as
+	// the same literal (see the package doc).
 	BigIntegersCarry BigIntegers = iota
 	// BigIntegersRound rounds to the nearest double everywhere, as protojson
 	// does.

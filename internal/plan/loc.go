@@ -3,6 +3,7 @@ package plan
 import (
 	"regexp"
 
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/schema"
 )
@@ -116,6 +117,51 @@ func (l *Loc) Names(t jsontype.Set) bool { return l != nil && l.named&t != 0 }
 // for a double is rounded (and reported).
 func (l *Loc) RoundsBigIntegers() bool {
 	return l != nil && l.named&jsontype.Integer == 0 && l.admit&jsontype.Number != 0 && l.admit != jsontype.Any
+}
+
+// Big is what becomes of an integral number beyond ±2^53 (see
+// BigInteger).
+type Big uint8
+
+// The fates of a big integer.
+const (
+	// BigCarry: kept exactly, as the string of its canonical digits in a
+	// Struct (an exact integer in a Go tree).
+	BigCarry Big = iota
+	// BigRound: the nearest double, reported where that loses digits.
+	BigRound
+	// BigDouble: the nearest double, and nothing is lost: the literal is
+	// that double's shortest form (1152921504606847000 for 2^60), which is
+	// how the codec writes a double where the schema does not say integer.
+	BigDouble
+)
+
+// BigInteger is the one decision on an integral number beyond ±2^53 at l,
+// on every path (JSON text, Structs, Go values, the Struct fields of
+// protobuf messages): canon is its canonical digits, plain whether it was
+// written with digits only, f its nearest double (ok false when no double
+// holds it). Where the schema admits number but names integer nowhere it
+// is rounded; where it names integer it is carried, in any notation.
+// Elsewhere (no schema, a free-form location) a float notation (1e21) is
+// rounded, the shortest form of a double stays that double (written back,
+// it is the same literal: the codec's own output round-trips), and any
+// other plain literal (9007199254740993, or 1152921504606846976, the exact
+// value of 2^60, which a double would write back as 1152921504606847000)
+// is carried, so that its digits survive. BigRound with ok false has no
+// double to round to: the number is refused (so is 1e400, a float notation
+// no double holds, at any location).
+func (l *Loc) BigInteger(canon string, plain bool, f float64, ok bool) Big {
+	switch {
+	case l.RoundsBigIntegers(), !ok && !plain:
+		return BigRound
+	case l.Integer():
+		return BigCarry
+	case !plain:
+		return BigRound
+	case ok && string(jsontext.AppendFloat(nil, f)) == canon:
+		return BigDouble
+	}
+	return BigCarry
 }
 
 // RestoresCarried reports whether a string of decimal digits here is an
