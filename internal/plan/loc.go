@@ -140,26 +140,25 @@ const (
 // on every path (JSON text, Structs, Go values, the Struct fields of
 // protobuf messages): canon is its canonical digits, plain whether it was
 // written with digits only, f its nearest double (ok false when no double
-// holds it). Where the schema admits number but names integer nowhere it
-// is rounded; where it names integer it is carried, in any notation.
-// Elsewhere (no schema, a free-form location) a float notation (1e21) is
-// rounded, the shortest form of a double stays that double (written back,
-// it is the same literal: the codec's own output round-trips), and any
-// other plain literal (9007199254740993, or 1152921504606846976, the exact
-// value of 2^60, which a double would write back as 1152921504606847000)
-// is carried, so that its digits survive. BigRound with ok false has no
+// holds it). Where the schema names integer it is carried, in any
+// notation. Elsewhere the shortest form of a double stays that double
+// (written back, it is the same literal: the codec's own output
+// round-trips), and other literals are rounded where the schema admits
+// number but names integer nowhere, or where they are written as floats
+// (1e21); any other plain literal (9007199254740993, or
+// 1152921504606846976, the exact value of 2^60, which a double would
+// write back as 1152921504606847000) is carried, so that its digits
+// survive. BigRound with ok false has no
 // double to round to: the number is refused (so is 1e400, a float notation
 // no double holds, at any location).
 func (l *Loc) BigInteger(canon string, plain bool, f float64, ok bool) Big {
 	switch {
-	case l.RoundsBigIntegers(), !ok && !plain:
-		return BigRound
-	case l.Integer():
+	case l.Integer() && (ok || plain):
 		return BigCarry
-	case !plain:
-		return BigRound
-	case ok && string(jsontext.AppendFloat(nil, f)) == canon:
+	case ok && plain && string(jsontext.AppendFloat(nil, f)) == canon:
 		return BigDouble
+	case l.RoundsBigIntegers(), !plain:
+		return BigRound
 	}
 	return BigCarry
 }
