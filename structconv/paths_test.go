@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,6 +75,10 @@ type pathsRow struct {
 	// start from such a Struct: a string of digits there is no model's
 	// string to repair or refuse.
 	heldReport []string
+	// heldText, if not nil, is the report of the other paths where held
+	// is set (those that read the text themselves), where it differs from
+	// report: what it says of a value is what those paths wrote.
+	heldText []string
 }
 
 // pathsDisagree are the paths known to give another answer than their
@@ -82,11 +87,15 @@ type pathsRow struct {
 // the row's answer, so that the entry is removed.
 var pathsDisagree = map[string]string{
 	"fraction at integer/check Struct in place": "the fix in place does not report fraction-at-integer (the other paths do)",
+	"json string, free inside/check Go":         pathsGoText,
+	"json string, free inside/GoOptions.Apply":  pathsGoText,
 	"drop empty/adapt (openai) Forward, Restore": "openai's schema makes the optional member required and nullable: restore takes its null " +
 		"for absence (absent-from-null, an adapt rule) before drop-empty can see it; the output is the same",
 }
 
-const ()
+// pathsGoText is why the Go paths disagree on JSON text in a string.
+const pathsGoText = "JSON text in a string is read into a Struct (parseStrict) and then into the Go tree: a big integer at a free location " +
+	"inside it becomes a string, where a Go tree could hold it as the json.Number it was"
 
 // The rules that tell how a path holds a value on its way (as a double, a
 // carried string, an int64) rather than what became of it: they differ
@@ -174,6 +183,15 @@ var pathsRows = []pathsRow{
 		report: []string{`/any: enum-case "Auto" -> "auto"`}},
 	{name: "lenient under oneOf", in: `{"one":"true"}`, policy: coerce.Lenient(), out: `{"one":true}`,
 		report: []string{`/one: string-to-boolean "true" -> true`}},
+	{name: "lenient nested", in: `{"obj":{"i":"7"}}`, policy: coerce.Lenient(), out: `{"obj":{"i":7}}`,
+		report: []string{`/obj/i: string-to-integer "7" -> 7`}},
+	{name: "lenient under if-else", in: `{"cond":{"k":"x","v":"2.5"}}`, policy: coerce.Lenient(), out: `{"cond":{"k":"x","v":2.5}}`,
+		report: []string{`/cond/v: string-to-number "2.5" -> 2.5`}},
+	{name: "json string, free inside", in: `{"obj":"{\"f\":9007199254740993}"}`, policy: pathsAll, out: `{"obj":{"f":9007199254740993}}`,
+		report:     []string{`/obj: json-string "{\"f\":9007199254740993}" -> {"f":9007199254740993}`},
+		held:       `{"obj":{"f":"9007199254740993"}}`,
+		heldReport: []string{`/obj: json-string "{\"f\":9007199254740993}" -> {"f":"9007199254740993"}`},
+		heldText:   []string{`/obj: json-string "{\"f\":9007199254740993}" -> {"f":"9007199254740993"}`}},
 	{name: "lenient under if-then", in: `{"cond":{"k":"int","v":"8"}}`, policy: coerce.Lenient(), out: `{"cond":{"k":"int","v":8}}`,
 		report: []string{`/cond/v: string-to-integer "8" -> 8`}},
 
@@ -328,6 +346,14 @@ func TestOneAnswerOnEveryPath(t *testing.T) {
 	if got, want := pathsDecode(t, codec.Schema()), pathsDecode(t, []byte(pathsFree)); !cmp.Equal(pathsWithout(got, "$schema"), want) {
 		t.Fatalf("protoschema generates %s for the message, not pathsFree", codec.Schema())
 	}
+	// Every lenient rule has a row.
+	for _, rule := range pathsAll.Rules() {
+		if !slices.ContainsFunc(pathsRows, func(r pathsRow) bool {
+			return slices.ContainsFunc(r.report, func(c string) bool { return strings.Contains(c, ": "+string(rule)+" ") })
+		}) {
+			t.Errorf("no row reports %s", rule)
+		}
+	}
 	names := map[string]bool{}
 	for _, r := range pathsRows {
 		if names[r.name] {
@@ -353,8 +379,11 @@ func TestOneAnswerOnEveryPath(t *testing.T) {
 					if got.held && r.held != "" {
 						out, want = r.held, pathsDecode(t, []byte(r.held))
 					}
-					if got.fromHeld && r.held != "" {
+					switch {
+					case got.fromHeld && r.held != "":
 						report = r.heldReport
+					case got.held && r.heldText != nil:
+						report = r.heldText
 					}
 					var wrong []string
 					if got.out != nil && string(got.out) != out {
