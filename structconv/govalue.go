@@ -139,6 +139,7 @@ type goConv struct {
 	lenient bool
 	digits  int // most digits a json.Number may have
 	path    []seg
+	lits    *literals // marks the big integers carried, for reports; nil for none
 }
 
 // enter bounds the nesting of a walk over values built in memory.
@@ -292,7 +293,7 @@ func (g *goConv) str(s string, l *plan.Loc) any {
 func (g *goConv) fromValue(v *structpb.Value, l *plan.Loc) (any, error) {
 	if g.lenient && l != nil {
 		if sc, ok := scalarOf(v); ok && !isCarried(sc, l) {
-			if out, done, err := g.lenientGo(scalarGo(sc), l); done {
+			if out, done, err := g.lenientGo(scalarGo(sc), l, false); done {
 				return out, err
 			}
 		}
@@ -468,7 +469,7 @@ func (g *goConv) apply(v any, l *plan.Loc) (any, error) {
 		return x, nil
 	}
 	if g.lenient {
-		if out, done, err := g.lenientGo(v, l); done {
+		if out, done, err := g.lenientGo(v, l, true); done {
 			return out, err
 		}
 	}
@@ -675,7 +676,11 @@ func (g *goConv) integer(canon, lit string, l *plan.Loc) (*structpb.Value, error
 		if g.report != nil {
 			g.note(coerce.RuleBigIntCarried, lit, strconv.Quote(canon), l)
 		}
-		return structpb.NewStringValue(canon), nil
+		v := structpb.NewStringValue(canon)
+		if g.lits != nil {
+			g.lits.carry(v)
+		}
+		return v, nil
 	case plan.BigRound:
 		if err == nil && g.report != nil && string(jsontext.AppendWhole(nil, f)) != canon {
 			g.note(coerce.RuleBigIntRounded, lit, string(jsontext.AppendFloat(nil, f)), l)

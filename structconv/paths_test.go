@@ -87,15 +87,9 @@ type pathsRow struct {
 // the row's answer, so that the entry is removed.
 var pathsDisagree = map[string]string{
 	"fraction at integer/check Struct in place": "the fix in place does not report fraction-at-integer (the other paths do)",
-	"json string, free inside/check Go":         pathsGoText,
-	"json string, free inside/GoOptions.Apply":  pathsGoText,
 	"drop empty/adapt (openai) Forward, Restore": "openai's schema makes the optional member required and nullable: restore takes its null " +
 		"for absence (absent-from-null, an adapt rule) before drop-empty can see it; the output is the same",
 }
-
-// pathsGoText is why the Go paths disagree on JSON text in a string.
-const pathsGoText = "JSON text in a string is read into a Struct (parseStrict) and then into the Go tree: a big integer at a free location " +
-	"inside it becomes a string, where a Go tree could hold it as the json.Number it was"
 
 // The rules that tell how a path holds a value on its way (as a double, a
 // carried string, an int64) rather than what became of it: they differ
