@@ -456,7 +456,7 @@ func pathsAdapt(t *testing.T, p *pathsEnv, r pathsRow, profile adapt.Profile) pa
 // pathsFailed is the result of a path that failed: its error is its
 // report.
 func pathsFailed(err error) pathsResult {
-	return pathsResult{tree: nil, report: []string{"error: " + err.Error()}}
+	return pathsResult{report: []string{"error: " + err.Error()}}
 }
 
 // pathsRounded renders the roundings of reading a Struct: what a path
