@@ -15,7 +15,19 @@
 // carried in the Struct as strings of their decimal digits and written
 // back as bare literals, so JSON → Struct → wire → Struct → JSON keeps
 // every digit. Fractions at integer locations are kept and reported, never
-// truncated. Errors are *Error values naming the location as a JSON
+// truncated.
+//
+// One rule decides an integer beyond ±2^53 on every path (JSON text,
+// Structs, Go values, the Struct fields of protobuf messages through
+// protoschema): where the schema says integer it is carried, in any
+// notation. Elsewhere (a number location, no schema, {}) the shortest form
+// of a double (1152921504606847000, as the codec writes 2^60 there) stays
+// that double, so the codec's own output reads back as it was; a float
+// notation (1e21) is a double too (reported where digits are lost); any
+// other plain literal (9007199254740993, -9223372036854775808) is carried,
+// so that its digits survive. A Struct holds a carried integer as a string
+// of its digits: where the schema admits strings as well (no schema, {})
+// it is written back as that string. Errors are *Error values naming the location as a JSON
 // Pointer; a Report, when asked for, lists every rule that fired.
 //
 // Every input gets a bounded answer. JSON input nests at most 2000 levels
