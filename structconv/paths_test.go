@@ -424,7 +424,7 @@ func (p *pathsEnv) held(t *testing.T, r pathsRow) (*structpb.Value, *coerce.Repo
 // its output.
 func (p *pathsEnv) validate(t *testing.T, out []byte) []coerce.Problem {
 	t.Helper()
-	problems, err := p.schema.Validate(pathsDecode(t, out))
+	problems, err := p.schema.Validate(context.Background(), pathsDecode(t, out))
 	must(t, err)
 	return problems
 }
