@@ -244,25 +244,21 @@ func at(path string) string {
 // (which structconv.MarshalOptions with the same schema writes back as
 // bare literals).
 func (c *Codec) MarshalStruct(m proto.Message) (*structpb.Struct, error) {
-	// The 64-bit integers are written as strings and read back as
-	// integers where the schema says integer (carried beyond ±2^53);
-	// every number literal is then a double's (float and double fields,
-	// Struct and Value numbers) and is read as the double it is.
-	raw, err := c.marshal(m, true)
+	// The 64-bit integers are written as the schema has them (integer
+	// literals, or strings under Int64Strings) and read under the same
+	// schema, which carries integer literals beyond ±2^53; every other
+	// number is a double written in its shortest form, which reads back
+	// as that double.
+	raw, err := c.Marshal(m)
 	if err != nil {
 		return nil, err
 	}
 	var s structpb.Struct
-	if err := (structconv.UnmarshalOptions{Schema: c.schema, Policy: integerRepair, BigIntegers: structconv.BigIntegersRound,
-		MaxDepth: math.MaxInt}).Unmarshal(raw, &s); err != nil { // the codec's hard cap
+	if err := (structconv.UnmarshalOptions{Schema: c.schema, MaxDepth: math.MaxInt}).Unmarshal(raw, &s); err != nil { // the codec's hard cap
 		return nil, err
 	}
 	return &s, nil
 }
-
-// integerRepair turns the decimal strings of 64-bit integers into
-// integers where the schema says integer.
-var integerRepair = coerce.Policy{StringToInteger: true}
 
 // explain rewrites the problems of the constructs the generator uses for
 // oneofs, aliases and required fields into words a model can act on.

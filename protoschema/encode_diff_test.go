@@ -288,3 +288,43 @@ func FuzzEncoder(f *testing.F) {
 		}
 	})
 }
+
+// TestMarshalStructAsSchema: MarshalStruct holds the 64-bit integers as
+// the codec's schema has them: numbers (carried digits beyond ±2^53), or
+// strings under Int64Strings; other numbers stay the doubles they are.
+func TestMarshalStructAsSchema(t *testing.T) {
+	for _, tc := range []struct {
+		opts                 protoschema.SchemaOptions
+		in                   string
+		account, order, unit *structpb.Value
+	}{
+		{protoschema.SchemaOptions{}, `{"order":{"accountId":18446744073709551615,"items":[{"quantity":1,"unitPriceMicros":-9223372036854775808}],"orderId":5,"score":0.25}}`,
+			structpb.NewStringValue("18446744073709551615"), structpb.NewNumberValue(5), structpb.NewStringValue("-9223372036854775808")},
+		{protoschema.SchemaOptions{Int64Strings: true}, `{"order":{"accountId":"18446744073709551615","items":[{"quantity":1,"unitPriceMicros":"-9223372036854775808"}],"orderId":"5","score":0.25}}`,
+			structpb.NewStringValue("18446744073709551615"), structpb.NewStringValue("5"), structpb.NewStringValue("-9223372036854775808")},
+	} {
+		c, err := protoschema.NewCodec(orderRequest(), protoschema.CodecOptions{Schema: tc.opts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := newDynamic(orderRequest())
+		if _, err := c.Unmarshal(context.Background(), "", []byte(tc.in), m); err != nil {
+			t.Fatal(err)
+		}
+		s, err := c.MarshalStruct(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		order := s.Fields["order"].GetStructValue().GetFields()
+		unit := order["items"].GetListValue().GetValues()[0].GetStructValue().GetFields()["unitPriceMicros"]
+		for _, f := range []struct {
+			name      string
+			got, want *structpb.Value
+		}{{"accountId", order["accountId"], tc.account}, {"orderId", order["orderId"], tc.order}, {"unitPriceMicros", unit, tc.unit},
+			{"score", order["score"], structpb.NewNumberValue(0.25)}} {
+			if !proto.Equal(f.got, f.want) {
+				t.Errorf("Int64Strings %v: %s = %v, want %v", tc.opts.Int64Strings, f.name, f.got, f.want)
+			}
+		}
+	}
+}
