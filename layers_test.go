@@ -13,10 +13,10 @@ import (
 // publicPackages are the module's public packages: nothing under
 // internal/ may import one of them (the engine sits below the public face,
 // never the other way round). A public package's own internal packages
-// (mcpbridge/internal/toolcall, shared by mcpbridge and mcpbridge/mcpgo)
+// (gateway/mcpbridge/internal/toolcall, shared by mcpbridge and mcpbridge/mcpgo)
 // are part of its layer, above coerce and structconv, and are not the
 // engine.
-var publicPackages = []string{"adapt", "bridge", "coerce", "connectargs", "connectargs/v2", "grpcargs", "grpcmcp", "mcpbridge", "mcpbridge/mcpgo", "protoargs", "protoschema", "structconv"}
+var publicPackages = []string{"adapt", "coerce", "connectargs", "connectargs/v2", "gateway/bridge", "gateway/grpcmcp", "gateway/mcpbridge", "gateway/mcpbridge/mcpgo", "grpcargs", "protoargs", "protoschema", "structconv"}
 
 const module = "github.com/structkit/structkit/"
 
