@@ -10,13 +10,17 @@ import (
 	"testing"
 )
 
-// publicPackages are the module's public packages: nothing under
+// publicPackages are the library's public packages: nothing under
 // internal/ may import one of them (the engine sits below the public face,
-// never the other way round). A public package's own internal packages
-// (gateway/mcpbridge/internal/toolcall, shared by mcpbridge and mcpbridge/mcpgo)
-// are part of its layer, above coerce and structconv, and are not the
-// engine.
-var publicPackages = []string{"adapt", "coerce", "connectargs", "connectargs/v2", "gateway/bridge", "gateway/grpcmcp", "gateway/mcpbridge", "gateway/mcpbridge/mcpgo", "grpcargs", "protoargs", "protoschema", "structconv"}
+// never the other way round).
+var publicPackages = []string{"adapt", "coerce", "connectargs", "connectargs/v2", "grpcargs", "jsonvalue", "protoargs", "protoschema", "structconv"}
+
+// gatewayPackages are the gateway's public packages (under gateway/). The
+// gateway builds on the library's public packages only (TestGateway); its
+// own internal packages (gateway/internal/..., and
+// gateway/mcpbridge/internal/toolcall shared by mcpbridge and
+// mcpbridge/mcpgo) are part of its layer, not the library's engine.
+var gatewayPackages = []string{"gateway/bridge", "gateway/grpcmcp", "gateway/mcpbridge", "gateway/mcpbridge/mcpgo"}
 
 const module = "github.com/structkit/structkit/"
 
@@ -31,7 +35,7 @@ var publicLeaves = []string{"coerce"}
 // apart and cannot make the engine depend on the public face.
 func TestLayers(t *testing.T) {
 	public := map[string]bool{}
-	for _, p := range publicPackages {
+	for _, p := range append(publicPackages, gatewayPackages...) {
 		public[module+p] = true
 	}
 	for _, p := range publicLeaves {
@@ -116,4 +120,35 @@ func moduleImports(t *testing.T, dir string) []string {
 		}
 	}
 	return out
+}
+
+// TestGateway: no Go file under gateway/ imports a package under the
+// library's internal/: the gateway uses the library's public API only, so
+// that it can be a module of its own.
+func TestGateway(t *testing.T) {
+	fset := token.NewFileSet()
+	n := 0
+	err := filepath.WalkDir("gateway", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		n++
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if strings.HasPrefix(p, module+"internal/") {
+				t.Errorf("%s imports %s: the gateway may use the library's public packages only", path, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 100 {
+		t.Fatalf("only %d files under gateway/: is the test run from the module root?", n)
+	}
 }

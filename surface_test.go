@@ -17,10 +17,17 @@ import (
 // shrinks, never raise them. Issue 23's goals are 110 and 350. When this
 // test was written: 142 and 444, the members of the internal types that
 // coerce aliased not counted; 158 and 503 once coerce defined those types
-// with their rule constants and ParsePolicy.
+// with their rule constants and ParsePolicy. The gateway's packages
+// (gatewayPackages) then left the library's count, 52 and 224 of it, and
+// jsonvalue (43 and 65: what the gateway read with internal/jsontext and
+// internal/pointer), coerce.QuoteText and Report.Observe joined it; the
+// gateway's count has limits of its own.
 const (
-	maxTopLevel   = 158
-	maxIdentifier = 503
+	maxTopLevel   = 150
+	maxIdentifier = 344
+
+	maxGatewayTopLevel   = 52
+	maxGatewayIdentifier = 224
 )
 
 // TestSurface counts the public API: go test -run TestSurface -v . prints
@@ -28,20 +35,24 @@ const (
 // exported; a field or interface method when its type is an exported
 // top-level type (an alias is counted where its type is defined).
 func TestSurface(t *testing.T) {
-	top, all := 0, 0
-	for _, dir := range publicPackages {
-		pt, pa := surface(t, dir)
-		t.Logf("%-16s %3d top-level, %3d identifiers", dir, pt, pa)
-		top += pt
-		all += pa
+	count := func(what string, dirs []string, maxTop, maxAll int) {
+		top, all := 0, 0
+		for _, dir := range dirs {
+			pt, pa := surface(t, dir)
+			t.Logf("%-24s %3d top-level, %3d identifiers", dir, pt, pa)
+			top += pt
+			all += pa
+		}
+		t.Logf("%s: %d top-level names (limit %d), %d identifiers (limit %d)", what, top, maxTop, all, maxAll)
+		if top > maxTop {
+			t.Errorf("%s: %d exported top-level names, limit %d", what, top, maxTop)
+		}
+		if all > maxAll {
+			t.Errorf("%s: %d exported identifiers, limit %d", what, all, maxAll)
+		}
 	}
-	t.Logf("total: %d top-level names (limit %d), %d identifiers (limit %d)", top, maxTopLevel, all, maxIdentifier)
-	if top > maxTopLevel {
-		t.Errorf("%d exported top-level names, limit %d", top, maxTopLevel)
-	}
-	if all > maxIdentifier {
-		t.Errorf("%d exported identifiers, limit %d", all, maxIdentifier)
-	}
+	count("library", publicPackages, maxTopLevel, maxIdentifier)
+	count("gateway", gatewayPackages, maxGatewayTopLevel, maxGatewayIdentifier)
 }
 
 // surface counts the exported top-level names and all exported

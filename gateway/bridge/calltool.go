@@ -19,11 +19,11 @@ import (
 	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/gateway/internal/mcptrace"
+	"github.com/structkit/structkit/gateway/internal/msgtext"
 	"github.com/structkit/structkit/gateway/mcpbridge"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
-	"github.com/structkit/structkit/internal/msgtext"
-	"github.com/structkit/structkit/internal/rpcargs"
+	"github.com/structkit/structkit/protoargs"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -297,14 +297,19 @@ const (
 // "arguments"), then those about the result (field "structured_content",
 // paths inside it: mcpbridge's "/structuredContent" prefix is the field).
 func report(res *mcpbridge.CallResult) *structkitv1.Report {
-	out := rpcargs.AppendReport(nil, argumentsField, &res.Report)
-	n, m := len(out.Changes), len(out.Problems)
-	out = rpcargs.AppendReport(out, resultField, &res.ResultReport)
-	for _, c := range out.Changes[n:] {
-		c.Path = strings.TrimPrefix(c.Path, mcpbridgeStructuredPath)
+	out := (&protoargs.Result{Fields: []protoargs.FieldReport{
+		{Field: argumentsField, Report: res.Report},
+		{Field: resultField, Report: res.ResultReport},
+	}}).Proto()
+	for _, c := range out.Changes {
+		if c.Field == resultField {
+			c.Path = strings.TrimPrefix(c.Path, mcpbridgeStructuredPath)
+		}
 	}
-	for _, p := range out.Problems[m:] {
-		p.Path = strings.TrimPrefix(p.Path, mcpbridgeStructuredPath)
+	for _, p := range out.Problems {
+		if p.Field == resultField {
+			p.Path = strings.TrimPrefix(p.Path, mcpbridgeStructuredPath)
+		}
 	}
 	return out
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/structkit/structkit/gateway/bridge"
 	"github.com/structkit/structkit/gateway/internal/fixture/deepmcp"
 	"github.com/structkit/structkit/gateway/internal/fixture/heap"
+	"github.com/structkit/structkit/gateway/internal/fixture/long"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
-	"github.com/structkit/structkit/internal/fixture/long"
 )
 
 // TestBridgeResultMemory measures the peak heap of a bridge call of an

@@ -16,8 +16,8 @@ import (
 	"github.com/structkit/structkit/gateway/bridge"
 	"github.com/structkit/structkit/gateway/internal/fixture/deepmcp"
 	"github.com/structkit/structkit/gateway/internal/fixture/heap"
+	"github.com/structkit/structkit/gateway/internal/fixture/long"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
-	"github.com/structkit/structkit/internal/fixture/long"
 )
 
 // deepUpstream is the hostile deepmcp server over pipes, with results.

@@ -20,7 +20,7 @@ import (
 	"github.com/structkit/structkit/gateway/bridge"
 	"github.com/structkit/structkit/gateway/mcpbridge"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 // namedServer is an MCP server of tools of these names.
@@ -105,8 +105,8 @@ func (l *requestLog) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		m, _ := jsontext.Members(string(body), jsontext.Options{})
-		method, _ := jsontext.DecodeString(m["method"], jsontext.Options{})
+		m, _ := jsonvalue.Members(string(body), jsonvalue.Options{})
+		method, _ := jsonvalue.DecodeString(m["method"], jsonvalue.Options{})
 		s, _ := method.(string)
 		l.mu.Lock()
 		l.seen = append(l.seen, seenRequest{r.Method, s, r.Header.Values("X-Tenant")})

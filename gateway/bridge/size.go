@@ -1,11 +1,9 @@
 package bridge
 
 import (
-	"math"
-
 	"google.golang.org/protobuf/encoding/protowire"
 
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 // defaultMaxResponse is Options.MaxResponseBytes when zero: gRPC's default
@@ -25,7 +23,7 @@ func valueSize(text []byte) (n, values int, ok bool) {
 		key  int // an object's member name, as its map entry's field
 	}
 	var stack []frame
-	d := jsontext.NewDecoder(string(text), jsontext.Options{MaxDepth: jsontext.MaxDepthLimit, MaxDigits: math.MaxInt32, AllowDuplicateNames: true})
+	d := jsonvalue.NewDecoder(string(text), jsonvalue.Loose)
 	// add counts a value of encoded size v (a Value message) in its
 	// parent; at the top, it is the answer.
 	add := func(v int) {
@@ -48,21 +46,21 @@ func valueSize(text []byte) (n, values int, ok bool) {
 			return 0, 0, false
 		}
 		switch k {
-		case jsontext.EOF:
+		case jsonvalue.EOF:
 			return n, values, true
-		case jsontext.ObjectOpen:
+		case jsonvalue.ObjectOpen:
 			stack = append(stack, frame{obj: true})
-		case jsontext.ArrayOpen:
+		case jsonvalue.ArrayOpen:
 			stack = append(stack, frame{})
-		case jsontext.ObjectClose, jsontext.ArrayClose:
+		case jsonvalue.ObjectClose, jsonvalue.ArrayClose:
 			top := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			add(1 + protowire.SizeBytes(top.size))
-		case jsontext.Name:
+		case jsonvalue.Name:
 			stack[len(stack)-1].key = 1 + protowire.SizeBytes(len(d.Text()))
-		case jsontext.String:
+		case jsonvalue.String:
 			add(1 + protowire.SizeBytes(len(d.Text())))
-		case jsontext.Number:
+		case jsonvalue.Number:
 			// A double, or a big integer carried as its digits.
 			add(max(1+8, 1+protowire.SizeBytes(len(d.Text()))))
 		default: // true, false, null

@@ -11,8 +11,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/gateway/internal/msgtext"
 	"github.com/structkit/structkit/gateway/mcpbridge"
-	"github.com/structkit/structkit/internal/msgtext"
 )
 
 // maxNameInMessage bounds how much of a client-supplied name (a tool name)
@@ -90,12 +91,12 @@ func callStatus(ctx context.Context, server, name, tool string, err error) error
 		return status.Errorf(codes.Unimplemented, "MCP server %q, tool %s: %v", server, quoteName(tool), ce.Err)
 	case errors.As(err, &we) && we.Code != jsonrpc.CodeInternalError:
 		// The server's own error: its code says nothing gRPC knows.
-		return status.Errorf(codes.Unknown, "MCP server %q, tool %s: %s", server, quoteName(tool), msgtext.Bounded(ce.Err.Error(), msgtext.ServerTextLimit))
+		return status.Errorf(codes.Unknown, "MCP server %q, tool %s: %s", server, quoteName(tool), coerce.QuoteText(ce.Err.Error(), msgtext.ServerTextLimit))
 	}
 	// A result the client cannot read or convert (a literal beyond a
 	// double's range, nesting beyond the limit, a JSON-RPC internal error):
 	// the server's fault.
-	return status.Errorf(codes.Internal, "MCP server %q, tool %s: %s", server, quoteName(tool), msgtext.Bounded(ce.Err.Error(), msgtext.ServerTextLimit))
+	return status.Errorf(codes.Internal, "MCP server %q, tool %s: %s", server, quoteName(tool), coerce.QuoteText(ce.Err.Error(), msgtext.ServerTextLimit))
 }
 
 // unavailable is the status error of an upstream that could not be had.

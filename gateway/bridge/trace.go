@@ -6,9 +6,9 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/gateway/internal/mcptrace"
 	"github.com/structkit/structkit/gateway/mcpbridge"
-	"github.com/structkit/structkit/internal/msgtext"
 )
 
 // traceCall puts what the bridge knows of a call on the context's span
@@ -22,7 +22,7 @@ func traceCall(ctx context.Context, tool, server string, res *mcpbridge.CallResu
 		return
 	}
 	call := mcptrace.Annotate(span)
-	call.SetAttributes(attribute.String(mcptrace.AttrTool, msgtext.Bounded(tool, 128)))
+	call.SetAttributes(attribute.String(mcptrace.AttrTool, coerce.QuoteText(tool, 128)))
 	if server != "" {
 		call.SetAttributes(attribute.String(mcptrace.AttrServer, server))
 	}

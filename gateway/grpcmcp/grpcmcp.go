@@ -19,7 +19,7 @@ package grpcmcp
 import (
 	"context"
 	// encoding/json: the go-sdk hands us the arguments and takes results
-	// as json.RawMessage; schemas are read through jsontext.
+	// as json.RawMessage; schemas are read through jsonvalue.
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,10 +43,10 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/gateway/internal/mcptool"
 	"github.com/structkit/structkit/gateway/internal/mcptrace"
+	"github.com/structkit/structkit/gateway/internal/msgtext"
+	"github.com/structkit/structkit/gateway/internal/pragma"
 	"github.com/structkit/structkit/gateway/internal/scope"
-	"github.com/structkit/structkit/internal/jsontext"
-	"github.com/structkit/structkit/internal/msgtext"
-	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/jsonvalue"
 	"github.com/structkit/structkit/protoschema"
 	"github.com/structkit/structkit/structconv"
 )
@@ -481,8 +481,8 @@ func newTool(t Tool, reg *registration) (*tool, error) {
 
 // objectSchema checks that a tool's schema is an object of type "object".
 func objectSchema(sch []byte) error {
-	m, err := jsontext.Members(string(sch), jsontext.Options{})
-	typ, _ := jsontext.DecodeString(m["type"], jsontext.Options{})
+	m, err := jsonvalue.Members(string(sch), jsonvalue.Options{})
+	typ, _ := jsonvalue.DecodeString(m["type"], jsonvalue.Options{})
 	if err != nil || m == nil || typ != "object" {
 		return errors.New(`a tool's schemas must be objects (type "object"); this one is not`)
 	}
@@ -550,7 +550,7 @@ func (t *tool) handle(parent, ctx context.Context, _ *mcp.CallToolRequest, msg p
 		return errorResult(fmt.Sprintf("The call of tool %q succeeded, but %v.", t.name, err)), nil
 	}
 	if err != nil {
-		return errorResult(fmt.Sprintf("The call of tool %q succeeded, but its result could not be written: %s", t.name, msgtext.Bounded(err.Error(), msgtext.ServerTextLimit))), nil
+		return errorResult(fmt.Sprintf("The call of tool %q succeeded, but its result could not be written: %s", t.name, coerce.QuoteText(err.Error(), msgtext.ServerTextLimit))), nil
 	}
 	// The text shares b's bytes (never modified): the result is held once.
 	text := unsafe.String(unsafe.SliceData(b), len(b))

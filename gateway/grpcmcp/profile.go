@@ -7,8 +7,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/structkit/structkit/adapt"
-	"github.com/structkit/structkit/internal/jsontext"
-	"github.com/structkit/structkit/internal/pointer"
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 // profileSchema adapts a method's input schema to the options' profile
@@ -62,11 +61,11 @@ func collapsesAliases(a *adapt.Schema, doc []byte) bool {
 		}
 		if tree == nil {
 			var err error
-			if tree, err = jsontext.Decode(doc, jsontext.Options{}); err != nil {
+			if tree, err = jsonvalue.Decode(doc, jsonvalue.Options{}); err != nil {
 				return false
 			}
 		}
-		toks, ok := pointer.Split(c.Pointer)
+		toks, ok := jsonvalue.SplitPointer(c.Pointer)
 		if !ok {
 			continue
 		}
@@ -92,7 +91,7 @@ var openAPITypes = map[string]string{"STRING": "string", "NUMBER": "number", "IN
 // "type" is a schema, an object), so every string-valued "type" member is
 // one.
 func jsonSchemaTypes(doc []byte) ([]byte, error) {
-	tree, err := jsontext.Decode(doc, jsontext.Options{})
+	tree, err := jsonvalue.Decode(doc, jsonvalue.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -118,5 +117,5 @@ func jsonSchemaTypes(doc []byte) ([]byte, error) {
 		}
 	}
 	walk(tree)
-	return jsontext.Marshal(tree)
+	return jsonvalue.Marshal(tree)
 }

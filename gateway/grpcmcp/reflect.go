@@ -19,8 +19,8 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
-	"github.com/structkit/structkit/internal/msgtext"
-	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/gateway/internal/msgtext"
+	"github.com/structkit/structkit/gateway/internal/pragma"
 )
 
 // The default bounds of Reflect: what a server's reflection service may

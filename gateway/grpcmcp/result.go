@@ -9,8 +9,8 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/structkit/structkit/internal/jsontext"
-	"github.com/structkit/structkit/internal/msgtext"
+	"github.com/structkit/structkit/gateway/internal/msgtext"
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 // Result limits. A result goes to the client inside a JSON-RPC frame (the
@@ -71,16 +71,16 @@ func (e errResultDepth) Error() string {
 // checkResult reads the JSON of a result (written by the codec) once
 // through the token layer and refuses nesting beyond limit.
 func checkResult(b []byte, limit int) error {
-	d := jsontext.NewDecoder(string(b), jsontext.Options{MaxDepth: limit, MaxDigits: math.MaxInt32, AllowDuplicateNames: true})
+	d := jsonvalue.NewDecoder(string(b), jsonvalue.Options{MaxDepth: limit, MaxDigits: math.MaxInt32, AllowDuplicateNames: true})
 	for {
 		k, err := d.Next()
-		var se *jsontext.SyntaxError
+		var se *jsonvalue.SyntaxError
 		switch {
-		case errors.As(err, &se) && se.Kind == jsontext.ErrDepth:
+		case errors.As(err, &se) && se.Kind == jsonvalue.ErrDepth:
 			return errResultDepth{limit}
 		case err != nil:
 			return err
-		case k == jsontext.EOF:
+		case k == jsonvalue.EOF:
 			return nil
 		}
 	}

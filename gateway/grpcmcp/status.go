@@ -10,8 +10,9 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/structkit/structkit/internal/msgtext"
-	"github.com/structkit/structkit/internal/pointer"
+	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/gateway/internal/msgtext"
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 // statusText renders the error of a forwarded call for the model: the
@@ -24,12 +25,12 @@ import (
 func statusText(tool string, input protoreflect.MessageDescriptor, err error) string {
 	st, _ := status.FromError(err)
 	var b strings.Builder
-	fmt.Fprintf(&b, "The call of tool %q failed: %s: %s", tool, codeName(st.Code()), msgtext.Bounded(st.Message(), msgtext.ServerTextLimit))
+	fmt.Fprintf(&b, "The call of tool %q failed: %s: %s", tool, codeName(st.Code()), coerce.QuoteText(st.Message(), msgtext.ServerTextLimit))
 	shown, left := 0, 0
 	line := func(text string) {
 		shown++
 		b.WriteString("\n- ")
-		b.WriteString(msgtext.Bounded(text, msgtext.ServerDetailLimit))
+		b.WriteString(coerce.QuoteText(text, msgtext.ServerDetailLimit))
 	}
 	var violations []*errdetails.BadRequest_FieldViolation
 	for _, d := range st.Details() {
@@ -103,10 +104,10 @@ func fieldPointer(md protoreflect.MessageDescriptor, path string) string {
 	for _, seg := range splitPath(path) {
 		switch {
 		case seg.index:
-			out = pointer.AppendToken(out, seg.name)
+			out = jsonvalue.AppendToken(out, seg.name)
 			continue
 		case free || cur == nil:
-			out = pointer.AppendToken(out, seg.name)
+			out = jsonvalue.AppendToken(out, seg.name)
 			continue
 		}
 		fields := cur.Fields()
@@ -115,11 +116,11 @@ func fieldPointer(md protoreflect.MessageDescriptor, path string) string {
 			fd = fields.ByJSONName(seg.name)
 		}
 		if fd == nil {
-			out = pointer.AppendToken(out, seg.name)
+			out = jsonvalue.AppendToken(out, seg.name)
 			cur = nil
 			continue
 		}
-		out = pointer.AppendToken(out, fd.JSONName())
+		out = jsonvalue.AppendToken(out, fd.JSONName())
 		var next protoreflect.MessageDescriptor
 		if fd.IsMap() {
 			next = fd.MapValue().Message()

@@ -9,7 +9,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
 
-	"github.com/structkit/structkit/internal/msgtext"
+	"github.com/structkit/structkit/gateway/internal/msgtext"
 )
 
 func badRequest(t *testing.T, msg string, vs ...*errdetails.BadRequest_FieldViolation) error {

@@ -2,6 +2,7 @@ package grpcmcp
 
 import (
 	"context"
+	"math"
 	// encoding/json: the go-sdk takes results as json.RawMessage.
 	"encoding/json"
 	"errors"
@@ -17,8 +18,8 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/structkit/structkit/gateway/internal/mcptrace"
-	"github.com/structkit/structkit/internal/jsontext"
-	"github.com/structkit/structkit/internal/msgtext"
+	"github.com/structkit/structkit/gateway/internal/msgtext"
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 // Server-streaming methods as tools.
@@ -288,7 +289,7 @@ func (t *tool) handleStream(parent, ctx context.Context, req *mcp.CallToolReques
 	b := append(c.buf, ']')
 	if c.cut != "" {
 		b = append(b, `,"truncated":`...)
-		b, _ = jsontext.AppendValue(b, map[string]any{"by": c.cut, "messages": c.n, "note": t.cutText(c)})
+		b, _ = jsonvalue.AppendValue(b, map[string]any{"by": c.cut, "messages": c.n, "note": t.cutText(c)})
 	}
 	b = append(b, '}')
 	// The text shares b's bytes (never modified): the result is held once.
@@ -341,7 +342,7 @@ func progressNotifier(req *mcp.CallToolRequest) func(context.Context, int, []byt
 	switch v := token.(type) {
 	case string, int, int32, int64:
 	case float64:
-		if !jsontext.IsWhole(v) || v >= jsontext.MaxSafe || v <= -jsontext.MaxSafe {
+		if v != math.Trunc(v) || math.Abs(v) >= 1<<53 { // not a whole number below 2^53
 			return nil
 		}
 	default:
@@ -399,12 +400,12 @@ func streamSchema(msg []byte, md protoreflect.MessageDescriptor) []byte {
 	// A given schema as written, white space and all: compacted, so that
 	// it begins with '{' and the "$id" can go in after it. Loose: read
 	// (and its members checked) by objectSchema and mcptool.Check.
-	if c, err := jsontext.Compact(make([]byte, 0, len(msg)), string(msg), jsontext.Loose); err == nil {
+	if c, err := jsonvalue.Compact(make([]byte, 0, len(msg)), string(msg), jsonvalue.Loose); err == nil {
 		msg = c
 	}
 	items := msg
-	if m, _ := jsontext.Members(string(msg), jsontext.Loose); m["$id"] == "" {
-		id, _ := jsontext.Marshal("urn:structkit:message:" + string(md.FullName()))
+	if m, _ := jsonvalue.Members(string(msg), jsonvalue.Loose); m["$id"] == "" {
+		id, _ := jsonvalue.Marshal("urn:structkit:message:" + string(md.FullName()))
 		items = make([]byte, 0, len(msg)+len(id)+8)
 		items = append(append(items, `{"$id":`...), id...)
 		if len(msg) > 2 {
@@ -424,28 +425,28 @@ func streamSchema(msg []byte, md protoreflect.MessageDescriptor) []byte {
 		"required": []any{"by", "messages", "note"},
 	}
 	member := func(b []byte, name string) []byte {
-		b, _ = jsontext.AppendValue(b, name)
+		b, _ = jsonvalue.AppendValue(b, name)
 		return append(b, ':')
 	}
 	// Members in the order of their names, as the generated documents.
 	b := []byte{'{'}
 	b = member(b, "$schema")
-	b, _ = jsontext.AppendValue(b, "https://json-schema.org/draft/2020-12/schema")
+	b, _ = jsonvalue.AppendValue(b, "https://json-schema.org/draft/2020-12/schema")
 	b = member(append(b, ','), "additionalProperties")
 	b = append(b, "false"...)
 	b = member(append(b, ','), "properties")
 	b = member(append(b, '{'), "messages")
 	b = member(append(b, '{'), "description")
-	b, _ = jsontext.AppendValue(b, "The messages of the stream, in the order received, each a "+string(md.FullName())+".")
+	b, _ = jsonvalue.AppendValue(b, "The messages of the stream, in the order received, each a "+string(md.FullName())+".")
 	b = member(append(b, ','), "items")
 	b = append(b, items...)
 	b = member(append(b, ','), "type")
-	b, _ = jsontext.AppendValue(b, "array")
+	b, _ = jsonvalue.AppendValue(b, "array")
 	b = member(append(b, "},"...), "truncated")
-	b, _ = jsontext.AppendValue(b, truncated)
+	b, _ = jsonvalue.AppendValue(b, truncated)
 	b = member(append(b, "},"...), "required")
 	b = append(b, `["messages"]`...)
 	b = member(append(b, ','), "type")
-	b, _ = jsontext.AppendValue(b, "object")
+	b, _ = jsonvalue.AppendValue(b, "object")
 	return append(b, '}')
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/structkit/structkit/gateway/grpcmcp"
 	"github.com/structkit/structkit/gateway/internal/fixture/heap"
-	"github.com/structkit/structkit/internal/fixture/long"
+	"github.com/structkit/structkit/gateway/internal/fixture/long"
 )
 
 // TestStreamPeakMemory measures the peak heap of the server's side of

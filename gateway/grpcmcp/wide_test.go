@@ -14,8 +14,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/structkit/structkit/gateway/grpcmcp"
+	"github.com/structkit/structkit/gateway/internal/fixture/long"
 	"github.com/structkit/structkit/gateway/internal/fixture/wide"
-	"github.com/structkit/structkit/internal/fixture/long"
 )
 
 // heapUse is the live heap after a collection.

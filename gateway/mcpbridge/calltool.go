@@ -16,7 +16,6 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/gateway/internal/mcptrace"
 	"github.com/structkit/structkit/gateway/mcpbridge/internal/toolcall"
-	"github.com/structkit/structkit/internal/observe"
 )
 
 // defaultMaxDepth is the nesting ClientOptions.MaxDepth allows when zero:
@@ -147,4 +146,4 @@ func uncheckedReason(ti *ToolInfo) string {
 	return "input schema constrains no member"
 }
 
-func (c *Client) observe(tool string, rep *coerce.Report) { observe.Report(c.opts.Observer, tool, rep) }
+func (c *Client) observe(tool string, rep *coerce.Report) { rep.Observe(c.opts.Observer, tool) }

@@ -38,8 +38,8 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/gateway/internal/mcpcapture"
 	"github.com/structkit/structkit/gateway/internal/mcptrace"
+	"github.com/structkit/structkit/gateway/internal/pragma"
 	"github.com/structkit/structkit/gateway/internal/schemacache"
-	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/structconv"
 )
 

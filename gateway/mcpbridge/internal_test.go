@@ -7,7 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/structkit/structkit/gateway/internal/mcpcapture"
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -44,7 +44,7 @@ func TestResultFallback(t *testing.T) {
 	}
 	want := []string{
 		"/structuredContent/id: precision-unsafe 9007199254740994",
-		"/structuredContent/l/0: precision-unsafe " + string(jsontext.AppendWhole(nil, 1e300)),
+		"/structuredContent/l/0: precision-unsafe " + string(jsonvalue.AppendWhole(nil, 1e300)),
 		// 2^53 itself is what 9007199254740993 rounds to.
 		"/structuredContent/l/1: precision-unsafe 9007199254740992",
 	}

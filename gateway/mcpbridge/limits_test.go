@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/structkit/structkit/gateway/internal/fixture/long"
 	"github.com/structkit/structkit/gateway/internal/fixture/manytools"
 	"github.com/structkit/structkit/gateway/internal/schemacache"
-	"github.com/structkit/structkit/internal/fixture/long"
 	"github.com/structkit/structkit/structconv"
 )
 

@@ -15,7 +15,7 @@ import (
 
 	"github.com/structkit/structkit/gateway/internal/fixture/deepmcp"
 	"github.com/structkit/structkit/gateway/internal/fixture/heap"
-	"github.com/structkit/structkit/internal/fixture/long"
+	"github.com/structkit/structkit/gateway/internal/fixture/long"
 )
 
 // resultTransports are the transports results are measured over: the

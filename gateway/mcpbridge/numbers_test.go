@@ -10,8 +10,8 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/gateway/internal/fixture/numbers"
 	"github.com/structkit/structkit/gateway/mcpbridge"
-	"github.com/structkit/structkit/internal/fixture/numbers"
 	"github.com/structkit/structkit/structconv"
 )
 

@@ -6,7 +6,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/structkit/structkit/gateway/mcpbridge/internal/toolcall"
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 // result fills res from the SDK's result and the raw JSON the capture
@@ -52,6 +52,6 @@ func (c *Client) result(ti *ToolInfo, out *mcp.CallToolResult, res *CallResult) 
 // resultLimits are the token layer's limits on a result's text: the
 // Client's MaxDepth and MaxNumberDigits, duplicate members left to the
 // caller (the text is handed on as written).
-func (c *Client) resultLimits() jsontext.Options {
+func (c *Client) resultLimits() jsonvalue.Options {
 	return toolcall.ResultLimits(c.maxDepth(), c.opts.MaxNumberDigits)
 }

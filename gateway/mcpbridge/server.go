@@ -18,8 +18,8 @@ import (
 
 	"github.com/structkit/structkit/gateway/internal/mcptool"
 	"github.com/structkit/structkit/gateway/internal/mcptrace"
+	"github.com/structkit/structkit/gateway/internal/pragma"
 	"github.com/structkit/structkit/gateway/mcpbridge/internal/toolcall"
-	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/structconv"
 )
 

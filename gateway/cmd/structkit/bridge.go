@@ -33,8 +33,6 @@ import (
 	"github.com/structkit/structkit/gateway/cmd/structkit/internal/metrics"
 	"github.com/structkit/structkit/gateway/examples/mcpserver"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
-	"github.com/structkit/structkit/internal/msgtext"
-	"github.com/structkit/structkit/internal/observe"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -340,7 +338,7 @@ func runBridge(e *env, args []string) error {
 	srv, err := openBridge(ctx, killNow, bridge.Options{Check: f.check, Logger: logger, OnEvent: onEvent, CallTimeout: f.callTimeout,
 		MaxResponseBytes: f.maxMessageBytes, // the clients' limit, as the bridge's
 		MaxStructValues:  f.maxStructValues,
-		CheckOptions:     structconv.CheckOptions{Policy: policy, Observer: observe.Join(observers...), MaxDepth: f.maxDepth},
+		CheckOptions:     structconv.CheckOptions{Policy: policy, Observer: joinObservers(observers...), MaxDepth: f.maxDepth},
 		ListLimits:       f.limits.ListLimits, TracerProvider: tel.TracerProvider,
 		Tools: f.scope.tools, ExcludeTools: f.scope.exclude, ReadOnly: f.scope.readOnly, ForwardMetadata: f.scope.forward}, ups...)
 	if err != nil {
@@ -627,7 +625,7 @@ func refusedCalls(logger *slog.Logger, m *metrics.Metrics) func(method string, e
 		}
 		since.Add(1)
 		every.Do(func() {
-			logger.Warn("refused an unauthenticated call", "method", msgtext.Bounded(method, 200), "reason", status.Convert(err).Message(), "refused", since.Swap(0))
+			logger.Warn("refused an unauthenticated call", "method", coerce.QuoteText(method, 200), "reason", status.Convert(err).Message(), "refused", since.Swap(0))
 		})
 	}
 }

@@ -22,7 +22,7 @@ import (
 	"github.com/structkit/structkit/gateway/cmd/structkit/internal/expose"
 	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
-	"github.com/structkit/structkit/internal/protojsonenc"
+	"github.com/structkit/structkit/protoschema"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -298,10 +298,14 @@ func writeTools(e *env, jo jsonOutput, tools *bridgev1.ListToolsResponse, format
 	return writeOutput(e, b.Bytes())
 }
 
-// writeProto writes m as protobuf JSON (the module's own writer: 64-bit
+// writeProto writes m as protobuf JSON (protoschema's codec: 64-bit
 // integers as integer literals, members sorted), compact unless --indent.
 func writeProto(e *env, jo jsonOutput, m proto.Message) error {
-	b, err := protojsonenc.Options{}.Marshal(m)
+	c, err := protoschema.NewCodec(m.ProtoReflect().Descriptor(), protoschema.CodecOptions{})
+	if err != nil {
+		return err
+	}
+	b, err := c.Marshal(m)
 	if err != nil {
 		return err
 	}

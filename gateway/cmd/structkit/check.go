@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -97,7 +97,7 @@ func inputReport(name string, data []byte, err error) (rep *coerce.Report, where
 	}
 	msg, where := se.Msg, name
 	if se.Offset >= 0 && data != nil {
-		line, col := jsontext.LineCol(string(data), se.Offset)
+		line, col := jsonvalue.LineCol(string(data), se.Offset)
 		msg = fmt.Sprintf("%s (byte %d)", se.Msg, se.Offset)
 		where = fmt.Sprintf("structkit: %s:%d:%d", name, line, col)
 		if se.Code == structconv.CodeSyntax {

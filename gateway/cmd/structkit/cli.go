@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -210,7 +210,7 @@ func inputError(name string, data []byte, err error) error {
 		path = "/"
 	}
 	if se.Offset >= 0 && data != nil {
-		line, col := jsontext.LineCol(string(data), se.Offset)
+		line, col := jsonvalue.LineCol(string(data), se.Offset)
 		if se.Code == structconv.CodeSyntax {
 			return &inputFault{fmt.Sprintf("%s:%d:%d: not JSON: %s: %s (byte %d)", name, line, col, path, se.Msg, se.Offset), err}
 		}
@@ -241,7 +241,7 @@ func (j *jsonOutput) register(fs *flag.FlagSet) {
 // newline.
 func (j jsonOutput) write(e *env, b []byte) error {
 	if j.indent {
-		out, err := jsontext.Indent(nil, string(b), "  ", jsontext.Options{})
+		out, err := jsonvalue.Indent(nil, string(b), "  ", jsonvalue.Options{})
 		if err != nil {
 			return err
 		}
@@ -253,7 +253,7 @@ func (j jsonOutput) write(e *env, b []byte) error {
 // value writes v through the token layer's writer (no HTML escaping;
 // values such as adapt.Report write themselves).
 func (j jsonOutput) value(e *env, v any) error {
-	b, err := jsontext.Marshal(v)
+	b, err := jsonvalue.Marshal(v)
 	if err != nil {
 		return err
 	}

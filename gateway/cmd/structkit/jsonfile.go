@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 // readJSON reads the one JSON document of a file the CLI was given (a
@@ -13,18 +13,18 @@ import (
 // refused as everywhere. An error names the file, line and column:
 // "name:line:col: not a JSON document: message".
 func readJSON(name string, data []byte) (any, error) {
-	v, err := jsontext.Decode(data, jsontext.Options{})
+	v, err := jsonvalue.Decode(data, jsonvalue.Options{})
 	if err != nil {
 		return nil, syntaxAt(name, "not a JSON document: ", err)
 	}
 	return v, nil
 }
 
-// syntaxAt places a *jsontext.SyntaxError (however wrapped) in the named
+// syntaxAt places a *jsonvalue.SyntaxError (however wrapped) in the named
 // input: "name:line:col: what message"; any other error is only prefixed
 // with the name.
 func syntaxAt(name, what string, err error) error {
-	var se *jsontext.SyntaxError
+	var se *jsonvalue.SyntaxError
 	if !errors.As(err, &se) {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -41,8 +41,8 @@ func shapeError(name string, data []byte, ptr, format string, args ...any) error
 		shown = "/"
 	}
 	src := string(data)
-	if off, ok := jsontext.ValueAt(src, ptr); ok {
-		line, col := jsontext.LineCol(src, off)
+	if off, ok := jsonvalue.ValueAt(src, ptr); ok {
+		line, col := jsonvalue.LineCol(src, off)
 		return fmt.Errorf("%s:%d:%d: %s: %s", name, line, col, shown, msg)
 	}
 	return fmt.Errorf("%s: %s: %s", name, shown, msg)

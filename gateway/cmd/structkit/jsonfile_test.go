@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/structkit/structkit/internal/fixture/numbers"
+	"github.com/structkit/structkit/gateway/internal/fixture/numbers"
 )
 
 // TestFilesThroughTheTokenLayer: every JSON file the CLI reads — schema

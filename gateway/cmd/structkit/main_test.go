@@ -10,7 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 const (
@@ -281,7 +281,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-// TestLineCol: the positions the CLI's messages give (jsontext.LineCol).
+// TestLineCol: the positions the CLI's messages give (jsonvalue.LineCol).
 func TestLineCol(t *testing.T) {
 	data := []byte("ab\ncé\nx")
 	tests := []struct {
@@ -297,8 +297,8 @@ func TestLineCol(t *testing.T) {
 		{"an offset past the end is clamped", len(data) + 5, 3, 2},
 	}
 	for _, tt := range tests {
-		if line, col := jsontext.LineCol(string(data), tt.off); line != tt.line || col != tt.col {
-			t.Errorf("%s: jsontext.LineCol(%d) = %d:%d, want %d:%d", tt.why, tt.off, line, col, tt.line, tt.col)
+		if line, col := jsonvalue.LineCol(string(data), tt.off); line != tt.line || col != tt.col {
+			t.Errorf("%s: jsonvalue.LineCol(%d) = %d:%d, want %d:%d", tt.why, tt.off, line, col, tt.line, tt.col)
 		}
 	}
 }

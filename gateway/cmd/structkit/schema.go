@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -144,8 +144,8 @@ func parseTools(name string, data []byte) ([]mcpTool, error) {
 			list, at = result["tools"], "/result/tools"
 		case obj["error"] != nil:
 			// As it came, compacted: the member's text, not its tree.
-			m, _ := jsontext.Members(string(data), jsontext.Options{})
-			b, _ := jsontext.Compact(nil, m["error"], jsontext.Options{})
+			m, _ := jsonvalue.Members(string(data), jsonvalue.Options{})
+			b, _ := jsonvalue.Compact(nil, m["error"], jsonvalue.Options{})
 			msg := string(b)
 			if len(msg) > 200 {
 				msg = msg[:197] + "..."

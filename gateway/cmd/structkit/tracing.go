@@ -7,9 +7,9 @@ import (
 
 	"go.opentelemetry.io/otel"
 
+	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/gateway/cmd/structkit/internal/telemetry"
 	"github.com/structkit/structkit/gateway/internal/mcptrace"
-	"github.com/structkit/structkit/internal/msgtext"
 )
 
 // flushTimeout bounds the export of the spans still held at exit.
@@ -32,7 +32,7 @@ func startTracing(ctx context.Context, command, service string, say func(warn bo
 	// beside it; the text is bounded and escaped (a peer's bytes may be in
 	// it).
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
-		say(true, "opentelemetry: "+msgtext.Bounded(err.Error(), 512))
+		say(true, "opentelemetry: "+coerce.QuoteText(err.Error(), 512))
 	}))
 	for _, w := range tel.Warnings {
 		say(true, "tracing: "+w)

@@ -51,7 +51,7 @@ import (
 
 	// encoding/json: json.RawMessage is the go-sdk's type of JSON text
 	// (jsonrpc.Request.Params), and Raw hands text on in it; json.Number
-	// is the type of jsontext.Decode's literals. Nothing is read by it.
+	// is the type of jsonvalue.Decode's literals. Nothing is read by it.
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -63,7 +63,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 // MetaKeyPrefix starts the private _meta key of every Capture; the rest of
@@ -206,12 +206,12 @@ func (c *Capture) Take(res *mcp.CallToolResult) (raw Raw, ok bool) {
 
 // readEntry reads the JSON of an entry, as annotate writes it.
 func readEntry(s string) (raw Raw, ok bool) {
-	m, err := jsontext.Members(s, jsontext.Loose)
+	m, err := jsonvalue.Members(s, jsonvalue.Loose)
 	if err != nil || m == nil {
 		return Raw{}, false
 	}
 	if c, present := m["content"]; present {
-		blocks, err := jsontext.Elements(c, jsontext.Loose)
+		blocks, err := jsonvalue.Elements(c, jsonvalue.Loose)
 		if err != nil || blocks == nil {
 			return Raw{}, false
 		}
@@ -276,8 +276,8 @@ func (c *Capture) annotate(result []byte) (out []byte, ok bool) {
 // object or null.
 func (c *Capture) spliceMeta(obj []byte, m members, inner []byte) (out []byte, ok bool) {
 	entry := make([]byte, 0, len(c.key)+len(inner)+len(inner)/8+16)
-	entry, _ = jsontext.AppendString(entry, c.key)
-	entry, ok = jsontext.AppendString(append(entry, ':'), string(inner))
+	entry, _ = jsonvalue.AppendString(entry, c.key)
+	entry, ok = jsonvalue.AppendString(append(entry, ':'), string(inner))
 	if !ok {
 		return nil, false // not UTF-8: scanObject read it as JSON, so never
 	}
@@ -335,19 +335,19 @@ type member struct{ name, value []byte }
 // scanObject finds the top-level members of a JSON object through the
 // token layer, without decoding their values. It declines (ok false) what
 // the token layer does not read as one JSON document (under
-// jsontext.Loose: the values are judged later, by the codec, as the SDK
+// jsonvalue.Loose: the values are judged later, by the codec, as the SDK
 // would take them), a member name it would have to unescape, and a
 // repeated _meta.
 func scanObject(b []byte) (m members, ok bool) {
 	src := view(b)
-	d := jsontext.NewDecoder(src, jsontext.Loose)
+	d := jsonvalue.NewDecoder(src, jsonvalue.Loose)
 	m.meta = -1
-	if k, err := d.Next(); err != nil || k != jsontext.ObjectOpen {
+	if k, err := d.Next(); err != nil || k != jsonvalue.ObjectOpen {
 		return m, false
 	}
 	m.open = d.Start()
 	m.empty = true
-	done, err := d.EachMember(func(mem jsontext.Member) bool {
+	done, err := d.EachMember(func(mem jsonvalue.Member) bool {
 		m.empty = false
 		if strings.IndexByte(src[mem.NameStart:mem.NameEnd], '\\') >= 0 {
 			return false
@@ -381,7 +381,7 @@ func scanObject(b []byte) (m members, ok bool) {
 	if !done || err != nil {
 		return m, false
 	}
-	if k, err := d.Next(); err != nil || k != jsontext.EOF {
+	if k, err := d.Next(); err != nil || k != jsonvalue.EOF {
 		return m, false
 	}
 	return m, true
@@ -400,8 +400,8 @@ func view(b []byte) string {
 // ({"type":"text","text":"..."} and nothing else), which the SDK decodes
 // and encodes again without loss.
 func plainText(content []byte) bool {
-	d := jsontext.NewDecoder(view(content), jsontext.Loose)
-	if k, err := d.Next(); err != nil || k != jsontext.ArrayOpen {
+	d := jsonvalue.NewDecoder(view(content), jsonvalue.Loose)
+	if k, err := d.Next(); err != nil || k != jsonvalue.ArrayOpen {
 		return false
 	}
 	for {
@@ -409,10 +409,10 @@ func plainText(content []byte) bool {
 		if err != nil {
 			return false
 		}
-		if k == jsontext.ArrayClose {
+		if k == jsonvalue.ArrayClose {
 			return true
 		}
-		if k != jsontext.ObjectOpen {
+		if k != jsonvalue.ObjectOpen {
 			return false
 		}
 		var typ, text bool
@@ -422,7 +422,7 @@ func plainText(content []byte) bool {
 			if err != nil {
 				return false
 			}
-			if k == jsontext.ObjectClose {
+			if k == jsonvalue.ObjectClose {
 				break
 			}
 			name := d.Text()
@@ -431,9 +431,9 @@ func plainText(content []byte) bool {
 			}
 			switch name {
 			case "type":
-				typ = k == jsontext.String && d.Text() == "text"
+				typ = k == jsonvalue.String && d.Text() == "text"
 			case "text":
-				text = k == jsontext.String
+				text = k == jsonvalue.String
 			}
 			if _, err := d.SkipValue(); err != nil {
 				return false
@@ -529,7 +529,7 @@ func (c *Capture) rewrite(k kind, result []byte) (out []byte, ok bool) {
 // cancelledID returns the id key of the request a notifications/cancelled
 // names.
 func cancelledID(params []byte) string {
-	m, err := jsontext.Members(string(params), jsontext.Loose)
+	m, err := jsonvalue.Members(string(params), jsonvalue.Loose)
 	if err != nil {
 		return ""
 	}
@@ -550,7 +550,7 @@ func idKey(id jsonrpc.ID) string {
 // rawIDKey renders the JSON text of an id as idKey does: a string, or a
 // number whose value is an integer that an int64 holds.
 func rawIDKey(raw []byte) string {
-	v, err := jsontext.Decode(raw, jsontext.Options{})
+	v, err := jsonvalue.Decode(raw, jsonvalue.Options{})
 	if err != nil {
 		return ""
 	}
@@ -558,7 +558,7 @@ func rawIDKey(raw []byte) string {
 	case string:
 		return "s" + id
 	case json.Number:
-		canon, ok := jsontext.IntegerDigits(string(id))
+		canon, ok := jsonvalue.IntegerDigits(string(id))
 		if !ok {
 			return ""
 		}

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"unsafe"
 
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 // SDKMaxDepth is the nesting at which the go-sdk's client refuses a
@@ -33,14 +33,14 @@ func tooDeep(frame []byte) bool {
 		return false
 	}
 	// Read in place: frame is not modified while d reads it.
-	d := jsontext.NewDecoder(unsafe.String(&frame[0], len(frame)), jsontext.Options{MaxDepth: SDKMaxDepth, MaxDigits: math.MaxInt32, AllowDuplicateNames: true})
+	d := jsonvalue.NewDecoder(unsafe.String(&frame[0], len(frame)), jsonvalue.Options{MaxDepth: SDKMaxDepth, MaxDigits: math.MaxInt32, AllowDuplicateNames: true})
 	for {
 		k, err := d.Next()
 		if err != nil {
-			var se *jsontext.SyntaxError
-			return errors.As(err, &se) && se.Kind == jsontext.ErrDepth
+			var se *jsonvalue.SyntaxError
+			return errors.As(err, &se) && se.Kind == jsonvalue.ErrDepth
 		}
-		if k == jsontext.EOF {
+		if k == jsonvalue.EOF {
 			return false
 		}
 	}
@@ -66,7 +66,7 @@ func guardFrame(frame []byte) []byte {
 	out := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
 	out = append(out, `,"error":{"code":`...)
 	out = strconv.AppendInt(out, CodeTooDeep, 10)
-	out, _ = jsontext.AppendString(append(out, `,"message":`...), msg)
+	out, _ = jsonvalue.AppendString(append(out, `,"message":`...), msg)
 	return append(out, "}}"...)
 }
 
@@ -75,8 +75,8 @@ func guardFrame(frame []byte) []byte {
 // there is one; a frame that also has a "method" member is a request,
 // which has no response to stand in for.
 func topLevelID(frame []byte) ([]byte, bool) {
-	d := jsontext.NewDecoder(view(frame), jsontext.Loose)
-	if k, err := d.Next(); err != nil || k != jsontext.ObjectOpen {
+	d := jsonvalue.NewDecoder(view(frame), jsonvalue.Loose)
+	if k, err := d.Next(); err != nil || k != jsonvalue.ObjectOpen {
 		return nil, false
 	}
 	var id []byte
@@ -85,7 +85,7 @@ func topLevelID(frame []byte) ([]byte, bool) {
 	// where a prefix ends): an id read before it stands (a request names
 	// its method first, as JSON-RPC writers do; a stray error response is
 	// ignored by the SDK).
-	_, _ = d.EachMember(func(m jsontext.Member) bool {
+	_, _ = d.EachMember(func(m jsonvalue.Member) bool {
 		switch m.Name {
 		case "method":
 			request = true
@@ -235,7 +235,7 @@ func longFrame(prefix []byte, size, max int) []byte {
 	out := append([]byte(`{"jsonrpc":"2.0","id":`), id...)
 	out = append(out, `,"error":{"code":`...)
 	out = strconv.AppendInt(out, CodeTooDeep, 10)
-	out, _ = jsontext.AppendString(append(out, `,"message":`...), msg)
+	out, _ = jsonvalue.AppendString(append(out, `,"message":`...), msg)
 	return append(out, "}}\n"...)
 }
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 // roundTripper is the capture of the streamable HTTP transport: it reads
@@ -146,7 +146,7 @@ func (rt *roundTripper) rewrite(data []byte) (out []byte, changed bool) {
 		return data, false
 	}
 	if len(s) > 0 && s[0] == '[' {
-		batch, err := jsontext.Elements(string(s), jsontext.Loose)
+		batch, err := jsonvalue.Elements(string(s), jsonvalue.Loose)
 		if err != nil || batch == nil {
 			return data, false
 		}
@@ -173,7 +173,7 @@ func (rt *roundTripper) rewrite(data []byte) (out []byte, changed bool) {
 // rewriteOne returns the response message with its result annotated, or
 // nil when msg is not the response of a pending tools/call or tools/list.
 func (rt *roundTripper) rewriteOne(msg []byte) []byte {
-	m, err := jsontext.Members(string(msg), jsontext.Loose)
+	m, err := jsonvalue.Members(string(msg), jsonvalue.Loose)
 	if err != nil || m == nil {
 		return nil
 	}

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 // On the newline-delimited transports the result of a tools/call is
@@ -116,7 +116,7 @@ const (
 
 // sdkDepth reads a frame as the SDK does its nesting: one level beyond
 // SDKMaxDepth is an error of kind ErrDepth.
-var sdkDepth = jsontext.Options{MaxDepth: SDKMaxDepth, MaxDigits: math.MaxInt32, AllowDuplicateNames: true}
+var sdkDepth = jsonvalue.Options{MaxDepth: SDKMaxDepth, MaxDigits: math.MaxInt32, AllowDuplicateNames: true}
 
 // captureFrame returns the frame the SDK is handed in place of frame, a
 // JSON-RPC message, when it is the response to a pending tools/call with
@@ -127,13 +127,13 @@ var sdkDepth = jsontext.Options{MaxDepth: SDKMaxDepth, MaxDigits: math.MaxInt32,
 // for it. frame must not be modified afterwards: what is kept are slices
 // of it.
 func (c *Capture) captureFrame(frame []byte, p *pending) (stub []byte, v verdict) {
-	d := jsontext.NewDecoder(view(frame), sdkDepth)
-	if k, err := d.Next(); err != nil || k != jsontext.ObjectOpen {
+	d := jsonvalue.NewDecoder(view(frame), sdkDepth)
+	if k, err := d.Next(); err != nil || k != jsonvalue.ObjectOpen {
 		return nil, depthOf(err)
 	}
 	var id, result []byte
 	resultAt := 0
-	done, err := d.EachMember(func(m jsontext.Member) bool {
+	done, err := d.EachMember(func(m jsonvalue.Member) bool {
 		switch m.Name {
 		case memberID:
 			id = frame[m.Start:m.End]
@@ -150,7 +150,7 @@ func (c *Capture) captureFrame(frame []byte, p *pending) (stub []byte, v verdict
 	if !done {
 		return nil, notRead
 	}
-	if k, err := d.Next(); err != nil || k != jsontext.EOF {
+	if k, err := d.Next(); err != nil || k != jsonvalue.EOF {
 		return nil, depthOf(err)
 	}
 	if id == nil || result == nil {
@@ -161,8 +161,8 @@ func (c *Capture) captureFrame(frame []byte, p *pending) (stub []byte, v verdict
 		return nil, shallow
 	}
 	ref := c.kept.reserve()
-	entry, _ := jsontext.AppendString(nil, c.key)
-	entry, _ = jsontext.AppendString(append(entry, ':'), refPrefix+strconv.FormatUint(ref, 10))
+	entry, _ := jsonvalue.AppendString(nil, c.key)
+	entry, _ = jsonvalue.AppendString(append(entry, ':'), refPrefix+strconv.FormatUint(ref, 10))
 	raw, stubResult, ok := c.stubResult(frame[resultAt:resultAt+len(result)], entry)
 	if !ok {
 		return nil, shallow
@@ -180,8 +180,8 @@ func (c *Capture) captureFrame(frame []byte, p *pending) (stub []byte, v verdict
 // depthOf is the verdict of a reading that err stopped (nil: a frame that
 // is not an object, read to its first token only).
 func depthOf(err error) verdict {
-	var se *jsontext.SyntaxError
-	if errors.As(err, &se) && se.Kind == jsontext.ErrDepth {
+	var se *jsonvalue.SyntaxError
+	if errors.As(err, &se) && se.Kind == jsonvalue.ErrDepth {
 		return deep
 	}
 	return notRead
@@ -229,8 +229,8 @@ func (c *Capture) stubResult(result, entry []byte) (raw Raw, stub []byte, ok boo
 
 // elements returns the elements of a JSON array, as slices of it.
 func elements(arr []byte) ([]json.RawMessage, bool) {
-	d := jsontext.NewDecoder(view(arr), jsontext.Loose)
-	if k, err := d.Next(); err != nil || k != jsontext.ArrayOpen {
+	d := jsonvalue.NewDecoder(view(arr), jsonvalue.Loose)
+	if k, err := d.Next(); err != nil || k != jsonvalue.ArrayOpen {
 		return nil, false
 	}
 	var out []json.RawMessage
@@ -239,7 +239,7 @@ func elements(arr []byte) ([]json.RawMessage, bool) {
 		if err != nil {
 			return nil, false
 		}
-		if k == jsontext.ArrayClose {
+		if k == jsonvalue.ArrayClose {
 			return out, true
 		}
 		start := d.Start()

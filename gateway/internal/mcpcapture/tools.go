@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 // Tool schemas: the SDK decodes a tools/list result's tools into mcp.Tool,
@@ -45,8 +45,8 @@ func (c *Capture) annotateTools(result []byte) (out []byte, ok bool) {
 		return nil, false
 	}
 	src := string(m.tools)
-	d := jsontext.NewDecoder(src, jsontext.Loose)
-	if k, err := d.Next(); err != nil || k != jsontext.ArrayOpen {
+	d := jsonvalue.NewDecoder(src, jsonvalue.Loose)
+	if k, err := d.Next(); err != nil || k != jsonvalue.ArrayOpen {
 		return nil, false
 	}
 	tools := make([]byte, 0, 2*len(m.tools))
@@ -57,7 +57,7 @@ func (c *Capture) annotateTools(result []byte) (out []byte, ok bool) {
 		if err != nil {
 			return nil, false
 		}
-		if k == jsontext.ArrayClose {
+		if k == jsonvalue.ArrayClose {
 			break
 		}
 		start := d.Start()
@@ -125,7 +125,7 @@ func (c *Capture) ToolSchemas(t *mcp.Tool) (raw ToolSchemas, clean *mcp.Tool, ok
 	if !isString {
 		return ToolSchemas{}, &cp, false
 	}
-	m, err := jsontext.Members(s, jsontext.Loose)
+	m, err := jsonvalue.Members(s, jsonvalue.Loose)
 	if err != nil || m == nil {
 		return ToolSchemas{}, &cp, false
 	}

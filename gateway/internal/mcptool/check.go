@@ -11,7 +11,7 @@ import (
 	// any type (json.RawMessage, maps, *jsonschema.Schema) that the SDK
 	// marshals with encoding/json; they are marshalled the same way here,
 	// so that what its marshalling refuses is refused, and read back
-	// through jsontext.
+	// through jsonvalue.
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -20,9 +20,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/structkit/structkit/internal/jsontext"
-	"github.com/structkit/structkit/internal/msgtext"
-	"github.com/structkit/structkit/internal/pointer"
+	"github.com/structkit/structkit/gateway/internal/msgtext"
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 // sdkMaxDepth is the nesting the SDK's JSON reader accepts
@@ -82,7 +81,7 @@ func Check(t *mcp.Tool) error {
 	if typ, _ := obj["type"].(string); typ != "object" {
 		got := "none"
 		if v, ok := obj["type"]; ok {
-			b, _ := jsontext.Marshal(v)
+			b, _ := jsonvalue.Marshal(v)
 			got = string(b)
 		}
 		return &Error{Tool: t.Name, Schema: "input", Path: "/type",
@@ -109,10 +108,10 @@ func read(tool, which string, s any) (any, error) {
 	if string(b) == "null" {
 		return nil, &Error{Tool: tool, Schema: which, Msg: "is null"}
 	}
-	v, err := jsontext.Decode(b, jsontext.Options{MaxDepth: sdkMaxDepth})
+	v, err := jsonvalue.Decode(b, jsonvalue.Options{MaxDepth: sdkMaxDepth})
 	if err != nil {
-		if se, ok := err.(*jsontext.SyntaxError); ok {
-			return nil, &Error{Tool: tool, Schema: which, Path: jsontext.PointerAt(string(b), se.Offset), Msg: se.Msg}
+		if se, ok := err.(*jsonvalue.SyntaxError); ok {
+			return nil, &Error{Tool: tool, Schema: which, Path: jsonvalue.PointerAt(string(b), se.Offset), Msg: se.Msg}
 		}
 		return nil, &Error{Tool: tool, Schema: which, Msg: err.Error()}
 	}
@@ -126,12 +125,12 @@ func read(tool, which string, s any) (any, error) {
 func outOfRange(v any, path []byte) (string, bool) {
 	switch x := v.(type) {
 	case json.Number:
-		if !jsontext.InDoubleRange(string(x)) {
+		if !jsonvalue.InDoubleRange(string(x)) {
 			return string(path), true
 		}
 	case map[string]any:
 		for k, e := range x {
-			if p, ok := outOfRange(e, pointer.AppendToken(path, k)); ok {
+			if p, ok := outOfRange(e, jsonvalue.AppendToken(path, k)); ok {
 				return p, true
 			}
 		}
@@ -155,7 +154,7 @@ func headers(tool string, s map[string]any, path []byte, seen map[string]bool) e
 		if !ok {
 			continue
 		}
-		at := pointer.AppendToken(pointer.AppendToken(path, "properties"), name)
+		at := jsonvalue.AppendToken(jsonvalue.AppendToken(path, "properties"), name)
 		if h, ok := ps["x-mcp-header"]; ok {
 			fail := func(msg string) error {
 				return &Error{Tool: tool, Schema: "input", Path: string(at) + "/x-mcp-header", Msg: msg}

@@ -21,7 +21,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/msgtext"
 )
 
 // ScopeName is the instrumentation scope of structkit's spans.
@@ -225,7 +224,7 @@ func (in *Instruments) Start(ctx context.Context, kind trace.SpanKind, tool stri
 		name += " " + tool
 		c.mattrs = append(c.mattrs, attribute.String(AttrTool, tool))
 	} else {
-		tool = msgtext.Bounded(tool, maxToolName)
+		tool = coerce.QuoteText(tool, maxToolName)
 	}
 	for _, kv := range attrs {
 		if metricKeys[kv.Key] {
@@ -264,11 +263,11 @@ func (in *Instruments) StartServer(ctx context.Context, tool string, req *mcp.Ca
 		}
 		if req.Session != nil {
 			if id := req.Session.ID(); id != "" {
-				attrs = append(attrs, attribute.String(AttrSession, msgtext.Bounded(id, maxToolName)))
+				attrs = append(attrs, attribute.String(AttrSession, coerce.QuoteText(id, maxToolName)))
 			}
 		}
 		if v := req.ProtocolVersion(); v != "" {
-			attrs = append(attrs, attribute.String(AttrProtocolVersion, msgtext.Bounded(v, 64)))
+			attrs = append(attrs, attribute.String(AttrProtocolVersion, coerce.QuoteText(v, 64)))
 		}
 		if req.Extra != nil && req.Extra.Header != nil {
 			attrs = append(attrs, attribute.String(AttrNetProtocol, "http"), attribute.String(AttrNetTransport, "tcp"))
@@ -321,8 +320,8 @@ func (c *Call) Arguments(rep *coerce.Report) {
 		if c.changeEvents < maxEvents {
 			c.changeEvents++
 			c.span.AddEvent(EventChange, trace.WithAttributes(
-				attribute.String("structkit.change.path", msgtext.Bounded(ch.Path, maxPathText)),
-				attribute.String("structkit.change.rule", msgtext.Bounded(string(ch.Rule), 64))))
+				attribute.String("structkit.change.path", coerce.QuoteText(ch.Path, maxPathText)),
+				attribute.String("structkit.change.rule", coerce.QuoteText(string(ch.Rule), 64))))
 		}
 	}
 	for _, p := range rep.Problems {
@@ -331,9 +330,9 @@ func (c *Call) Arguments(rep *coerce.Report) {
 		if c.problemEvents < maxEvents {
 			c.problemEvents++
 			c.span.AddEvent(EventProblem, trace.WithAttributes(
-				attribute.String("structkit.problem.path", msgtext.Bounded(p.Path, maxPathText)),
-				attribute.String("structkit.problem.keyword", msgtext.Bounded(p.Keyword, 64)),
-				attribute.String("structkit.problem.message", msgtext.Bounded(p.Msg, maxText))))
+				attribute.String("structkit.problem.path", coerce.QuoteText(p.Path, maxPathText)),
+				attribute.String("structkit.problem.keyword", coerce.QuoteText(p.Keyword, 64)),
+				attribute.String("structkit.problem.message", coerce.QuoteText(p.Msg, maxText))))
 		}
 	}
 	c.span.SetAttributes(attribute.Int(AttrChanges, c.changes), attribute.Int(AttrProblems, c.problems))
@@ -365,7 +364,7 @@ func ruleNames(changes []coerce.Change) []string {
 
 // appendName adds name to the sorted set names, bounded.
 func appendName(names []string, name string) []string {
-	name = msgtext.Bounded(name, 64)
+	name = coerce.QuoteText(name, 64)
 	i, found := slices.BinarySearch(names, name)
 	if found || len(names) >= maxNames {
 		return names
@@ -415,7 +414,7 @@ func (c *Call) End(isError bool, err error) {
 			mattrs = append(mattrs, attribute.String(AttrStatusCode, typ))
 			msg = we.Message // the conventions' description: the JSON-RPC error's message
 		}
-		c.span.SetStatus(otelcodes.Error, msgtext.Bounded(msg, maxText))
+		c.span.SetStatus(otelcodes.Error, coerce.QuoteText(msg, maxText))
 	case isError:
 		outcome := OutcomeToolError
 		if c.rejected {

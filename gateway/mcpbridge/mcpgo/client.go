@@ -21,12 +21,10 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/gateway/internal/mcptrace"
+	"github.com/structkit/structkit/gateway/internal/pragma"
 	"github.com/structkit/structkit/gateway/mcpbridge"
 	"github.com/structkit/structkit/gateway/mcpbridge/internal/toolcall"
-	"github.com/structkit/structkit/internal/jsontext"
-	"github.com/structkit/structkit/internal/msgtext"
-	"github.com/structkit/structkit/internal/observe"
-	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/jsonvalue"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -251,7 +249,7 @@ func (c *Client) prepared(ctx context.Context, ti *tool, a *toolcall.Args, err e
 		res.Unconverted = uncheckedReason(ti)
 	}
 	if a.Local != "" {
-		text, err := jsontext.Marshal(mcp.NewTextContent(a.Local))
+		text, err := jsonvalue.Marshal(mcp.NewTextContent(a.Local))
 		if err != nil {
 			return nil, err
 		}
@@ -328,7 +326,7 @@ func uncheckedReason(ti *tool) string {
 	return "input schema constrains no member"
 }
 
-func (c *Client) observe(tool string, rep *coerce.Report) { observe.Report(c.opts.Observer, tool, rep) }
+func (c *Client) observe(tool string, rep *coerce.Report) { rep.Observe(c.opts.Observer, tool) }
 
 // CallToolFor calls a tool as Client.CallToolJSON does (Client.CallTool
 // for a *structpb.Struct) and decodes its structured result into an Out
@@ -374,5 +372,5 @@ const maxSDKErrorText = 1024
 // server's text is in it); errors.As and errors.Is see the error itself.
 type sdkError struct{ err error }
 
-func (e sdkError) Error() string { return msgtext.Bounded(e.err.Error(), maxSDKErrorText) }
+func (e sdkError) Error() string { return coerce.QuoteText(e.err.Error(), maxSDKErrorText) }
 func (e sdkError) Unwrap() error { return e.err }

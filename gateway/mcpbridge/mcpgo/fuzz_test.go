@@ -12,7 +12,7 @@ import (
 
 	"github.com/structkit/structkit/gateway/mcpbridge"
 	"github.com/structkit/structkit/gateway/mcpbridge/mcpgo"
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 // FuzzServerArguments: whatever arguments text reaches a tool registered
@@ -51,11 +51,11 @@ func FuzzServerArguments(f *testing.F) {
 		}
 		// The id, if the model sent an integer literal, comes back as
 		// the same integer.
-		in, err := jsontext.Members(args, jsontext.Options{})
-		if err != nil || !jsontext.IsCanonicalInt(in["id"]) {
+		in, err := jsonvalue.Members(args, jsonvalue.Options{})
+		if digits, ok := jsonvalue.IntegerDigits(in["id"]); err != nil || !ok || digits != in["id"] {
 			return
 		}
-		out, err := jsontext.Members(string(res.RawStructuredContent), jsontext.Options{})
+		out, err := jsonvalue.Members(string(res.RawStructuredContent), jsonvalue.Options{})
 		if err != nil || out["id"] != in["id"] {
 			t.Fatalf("%q: id came back as %q (%s)", args, out["id"], res.RawStructuredContent)
 		}

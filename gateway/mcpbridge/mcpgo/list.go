@@ -10,10 +10,10 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/gateway/mcpbridge"
 	"github.com/structkit/structkit/gateway/mcpbridge/internal/toolcall"
-	"github.com/structkit/structkit/internal/jsontext"
-	"github.com/structkit/structkit/internal/msgtext"
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 // maxSchemaDepth bounds the nesting of a tool's schema read from a raw
@@ -146,7 +146,7 @@ listing:
 			break
 		}
 		if seen[next] {
-			return nil, fmt.Errorf("the server's tools/list pages loop: cursor %q again", msgtext.Bounded(next, 64))
+			return nil, fmt.Errorf("the server's tools/list pages loop: cursor %q again", coerce.QuoteText(next, 64))
 		}
 		seen[next] = true
 		cursor = next
@@ -207,7 +207,7 @@ func (c *Client) rawPage(ctx context.Context, cursor string) ([]listed, string, 
 	if tr == nil {
 		return nil, "", errRawPage
 	}
-	o := jsontext.Options{MaxDepth: maxPageDepth}
+	o := jsonvalue.Options{MaxDepth: maxPageDepth}
 	params := map[string]any{}
 	if cursor != "" {
 		params["cursor"] = cursor
@@ -219,9 +219,9 @@ func (c *Client) rawPage(ctx context.Context, cursor string) ([]listed, string, 
 		// version and the client's capabilities in _meta, and the standard
 		// headers (SEP-2575, SEP-2243).
 		params["_meta"] = map[string]any{mcp.MetaKeyProtocolVersion: pv, mcp.MetaKeyClientCapabilities: c.mc.GetClientCapabilities()}
-		// jsontext.Marshal hands the params (mcp-go's types among them) to
+		// jsonvalue.Marshal hands the params (mcp-go's types among them) to
 		// encoding/json, as mcp-go encodes them.
-		if encoded, err := jsontext.Marshal(params); err == nil {
+		if encoded, err := jsonvalue.Marshal(params); err == nil {
 			req.Header = http.Header{}
 			for name, value := range mcp.StandardHeaders(pv, mcp.MethodToolsList, encoded) {
 				req.Header.Set(name, value)
@@ -235,17 +235,17 @@ func (c *Client) rawPage(ctx context.Context, cursor string) ([]listed, string, 
 	if err != nil || resp == nil || resp.Error != nil {
 		return nil, "", errRawPage
 	}
-	m, err := jsontext.Members(string(resp.Result), o)
+	m, err := jsonvalue.Members(string(resp.Result), o)
 	if err != nil || m == nil {
 		return nil, "", errRawPage
 	}
-	tools, err := jsontext.Elements(m["tools"], o)
+	tools, err := jsonvalue.Elements(m["tools"], o)
 	if err != nil {
 		return nil, "", errRawPage
 	}
 	page := make([]listed, 0, len(tools))
 	for _, text := range tools {
-		tm, err := jsontext.Members(text, o)
+		tm, err := jsonvalue.Members(text, o)
 		if err != nil || tm == nil {
 			return nil, "", errRawPage
 		}
@@ -277,7 +277,7 @@ func schemaText(m map[string]string, name string) ([]byte, error) {
 	if !ok || v == "null" {
 		return nil, nil
 	}
-	b, err := jsontext.Compact(make([]byte, 0, len(v)), v, jsontext.Options{MaxDepth: maxSchemaDepth})
+	b, err := jsonvalue.Compact(make([]byte, 0, len(v)), v, jsonvalue.Options{MaxDepth: maxSchemaDepth})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -286,7 +286,7 @@ func schemaText(m map[string]string, name string) ([]byte, error) {
 
 // stringMember is the string m's member name holds.
 func stringMember(m map[string]string, name string) (string, bool) {
-	v, err := jsontext.DecodeString(m[name], jsontext.Options{})
+	v, err := jsonvalue.DecodeString(m[name], jsonvalue.Options{})
 	s, ok := v.(string)
 	return s, err == nil && ok
 }

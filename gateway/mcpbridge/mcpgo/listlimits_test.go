@@ -12,10 +12,10 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/structkit/structkit/gateway/internal/fixture/heap"
+	"github.com/structkit/structkit/gateway/internal/fixture/long"
 	"github.com/structkit/structkit/gateway/internal/fixture/manytools"
 	"github.com/structkit/structkit/gateway/mcpbridge"
 	"github.com/structkit/structkit/gateway/mcpbridge/mcpgo"
-	"github.com/structkit/structkit/internal/fixture/long"
 )
 
 // TestClientListMemory: a server listing 8000 tools of 17 KB schemas

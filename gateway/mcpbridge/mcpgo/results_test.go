@@ -9,8 +9,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/structkit/structkit/gateway/internal/fixture/heap"
+	"github.com/structkit/structkit/gateway/internal/fixture/long"
 	"github.com/structkit/structkit/gateway/mcpbridge/mcpgo"
-	"github.com/structkit/structkit/internal/fixture/long"
 )
 
 // bigResult is a tools/call result whose structured content is about n

@@ -24,7 +24,7 @@ import (
 	"github.com/structkit/structkit/gateway/internal/mcptrace"
 	"github.com/structkit/structkit/gateway/mcpbridge"
 	"github.com/structkit/structkit/gateway/mcpbridge/internal/toolcall"
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -191,6 +191,6 @@ func rawArguments(req mcp.CallToolRequest) ([]byte, error) {
 	case []byte:
 		return a, nil
 	}
-	// jsontext.Marshal hands mcp-go's decoded values to encoding/json.
-	return jsontext.Marshal(req.Params.Arguments)
+	// jsonvalue.Marshal hands mcp-go's decoded values to encoding/json.
+	return jsonvalue.Marshal(req.Params.Arguments)
 }

@@ -9,9 +9,9 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/gateway/internal/mcptrace"
 	"github.com/structkit/structkit/gateway/mcpbridge"
-	"github.com/structkit/structkit/internal/msgtext"
 )
 
 // traced wraps a tool's handler in its server span, as mcpbridge's
@@ -50,13 +50,13 @@ func serverAttrs(ctx context.Context, req mcp.CallToolRequest) []attribute.KeyVa
 	var attrs []attribute.KeyValue
 	if s := server.ClientSessionFromContext(ctx); s != nil {
 		if id := s.SessionID(); id != "" {
-			attrs = append(attrs, attribute.String(mcptrace.AttrSession, msgtext.Bounded(id, 128)))
+			attrs = append(attrs, attribute.String(mcptrace.AttrSession, coerce.QuoteText(id, 128)))
 		}
 	}
 	if req.Header != nil {
 		attrs = append(attrs, attribute.String(mcptrace.AttrNetProtocol, "http"), attribute.String(mcptrace.AttrNetTransport, "tcp"))
 		if v := req.Header.Get("Mcp-Protocol-Version"); v != "" {
-			attrs = append(attrs, attribute.String(mcptrace.AttrProtocolVersion, msgtext.Bounded(v, 64)))
+			attrs = append(attrs, attribute.String(mcptrace.AttrProtocolVersion, coerce.QuoteText(v, 64)))
 		}
 	}
 	return attrs
@@ -75,7 +75,7 @@ func (c *Client) startCall(ctx context.Context, name string, known bool) (contex
 		attrs = append(attrs, attribute.String(mcptrace.AttrNetTransport, "pipe"))
 	}
 	if id := c.mc.GetSessionId(); id != "" {
-		attrs = append(attrs, attribute.String(mcptrace.AttrSession, msgtext.Bounded(id, 128)))
+		attrs = append(attrs, attribute.String(mcptrace.AttrSession, coerce.QuoteText(id, 128)))
 	}
 	return c.instr.Start(ctx, trace.SpanKindClient, name, known, attrs)
 }

@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -27,13 +27,13 @@ func ArgumentsText(raw []byte) []byte {
 // beyond the range of a double.
 func ReadArguments(args []byte, maxDepth, maxDigits int) (map[string]any, error) {
 	src := string(args)
-	tree, err := jsontext.DecodeString(src, jsontext.Options{MaxDepth: maxDepth, MaxDigits: maxDigits})
+	tree, err := jsonvalue.DecodeString(src, jsonvalue.Options{MaxDepth: maxDepth, MaxDigits: maxDigits})
 	if err != nil {
 		return nil, SyntaxError(src, err)
 	}
 	obj, ok := tree.(map[string]any)
 	if !ok {
-		d := jsontext.NewDecoder(src, jsontext.Options{})
+		d := jsonvalue.NewDecoder(src, jsonvalue.Options{})
 		k := d.Peek()
 		return nil, &structconv.Error{Code: structconv.CodeType, Offset: d.Offset(), Msg: "want a JSON object for the arguments, got " + k.String()}
 	}
@@ -43,7 +43,7 @@ func ReadArguments(args []byte, maxDepth, maxDigits int) (map[string]any, error)
 		var se *structconv.Error
 		if errors.As(err, &se) && se.Offset < 0 {
 			located := *se // placed in the text, as Unmarshal places it
-			if off, ok := jsontext.ValueAt(src, se.Path); ok {
+			if off, ok := jsonvalue.ValueAt(src, se.Path); ok {
 				located.Offset = off
 			}
 			return nil, &located
@@ -56,22 +56,22 @@ func ReadArguments(args []byte, maxDepth, maxDigits int) (map[string]any, error)
 // SyntaxError is the *structconv.Error of a token layer error in src: the
 // codes structconv gives its kinds, at the JSON Pointer of the offset.
 func SyntaxError(src string, err error) error {
-	var se *jsontext.SyntaxError
+	var se *jsonvalue.SyntaxError
 	if !errors.As(err, &se) {
 		return err
 	}
 	code := structconv.CodeSyntax
 	switch se.Kind {
-	case jsontext.ErrUTF8:
+	case jsonvalue.ErrUTF8:
 		code = structconv.CodeInvalidUTF8
-	case jsontext.ErrDuplicate:
+	case jsonvalue.ErrDuplicate:
 		code = structconv.CodeDuplicateKey
-	case jsontext.ErrDepth:
+	case jsonvalue.ErrDepth:
 		code = structconv.CodeDepth
-	case jsontext.ErrDigits:
+	case jsonvalue.ErrDigits:
 		code = structconv.CodeNumber
 	}
-	return &structconv.Error{Code: code, Path: jsontext.PointerAt(src, se.Offset), Offset: se.Offset, Msg: se.Msg}
+	return &structconv.Error{Code: code, Path: jsonvalue.PointerAt(src, se.Offset), Offset: se.Offset, Msg: se.Msg}
 }
 
 // Located is the *structconv.Error of a result's text the token layer
@@ -91,7 +91,7 @@ func Located(prefix, src string, err error) error {
 // name with its value's text as written (compact text gives compact
 // values); ok is false for text that is not one JSON object.
 func TopMembers(raw []byte) (map[string]string, bool) {
-	m, err := jsontext.Members(string(raw), jsontext.Options{})
+	m, err := jsonvalue.Members(string(raw), jsonvalue.Options{})
 	return m, err == nil && m != nil
 }
 
@@ -102,7 +102,7 @@ func TopString(raw []byte, name string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	v, err := jsontext.DecodeString(m[name], jsontext.Options{})
+	v, err := jsonvalue.DecodeString(m[name], jsonvalue.Options{})
 	s, isString := v.(string)
 	return s, err == nil && isString
 }

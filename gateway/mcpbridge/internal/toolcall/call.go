@@ -8,7 +8,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -145,7 +145,7 @@ func (c *Call) JSON(ctx context.Context, args []byte) (*Args, error) {
 			if c.local(a, crep) {
 				return a, nil
 			}
-			if a.JSON, err = jsontext.Marshal(checked); err != nil {
+			if a.JSON, err = jsonvalue.Marshal(checked); err != nil {
 				return nil, err
 			}
 			return a, nil
@@ -157,7 +157,7 @@ func (c *Call) JSON(ctx context.Context, args []byte) (*Args, error) {
 		return nil, err
 	}
 	AppendChanges(&a.Report, arep.Changes, "")
-	if a.JSON, err = jsontext.Marshal(applied); err != nil {
+	if a.JSON, err = jsonvalue.Marshal(applied); err != nil {
 		return nil, err
 	}
 	return a, nil

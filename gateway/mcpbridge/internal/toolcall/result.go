@@ -1,6 +1,7 @@
 package toolcall
 
 import (
+	"math"
 	// encoding/json: an SDK hands us results as json.RawMessage and
 	// decoded values (float64, json.Number); we read no JSON with it.
 	"encoding/json"
@@ -11,8 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/jsontext"
-	"github.com/structkit/structkit/internal/pointer"
+	"github.com/structkit/structkit/jsonvalue"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -23,18 +23,18 @@ const StructuredPath = "/structuredContent"
 // ResultLimits are the token layer's limits on a result's text: a
 // client's MaxDepth and MaxNumberDigits, duplicate members left to the
 // caller (the text is handed on as written).
-func ResultLimits(maxDepth, maxDigits int) jsontext.Options {
-	return jsontext.Options{MaxDepth: maxDepth, MaxDigits: maxDigits, AllowDuplicateNames: true}
+func ResultLimits(maxDepth, maxDigits int) jsonvalue.Options {
+	return jsonvalue.Options{MaxDepth: maxDepth, MaxDigits: maxDigits, AllowDuplicateNames: true}
 }
 
 // RawContent returns a result's content blocks as the server wrote them,
 // only compacted, read under limits (an error names the block's path).
-func RawContent(raw []json.RawMessage, limits jsontext.Options) ([]json.RawMessage, error) {
+func RawContent(raw []json.RawMessage, limits jsonvalue.Options) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, len(raw))
 	for i, b := range raw {
 		// Handed on as the server wrote them, only compacted: read under
 		// the token layer's grammar, the rest is the caller's.
-		cb, err := jsontext.Compact(nil, string(b), limits)
+		cb, err := jsonvalue.Compact(nil, string(b), limits)
 		if err != nil {
 			return nil, Located("/content/"+strconv.Itoa(i), string(b), err)
 		}
@@ -48,7 +48,7 @@ func RawContent(raw []json.RawMessage, limits jsontext.Options) ([]json.RawMessa
 func MarshalContent[C any](blocks []C) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, len(blocks))
 	for i, ct := range blocks {
-		b, err := jsontext.Marshal(ct)
+		b, err := jsonvalue.Marshal(ct)
 		if err != nil {
 			return nil, err
 		}
@@ -61,7 +61,7 @@ func MarshalContent[C any](blocks []C) ([]json.RawMessage, error) {
 // its compacted text (raw itself when compact already) and, unless
 // jsonOnly, its conversion with the tool's output schema (out, nil for
 // none), whose changes are added to rep under StructuredPath.
-func RawStructured(raw []byte, out *structconv.Schema, limits jsontext.Options, jsonOnly bool, rep *coerce.Report) (json.RawMessage, *structpb.Value, error) {
+func RawStructured(raw []byte, out *structconv.Schema, limits jsonvalue.Options, jsonOnly bool, rep *coerce.Report) (json.RawMessage, *structpb.Value, error) {
 	sj, err := compacted(raw, limits)
 	if err != nil {
 		return nil, nil, Located(StructuredPath, string(raw), err)
@@ -98,32 +98,32 @@ func DecodedStructured(sc any, out *structconv.Schema, rep *coerce.Report) (*str
 // compacted returns text compacted, read under the limits: text itself
 // when it is compact already (as servers write it: no copy), else a
 // compact copy.
-func compacted(text []byte, o jsontext.Options) ([]byte, error) {
+func compacted(text []byte, o jsonvalue.Options) ([]byte, error) {
 	if len(text) == 0 {
-		return jsontext.Compact(nil, "", o)
+		return jsonvalue.Compact(nil, "", o)
 	}
 	// Read in place: text is not modified while d reads it.
 	src := unsafe.String(&text[0], len(text))
-	d := jsontext.NewDecoder(src, o)
+	d := jsonvalue.NewDecoder(src, o)
 	end := 0
 	for {
 		k, err := d.Next()
 		if err != nil {
 			return nil, err
 		}
-		if k == jsontext.EOF {
+		if k == jsonvalue.EOF {
 			break
 		}
 		// Between tokens, compact text has only the separators.
 		for _, c := range text[end:d.Start()] {
 			if c != ',' && c != ':' {
-				return jsontext.Compact(make([]byte, 0, len(text)), src, o)
+				return jsonvalue.Compact(make([]byte, 0, len(text)), src, o)
 			}
 		}
-		end = d.Current().End()
+		end = d.End()
 	}
 	if end != len(text) {
-		return jsontext.Compact(make([]byte, 0, len(text)), src, o)
+		return jsonvalue.Compact(make([]byte, 0, len(text)), src, o)
 	}
 	return text, nil
 }
@@ -155,13 +155,13 @@ func hasNumber(v any) bool {
 // hasNumberLiteral reports whether JSON text holds a number literal (or
 // is not JSON the token layer reads, which may hide one).
 func hasNumberLiteral(b json.RawMessage) bool {
-	d := jsontext.NewDecoder(string(b), jsontext.Loose)
+	d := jsonvalue.NewDecoder(string(b), jsonvalue.Loose)
 	for {
 		k, err := d.Next()
 		switch {
-		case err != nil, k == jsontext.Number:
+		case err != nil, k == jsonvalue.Number:
 			return true
-		case k == jsontext.EOF:
+		case k == jsonvalue.EOF:
 			return false
 		}
 	}
@@ -178,15 +178,15 @@ func flagLostDigits(rep *coerce.Report, v any, ptr []byte) {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			flagLostDigits(rep, t[k], pointer.AppendToken(ptr, k))
+			flagLostDigits(rep, t[k], jsonvalue.AppendToken(ptr, k))
 		}
 	case []any:
 		for i, e := range t {
-			flagLostDigits(rep, e, pointer.AppendIndex(ptr, i))
+			flagLostDigits(rep, e, jsonvalue.AppendIndex(ptr, i))
 		}
 	case float64:
-		if (jsontext.Unsafe(t) || t == jsontext.MaxSafe || t == -jsontext.MaxSafe) && jsontext.IsWhole(t) { // 2^53 itself may be a rounded 2^53+1
-			lit := string(jsontext.AppendWhole(nil, t))
+		if math.Abs(t) >= 1<<53 && !math.IsInf(t, 0) && t == math.Trunc(t) { // whole and beyond 2^53; 2^53 itself may be a rounded 2^53+1
+			lit := string(jsonvalue.AppendWhole(nil, t))
 			rep.Add(coerce.Change{Path: string(ptr), Rule: coerce.RulePrecisionUnsafe, From: lit, To: lit})
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	// or as its own decoded values; we read no JSON with it.
 	"encoding/json"
 
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -36,13 +36,13 @@ func SchemaJSON(s any) (json.RawMessage, error) {
 		if len(bytes.TrimSpace(v)) == 0 || string(bytes.TrimSpace(v)) == "null" {
 			return nil, nil
 		}
-		b, err := jsontext.Compact(make([]byte, 0, len(v)), string(v), jsontext.Options{}) // held: no room to spare
+		b, err := jsonvalue.Compact(make([]byte, 0, len(v)), string(v), jsonvalue.Options{}) // held: no room to spare
 		if err != nil {
 			return nil, err
 		}
 		return b, nil
 	}
-	b, err := jsontext.Marshal(s)
+	b, err := jsonvalue.Marshal(s)
 	if err != nil {
 		return nil, err
 	}

@@ -11,8 +11,7 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/gateway/internal/mcptool"
 	"github.com/structkit/structkit/gateway/internal/mcptrace"
-	"github.com/structkit/structkit/internal/msgtext"
-	"github.com/structkit/structkit/internal/observe"
+	"github.com/structkit/structkit/gateway/internal/msgtext"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -67,7 +66,7 @@ func WarnUnvalidated(logger *slog.Logger, prefix, tool string, in *structconv.Sc
 // converted at all, bounded: the error's path may hold every member name
 // down to the limit's depth (2000 names of a megabyte each, say).
 func InvalidText(tool string, err error) string {
-	return fmt.Sprintf("Invalid arguments for tool %q: %s", tool, msgtext.Bounded(err.Error(), msgtext.ServerTextLimit))
+	return fmt.Sprintf("Invalid arguments for tool %q: %s", tool, coerce.QuoteText(err.Error(), msgtext.ServerTextLimit))
 }
 
 // StructArguments reads a call's raw arguments (see ArgumentsText) into a
@@ -109,7 +108,7 @@ func StructArguments(ctx context.Context, tool string, in *structconv.Schema, ra
 		all.Changes = append(all.Changes, crep.Changes...)
 		all.Problems = crep.Problems
 	}
-	observe.Report(o.Observer, tool, &all)
+	all.Observe(o.Observer, tool)
 	mcptrace.FromContext(ctx).Arguments(&all)
 	if !all.Valid() {
 		return nil, coerce.FormatProblems(tool, all.Problems)

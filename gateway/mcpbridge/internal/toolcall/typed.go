@@ -19,8 +19,7 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/gateway/internal/mcptrace"
-	"github.com/structkit/structkit/internal/jsontext"
-	"github.com/structkit/structkit/internal/observe"
+	"github.com/structkit/structkit/jsonvalue"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -131,7 +130,7 @@ func TypedArguments[In any](ctx context.Context, tt *Typed, raw []byte) (in In, 
 	if err != nil {
 		return in, InvalidText(tt.Tool, err)
 	}
-	observe.Report(tt.Check.Observer, tt.Tool, rep)
+	rep.Observe(tt.Check.Observer, tt.Tool)
 	mcptrace.FromContext(ctx).Arguments(rep)
 	if !rep.Valid() {
 		return in, coerce.FormatProblems(tt.Tool, rep.Problems)
@@ -139,7 +138,7 @@ func TypedArguments[In any](ctx context.Context, tt *Typed, raw []byte) (in In, 
 	if p, ok := FoldedMember(tt.shape, checked, nil); ok {
 		return in, coerce.FormatProblems(tt.Tool, []coerce.Problem{p})
 	}
-	text, err := jsontext.Marshal(checked)
+	text, err := jsonvalue.Marshal(checked)
 	if err != nil {
 		return in, InvalidText(tt.Tool, err)
 	}
@@ -152,7 +151,7 @@ func TypedArguments[In any](ctx context.Context, tt *Typed, raw []byte) (in In, 
 			// given schema wider than In, an int on a 32-bit platform):
 			// located in the text (the offset is just past the value, or
 			// past an object's or array's opening).
-			p := coerce.Problem{Path: jsontext.PointerAt(string(text), max(int(ute.Offset)-1, 0)), Expected: ute.Type.String(), Got: ute.Value,
+			p := coerce.Problem{Path: jsonvalue.PointerAt(string(text), max(int(ute.Offset)-1, 0)), Expected: ute.Type.String(), Got: ute.Value,
 				Msg: fmt.Sprintf("got %s, which the tool's Go type %s cannot hold", ute.Value, ute.Type)}
 			return in, coerce.FormatProblems(tt.Tool, []coerce.Problem{p})
 		}
@@ -173,7 +172,7 @@ func (tt *Typed) Result(ctx context.Context, outval any) ([]byte, error) {
 	if tt.Out == nil {
 		return b, nil
 	}
-	tree, err := jsontext.Decode(b, jsontext.Options{})
+	tree, err := jsonvalue.Decode(b, jsonvalue.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: reading the output: %w", tt.Tool, err)
 	}

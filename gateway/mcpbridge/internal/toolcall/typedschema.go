@@ -15,8 +15,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/jsontext"
-	"github.com/structkit/structkit/internal/pointer"
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 // The exact bounds of Go's 64-bit integer kinds, as JSON literals. A
@@ -46,10 +45,10 @@ func InferSchema(rt reflect.Type) (text []byte, err error) {
 	}
 	wide := map[string]string{}
 	wideIntegers(s, nil, wide)
-	// jsontext.Marshal hands the *jsonschema.Schema to its own MarshalJSON
+	// jsonvalue.Marshal hands the *jsonschema.Schema to its own MarshalJSON
 	// (encoding/json): bounds it holds are all within ±2^32, exact as
 	// doubles.
-	b, err := jsontext.Marshal(s)
+	b, err := jsonvalue.Marshal(s)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +95,7 @@ func FoldedMember(shape *jsonschema.Schema, v any, ptr []byte) (coerce.Problem, 
 		names := slices.Sorted(maps.Keys(x))
 		if shape.Properties != nil && shape.AdditionalProperties != nil && shape.AdditionalProperties.Not != nil {
 			for _, name := range names {
-				at := pointer.AppendToken(slices.Clip(ptr), name)
+				at := jsonvalue.AppendToken(slices.Clip(ptr), name)
 				if p, ok := shape.Properties[name]; ok {
 					if pr, ok := FoldedMember(p, x[name], at); ok {
 						return pr, true
@@ -113,13 +112,13 @@ func FoldedMember(shape *jsonschema.Schema, v any, ptr []byte) (coerce.Problem, 
 			return coerce.Problem{}, false
 		}
 		for _, name := range names {
-			if pr, ok := FoldedMember(shape.AdditionalProperties, x[name], pointer.AppendToken(slices.Clip(ptr), name)); ok {
+			if pr, ok := FoldedMember(shape.AdditionalProperties, x[name], jsonvalue.AppendToken(slices.Clip(ptr), name)); ok {
 				return pr, true
 			}
 		}
 	case []any:
 		for i, e := range x {
-			if pr, ok := FoldedMember(shape.Items, e, pointer.AppendIndex(slices.Clip(ptr), i)); ok {
+			if pr, ok := FoldedMember(shape.Items, e, jsonvalue.AppendIndex(slices.Clip(ptr), i)); ok {
 				return pr, true
 			}
 		}
@@ -148,10 +147,10 @@ func wideIntegers(s *jsonschema.Schema, ptr []byte, wide map[string]string) {
 		}
 	}
 	for name, p := range s.Properties {
-		wideIntegers(p, pointer.AppendToken(pointer.AppendToken(slices.Clip(ptr), "properties"), name), wide)
+		wideIntegers(p, jsonvalue.AppendToken(jsonvalue.AppendToken(slices.Clip(ptr), "properties"), name), wide)
 	}
-	wideIntegers(s.AdditionalProperties, pointer.AppendToken(slices.Clip(ptr), "additionalProperties"), wide)
-	wideIntegers(s.Items, pointer.AppendToken(slices.Clip(ptr), "items"), wide)
+	wideIntegers(s.AdditionalProperties, jsonvalue.AppendToken(slices.Clip(ptr), "additionalProperties"), wide)
+	wideIntegers(s.Items, jsonvalue.AppendToken(slices.Clip(ptr), "items"), wide)
 }
 
 // frame is an open container of addBounds' pass.
@@ -173,20 +172,20 @@ func addBounds(src string, add map[string]string) ([]byte, error) {
 	out := make([]byte, 0, len(src)+len(add)*48)
 	last, done := 0, 0
 	var stack []frame
-	d := jsontext.NewDecoder(src, jsontext.Options{})
+	d := jsonvalue.NewDecoder(src, jsonvalue.Options{})
 	for {
 		k, err := d.Next()
 		if err != nil {
 			return nil, err
 		}
-		if k == jsontext.EOF {
+		if k == jsonvalue.EOF {
 			break
 		}
 		switch k {
-		case jsontext.Name:
+		case jsonvalue.Name:
 			stack[len(stack)-1].name = d.Text()
 			continue
-		case jsontext.ObjectClose, jsontext.ArrayClose:
+		case jsonvalue.ObjectClose, jsonvalue.ArrayClose:
 			top := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			if members, ok := add[string(top.ptr)]; ok && top.object {
@@ -202,16 +201,16 @@ func addBounds(src string, add map[string]string) ([]byte, error) {
 		if n := len(stack); n > 0 {
 			top := &stack[n-1]
 			if top.object {
-				ptr = pointer.AppendToken(slices.Clip(top.ptr), top.name)
+				ptr = jsonvalue.AppendToken(slices.Clip(top.ptr), top.name)
 			} else {
 				top.index++
-				ptr = pointer.AppendIndex(slices.Clip(top.ptr), top.index)
+				ptr = jsonvalue.AppendIndex(slices.Clip(top.ptr), top.index)
 			}
 		}
 		switch k {
-		case jsontext.ObjectOpen:
+		case jsonvalue.ObjectOpen:
 			stack = append(stack, frame{ptr: ptr, object: true})
-		case jsontext.ArrayOpen:
+		case jsonvalue.ArrayOpen:
 			stack = append(stack, frame{ptr: ptr, index: -1})
 		}
 	}

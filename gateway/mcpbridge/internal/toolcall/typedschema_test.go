@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -69,7 +69,7 @@ func TestInferSchemaGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	indented, err := jsontext.Indent(nil, string(got), "  ", jsontext.Options{})
+	indented, err := jsonvalue.Indent(nil, string(got), "  ", jsonvalue.Options{})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, got)
 	}
@@ -117,7 +117,7 @@ func TestInferSchemaGolden(t *testing.T) {
 		{`{"array":[1,-9223372036854775809]}`, false},
 		{`{"ptr":9223372036854775808}`, false},
 	} {
-		tree, err := jsontext.DecodeString(tc.doc, jsontext.Options{})
+		tree, err := jsonvalue.DecodeString(tc.doc, jsonvalue.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

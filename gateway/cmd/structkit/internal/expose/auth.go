@@ -14,7 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/tap"
 
-	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/gateway/internal/pragma"
 )
 
 // HealthService is the prefix of the gRPC health service's methods, which

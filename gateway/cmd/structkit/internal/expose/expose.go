@@ -15,7 +15,7 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/gateway/internal/pragma"
 )
 
 // Protection says how a server is protected.

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/gateway/internal/pragma"
 )
 
 // ServerTLS names the files of a server's TLS configuration.

@@ -21,7 +21,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/structkit/structkit/gateway/bridge"
-	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/gateway/internal/pragma"
 )
 
 // DefaultRetry is how often an upstream that is NOT_SERVING is started

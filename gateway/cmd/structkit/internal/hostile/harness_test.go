@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 // modeEnv, set in a process's environment, makes the test binary a
@@ -255,7 +255,7 @@ func (m *mcpProc) next() map[string]string {
 		if !ok {
 			m.t.Fatalf("structkit mcp closed its output (exit %d):\n%s", m.wait(0), m.stderr.String())
 		}
-		r, err := jsontext.Members(l, jsontext.Options{})
+		r, err := jsonvalue.Members(l, jsonvalue.Options{})
 		if err != nil {
 			m.t.Fatalf("reply %.300q: %v", l, err)
 		}
@@ -298,15 +298,15 @@ func (m *mcpProc) callTool(name, args string) toolResult {
 
 func parseToolResult(t *testing.T, result string) toolResult {
 	t.Helper()
-	res, err := jsontext.Members(result, jsontext.Options{})
+	res, err := jsonvalue.Members(result, jsonvalue.Options{})
 	if err != nil {
 		t.Fatalf("result %.300q: %v", result, err)
 	}
 	tr := toolResult{isError: res["isError"] == "true", raw: result}
-	blocks, _ := jsontext.Elements(res["content"], jsontext.Options{})
+	blocks, _ := jsonvalue.Elements(res["content"], jsonvalue.Options{})
 	if len(blocks) > 0 {
-		b, _ := jsontext.Members(blocks[0], jsontext.Options{})
-		if s, err := jsontext.DecodeString(b["text"], jsontext.Options{}); err == nil {
+		b, _ := jsonvalue.Members(blocks[0], jsonvalue.Options{})
+		if s, err := jsonvalue.DecodeString(b["text"], jsonvalue.Options{}); err == nil {
 			tr.text, _ = s.(string)
 		}
 	}

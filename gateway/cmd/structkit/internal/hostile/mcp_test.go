@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/structkit/structkit/gateway/internal/fixture/long"
 	"github.com/structkit/structkit/gateway/internal/fixture/wide"
-	"github.com/structkit/structkit/internal/fixture/long"
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 // wideBoundMiB bounds the peak resident memory of "structkit mcp" serving
@@ -47,21 +47,21 @@ func TestMCPWide(t *testing.T) {
 		if len(r["result"]) > 16<<20 {
 			t.Errorf("tools/list page %d of %d bytes passes the client's 16 MiB frame", pages, len(r["result"]))
 		}
-		res, _ := jsontext.Members(r["result"], jsontext.Options{})
-		tools, err := jsontext.Elements(res["tools"], jsontext.Options{})
+		res, _ := jsonvalue.Members(r["result"], jsonvalue.Options{})
+		tools, err := jsonvalue.Elements(res["tools"], jsonvalue.Options{})
 		if err != nil || len(tools) == 0 {
 			t.Fatalf("tools/list page %d: %v, %d tools", pages, err, len(tools))
 		}
 		for _, tool := range tools {
-			members, _ := jsontext.Members(tool, jsontext.Options{})
-			name, _ := jsontext.DecodeString(members["name"], jsontext.Options{})
+			members, _ := jsonvalue.Members(tool, jsonvalue.Options{})
+			name, _ := jsonvalue.DecodeString(members["name"], jsonvalue.Options{})
 			names = append(names, name.(string))
 		}
 		next, ok := res["nextCursor"]
 		if !ok {
 			break
 		}
-		c, _ := jsontext.DecodeString(next, jsontext.Options{})
+		c, _ := jsonvalue.DecodeString(next, jsonvalue.Options{})
 		cursor = c.(string)
 		if pages > 80 {
 			t.Fatal("tools/list pages do not end")
@@ -197,7 +197,7 @@ func TestMCPMalformedLine(t *testing.T) {
 	for _, line := range []string{"garbage", "42", strings.Repeat("[", 5000) + strings.Repeat("]", 5000)} {
 		m.send(line)
 		r := m.next()
-		e, _ := jsontext.Members(r["error"], jsontext.Options{})
+		e, _ := jsonvalue.Members(r["error"], jsonvalue.Options{})
 		if r["id"] != "null" || (e["code"] != "-32700" && e["code"] != "-32600") {
 			t.Errorf("%.20s: reply %v", line, r)
 		}

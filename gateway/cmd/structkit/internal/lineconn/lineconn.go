@@ -35,7 +35,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 // The default bounds of a Transport.
@@ -121,14 +121,14 @@ func (c *conn) track(msg jsonrpc.Message) {
 		c.mu.Unlock()
 	case r.Method == "notifications/cancelled":
 		// A cancelled request is not answered (MCP's cancellation).
-		m, err := jsontext.Members(string(r.Params), jsontext.Loose)
+		m, err := jsonvalue.Members(string(r.Params), jsonvalue.Loose)
 		if err != nil {
 			return
 		}
 		var id jsonrpc.ID
 		switch raw := m["requestId"]; {
 		case strings.HasPrefix(raw, `"`):
-			s, err := jsontext.DecodeString(raw, jsontext.Loose)
+			s, err := jsonvalue.DecodeString(raw, jsonvalue.Loose)
 			if err != nil {
 				return
 			}
@@ -247,19 +247,19 @@ func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
 // decode checks a line and decodes its message, or answers it and
 // returns nil.
 func (c *conn) decode(n int, line []byte) jsonrpc.Message {
-	o := jsontext.Loose
+	o := jsonvalue.Loose
 	o.MaxDepth = c.t.MaxDepth
-	d := jsontext.NewDecoder(string(line), o)
+	d := jsonvalue.NewDecoder(string(line), o)
 	first, err := d.Next()
-	for k := first; err == nil && k != jsontext.EOF; {
+	for k := first; err == nil && k != jsonvalue.EOF; {
 		k, err = d.Next()
 	}
 	if err != nil {
-		var se *jsontext.SyntaxError
+		var se *jsonvalue.SyntaxError
 		if errors.As(err, &se) {
 			_, col := se.LineCol()
 			msg := fmt.Sprintf("line %d is not JSON: at column %d: %s", n, col, se.Msg)
-			if se.Kind == jsontext.ErrDepth {
+			if se.Kind == jsonvalue.ErrDepth {
 				msg = fmt.Sprintf("line %d nests deeper than %d levels (at column %d)", n, c.t.MaxDepth, col)
 			}
 			c.bad(n, CodeParseError, msg)
@@ -269,8 +269,8 @@ func (c *conn) decode(n int, line []byte) jsonrpc.Message {
 		return nil
 	}
 	switch first {
-	case jsontext.ObjectOpen:
-	case jsontext.ArrayOpen:
+	case jsonvalue.ObjectOpen:
+	case jsonvalue.ArrayOpen:
 		c.bad(n, CodeInvalidRequest, fmt.Sprintf("line %d is a batch (a JSON array); send one message per line", n))
 		return nil
 	default:
@@ -291,7 +291,7 @@ func (c *conn) bad(n int, code int64, msg string) {
 		c.t.OnBad(n, code, msg)
 	}
 	b := []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":` + strconv.FormatInt(code, 10) + `,"message":`)
-	b, _ = jsontext.AppendString(b, strings.ToValidUTF8(msg, "\uFFFD"))
+	b, _ = jsonvalue.AppendString(b, strings.ToValidUTF8(msg, "\uFFFD"))
 	b = append(b, "}}\n"...)
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()

@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 // syncBuffer is a bytes.Buffer safe for the reader goroutine's writes.
@@ -149,7 +149,7 @@ func TestMalformedLines(t *testing.T) {
 			if !strings.Contains(out, tc.want) || strings.Count(out, "\n") != 1 || len(bad) != 1 {
 				t.Errorf("reply %q (bad %v), want %q", out, bad, tc.want)
 			}
-			if _, err := jsontext.Decode([]byte(strings.TrimSpace(out)), jsontext.Options{}); err != nil {
+			if _, err := jsonvalue.Decode([]byte(strings.TrimSpace(out)), jsonvalue.Options{}); err != nil {
 				t.Errorf("reply is not JSON: %v", err)
 			}
 		})
@@ -204,7 +204,7 @@ func FuzzLine(f *testing.F) {
 			if l == "" {
 				continue
 			}
-			if _, err := jsontext.Decode([]byte(l), jsontext.Options{}); err != nil {
+			if _, err := jsonvalue.Decode([]byte(l), jsonvalue.Options{}); err != nil {
 				t.Fatalf("reply %q: %v", l, err)
 			}
 		}

@@ -11,7 +11,7 @@ import (
 	"sync"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/internal/pointer"
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 // Aggregator counts changes and problems per tool × JSON Pointer × rule or
@@ -140,7 +140,7 @@ func Normalize(ptr string) string {
 	}
 	parts := strings.Split(ptr, "/")
 	for i, p := range parts {
-		if i > 0 && pointer.IsIndex(p) {
+		if i > 0 && jsonvalue.IsIndex(p) {
 			parts[i] = "*"
 		}
 	}

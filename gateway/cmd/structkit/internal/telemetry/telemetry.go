@@ -45,7 +45,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/grpc/stats"
 
-	"github.com/structkit/structkit/internal/msgtext"
+	"github.com/structkit/structkit/coerce"
 )
 
 // Telemetry is the tracing of one server command.
@@ -130,7 +130,7 @@ func exporting(getenv func(string) string, warnings *[]string) bool {
 			none = true
 		case "":
 		default:
-			*warnings = append(*warnings, fmt.Sprintf(`OTEL_TRACES_EXPORTER: %q is not supported (structkit exports with "otlp", or "none"); ignored`, msgtext.Bounded(name, 64)))
+			*warnings = append(*warnings, fmt.Sprintf(`OTEL_TRACES_EXPORTER: %q is not supported (structkit exports with "otlp", or "none"); ignored`, coerce.QuoteText(name, 64)))
 		}
 	}
 	if !on && !none {
@@ -151,7 +151,7 @@ func protocol(getenv func(string) string, warnings *[]string) string {
 			return v
 		case "":
 		default:
-			*warnings = append(*warnings, fmt.Sprintf(`%s: %q is not supported ("http/protobuf", "http/json" or "grpc"); ignored`, name, msgtext.Bounded(v, 64)))
+			*warnings = append(*warnings, fmt.Sprintf(`%s: %q is not supported ("http/protobuf", "http/json" or "grpc"); ignored`, name, coerce.QuoteText(v, 64)))
 		}
 	}
 	return "http/protobuf"
@@ -175,7 +175,7 @@ func propagators(getenv func(string) string, warnings *[]string) propagation.Tex
 			none = true
 		case "":
 		default:
-			*warnings = append(*warnings, fmt.Sprintf("OTEL_PROPAGATORS: %q is not supported (tracecontext, baggage, none); ignored", msgtext.Bounded(name, 64)))
+			*warnings = append(*warnings, fmt.Sprintf("OTEL_PROPAGATORS: %q is not supported (tracecontext, baggage, none); ignored", coerce.QuoteText(name, 64)))
 		}
 	}
 	if len(ps) == 0 && !none {
