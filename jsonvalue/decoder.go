@@ -5,19 +5,19 @@ import "github.com/structkit/structkit/internal/jsontext"
 // Kind is the kind of a token.
 type Kind uint8
 
-// The token kinds.
+// The token kinds (the token layer's, value for value: TestKinds).
 const (
-	Invalid     = Kind(jsontext.Invalid)
-	EOF         = Kind(jsontext.EOF) // the end of the document
-	Null        = Kind(jsontext.Null)
-	Bool        = Kind(jsontext.Bool)
-	Number      = Kind(jsontext.Number)
-	String      = Kind(jsontext.String)
-	Name        = Kind(jsontext.Name) // a member name (the ':' after it is read with the value)
-	ObjectOpen  = Kind(jsontext.ObjectOpen)
-	ObjectClose = Kind(jsontext.ObjectClose)
-	ArrayOpen   = Kind(jsontext.ArrayOpen)
-	ArrayClose  = Kind(jsontext.ArrayClose)
+	Invalid Kind = iota
+	EOF          // the end of the document
+	Null
+	Bool
+	Number
+	String
+	Name // a member name (the ':' after it is read with the value)
+	ObjectOpen
+	ObjectClose
+	ArrayOpen
+	ArrayClose
 )
 
 // String describes the kind as messages name what they found: "an

@@ -50,23 +50,23 @@ func (o Options) internal() jsontext.Options {
 // error codes without reading the message.
 type ErrorKind uint8
 
-// The error kinds.
+// The error kinds (the token layer's, value for value: TestKinds).
 const (
 	// ErrSyntax: the text is not JSON (a stray character, a malformed
 	// number or escape, truncation, trailing data).
-	ErrSyntax = ErrorKind(jsontext.ErrSyntax)
+	ErrSyntax ErrorKind = iota + 1
 	// ErrUTF8: a string or member name is not valid UTF-8, or holds an
 	// unpaired surrogate escape.
-	ErrUTF8 = ErrorKind(jsontext.ErrUTF8)
+	ErrUTF8
 	// ErrDuplicate: an object names the same member twice; Offset is the
 	// second name's.
-	ErrDuplicate = ErrorKind(jsontext.ErrDuplicate)
+	ErrDuplicate
 	// ErrDepth: nesting deeper than Options.MaxDepth; Offset is the
 	// opening bracket's.
-	ErrDepth = ErrorKind(jsontext.ErrDepth)
+	ErrDepth
 	// ErrDigits: a number literal with more digits than
 	// Options.MaxDigits; Offset is the literal's.
-	ErrDigits = ErrorKind(jsontext.ErrDigits)
+	ErrDigits
 )
 
 // SyntaxError is the error of the reader: what is wrong and where. Match
@@ -89,10 +89,20 @@ func (e *SyntaxError) Error() string { return e.err.Error() }
 func (e *SyntaxError) LineCol() (line, col int) { return e.err.LineCol() }
 
 // syntax turns the token layer's *jsontext.SyntaxError into a
-// *SyntaxError; other errors (encoding/json's, for Marshal) pass.
+// *SyntaxError; other errors (encoding/json's, for Marshal) pass. It is
+// on every token's path (Decoder.Next): a nil error costs nothing.
 func syntax(err error) error {
+	if err == nil {
+		return nil
+	}
+	return syntaxOf(err)
+}
+
+// syntaxOf is syntax of an error (its errors.As target escapes: the
+// allocation is on the error's path only).
+func syntaxOf(err error) error {
 	var se *jsontext.SyntaxError
-	if err == nil || !errors.As(err, &se) {
+	if !errors.As(err, &se) {
 		return err
 	}
 	return &SyntaxError{Kind: ErrorKind(se.Kind), Offset: se.Offset, Msg: se.Msg, err: se}

@@ -17,7 +17,7 @@ const (
 	schemaFile = "../../../examples/code_nav/schema.json"
 	structFile = "../../../examples/code_nav/struct.json"
 	argsFile   = "../../../examples/code_nav/args.json"
-	toolsFile  = "../../../examples/tools.json"
+	toolsFile  = "../../examples/tools.json"
 
 	// wantEncoded is the example Struct written under the example schema:
 	// members sorted, whole numbers at integer locations as integer
