@@ -25,11 +25,11 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
+	bridgev1 "github.com/structkit/structkit/gateway/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/gateway/internal/pragma"
 	"github.com/structkit/structkit/gateway/internal/schemacache"
 	"github.com/structkit/structkit/gateway/internal/scope"
 	"github.com/structkit/structkit/gateway/mcpbridge"
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/structconv"
 )
 

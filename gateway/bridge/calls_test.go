@@ -14,7 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/structkit/structkit/gateway/bridge"
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
+	bridgev1 "github.com/structkit/structkit/gateway/gen/structkit/bridge/v1"
 )
 
 func callJSON(t *testing.T, c bridgev1.ToolBridgeServiceClient, name, js string) (*bridgev1.CallToolResponse, error) {

@@ -13,8 +13,8 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/gateway/examples/mcpserver"
+	bridgev1 "github.com/structkit/structkit/gateway/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/gateway/mcpbridge"
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/structconv"
 )
 

@@ -13,9 +13,9 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/structkit/structkit/gateway/bridge"
+	bridgev1 "github.com/structkit/structkit/gateway/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/gateway/internal/fixture/manytools"
 	"github.com/structkit/structkit/gateway/mcpbridge"
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 )
 
 // many is an upstream listing n tools of ~17 KB schemas.

@@ -10,10 +10,10 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/structkit/structkit/gateway/bridge"
+	bridgev1 "github.com/structkit/structkit/gateway/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/gateway/internal/fixture/deepmcp"
 	"github.com/structkit/structkit/gateway/internal/fixture/heap"
 	"github.com/structkit/structkit/gateway/internal/fixture/long"
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 )
 
 // TestBridgeResultMemory measures the peak heap of a bridge call of an

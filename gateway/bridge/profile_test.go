@@ -10,7 +10,7 @@ import (
 
 	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/gateway/bridge"
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
+	bridgev1 "github.com/structkit/structkit/gateway/gen/structkit/bridge/v1"
 )
 
 func callProfile(t *testing.T, c bridgev1.ToolBridgeServiceClient, profile, name, js string) *bridgev1.CallToolResponse {

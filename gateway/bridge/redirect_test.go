@@ -14,7 +14,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/structkit/structkit/gateway/bridge"
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
+	bridgev1 "github.com/structkit/structkit/gateway/gen/structkit/bridge/v1"
 )
 
 // TestForwardRedirects: an HTTP upstream that answers a call's request

@@ -14,10 +14,10 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/structkit/structkit/gateway/bridge"
+	bridgev1 "github.com/structkit/structkit/gateway/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/gateway/internal/fixture/deepmcp"
 	"github.com/structkit/structkit/gateway/internal/fixture/heap"
 	"github.com/structkit/structkit/gateway/internal/fixture/long"
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 )
 
 // deepUpstream is the hostile deepmcp server over pipes, with results.

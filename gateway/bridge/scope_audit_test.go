@@ -18,8 +18,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/structkit/structkit/gateway/bridge"
+	bridgev1 "github.com/structkit/structkit/gateway/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/gateway/mcpbridge"
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/jsonvalue"
 )
 

@@ -17,8 +17,8 @@ import (
 
 	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/gateway/bridge"
+	bridgev1 "github.com/structkit/structkit/gateway/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/gateway/internal/fixture/bounds"
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 )
 
 // boundsUpstreams are the bounds server in process (in memory) and over

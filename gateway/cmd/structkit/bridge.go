@@ -32,7 +32,7 @@ import (
 	"github.com/structkit/structkit/gateway/cmd/structkit/internal/healthwatch"
 	"github.com/structkit/structkit/gateway/cmd/structkit/internal/metrics"
 	"github.com/structkit/structkit/gateway/examples/mcpserver"
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
+	bridgev1 "github.com/structkit/structkit/gateway/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/structconv"
 )
 

@@ -20,7 +20,7 @@ import (
 
 	"github.com/structkit/structkit/gateway/bridge"
 	"github.com/structkit/structkit/gateway/examples/mcpserver"
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
+	bridgev1 "github.com/structkit/structkit/gateway/gen/structkit/bridge/v1"
 )
 
 // startBridge serves a bridge over the bundled example server on a

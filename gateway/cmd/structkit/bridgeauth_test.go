@@ -18,7 +18,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/structkit/structkit/gateway/cmd/structkit/internal/expose/certtest"
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
+	bridgev1 "github.com/structkit/structkit/gateway/gen/structkit/bridge/v1"
 )
 
 // TestBridgeWatchFlood: with --auth-token-file, Watch takes the token. A

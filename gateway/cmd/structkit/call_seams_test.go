@@ -9,8 +9,8 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/structkit/structkit/gateway/bridge"
+	bridgev1 "github.com/structkit/structkit/gateway/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/gateway/internal/fixture/bounds"
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 )
 
 // startBoundsBridge serves a checking bridge over the bounds server.

@@ -19,7 +19,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
+	bridgev1 "github.com/structkit/structkit/gateway/gen/structkit/bridge/v1"
 )
 
 // dockerfile reads gateway/deploy/Dockerfile's instructions (no line

@@ -22,8 +22,8 @@ import (
 	"google.golang.org/grpc/reflection"
 	"google.golang.org/grpc/status"
 
+	bridgev1 "github.com/structkit/structkit/gateway/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/gateway/internal/fixture/orders"
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 )
 
 // bridgeCall calls a tool of a served bridge; its status, the name taken

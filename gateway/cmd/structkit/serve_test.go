@@ -26,7 +26,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/gateway/cmd/structkit/internal/expose/certtest"
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
+	bridgev1 "github.com/structkit/structkit/gateway/gen/structkit/bridge/v1"
 )
 
 // served is a "structkit bridge" running in process.

@@ -20,8 +20,8 @@ import (
 
 	"github.com/structkit/structkit/gateway/bridge"
 	"github.com/structkit/structkit/gateway/cmd/structkit/internal/healthwatch"
+	bridgev1 "github.com/structkit/structkit/gateway/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/gateway/internal/fixture/long"
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 )
 
 // callTimeout bounds a call the test expects to end; reaching it is a

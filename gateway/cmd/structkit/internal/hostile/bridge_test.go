@@ -21,8 +21,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	bridgev1 "github.com/structkit/structkit/gateway/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/gateway/internal/fixture/long"
-	bridgev1 "github.com/structkit/structkit/gen/structkit/bridge/v1"
 )
 
 // Bounds of the bridge's peak resident memory asserted (MiB); the README's

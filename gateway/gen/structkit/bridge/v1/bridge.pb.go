@@ -704,7 +704,7 @@ const file_structkit_bridge_v1_bridge_proto_rawDesc = "" +
 	"\x17structured_content_json\x18\b \x01(\tR\x15structuredContentJson2\xc8\x01\n" +
 	"\x11ToolBridgeService\x12Z\n" +
 	"\tListTools\x12%.structkit.bridge.v1.ListToolsRequest\x1a&.structkit.bridge.v1.ListToolsResponse\x12W\n" +
-	"\bCallTool\x12$.structkit.bridge.v1.CallToolRequest\x1a%.structkit.bridge.v1.CallToolResponseBAZ?github.com/structkit/structkit/gen/structkit/bridge/v1;bridgev1b\x06proto3"
+	"\bCallTool\x12$.structkit.bridge.v1.CallToolRequest\x1a%.structkit.bridge.v1.CallToolResponseBIZGgithub.com/structkit/structkit/gateway/gen/structkit/bridge/v1;bridgev1b\x06proto3"
 
 var (
 	file_structkit_bridge_v1_bridge_proto_rawDescOnce sync.Once
