@@ -130,7 +130,7 @@ type toolServer struct {
 func (s *toolServer) Search(ctx context.Context, req *examplev1.SearchRequest) (*examplev1.SearchResponse, error) {
 	s.calls.Add(1)
 	resp := &examplev1.SearchResponse{Arguments: req.GetArguments()}
-	if res, ok := grpcargs.FromContext(ctx); ok {
+	if res, ok := protoargs.FromContext(ctx); ok {
 		resp.Report = res.Proto()
 	}
 	return resp, nil
@@ -139,7 +139,7 @@ func (s *toolServer) Search(ctx context.Context, req *examplev1.SearchRequest) (
 func (s *toolServer) CallTool(ctx context.Context, req *examplev1.CallToolRequest) (*examplev1.CallToolResponse, error) {
 	s.calls.Add(1)
 	resp := &examplev1.CallToolResponse{Result: req.GetArguments()}
-	if res, ok := grpcargs.FromContext(ctx); ok {
+	if res, ok := protoargs.FromContext(ctx); ok {
 		resp.Report = res.Proto()
 	}
 	return resp, nil
@@ -156,7 +156,7 @@ func (s *toolServer) CallTools(stream examplev1.ToolService_CallToolsServer) err
 		}
 		s.calls.Add(1)
 		resp := &examplev1.CallToolsResponse{Result: req.GetArguments()}
-		if res, ok := grpcargs.FromContext(stream.Context()); ok {
+		if res, ok := protoargs.FromContext(stream.Context()); ok {
 			resp.Report = res.Proto()
 		}
 		if err := stream.Send(resp); err != nil {

@@ -89,7 +89,7 @@ func (o Options) Adapt(schema any) (*Schema, error) {
 	// check of what it wrote (linear in its size, which the renderer
 	// bounds) keeps the promise that every adaptation passes Check.
 	if vs := check(lim, doc); len(vs) > 0 {
-		return nil, &Error{Profile: o.Profile, Msg: "the adapted schema breaks the profile's rules: " + vs[0].Error(), Violations: vs}
+		return nil, &Error{Profile: o.Profile, Msg: "the adapted schema breaks the profile's rules: " + vs[0].String(), Violations: vs}
 	}
 	a.json, err = jsontext.Marshal(doc)
 	if err != nil {

@@ -2,6 +2,7 @@ package adapt
 
 import (
 	"bytes"
+	"context"
 	"testing"
 
 	"github.com/structkit/structkit/internal/jsontext"
@@ -107,7 +108,7 @@ func tightRoundTrips(t *testing.T, p Profile, orig *structconv.Schema, r *render
 			continue
 		}
 		xb, _ := jsontext.Marshal(x)
-		if ps, err := orig.Validate(decode(t, xb)); err != nil || len(ps) > 0 {
+		if ps, err := orig.Validate(context.Background(), decode(t, xb)); err != nil || len(ps) > 0 {
 			continue
 		}
 		fw, err := a.Forward(xb)
@@ -115,7 +116,7 @@ func tightRoundTrips(t *testing.T, p Profile, orig *structconv.Schema, r *render
 			t.Errorf("%s %s: Forward(%s): %v", p, tool.name, xb, err)
 			continue
 		}
-		if ps, err := adapted.Validate(decode(t, fw)); err != nil || len(ps) > 0 {
+		if ps, err := adapted.Validate(context.Background(), decode(t, fw)); err != nil || len(ps) > 0 {
 			t.Errorf("%s %s: Forward(%s) = %s, invalid under the adapted schema: %v %v", p, tool.name, xb, fw, err, ps)
 			continue
 		}

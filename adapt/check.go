@@ -23,8 +23,8 @@ type Violation struct {
 	Msg string `json:"msg"`
 }
 
-// Error renders the violation on one line: pointer, rule, message.
-func (v Violation) Error() string {
+// String renders the violation on one line: pointer, rule, message.
+func (v Violation) String() string {
 	p := v.Pointer
 	if p == "" {
 		p = "/"

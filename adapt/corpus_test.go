@@ -2,6 +2,7 @@ package adapt
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -236,7 +237,7 @@ func corpusTool1(t *testing.T, p Profile, tool corpusTool, st *stats) {
 		x, ok := newGen(origDoc, seed).value(origDoc, 0)
 		if ok {
 			xb, _ := jsontext.Marshal(x)
-			if ps, err := orig.Validate(decode(t, xb)); err == nil && len(ps) == 0 {
+			if ps, err := orig.Validate(context.Background(), decode(t, xb)); err == nil && len(ps) == 0 {
 				roundTrip(t, tool.name, a, adapted, xb, st)
 			}
 		}
@@ -244,7 +245,7 @@ func corpusTool1(t *testing.T, p Profile, tool corpusTool, st *stats) {
 		y, ok := newGen(sdoc, seed+1000).value(sdoc, 0)
 		if ok {
 			yb, _ := jsontext.Marshal(y)
-			if ps, err := adapted.Validate(decode(t, yb)); err == nil && len(ps) == 0 {
+			if ps, err := adapted.Validate(context.Background(), decode(t, yb)); err == nil && len(ps) == 0 {
 				answer(t, tool.name, a, yb, st)
 			}
 		}
@@ -260,7 +261,7 @@ func roundTrip(t *testing.T, name string, a *Schema, adapted *structconv.Schema,
 		return
 	}
 	st.forward++
-	ps, err := adapted.Validate(decode(t, fw))
+	ps, err := adapted.Validate(context.Background(), decode(t, fw))
 	if err != nil || len(ps) > 0 {
 		t.Errorf("%s: Forward(x) is not valid under the adapted schema: %v %v\n x:  %s\n fw: %s\n S': %s", name, err, ps, x, fw, a.JSON())
 		return
@@ -297,7 +298,7 @@ func answer(t *testing.T, name string, a *Schema, y []byte, st *stats) {
 	}
 	st.answers++
 	if rep.Valid() {
-		if ps, err := a.Original().Validate(decode(t, out)); err != nil || len(ps) > 0 {
+		if ps, err := a.Original().Validate(context.Background(), decode(t, out)); err != nil || len(ps) > 0 {
 			t.Errorf("%s: restored arguments reported valid are not: %v\n y: %s\n out: %s", name, ps, y, out)
 		}
 		return

@@ -2,6 +2,7 @@ package adapt
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -78,7 +79,7 @@ func goldenCases(t *testing.T) []goldenCase {
 				continue
 			}
 			xb, _ := jsontext.Marshal(x)
-			if ps, err := a.Original().Validate(decode(t, xb)); err == nil && len(ps) == 0 {
+			if ps, err := a.Original().Validate(context.Background(), decode(t, xb)); err == nil && len(ps) == 0 {
 				gc.examples = append(gc.examples, xb)
 			}
 		}

@@ -1,6 +1,7 @@
 package coerce_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,7 +25,7 @@ func ExampleCompile() {
 	if err != nil {
 		panic(err)
 	}
-	problems, err := schema.Validate(map[string]any{"limit": json.Number("0"), "speed": "Fast"})
+	problems, err := schema.Validate(context.Background(), map[string]any{"limit": json.Number("0"), "speed": "Fast"})
 	if err != nil {
 		panic(err)
 	}

@@ -58,7 +58,7 @@ func TestOpenAPIForm(t *testing.T) {
 					if err := dec.Decode(&v); err != nil {
 						t.Fatal(err)
 					}
-					ps, err := s.Validate(v)
+					ps, err := s.Validate(context.Background(), v)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -22,8 +22,9 @@ const (
 	// as a string of its decimal digits, because a double cannot hold it.
 	RuleBigIntCarried Rule = "bigint-carried"
 	// RuleBigIntRounded: an integer literal beyond ±2^53 was rounded to the
-	// nearest double (at a location that admits number but not integer, or
-	// because the options asked for rounding).
+	// nearest double (written as a float, 1e21 or 9007199254740993.0, where
+	// the schema does not say integer, or because the options asked for
+	// rounding).
 	RuleBigIntRounded Rule = "bigint-rounded"
 	// RuleBigIntRestored: a carried decimal string was written back as the
 	// bare integer literal it came from.

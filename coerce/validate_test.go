@@ -103,7 +103,7 @@ func TestProblemWording(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			problems, err := s.Validate(decodeNumbers(t, tt.data))
+			problems, err := s.Validate(context.Background(), decodeNumbers(t, tt.data))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,7 +135,7 @@ func TestProblemFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	problems, err := s.Validate(map[string]any{"limit": "20"})
+	problems, err := s.Validate(context.Background(), map[string]any{"limit": "20"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestLazyValidator(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 0; i < 2; i++ {
-		_, err := s.Validate(map[string]any{"s": "y"})
+		_, err := s.Validate(context.Background(), map[string]any{"s": "y"})
 		var se *coerce.SchemaError
 		if !errors.As(err, &se) || se.Pointer != "/properties/s" || se.Keyword != "pattern" {
 			t.Fatalf("call %d: got %v, want a *coerce.SchemaError at /properties/s (pattern)", i, err)
@@ -230,7 +230,7 @@ func TestValidateDoubling(t *testing.T) {
 			v     any
 			valid bool
 		}{{json.Number("5"), comb != "oneOf"}, {"x", false}} {
-			problems, err := s.ValidateContext(context.Background(), c.v)
+			problems, err := s.Validate(context.Background(), c.v)
 			if err != nil || (len(problems) == 0) != c.valid {
 				t.Errorf("%s %v: problems %v, err %v; want valid=%v", comb, c.v, problems, err, c.valid)
 			}
@@ -246,7 +246,7 @@ func TestValidateContextDone(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := s.ValidateContext(ctx, map[string]any{}); !errors.Is(err, context.Canceled) {
+	if _, err := s.Validate(ctx, map[string]any{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
 }

@@ -5,7 +5,7 @@
 // rejects invalid ones with connect.CodeInvalidArgument carrying a
 // google.rpc.BadRequest (field paths such as "arguments.filters[0].value")
 // and the structkit.v1.Report. Handlers read what was repaired with
-// FromContext; clients read the details with Problems.
+// protoargs.FromContext; clients read the details with Problems.
 //
 // # Options
 //
@@ -22,7 +22,6 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
-	"github.com/structkit/structkit/internal/rpcargs"
 	"github.com/structkit/structkit/protoargs"
 )
 
@@ -40,25 +39,11 @@ func NewInterceptor(o Options) connect.Interceptor { return &interceptor{o: o} }
 // a one-line summary, a google.rpc.BadRequest and the structkit.v1.Report.
 // It returns nil for a valid result.
 func Error(res *protoargs.Result) *connect.Error {
-	f := rpcargs.Invalid(res)
-	if f == nil {
+	if res.Valid() {
 		return nil
 	}
-	return failureError(f)
-}
-
-// failureError is the error of a failed check: CodeInternal when the check
-// itself failed, CodeInvalidArgument with the details for an invalid
-// request.
-func failureError(f *rpcargs.Failure) *connect.Error {
-	switch {
-	case f.Internal && f.Err != nil:
-		return connect.NewError(connect.CodeInternal, f.Err)
-	case f.Internal:
-		return connect.NewError(connect.CodeInternal, errors.New(f.Msg))
-	}
-	err := connect.NewError(connect.CodeInvalidArgument, errors.New(f.Msg))
-	for _, d := range f.Details() {
+	err := connect.NewError(connect.CodeInvalidArgument, errors.New(res.Summary()))
+	for _, d := range res.Details() {
 		if detail, e := connect.NewErrorDetail(d); e == nil {
 			err.AddDetail(detail)
 		}
@@ -79,32 +64,21 @@ func Problems(err error) (report *structkitv1.Report, badRequest *errdetails.Bad
 			details = append(details, v)
 		}
 	}
-	return rpcargs.Details(details)
-}
-
-// FromContext returns what the interceptor did to the request a handler is
-// serving (for a stream: to the last message received). ok is false
-// outside an intercepted call.
-func FromContext(ctx context.Context) (res *protoargs.Result, ok bool) {
-	return rpcargs.FromContext(ctx)
+	return protoargs.FromDetails(details)
 }
 
 type interceptor struct{ o Options }
 
-// checkFunc is the check of the Options' Checker, nil without one.
-func (i *interceptor) checkFunc() rpcargs.Check {
-	if i.o.Checker == nil {
-		return nil
-	}
-	return i.o.Checker.Check
-}
-
 // check checks one message, as grpcargs does; err is the error to fail the
-// call with.
+// call with: CodeInternal when the check itself failed (the cause kept for
+// errors.As), CodeInvalidArgument with the details for an invalid request.
 func (i *interceptor) check(ctx context.Context, msg any) (*protoargs.Result, error) {
-	res, f := rpcargs.Run(ctx, i.checkFunc(), msg, i.o.PassInvalid)
-	if f != nil {
-		return res, failureError(f)
+	res, err := i.o.Check(ctx, msg)
+	switch {
+	case err != nil:
+		return nil, connect.NewError(connect.CodeInternal, err)
+	case i.o.Reject(res):
+		return res, Error(res)
 	}
 	return res, nil
 }
@@ -118,7 +92,7 @@ func (i *interceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 			return nil, err
 		}
 		if !req.Spec().IsClient {
-			ctx, _ = rpcargs.WithHolder(ctx, res)
+			ctx, _ = protoargs.NewContext(ctx, res)
 		}
 		return next(ctx, req)
 	}
@@ -134,8 +108,8 @@ func (i *interceptor) WrapStreamingClient(next connect.StreamingClientFunc) conn
 // WrapStreamingHandler checks each message a handler stream receives.
 func (i *interceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
 	return func(ctx context.Context, conn connect.StreamingHandlerConn) error {
-		ctx, h := rpcargs.WithHolder(ctx, nil)
-		return next(ctx, &handlerConn{StreamingHandlerConn: conn, i: i, h: h, ctx: ctx})
+		ctx, set := protoargs.NewContext(ctx, nil)
+		return next(ctx, &handlerConn{StreamingHandlerConn: conn, i: i, set: set, ctx: ctx})
 	}
 }
 
@@ -157,7 +131,7 @@ func (c *clientConn) Send(msg any) error {
 type handlerConn struct {
 	connect.StreamingHandlerConn
 	i   *interceptor
-	h   *rpcargs.Holder
+	set func(*protoargs.Result)
 	ctx context.Context
 }
 
@@ -167,8 +141,7 @@ func (c *handlerConn) Receive(msg any) error {
 	if err := c.StreamingHandlerConn.Receive(msg); err != nil {
 		return err
 	}
-	if f := c.h.Run(c.ctx, c.i.checkFunc(), msg, c.i.o.PassInvalid); f != nil {
-		return failureError(f)
-	}
-	return nil
+	res, err := c.i.check(c.ctx, msg)
+	c.set(res)
+	return err
 }

@@ -49,7 +49,7 @@ type service struct {
 func (s *service) search(ctx context.Context, req *connect.Request[examplev1.SearchRequest]) (*connect.Response[examplev1.SearchResponse], error) {
 	s.calls.Add(1)
 	s.last.Store(proto.Clone(req.Msg).(*examplev1.SearchRequest))
-	if res, ok := connectargs.FromContext(ctx); ok {
+	if res, ok := protoargs.FromContext(ctx); ok {
 		s.res.Store(res)
 	}
 	return connect.NewResponse(&examplev1.SearchResponse{Arguments: req.Msg.GetArguments()}), nil

@@ -22,7 +22,7 @@ type search struct {
 }
 
 func (search) Search(ctx context.Context, req *examplev1.SearchRequest) (*examplev1.SearchResponse, error) {
-	if res, ok := grpcargs.FromContext(ctx); ok { // what the interceptor repaired
+	if res, ok := protoargs.FromContext(ctx); ok { // what the interceptor repaired
 		for _, f := range res.Fields {
 			fmt.Println("server:", f.Report.String())
 		}

@@ -8,7 +8,8 @@
 // violations name the protobuf field path joined with the JSON Pointer
 // inside the Struct ("arguments.filters[0].value"), and the
 // structkit.v1.Report with every change and problem. Problems reads them
-// back on the client.
+// back on the client; a handler reads what was repaired with
+// protoargs.FromContext.
 //
 // # Options
 //
@@ -26,7 +27,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
-	"github.com/structkit/structkit/internal/rpcargs"
 	"github.com/structkit/structkit/protoargs"
 )
 
@@ -34,21 +34,11 @@ import (
 // a one-line summary, a google.rpc.BadRequest with one field violation per
 // problem, and the structkit.v1.Report. It returns nil for a valid result.
 func Status(res *protoargs.Result) *status.Status {
-	f := rpcargs.Invalid(res)
-	if f == nil {
+	if res.Valid() {
 		return nil
 	}
-	return failureStatus(f)
-}
-
-// failureStatus is the status of a failed check: Internal when the check
-// itself failed, InvalidArgument with the details for an invalid request.
-func failureStatus(f *rpcargs.Failure) *status.Status {
-	if f.Internal {
-		return status.New(codes.Internal, f.Msg)
-	}
-	st := status.New(codes.InvalidArgument, f.Msg)
-	if withDetails, err := st.WithDetails(f.BadRequest, f.Report); err == nil {
+	st := status.New(codes.InvalidArgument, res.Summary())
+	if withDetails, err := st.WithDetails(res.BadRequest(), res.Proto()); err == nil {
 		return withDetails
 	}
 	return st
@@ -61,29 +51,23 @@ func Problems(err error) (report *structkitv1.Report, badRequest *errdetails.Bad
 	if !isStatus || st == nil {
 		return nil, nil, false
 	}
-	return rpcargs.Details(st.Details())
-}
-
-// FromContext returns what the interceptor did to the request a handler
-// is serving (for a stream: to the last message received). ok is false
-// outside an intercepted call.
-func FromContext(ctx context.Context) (res *protoargs.Result, ok bool) {
-	return rpcargs.FromContext(ctx)
+	return protoargs.FromDetails(st.Details())
 }
 
 // Options configure the interceptors: protoargs.RPCOptions, the options
 // of connectargs too.
 type Options = protoargs.RPCOptions
 
-// check checks one message; err is the status to fail the call with.
+// check checks one message; err is the status to fail the call with:
+// Internal when the check itself failed, InvalidArgument with the details
+// for an invalid request.
 func check(ctx context.Context, o Options, msg any) (*protoargs.Result, error) {
-	var check rpcargs.Check
-	if o.Checker != nil {
-		check = o.Checker.Check
-	}
-	res, f := rpcargs.Run(ctx, check, msg, o.PassInvalid)
-	if f != nil {
-		return res, failureStatus(f).Err()
+	res, err := o.Check(ctx, msg)
+	switch {
+	case err != nil:
+		return nil, status.Error(codes.Internal, err.Error())
+	case o.Reject(res):
+		return res, Status(res).Err()
 	}
 	return res, nil
 }
@@ -95,7 +79,7 @@ func UnaryServerInterceptor(o Options) grpc.UnaryServerInterceptor {
 		if err != nil {
 			return nil, err
 		}
-		ctx, _ = rpcargs.WithHolder(ctx, res)
+		ctx, _ = protoargs.NewContext(ctx, res)
 		return handler(ctx, req)
 	}
 }
@@ -105,15 +89,15 @@ func UnaryServerInterceptor(o Options) grpc.UnaryServerInterceptor {
 // PassInvalid).
 func StreamServerInterceptor(o Options) grpc.StreamServerInterceptor {
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-		ctx, h := rpcargs.WithHolder(ss.Context(), nil)
-		return handler(srv, &serverStream{ServerStream: ss, o: o, h: h, ctx: ctx})
+		ctx, set := protoargs.NewContext(ss.Context(), nil)
+		return handler(srv, &serverStream{ServerStream: ss, o: o, set: set, ctx: ctx})
 	}
 }
 
 type serverStream struct {
 	grpc.ServerStream
 	o   Options
-	h   *rpcargs.Holder
+	set func(*protoargs.Result)
 	ctx context.Context
 }
 
@@ -124,7 +108,7 @@ func (s *serverStream) RecvMsg(m any) error {
 		return err
 	}
 	res, err := check(s.ctx, s.o, m)
-	s.h.Set(res)
+	s.set(res)
 	return err
 }
 

@@ -87,7 +87,7 @@ func TestPassInvalidClientAndServer(t *testing.T) {
 		_, err = grpcargs.UnaryServerInterceptor(o)(context.Background(), invalid(), &grpc.UnaryServerInfo{},
 			func(ctx context.Context, _ any) (any, error) {
 				handled = true
-				if res, ok := grpcargs.FromContext(ctx); !ok || res.Valid() {
+				if res, ok := protoargs.FromContext(ctx); !ok || res.Valid() {
 					t.Errorf("server, PassInvalid %v: the handler does not see the problems: %v", pass, res)
 				}
 				return nil, nil

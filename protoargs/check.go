@@ -9,7 +9,6 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/internal/pragma"
-	"github.com/structkit/structkit/internal/rpcargs"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -35,18 +34,6 @@ type Checker struct {
 	// Observer; nil means the field's full name.
 	ToolName func(msg proto.Message, field protoreflect.FieldDescriptor) string
 }
-
-// FieldReport is the report of one checked field: Field, the path of the
-// field in the message as google.rpc.BadRequest names it ("arguments",
-// "calls[2].arguments", "by_name[\"x\"]"); Descriptor, the field's
-// descriptor; and the embedded coerce.Report of its changes and problems.
-type FieldReport = rpcargs.FieldReport
-
-// Result is what Check did to a message: a FieldReport per checked field
-// (Fields). Its methods: Valid (no field has problems), Changed (some
-// field was changed) and Proto (the result as a structkit.v1.Report
-// message, as the RPC packages send it).
-type Result = rpcargs.Result
 
 // Check repairs and validates the fields of msg in place and returns what
 // it did. err is for a field whose schema cannot be had (a FieldError, or

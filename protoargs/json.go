@@ -35,13 +35,8 @@ type JSONOptions struct {
 }
 
 // Marshal renders msg as proto3 JSON with its schema-bearing fields
-// written schema-aware.
-func (o JSONOptions) Marshal(msg proto.Message) ([]byte, error) {
-	return o.MarshalContext(context.Background(), msg)
-}
-
-// MarshalContext is Marshal with a context for the Resolver.
-func (o JSONOptions) MarshalContext(ctx context.Context, msg proto.Message) ([]byte, error) {
+// written schema-aware. ctx is given to the Schemas' Resolver.
+func (o JSONOptions) Marshal(ctx context.Context, msg proto.Message) ([]byte, error) {
 	if msg == nil {
 		return nil, errNoMessage
 	}

@@ -186,7 +186,7 @@ func TestMessageJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := &examplev1.SearchRequest{Arguments: &args}
-	got, err := protoargs.JSONOptions{}.Marshal(req)
+	got, err := protoargs.JSONOptions{}.Marshal(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestMessageJSON(t *testing.T) {
 	}
 	// A response with a report: the report is protojson's own rendering.
 	resp := &examplev1.SearchResponse{Arguments: &args, Report: &structkitv1.Report{Changes: []*structkitv1.Change{{Field: "arguments", Path: "/id", Rule: "bigint-carried"}}}}
-	got, err = protoargs.JSONOptions{UseProtoNames: true}.Marshal(resp)
+	got, err = protoargs.JSONOptions{UseProtoNames: true}.Marshal(context.Background(), resp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestMessageJSONErrors(t *testing.T) {
 		// A Struct without a schema: the module's writer names the field.
 		{&examplev1.SearchResponse{Report: &structkitv1.Report{Changes: []*structkitv1.Change{{Rule: "\xff"}}}}, "/report/changes/0/rule"},
 	} {
-		_, err := protoargs.JSONOptions{}.Marshal(tc.msg)
+		_, err := protoargs.JSONOptions{}.Marshal(context.Background(), tc.msg)
 		if err == nil || strings.Contains(err.Error(), "proto:") || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v", tc.msg, err)
 		}

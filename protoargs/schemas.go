@@ -27,7 +27,6 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
-	"github.com/structkit/structkit/internal/rpcargs"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -55,12 +54,6 @@ func (r *Registry) Lookup(name string) *structconv.Schema {
 	defer r.mu.RUnlock()
 	return r.m[name]
 }
-
-// FieldError is the error for a field whose schema option cannot be used:
-// an inline schema that does not compile, or a name nothing registered.
-// Match it with errors.As. Its fields: Field, the full name of the
-// protobuf field; Msg, what is wrong; Err, the underlying error, if any.
-type FieldError = rpcargs.FieldError
 
 // Schemas finds the schema of a field: from its structkit.v1.schema option
 // (an inline schema is compiled once per field descriptor, at first use,

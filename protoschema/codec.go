@@ -106,39 +106,6 @@ func (c *Codec) resolver() resolver {
 	return protoregistry.GlobalTypes
 }
 
-// ProblemsError is the error of Unmarshal for input that does not fit the
-// schema or the message: every problem, located by JSON Pointer, in words
-// a model can act on. Render it with coerce.FormatProblems. Match it with
-// errors.As.
-type ProblemsError struct {
-	// Message is the full name of the message type.
-	Message protoreflect.FullName
-	// Problems are what is wrong, sorted by path.
-	Problems []coerce.Problem
-	// Report holds what lenient repairs changed before the problems were
-	// found (nil when none ran).
-	Report *coerce.Report
-}
-
-// Error lists the first problems on one line.
-func (e *ProblemsError) Error() string {
-	var b strings.Builder
-	b.WriteString("protoschema: invalid ")
-	b.WriteString(string(e.Message))
-	b.WriteString(": ")
-	for i, p := range e.Problems {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		if i == 5 {
-			fmt.Fprintf(&b, "and %d more", len(e.Problems)-i)
-			break
-		}
-		b.WriteString(p.String())
-	}
-	return b.String()
-}
-
 func (c *Codec) check(m proto.Message) error {
 	if m == nil || !m.ProtoReflect().IsValid() {
 		return &Error{Element: c.md.FullName(), Msg: "nil message"}
@@ -155,7 +122,7 @@ func (c *Codec) check(m proto.Message) error {
 // magnitude, the Policy's repairs, full validation — and then into the
 // message under the proto3 JSON mapping, through the same token layer.
 // It returns the report of repairs; an invalid input gives a
-// *ProblemsError, JSON that does not parse a *structconv.Error, both
+// *Error (with Problems), JSON that does not parse a *structconv.Error, both
 // naming the location. ctx bounds the check and tool names the tool for
 // the Observer, as for structconv.CheckOptions.JSON.
 func (c *Codec) Unmarshal(ctx context.Context, tool string, args []byte, m proto.Message) (*coerce.Report, error) {
@@ -171,7 +138,7 @@ func (c *Codec) Unmarshal(ctx context.Context, tool string, args []byte, m proto
 		return nil, err
 	}
 	if !rep.Valid() {
-		return rep, &ProblemsError{Message: c.md.FullName(), Problems: c.explain(out, rep.Problems), Report: rep}
+		return rep, &Error{Element: c.md.FullName(), Problems: c.explain(out, rep.Problems), Report: rep}
 	}
 	// The message is read from the text the model wrote (so that a
 	// refusal names its place there) unless a lenient rule repaired it.
@@ -196,7 +163,7 @@ func (c *Codec) Unmarshal(ctx context.Context, tool string, args []byte, m proto
 		// holds the problem too, so that it never reads as valid.
 		p := problemOf(de)
 		rep.Problems = append(rep.Problems, p)
-		return rep, &ProblemsError{Message: c.md.FullName(), Problems: []coerce.Problem{p}, Report: rep}
+		return rep, &Error{Element: c.md.FullName(), Problems: []coerce.Problem{p}, Report: rep}
 	}
 	return rep, nil
 }

@@ -102,7 +102,7 @@ func TestCodecDecoding(t *testing.T) {
 		{`{"order":{"holdFor":"999999999999s","items":[{}]}}`, "/order/holdFor", "duration", `string "999999999999s"`},
 	} {
 		rep, err := c.Unmarshal(context.Background(), "", []byte(tc.in), newDynamic(md))
-		var pe *protoschema.ProblemsError
+		var pe *protoschema.Error
 		if !errors.As(err, &pe) || len(pe.Problems) != 1 {
 			t.Fatalf("%s: %v", tc.in, err)
 		}

@@ -41,7 +41,7 @@ func ExampleCodec() {
 	fmt.Println(string(out))
 
 	_, err = codec.Unmarshal(context.Background(), "", []byte(`{"order":{"priority":"Fast","card":{},"invoiceRef":"x","items":[{"quantity":2.5}]}}`), &req)
-	var pe *protoschema.ProblemsError
+	var pe *protoschema.Error
 	if errors.As(err, &pe) {
 		fmt.Println(coerce.FormatProblems("create_order", pe.Problems))
 	}

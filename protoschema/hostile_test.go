@@ -152,7 +152,7 @@ func TestCodecProblems(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = c.Unmarshal(context.Background(), "", []byte(tc.in), newDynamic(md))
-		var pe *protoschema.ProblemsError
+		var pe *protoschema.Error
 		if !errors.As(err, &pe) {
 			t.Errorf("%s: err %v", tc.in, err)
 			continue

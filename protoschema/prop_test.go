@@ -140,14 +140,14 @@ func TestProperties(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Marshal: %v\n%v", err, msg)
 				}
-				if problems, err := codec.Compiled().Validate(decode(t, out)); err != nil || len(problems) > 0 {
+				if problems, err := codec.Compiled().Validate(context.Background(), decode(t, out)); err != nil || len(problems) > 0 {
 					t.Fatalf("structkit's JSON fails the schema: %v %v\n%s", problems, err, out)
 				}
 				pj, err := protojson.Marshal(msg)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if problems, err := strCodec.Compiled().Validate(decode(t, pj)); err != nil || len(problems) > 0 {
+				if problems, err := strCodec.Compiled().Validate(context.Background(), decode(t, pj)); err != nil || len(problems) > 0 {
 					t.Fatalf("protojson's JSON fails the string-form schema: %v %v\n%s", problems, err, pj)
 				}
 				back := mt.New().Interface()

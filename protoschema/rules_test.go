@@ -254,7 +254,7 @@ func TestOneofsAndRequired(t *testing.T) {
 		{`{"a":"x","userId":"u"}`, `/: missing required property "id"`},
 	} {
 		_, err := c.Unmarshal(context.Background(), "", []byte(tc.in), newDynamic(md))
-		var pe *protoschema.ProblemsError
+		var pe *protoschema.Error
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s: %v", tc.in, err)

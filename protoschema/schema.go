@@ -2,9 +2,11 @@ package protoschema
 
 import (
 	"fmt"
+	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/pragma"
@@ -77,21 +79,51 @@ type Note struct {
 // String renders the note on one line: element, rule, text.
 func (n Note) String() string { return string(n.Element) + ": " + n.Rule + ": " + n.Text }
 
-// Error is the error of Generate and of the Codec for a descriptor that
-// cannot be given a schema within the limits. Match it with errors.As.
+// Error is protoschema's one error type, matched with errors.As: the error
+// of Generate and of the Codec for a descriptor that cannot be given a
+// schema within the limits or a message of the wrong type (Msg), and the
+// error of Codec.Unmarshal for input that does not fit the schema or the
+// message (Problems: every problem, located by JSON Pointer).
 type Error struct {
-	// Element is the full name of the descriptor at fault.
+	// Element is the full name of the descriptor at fault, or of the
+	// message type whose input is invalid.
 	Element protoreflect.FullName
-	// Msg says what is wrong.
+	// Msg says what is wrong with a descriptor or a message; empty for
+	// invalid input, which Problems describes.
 	Msg string
+	// Problems, for input that does not fit the schema or the message
+	// (Codec.Unmarshal), are what is wrong, sorted by path, in words a
+	// model can act on: render them with coerce.FormatProblems.
+	Problems []coerce.Problem
+	// Report holds, with Problems, what lenient repairs changed before
+	// the problems were found (nil when none ran).
+	Report *coerce.Report
 }
 
-// Error names the element and what is wrong.
+// Error names the element and what is wrong: for invalid input, its
+// first problems on one line.
 func (e *Error) Error() string {
-	if e.Element == "" {
-		return "protoschema: " + e.Msg
+	var b strings.Builder
+	b.WriteString("protoschema: ")
+	if len(e.Problems) > 0 {
+		b.WriteString("invalid ")
 	}
-	return "protoschema: " + string(e.Element) + ": " + e.Msg
+	if e.Element != "" {
+		b.WriteString(string(e.Element))
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	for i, p := range e.Problems {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		if i == 5 {
+			fmt.Fprintf(&b, "and %d more", len(e.Problems)-i)
+			break
+		}
+		b.WriteString(p.String())
+	}
+	return b.String()
 }
 
 // Generate writes the JSON Schema 2020-12 document of md as compact JSON,

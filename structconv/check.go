@@ -162,7 +162,7 @@ func (o CheckOptions) Go(ctx context.Context, tool string, schema *Schema, args 
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	problems, err := schema.ValidateContext(ctx, v)
+	problems, err := schema.Validate(ctx, v)
 	if err != nil {
 		return nil, nil, err // a *coerce.SchemaError, or the context's error
 	}

@@ -42,7 +42,7 @@ func BenchmarkCheck(b *testing.B) {
 		}
 		return v
 	}
-	if p, err := schema.Validate(decode()); err != nil || len(p) != 0 {
+	if p, err := schema.Validate(context.Background(), decode()); err != nil || len(p) != 0 {
 		b.Fatalf("bench document is not valid: %v %v", p, err)
 	}
 	b.Run("check_strict", func(b *testing.B) {
@@ -67,7 +67,7 @@ func BenchmarkCheck(b *testing.B) {
 		b.ReportAllocs()
 		v := decode()
 		for b.Loop() {
-			if _, err := schema.Validate(v); err != nil {
+			if _, err := schema.Validate(context.Background(), v); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -97,7 +97,7 @@ func BenchmarkCheck(b *testing.B) {
 	b.Run("decode_validate", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := schema.Validate(decode()); err != nil {
+			if _, err := schema.Validate(context.Background(), decode()); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -85,7 +85,7 @@ func oracleStruct(o structconv.CheckOptions, schema *structconv.Schema, args pro
 // oracleFinish is the old check's finish: validation, the fraction
 // problems added from the report, the sort, the policy's changes.
 func oracleFinish(schema *structconv.Schema, v any, rep *coerce.Report) (oracleRun, error) {
-	problems, err := schema.Validate(v)
+	problems, err := schema.Validate(context.Background(), v)
 	if err != nil {
 		return oracleRun{}, err
 	}

@@ -135,7 +135,7 @@ func fuzzUnion(t *testing.T, data []byte) {
 	}
 	if rep.Valid() {
 		sameMeaning(t, data, checked)
-	} else if problems, err := unionFuzzSchema.Validate(decodeNumbers(t, data)); err == nil && len(problems) == 0 {
+	} else if problems, err := unionFuzzSchema.Validate(context.Background(), decodeNumbers(t, data)); err == nil && len(problems) == 0 {
 		t.Fatalf("the check refused %s, which the schema admits: %v", data, rep.Problems)
 	}
 	// Under the policy, its decisions made when the objects end: the

@@ -10,6 +10,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
@@ -75,7 +76,11 @@ func (o GoOptions) ToGo(m proto.Message) (any, error) {
 // left as they are. A json.Number is held to the rules of the literal it
 // stands for, as Unmarshal holds the text: one outside JSON's number
 // grammar (007, 1., +1), with more digits than MaxNumberDigits or beyond
-// the range of a double is an *Error (CodeNumber) naming its path.
+// the range of a double (unless an integer carried there) is an *Error
+// (CodeNumber) naming its path, and one beyond ±2^53 is rounded where
+// Unmarshal rounds it. A string stays the string it is: a string of digits
+// is what the input wrote, not a carried integer (that is a Struct's
+// convention, which ToGo reads).
 func (o GoOptions) Apply(v any) (any, error) {
 	g := o.conv()
 	return g.apply(v, planOf(o.Schema).Root())
@@ -84,8 +89,9 @@ func (o GoOptions) Apply(v any) (any, error) {
 // FromGo fills m (a *structpb.Struct, *structpb.Value or
 // *structpb.ListValue) from a Go value tree, keeping exact integers exact:
 // an int64, uint64 or integral json.Number beyond ±2^53 is carried as a
-// decimal string, as Unmarshal carries big literals by default (and
-// rounded, with a report, where the schema admits number but not integer).
+// decimal string, as Unmarshal carries big literals by default (one rule,
+// see the package doc: 1e21 where the schema does not say integer is a
+// double, 1152921504606847000 too).
 // A float64 is stored as it is: it has no further digits to keep.
 func (o GoOptions) FromGo(v any, m proto.Message) error {
 	g := o.conv()
@@ -133,6 +139,7 @@ type goConv struct {
 	lenient bool
 	digits  int // most digits a json.Number may have
 	path    []seg
+	lits    *literals // marks the big integers carried, for reports; nil for none
 }
 
 // enter bounds the nesting of a walk over values built in memory.
@@ -153,10 +160,11 @@ func (g *goConv) checkDigits(lit string) error {
 	return nil
 }
 
-// checkNumber refuses a json.Number that Unmarshal would refuse as text:
-// more digits than the limit, a literal outside the token layer's number
-// grammar (007, 1., +1), or one beyond the range of a double (1e400).
-func (g *goConv) checkNumber(lit string) error {
+// checkNumber refuses a json.Number at l that Unmarshal would refuse as
+// text: more digits than the limit, a literal outside the token layer's
+// number grammar (007, 1., +1), or one beyond the range of a double
+// (1e400) that is not an integer carried there (plan.Loc.BigInteger).
+func (g *goConv) checkNumber(lit string, l *plan.Loc) error {
 	if err := g.checkDigits(lit); err != nil {
 		return err
 	}
@@ -164,9 +172,46 @@ func (g *goConv) checkNumber(lit string) error {
 		return g.fail(CodeNumber, "json.Number %q is not a number", msgtext.Clip(lit, 40))
 	}
 	if !jsontext.InDoubleRange(lit) {
-		return g.fail(CodeNumber, "number %s is out of range of a double", msgtext.Clip(lit, 40))
+		if _, _, big, ok := bigNumber(lit, l); !ok || big != plan.BigCarry {
+			return g.fail(CodeNumber, "number %s is out of range of a double", msgtext.Clip(lit, 40))
+		}
 	}
 	return nil
+}
+
+// bigNumber is the plan's decision (plan.Loc.BigInteger) on a number
+// literal at l whose value is an integer beyond ±2^53, with its canonical
+// digits and nearest double; ok is false for any other literal.
+func bigNumber(lit string, l *plan.Loc) (canon string, f float64, big plan.Big, ok bool) {
+	if len(lit) < 16 && !strings.ContainsAny(lit, "eE") {
+		return "", 0, 0, false // within ±2^53
+	}
+	if canon, ok = jsontext.IntegerDigits(lit); !ok || !jsontext.BeyondSafe(canon) {
+		return "", 0, 0, false
+	}
+	f, err := jsontext.ParseFloat(lit)
+	return canon, f, l.BigInteger(canon, !strings.ContainsAny(lit, ".eE"), f, err == nil), true
+}
+
+// bigGo is the Go value of x, a json.Number beyond ±2^53 with canonical
+// digits canon and nearest double f, under the plan's decision big: where
+// it is rounded and the double is not its value, that double (reported);
+// where it is carried at an integer location, the exact Go integer of
+// its digits; else x itself, which holds it exactly.
+func (g *goConv) bigGo(x json.Number, canon string, f float64, big plan.Big, l *plan.Loc) any {
+	switch {
+	case big == plan.BigRound && string(jsontext.AppendWhole(nil, f)) != canon:
+		if g.report != nil {
+			g.note(coerce.RuleBigIntRounded, string(x), string(jsontext.AppendFloat(nil, f)), l)
+		}
+		return f
+	case big == plan.BigCarry && l.Integer():
+		if g.report != nil && canon != string(x) {
+			g.note(coerce.RuleInteger, string(x), canon, l)
+		}
+		return digitsInt(canon)
+	}
+	return x
 }
 
 func (g *goConv) note(rule coerce.Rule, from, to string, l *plan.Loc) {
@@ -248,7 +293,7 @@ func (g *goConv) str(s string, l *plan.Loc) any {
 func (g *goConv) fromValue(v *structpb.Value, l *plan.Loc) (any, error) {
 	if g.lenient && l != nil {
 		if sc, ok := scalarOf(v); ok && !isCarried(sc, l) {
-			if out, done, err := g.lenientGo(scalarGo(sc), l); done {
+			if out, done, err := g.lenientGo(scalarGo(sc), l, false); done {
 				return out, err
 			}
 		}
@@ -369,7 +414,7 @@ func (g *goConv) apply(v any, l *plan.Loc) (any, error) {
 		return v, g.bounded(v) // no schema below: nothing changes
 	}
 	if n, ok := v.(json.Number); ok {
-		if err := g.checkNumber(string(n)); err != nil {
+		if err := g.checkNumber(string(n), l); err != nil {
 			return nil, err
 		}
 	}
@@ -424,7 +469,7 @@ func (g *goConv) apply(v any, l *plan.Loc) (any, error) {
 		return x, nil
 	}
 	if g.lenient {
-		if out, done, err := g.lenientGo(v, l); done {
+		if out, done, err := g.lenientGo(v, l, true); done {
 			return out, err
 		}
 	}
@@ -438,6 +483,9 @@ func (g *goConv) apply(v any, l *plan.Loc) (any, error) {
 		return x, nil
 	case json.Number: // checked above
 		lit := string(x)
+		if canon, f, big, ok := bigNumber(lit, l); ok {
+			return g.bigGo(x, canon, f, big, l), nil
+		}
 		if !l.Integer() {
 			return x, nil
 		}
@@ -459,10 +507,8 @@ func (g *goConv) apply(v any, l *plan.Loc) (any, error) {
 			return g.number(f, l), nil
 		}
 		return x, nil
-	case string:
-		return g.str(x, l), nil
 	}
-	return v, nil
+	return v, nil // a string stays the string the input wrote
 }
 
 // bounded checks a Go value tree that no schema governs against the
@@ -496,7 +542,7 @@ func (g *goConv) bounded(v any) error {
 		}
 		g.path = g.path[:depth]
 	case json.Number:
-		return g.checkNumber(string(x))
+		return g.checkNumber(string(x), nil)
 	}
 	return nil
 }
@@ -518,7 +564,7 @@ func (g *goConv) toValue(v any, l *plan.Loc) (*structpb.Value, error) {
 	case float32:
 		return g.float(float64(x))
 	case int:
-		return g.integer(strconv.FormatInt(int64(x), 10), l)
+		return g.integer(strconv.FormatInt(int64(x), 10), "", l)
 	case int8:
 		return structpb.NewNumberValue(float64(x)), nil
 	case int16:
@@ -526,9 +572,9 @@ func (g *goConv) toValue(v any, l *plan.Loc) (*structpb.Value, error) {
 	case int32:
 		return structpb.NewNumberValue(float64(x)), nil
 	case int64:
-		return g.integer(strconv.FormatInt(x, 10), l)
+		return g.integer(strconv.FormatInt(x, 10), "", l)
 	case uint:
-		return g.integer(strconv.FormatUint(uint64(x), 10), l)
+		return g.integer(strconv.FormatUint(uint64(x), 10), "", l)
 	case uint8:
 		return structpb.NewNumberValue(float64(x)), nil
 	case uint16:
@@ -536,7 +582,7 @@ func (g *goConv) toValue(v any, l *plan.Loc) (*structpb.Value, error) {
 	case uint32:
 		return structpb.NewNumberValue(float64(x)), nil
 	case uint64:
-		return g.integer(strconv.FormatUint(x, 10), l)
+		return g.integer(strconv.FormatUint(x, 10), "", l)
 	case json.Number:
 		lit := string(x)
 		if !jsontext.IsNumber(lit) {
@@ -546,7 +592,7 @@ func (g *goConv) toValue(v any, l *plan.Loc) (*structpb.Value, error) {
 			return nil, err
 		}
 		if canon, ok := jsontext.IntegerDigits(lit); ok {
-			return g.integer(canon, l)
+			return g.integer(canon, lit, l)
 		}
 		f, err := jsontext.ParseFloat(lit)
 		if err != nil {
@@ -612,24 +658,36 @@ func (g *goConv) float(f float64) (*structpb.Value, error) {
 	return structpb.NewNumberValue(f), nil
 }
 
-// integer stores an exact integer given as canonical digits: a double
-// when it is within ±2^53, otherwise carried or rounded as Unmarshal does.
-func (g *goConv) integer(canon string, l *plan.Loc) (*structpb.Value, error) {
+// integer stores an exact integer given as canonical digits, written as
+// lit (a json.Number's literal; "" for a Go integer): a double when it is
+// within ±2^53, otherwise as the plan decides (plan.Loc.BigInteger), as
+// Unmarshal does.
+func (g *goConv) integer(canon, lit string, l *plan.Loc) (*structpb.Value, error) {
+	if lit == "" {
+		lit = canon
+	}
+	plain := !strings.ContainsAny(lit, ".eE")
 	f, err := strconv.ParseFloat(canon, 64)
+	if err == nil && !jsontext.BeyondSafe(canon) {
+		return structpb.NewNumberValue(f), nil
+	}
+	switch l.BigInteger(canon, plain, f, err == nil) {
+	case plan.BigCarry:
+		if g.report != nil {
+			g.note(coerce.RuleBigIntCarried, lit, strconv.Quote(canon), l)
+		}
+		v := structpb.NewStringValue(canon)
+		if g.lits != nil {
+			g.lits.carry(v)
+		}
+		return v, nil
+	case plan.BigRound:
+		if err == nil && g.report != nil && string(jsontext.AppendWhole(nil, f)) != canon {
+			g.note(coerce.RuleBigIntRounded, lit, string(jsontext.AppendFloat(nil, f)), l)
+		}
+	}
 	if err != nil {
 		return nil, g.fail(CodeNumber, "number %s is out of range of a double", msgtext.Clip(canon, 40))
 	}
-	if !jsontext.BeyondSafe(canon) {
-		return structpb.NewNumberValue(f), nil
-	}
-	if l.RoundsBigIntegers() {
-		if g.report != nil && string(jsontext.AppendWhole(nil, f)) != canon {
-			g.note(coerce.RuleBigIntRounded, canon, string(jsontext.AppendFloat(nil, f)), l)
-		}
-		return structpb.NewNumberValue(f), nil
-	}
-	if g.report != nil {
-		g.note(coerce.RuleBigIntCarried, canon, strconv.Quote(canon), l)
-	}
-	return structpb.NewStringValue(canon), nil
+	return structpb.NewNumberValue(f), nil
 }

@@ -45,7 +45,7 @@ func TestOneNumberGrammar(t *testing.T) {
 			}
 
 			v := map[string]any{member: json.Number(c.lit)}
-			problems, err := schema.Validate(v)
+			problems, err := schema.Validate(context.Background(), v)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -137,6 +137,16 @@ func marshalAt(v *structpb.Value, l *plan.Loc) string {
 	return string(e.b)
 }
 
+// written is v as the decoder's output is written at l, for reports: as
+// marshalAt writes it, with the literals the check keeps (a big integer
+// it carried is written as the number it is).
+func (d *decoder) written(v *structpb.Value, l *plan.Loc) string {
+	e := encoder{maxDepth: maxDepthLimit}
+	e.lits = d.lits
+	_ = e.value(v, l)
+	return string(e.b)
+}
+
 // noter records a change at the current location of a conversion.
 type noter interface {
 	note(rule coerce.Rule, from, to string, l *plan.Loc)
@@ -222,7 +232,7 @@ func (d *decoder) lenientValue(v *structpb.Value, sc lenient.Scalar, l *plan.Loc
 		mark := reportMark(d.report)
 		if pv, ok := d.parseEmbedded(sc.Text, l); ok {
 			if d.report != nil {
-				d.note(dec.Rule, strconv.Quote(sc.Text), marshalAt(pv, l), l)
+				d.note(dec.Rule, strconv.Quote(sc.Text), d.written(pv, l), l)
 				moveLast(d.report, mark)
 			}
 			return pv
@@ -238,7 +248,7 @@ func (d *decoder) lenientValue(v *structpb.Value, sc lenient.Scalar, l *plan.Loc
 		d.path = d.path[:depth]
 		w := structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{inner}})
 		if d.report != nil {
-			d.note(dec.Rule, sc.JSON(), marshalAt(w, l), l)
+			d.note(dec.Rule, sc.JSON(), d.written(w, l), l)
 			moveLast(d.report, mark)
 		}
 		return w

@@ -5,9 +5,8 @@ import (
 	// trees SDKs hand us; nothing is read by it.
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
-
-	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
@@ -52,20 +51,21 @@ func goScalar(v any) (lenient.Scalar, bool) {
 }
 
 // lenientGo applies the policy's decision to a Go scalar; done is false
-// when no rule fired.
-func (g *goConv) lenientGo(v any, l *plan.Loc) (out any, done bool, err error) {
+// when no rule fired. tree tells that the walk is of a Go tree (Apply),
+// not of a Struct's values (ToGo).
+func (g *goConv) lenientGo(v any, l *plan.Loc, tree bool) (out any, done bool, err error) {
 	sc, ok := goScalar(v)
 	if !ok {
 		return v, false, nil
 	}
 	dec := lenient.Value(g.policy, l, sc)
 	if dec.Action == lenient.ParseJSON {
-		if parsed, ok := parseStrict(sc.Text, maxDepthLimit-len(g.path)); ok {
-			mark := reportMark(g.report)
-			res, err := g.fromValue(parsed, l)
-			if err != nil {
-				return nil, true, err
-			}
+		mark := reportMark(g.report)
+		res, ok, err := g.embedded(sc.Text, l, tree)
+		if err != nil {
+			return nil, true, err
+		}
+		if ok {
 			if g.report != nil {
 				g.note(dec.Rule, strconv.Quote(sc.Text), goJSON(res, l), l)
 				moveLast(g.report, mark)
@@ -99,14 +99,45 @@ func (g *goConv) lenientGo(v any, l *plan.Loc) (out any, done bool, err error) {
 	return v, false, nil
 }
 
+// embedded reads the JSON text held in a string at l for RuleJSONString:
+// in a walk of a Go tree (tree), into the tree it stands for (numbers as
+// json.Number, exact) under the same limits; otherwise through a Struct,
+// as the Struct paths read it. ok is false when the text is not one JSON
+// document.
+func (g *goConv) embedded(text string, l *plan.Loc, tree bool) (res any, ok bool, err error) {
+	depth := maxDepthLimit - len(g.path)
+	if !tree {
+		parsed, ok := parseStrict(text, depth)
+		if !ok {
+			return nil, false, nil
+		}
+		res, err := g.fromValue(parsed, l)
+		return res, true, err
+	}
+	if depth <= 0 {
+		return nil, false, nil
+	}
+	v, err := jsontext.DecodeString(text, jsontext.Options{MaxDepth: depth, MaxDigits: g.digits})
+	if err != nil || (&goConv{digits: g.digits, path: slices.Clone(g.path)}).bounded(v) != nil {
+		return nil, false, nil
+	}
+	res, err = g.apply(v, l)
+	return res, true, err
+}
+
 // goJSON writes a Go value as Marshal writes its Struct form under l, for
-// reports: the same text on every path.
+// reports: the same text on every path (a big integer the Go value holds
+// as a number is written as one).
 func goJSON(v any, l *plan.Loc) string {
-	var pv structpb.Value
-	if (GoOptions{}).FromGo(v, &pv) != nil {
+	g := goConv{digits: effectiveDigits(0), lits: &literals{}}
+	pv, err := g.toValue(v, nil)
+	if err != nil {
 		return fmt.Sprint(v)
 	}
-	return marshalAt(&pv, l)
+	e := encoder{maxDepth: maxDepthLimit}
+	e.lits = g.lits
+	_ = e.value(pv, l)
+	return string(e.b)
 }
 
 // dropGo applies RuleDropEmpty to member k of a Go map at parent.

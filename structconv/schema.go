@@ -39,14 +39,11 @@ func (s *Schema) Dialect() coerce.Dialect {
 //
 // Numbers are compared exactly, as the decimals they are written as: pass
 // json.Number (or int64/uint64) for values beyond ±2^53.
-func (s *Schema) Validate(v any) ([]coerce.Problem, error) {
-	return s.ValidateContext(context.Background(), v)
-}
-
-// ValidateContext is Validate bounded by ctx: it looks at ctx while it
-// validates and, once ctx is done, returns ctx's error
-// (context.Canceled or context.DeadlineExceeded).
-func (s *Schema) ValidateContext(ctx context.Context, v any) ([]coerce.Problem, error) {
+//
+// ctx bounds the validation: it is looked at while validating and, once
+// done, its error (context.Canceled or context.DeadlineExceeded) is
+// returned.
+func (s *Schema) Validate(ctx context.Context, v any) ([]coerce.Problem, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -104,14 +104,8 @@ func TestUnionsNarrowed(t *testing.T) {
 			if err := (structconv.GoOptions{Schema: s}).FromGo(g, &back); err != nil {
 				t.Fatal(err)
 			}
-			want := tc.want
-			if tc.schema == "nested" && strings.Contains(tc.in, `"num"`) {
-				// Go numbers at a number location are doubles (carried
-				// digits are kept only where the decoder carried them).
-				want = `{"kind":"num","value":18446744073709552000}`
-			}
-			if out, _ := (structconv.MarshalOptions{Schema: s}).Marshal(&back); string(out) != want {
-				t.Errorf("FromGo: got %s, want %s", out, want)
+			if out, _ := (structconv.MarshalOptions{Schema: s}).Marshal(&back); string(out) != tc.want {
+				t.Errorf("FromGo: got %s, want %s", out, tc.want)
 			}
 			if rep, err := (structconv.CheckOptions{}).Struct(context.Background(), "", s, &v); err != nil || !rep.Valid() {
 				t.Errorf("check of the Struct: %v %v", err, rep)

@@ -26,10 +26,12 @@ type BigIntegers int
 const (
 	// BigIntegersCarry (the default) keeps every digit: the value is stored
 	// as a StringValue of its canonical decimal digits (the proto3 JSON
-	// convention for 64-bit integers) where the schema admits integer or
-	// where there is no schema, and rounded (and reported) where the schema
-	// admits number but names integer nowhere. Marshal with the same
-	// schema writes the string back as the bare literal.
+	// convention for 64-bit integers). Marshal with the same schema writes
+	// the string back as the bare literal where the schema admits numbers.
+	// Where the schema does not say integer, a literal that is the shortest
+	// form of a double (1152921504606847000) is that double, which Marshal
+	// writes back as the same literal, and one written as a float (1e21)
+	// is rounded (see the package doc).
 	BigIntegersCarry BigIntegers = iota
 	// BigIntegersRound rounds to the nearest double everywhere, as protojson
 	// does.

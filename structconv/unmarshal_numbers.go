@@ -51,15 +51,14 @@ func (d *decoder) numberOf(lit string, plain bool, start int, l *plan.Loc) (*str
 	if err != nil {
 		// A plain integer literal too long for any double is still an exact
 		// integer: carried where integers are carried (any length).
-		if plain && d.bigInts == BigIntegersCarry && !l.RoundsBigIntegers() {
-			canon, _ := jsontext.IntegerDigits(lit)
-			return d.bigInteger(lit, canon, plain, f, l, start)
+		if canon, ok := jsontext.IntegerDigits(lit); ok && d.bigInts == BigIntegersCarry && l.BigInteger(canon, plain, f, false) == plan.BigCarry {
+			return d.bigInteger(lit, canon, plan.BigCarry, f, l, start)
 		}
 		return nil, d.failAt(start, CodeNumber, "number %s is out of range of a double", msgtext.Clip(lit, 40))
 	}
 	if jsontext.Unsafe(f) || f == jsontext.MaxSafe || f == -jsontext.MaxSafe {
 		if canon, ok := jsontext.IntegerDigits(lit); ok && jsontext.BeyondSafe(canon) {
-			return d.bigInteger(lit, canon, plain, f, l, start)
+			return d.bigInteger(lit, canon, l.BigInteger(canon, plain, f, true), f, l, start)
 		}
 	}
 	// A fraction written in the text is a fraction, whatever the double
@@ -76,15 +75,16 @@ func (d *decoder) numberOf(lit string, plain bool, start int, l *plan.Loc) (*str
 }
 
 // bigInteger applies the big-integer policy to an integral literal beyond
-// ±2^53; canon is its canonical digits, plain tells whether it was written
-// as digits only, and f is its nearest double. Where the schema admits
-// integer, any notation is carried; where there is no schema (or no type),
-// only plain integer literals are: "1e21" was written as a float.
-func (d *decoder) bigInteger(lit, canon string, plain bool, f float64, l *plan.Loc, start int) (*structpb.Value, error) {
+// ±2^53 whose canonical digits are canon and nearest double f: the
+// options round or reject every such literal, or else the plan's one
+// decision, big (plan.Loc.BigInteger), holds.
+func (d *decoder) bigInteger(lit, canon string, big plan.Big, f float64, l *plan.Loc, start int) (*structpb.Value, error) {
 	switch {
 	case d.bigInts == BigIntegersReject:
 		return nil, d.failAt(start, CodeBigInteger, "integer %s is beyond ±2^53 and cannot be held exactly in a double", msgtext.Clip(lit, 40))
-	case d.bigInts == BigIntegersRound || l.RoundsBigIntegers() || !plain && !l.Integer():
+	case big == plan.BigDouble:
+		return d.numberValue(f), nil
+	case d.bigInts == BigIntegersRound || big == plan.BigRound:
 		if d.report != nil && string(jsontext.AppendWhole(nil, f)) != canon {
 			d.note(coerce.RuleBigIntRounded, lit, string(jsontext.AppendFloat(nil, f)), l)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/structkit/structkit/coerce"
 	connectargs "github.com/structkit/structkit/connectargs/v2"
 	examplev1 "github.com/structkit/structkit/gen/structkit/example/v1"
+	"github.com/structkit/structkit/protoargs"
 )
 
 var bidiSpec = connect.Spec{StreamType: connect.StreamTypeBidi, Schema: toolService.Methods().ByName("CallTools"), Procedure: callToolsPath}
@@ -35,7 +36,7 @@ func serveBidi(t *testing.T, interceptors ...connect.ServerInterceptor) connect.
 			if err != nil {
 				return err
 			}
-			res, _ := connectargs.FromContext(ctx)
+			res, _ := protoargs.FromContext(ctx)
 			out := &structpb.Struct{Fields: map[string]*structpb.Value{"n": structpb.NewNumberValue(float64(n)),
 				"changed": structpb.NewBoolValue(res != nil && res.Changed())}}
 			if err := stream.Send(&examplev1.CallToolsResponse{Result: out}); err != nil {

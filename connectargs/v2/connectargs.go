@@ -6,7 +6,7 @@
 // invalid ones with connect.CodeInvalidArgument carrying a
 // google.rpc.BadRequest (field paths such as "arguments.filters[0].value")
 // and the structkit.v1.Report. Handlers read what was repaired with
-// FromContext; clients read the details with Problems.
+// protoargs.FromContext; clients read the details with Problems.
 //
 // connect-go v2 runs every call, unary or streaming, as a stream, and so do
 // the interceptors: the server one checks each message Receive returns
@@ -28,7 +28,6 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
-	"github.com/structkit/structkit/internal/rpcargs"
 	"github.com/structkit/structkit/protoargs"
 )
 
@@ -45,8 +44,8 @@ type Options = protoargs.RPCOptions
 func NewServerInterceptor(o Options) connect.ServerInterceptor {
 	return func(next connect.ServerFunc) connect.ServerFunc {
 		return func(ctx context.Context, spec connect.Spec, stream connect.ServerStream) error {
-			ctx, h := rpcargs.WithHolder(ctx, nil)
-			return next(ctx, spec, &serverStream{ServerStream: stream, o: o, h: h, ctx: ctx})
+			ctx, set := protoargs.NewContext(ctx, nil)
+			return next(ctx, spec, &serverStream{ServerStream: stream, o: o, set: set, ctx: ctx})
 		}
 	}
 }
@@ -73,22 +72,11 @@ func NewClientInterceptor(o Options) connect.ClientInterceptor {
 // a one-line summary, a google.rpc.BadRequest and the structkit.v1.Report.
 // It returns nil for a valid result.
 func Error(res *protoargs.Result) *connect.Error {
-	f := rpcargs.Invalid(res)
-	if f == nil {
+	if res.Valid() {
 		return nil
 	}
-	return failureError(f)
-}
-
-// failureError is the error of a failed check: CodeInternal when the check
-// itself failed (the cause kept for errors.As), CodeInvalidArgument with
-// the details for an invalid request.
-func failureError(f *rpcargs.Failure) *connect.Error {
-	if f.Internal {
-		return connect.NewError(connect.CodeInternal, f.Msg).WithCause(f.Err)
-	}
-	err := connect.NewError(connect.CodeInvalidArgument, f.Msg)
-	for _, d := range f.Details() {
+	err := connect.NewError(connect.CodeInvalidArgument, res.Summary())
+	for _, d := range res.Details() {
 		if detail, e := connectproto.NewErrorDetail(d); e == nil {
 			err = err.WithDetail(detail)
 		}
@@ -109,28 +97,27 @@ func Problems(err error) (report *structkitv1.Report, badRequest *errdetails.Bad
 			details = append(details, v)
 		}
 	}
-	return rpcargs.Details(details)
+	return protoargs.FromDetails(details)
 }
 
-// FromContext returns what the interceptor did to the request a handler is
-// serving (for a stream: to the last message received). ok is false
-// outside an intercepted call, or before a message was received.
-func FromContext(ctx context.Context) (res *protoargs.Result, ok bool) {
-	return rpcargs.FromContext(ctx)
-}
-
-// checkOf is the check of the Options' Checker, nil without one.
-func checkOf(o Options) rpcargs.Check {
-	if o.Checker == nil {
-		return nil
+// check checks one message, as grpcargs does; err is the error to fail the
+// call with: CodeInternal when the check itself failed (the cause kept for
+// errors.As), CodeInvalidArgument with the details for an invalid request.
+func check(ctx context.Context, o Options, msg any) (*protoargs.Result, error) {
+	res, err := o.Check(ctx, msg)
+	switch {
+	case err != nil:
+		return nil, connect.NewError(connect.CodeInternal, err.Error()).WithCause(err)
+	case o.Reject(res):
+		return res, Error(res)
 	}
-	return o.Checker.Check
+	return res, nil
 }
 
 type serverStream struct {
 	connect.ServerStream
 	o   Options
-	h   *rpcargs.Holder
+	set func(*protoargs.Result)
 	ctx context.Context
 }
 
@@ -140,10 +127,9 @@ func (s *serverStream) Receive(msg any) error {
 	if err := s.ServerStream.Receive(msg); err != nil {
 		return err
 	}
-	if f := s.h.Run(s.ctx, checkOf(s.o), msg, s.o.PassInvalid); f != nil {
-		return failureError(f)
-	}
-	return nil
+	res, err := check(s.ctx, s.o, msg)
+	s.set(res)
+	return err
 }
 
 type clientStream struct {
@@ -156,11 +142,11 @@ type clientStream struct {
 // Send checks msg, then sends it; an invalid one is not sent (unless
 // PassInvalid).
 func (c *clientStream) Send(msg any) error {
-	if _, f := rpcargs.Run(c.ctx, checkOf(c.o), msg, c.o.PassInvalid); f != nil {
+	if _, err := check(c.ctx, c.o, msg); err != nil {
 		if c.single {
 			_ = c.ClientStream.Close() // nothing else can be sent: release the stream
 		}
-		return failureError(f)
+		return err
 	}
 	return c.ClientStream.Send(msg)
 }

@@ -74,7 +74,7 @@ func (s *service) search(ctx context.Context, _ connect.Spec, stream connect.Ser
 	}
 	s.calls.Add(1)
 	s.last.Store(proto.Clone(&req).(*examplev1.SearchRequest))
-	if res, ok := connectargs.FromContext(ctx); ok {
+	if res, ok := protoargs.FromContext(ctx); ok {
 		s.res.Store(res)
 	}
 	return stream.Send(&examplev1.SearchResponse{Arguments: req.GetArguments()})

@@ -61,7 +61,7 @@ func serveV1(t *testing.T, o connectargs.Options, seen *[]*protoargs.Result) str
 	mux := http.NewServeMux()
 	mux.Handle(searchPath, connectv1.NewUnaryHandler(searchPath,
 		func(ctx context.Context, req *connectv1.Request[examplev1.SearchRequest]) (*connectv1.Response[examplev1.SearchResponse], error) {
-			if res, ok := connectargsv1.FromContext(ctx); ok {
+			if res, ok := protoargs.FromContext(ctx); ok {
 				*seen = append(*seen, res)
 			}
 			return connectv1.NewResponse(&examplev1.SearchResponse{}), nil

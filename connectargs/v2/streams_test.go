@@ -20,6 +20,7 @@ import (
 	connectargsv1 "github.com/structkit/structkit/connectargs"
 	connectargs "github.com/structkit/structkit/connectargs/v2"
 	examplev1 "github.com/structkit/structkit/gen/structkit/example/v1"
+	"github.com/structkit/structkit/protoargs"
 )
 
 // TestFromContextWhileReceiving: a stream handler may read FromContext in
@@ -37,7 +38,7 @@ func TestFromContextWhileReceiving(t *testing.T) {
 				case <-done:
 					return
 				default:
-					_, _ = connectargs.FromContext(ctx)
+					_, _ = protoargs.FromContext(ctx)
 				}
 			}
 		})
@@ -54,7 +55,7 @@ func TestFromContextWhileReceiving(t *testing.T) {
 			}
 			n++
 		}
-		if res, ok := connectargs.FromContext(ctx); !ok || !res.Changed() {
+		if res, ok := protoargs.FromContext(ctx); !ok || !res.Changed() {
 			t.Errorf("FromContext after the stream: %v %v", res, ok)
 		}
 		return stream.Send(&examplev1.CallToolsResponse{Result: &structpb.Struct{Fields: map[string]*structpb.Value{"n": structpb.NewNumberValue(float64(n))}}})

@@ -146,7 +146,7 @@ func (s *Server) call(ctx context.Context, u *upstream, req *bridgev1.CallToolRe
 		}
 		res, err = sess.client.CallTool(ctx, tool, args)
 	default:
-		if err := missingArguments(sess.client, tool, name); err != nil {
+		if err := missingArguments(ctx, sess.client, tool, name); err != nil {
 			return nil, nil, err
 		}
 		res, err = sess.client.CallTool(ctx, tool, nil)
@@ -168,12 +168,12 @@ func (s *Server) call(ctx context.Context, u *upstream, req *bridgev1.CallToolRe
 
 // missingArguments refuses a call that sent no arguments to a tool whose
 // input schema requires members: it is not called with {}.
-func missingArguments(c *mcpbridge.Client, tool, name string) error {
+func missingArguments(ctx context.Context, c *mcpbridge.Client, tool, name string) error {
 	ti, ok := c.Tool(tool)
 	if !ok || ti.Input == nil {
 		return nil // unknown tools are CallTool's to report
 	}
-	problems, err := ti.Input.Validate(map[string]any{})
+	problems, err := ti.Input.Validate(ctx, map[string]any{})
 	if err != nil {
 		return nil // a schema the validator cannot compile: CallTool says so
 	}

@@ -625,8 +625,8 @@ func (t *tool) timeoutText() string {
 
 // argumentsText renders an error of the arguments for the model.
 func argumentsText(tool string, err error) string {
-	var pe *protoschema.ProblemsError
-	if errors.As(err, &pe) {
+	var pe *protoschema.Error
+	if errors.As(err, &pe) && len(pe.Problems) > 0 {
 		return coerce.FormatProblems(tool, pe.Problems)
 	}
 	var se *structconv.Error

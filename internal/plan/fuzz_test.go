@@ -42,7 +42,6 @@ func FuzzCompile(f *testing.F) {
 			for depth := 0; depth < 8 && l != nil; depth++ {
 				_ = l.Admits()
 				_ = l.Integer()
-				_ = l.RoundsBigIntegers()
 				_ = l.RestoresCarried()
 				if depth%2 == 0 {
 					l = l.Property("b", inst)

@@ -2,7 +2,9 @@ package plan
 
 import (
 	"regexp"
+	"slices"
 
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/schema"
 )
@@ -111,23 +113,59 @@ func (l *Loc) Integer() bool {
 // explicitly ("number" names Number, "integer" Integer).
 func (l *Loc) Names(t jsontype.Set) bool { return l != nil && l.named&t != 0 }
 
-// RoundsBigIntegers reports whether numbers here are doubles: the schema
-// admits number but names integer nowhere, so an integer literal too big
-// for a double is rounded (and reported).
-func (l *Loc) RoundsBigIntegers() bool {
-	return l != nil && l.named&jsontype.Integer == 0 && l.admit&jsontype.Number != 0 && l.admit != jsontype.Any
+// Big is what becomes of an integral number beyond ±2^53 (see
+// BigInteger).
+type Big uint8
+
+// The fates of a big integer.
+const (
+	// BigCarry: kept exactly, as the string of its canonical digits in a
+	// Struct (an exact integer in a Go tree).
+	BigCarry Big = iota
+	// BigRound: the nearest double, reported where that loses digits.
+	BigRound
+	// BigDouble: the nearest double, and nothing is lost: the literal is
+	// that double's shortest form (1152921504606847000 for 2^60), which is
+	// how the codec writes a double where the schema does not say integer.
+	BigDouble
+)
+
+// BigInteger is the one decision on an integral number beyond ±2^53 at l,
+// on every path (JSON text, Structs, Go values, the Struct fields of
+// protobuf messages): canon is its canonical digits, plain whether it was
+// written with digits only, f its nearest double (ok false when no double
+// holds it). Where the schema names integer it is carried, in any
+// notation. Elsewhere (a number location, no schema) the shortest form
+// of a double stays that double (written back, it is the same literal:
+// the codec's own output round-trips), a float notation (1e21,
+// 9007199254740993.0) is rounded, and any other plain literal
+// (9007199254740993, or 1152921504606846976, the exact value of 2^60,
+// which a double would write back as 1152921504606847000) is carried, so
+// that its digits survive. BigRound with ok false has no double to round
+// to: the number is refused (1e400, at any location).
+func (l *Loc) BigInteger(canon string, plain bool, f float64, ok bool) Big {
+	switch {
+	case l.Integer() && (ok || plain):
+		return BigCarry
+	case ok && plain && string(jsontext.AppendFloat(nil, f)) == canon:
+		return BigDouble
+	case !plain:
+		return BigRound
+	}
+	return BigCarry
 }
 
 // RestoresCarried reports whether a string of decimal digits here is an
-// integer carried as a string: numbers are admitted and strings are not,
-// or a number type (integer or number) is named here and string is named
+// integer carried as a string: numbers are admitted and strings are not
+// (or only strings of an enum or const none of which is such digits), or
+// a number type (integer or number) is named here and string is named
 // nowhere (an open alternative beside a numeric one admits both forms;
 // the number is what was carried).
 func (l *Loc) RestoresCarried() bool {
 	if l == nil {
 		return false
 	}
-	return l.admit&jsontype.Numeric != 0 && l.admit&jsontype.String == 0 ||
+	return l.admit&jsontype.Numeric != 0 && (l.admit&jsontype.String == 0 || l.strs != nil && !slices.ContainsFunc(l.strs.list, jsontext.Carried)) ||
 		l.named&l.admit&jsontype.Numeric != 0 && l.named&jsontype.String == 0
 }
 

@@ -97,7 +97,6 @@ type planWant struct {
 	inst     string // instance document as JSON, or "" for no instance
 	admits   jsontype.Set
 	integer  bool // Loc.Integer
-	rounds   bool // Loc.RoundsBigIntegers
 	restores bool // Loc.RestoresCarried
 }
 
@@ -126,7 +125,7 @@ func plIntAt(path string) planWant {
 	return planWant{path: path, admits: plInt, integer: true, restores: true}
 }
 func plNumAt(path string) planWant {
-	return planWant{path: path, admits: plNum, rounds: true, restores: true}
+	return planWant{path: path, admits: plNum, restores: true}
 }
 func plStrAt(path string) planWant { return planWant{path: path, admits: plStr} }
 func plAnyAt(path string) planWant { return planWant{path: path, admits: plAny} }
@@ -248,7 +247,7 @@ var planCases = []planCase{
 		name:   "oneOf number or null",
 		why:    "number names integer nowhere: big integers round; a carried string is restored",
 		schema: `{"oneOf":[{"type":"number"},{"type":"null"}]}`,
-		want:   []planWant{{path: "", admits: plNum | plNull, rounds: true, restores: true}},
+		want:   []planWant{{path: "", admits: plNum | plNull, restores: true}},
 	},
 	{
 		name: "anyOf of objects",
@@ -289,18 +288,18 @@ var planCases = []planCase{
 			// integer named beside number: whole numbers are written as
 			// integers, as for anyOf [integer, number].
 			{path: "/m", admits: plNum, integer: true, restores: true},
-			{path: "/s", admits: plStr | plNum, rounds: true},
+			{path: "/s", admits: plStr | plNum},
 		},
 	},
 	{
 		name:   "enum and const",
-		why:    "enum/const of whole numbers make an integer location; a fraction makes it a number",
+		why:    "enum/const of whole numbers make an integer location; a fraction makes it a number; a string of digits is restored where the enum admits no such string",
 		schema: `{"properties":{"e":{"enum":[1,2,3]},"f":{"enum":[1,2.5]},"c":{"const":7},"s":{"enum":["a",1]},"n":{"type":"number","enum":[10,20]}}}`,
 		want: []planWant{
 			plIntAt("/e"),
-			{path: "/f", admits: plNum, rounds: true, restores: true},
+			{path: "/f", admits: plNum, restores: true},
 			plIntAt("/c"),
-			{path: "/s", admits: plStr | plInt, integer: true},
+			{path: "/s", admits: plStr | plInt, integer: true, restores: true},
 			plIntAt("/n"),
 		},
 	},
@@ -325,7 +324,7 @@ var planCases = []planCase{
 			"then":{"properties":{"v":{"type":"integer"}}}}`,
 		want: []planWant{
 			{path: "/v", inst: `{"big":true,"v":1}`, admits: plInt, integer: true, restores: true},
-			{path: "/v", inst: `{"v":1.5}`, admits: plNum, rounds: true, restores: true},
+			{path: "/v", inst: `{"v":1.5}`, admits: plNum, restores: true},
 			{path: "/v", admits: plNum, integer: true, restores: true},
 		},
 	},
@@ -337,7 +336,7 @@ var planCases = []planCase{
 			"then":{"properties":{"v":{"type":"number"}}},
 			"else":{"properties":{"v":{"type":"integer"}}}}}}`,
 		want: []planWant{
-			{path: "/o/v", inst: `{"o":{"t":"n","v":1.5}}`, admits: plNum, rounds: true, restores: true},
+			{path: "/o/v", inst: `{"o":{"t":"n","v":1.5}}`, admits: plNum, restores: true},
 			{path: "/o/v", inst: `{"o":{"t":"i","v":1}}`, admits: plInt, integer: true, restores: true},
 			{path: "/o/v", admits: plNum, integer: true, restores: true},
 		},
@@ -349,7 +348,7 @@ var planCases = []planCase{
 			"dependentSchemas":{"exact":{"properties":{"v":{"type":"integer"}}}}}`,
 		want: []planWant{
 			{path: "/v", inst: `{"exact":true,"v":1}`, admits: plInt, integer: true, restores: true},
-			{path: "/v", inst: `{"v":1}`, admits: plNum | plStr, rounds: true},
+			{path: "/v", inst: `{"v":1}`, admits: plNum | plStr},
 		},
 	},
 	{
@@ -360,7 +359,7 @@ var planCases = []planCase{
 			"dependentSchemas":{"exact":{"properties":{"v":{"type":"integer"}}}}}`,
 		want: []planWant{
 			{path: "/v", inst: `{"exact":true,"v":1}`, admits: plInt, integer: true, restores: true},
-			{path: "/v", inst: `{"v":1.5}`, admits: plNum, rounds: true, restores: true},
+			{path: "/v", inst: `{"v":1.5}`, admits: plNum, restores: true},
 			{path: "/v", admits: plNum, integer: true, restores: true},
 		},
 	},
@@ -492,7 +491,7 @@ var planCases = []planCase{
 		schema: `{"properties":{"n":{"type":"integer","nullable":true},"m":{"type":"number","nullable":true},"u":{"nullable":true},"f":{"type":"integer","nullable":false}}}`,
 		want: []planWant{
 			{path: "/n", admits: plInt | plNull, integer: true, restores: true},
-			{path: "/m", admits: plNum | plNull, rounds: true, restores: true},
+			{path: "/m", admits: plNum | plNull, restores: true},
 			plAnyAt("/u"),
 			plIntAt("/f"),
 		},
@@ -528,12 +527,11 @@ func TestPlanTable(t *testing.T) {
 					inst = planDecode(t, w.inst)
 				}
 				l := planAt(t, s, w.path, inst)
-				got := planWant{path: w.path, inst: w.inst, admits: l.Admits(), integer: l.Integer(),
-					rounds: l.RoundsBigIntegers(), restores: l.RestoresCarried()}
+				got := planWant{path: w.path, inst: w.inst, admits: l.Admits(), integer: l.Integer(), restores: l.RestoresCarried()}
 				if got != w {
-					t.Errorf("at %q (instance %s): got admits=%v integer=%v rounds=%v restores=%v; want admits=%v integer=%v rounds=%v restores=%v\nwhy: %s",
-						w.path, planOrNone(w.inst), got.admits, got.integer, got.rounds, got.restores,
-						w.admits, w.integer, w.rounds, w.restores, c.why)
+					t.Errorf("at %q (instance %s): got admits=%v integer=%v restores=%v; want admits=%v integer=%v restores=%v\nwhy: %s",
+						w.path, planOrNone(w.inst), got.admits, got.integer, got.restores,
+						w.admits, w.integer, w.restores, c.why)
 				}
 			}
 		})
@@ -847,7 +845,7 @@ func TestPlanStructSchema(t *testing.T) {
 		}
 		for _, w := range []planWant{plIntAt("/ids/[0]"), plIntAt("/level"), plNumAt("/ratio"), plIntAt("/three"), {path: "/ids", admits: plArr}} {
 			l := planAt(t, s, w.path, nil)
-			got := planWant{path: w.path, admits: l.Admits(), integer: l.Integer(), rounds: l.RoundsBigIntegers(), restores: l.RestoresCarried()}
+			got := planWant{path: w.path, admits: l.Admits(), integer: l.Integer(), restores: l.RestoresCarried()}
 			if got != w {
 				t.Errorf("%s: at %s got %+v, want %+v", name, w.path, got, w)
 			}

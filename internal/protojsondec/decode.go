@@ -13,9 +13,10 @@
 //     (Struct, ListValue) that no double holds (9007199254740993) is stored
 //     as a StringValue of its canonical digits, as structconv carries it,
 //     not rounded (one too long for any double is carried too, not
-//     refused). Unlike structconv, a literal that is a double written out
-//     (1152921504606847000, as the codec's Marshal writes 2^60 rounded)
-//     stays that double, so that Marshal and Unmarshal round-trip;
+//     refused). As in structconv without a schema (one decision,
+//     plan.Loc.BigInteger), a literal that is the shortest form of a
+//     double (1152921504606847000, as a writer of doubles puts 2^60) stays
+//     that double, so that Marshal and Unmarshal round-trip;
 //   - null for a repeated or map field means the field is empty, as the
 //     mapping says (protojson refuses it for repeated google.protobuf.Value);
 //   - the limits are jsontext's (nesting depth, digits of a literal), not

@@ -13,6 +13,7 @@ import (
 
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/msgtext"
+	"github.com/structkit/structkit/internal/plan"
 )
 
 // wktFunc reads the JSON form of a well-known type; the first token, of
@@ -211,7 +212,7 @@ func (d *decoder) value(m protoreflect.Message, k jsontext.Kind) error {
 	case jsontext.Number:
 		lit := d.r.Text()
 		f, err := jsontext.ParseFloat(lit)
-		if d.r.Plain() && len(lit) > 15 && carries(lit, f, err) {
+		if len(lit) > 15 && carries(lit, d.r.Plain(), f, err) {
 			canon, _ := jsontext.IntegerDigits(lit)
 			m.Set(fds.ByNumber(3), protoreflect.ValueOfString(canon))
 			return nil
@@ -244,21 +245,16 @@ func (d *decoder) value(m protoreflect.Message, k jsontext.Kind) error {
 	return nil
 }
 
-// carries reports whether a plain integer literal, whose nearest double
-// is f (err from jsontext.ParseFloat), is beyond ±2^53 and would lose
-// digits as a double: it is not the shortest form of f (as a writer of
-// doubles puts it: 1152921504606847000) nor f's exact value
-// (1152921504606846976). Those two read back as the same double, so they
-// stay numbers; any other (9007199254740993) is carried.
-func carries(lit string, f float64, err error) bool {
+// carries reports whether an integer literal, whose nearest double is f
+// (err from jsontext.ParseFloat), is beyond ±2^53 and is carried as its
+// digits: the plan's one decision (plan.Loc.BigInteger) where there is no
+// schema, as structconv reads it without a schema.
+func carries(lit string, plain bool, f float64, err error) bool {
 	canon, ok := jsontext.IntegerDigits(lit)
 	if !ok || !jsontext.BeyondSafe(canon) {
 		return false
 	}
-	if err != nil {
-		return true // beyond any double: an exact integer all the same
-	}
-	return string(jsontext.AppendFloat(nil, f)) != canon && string(jsontext.AppendWhole(nil, f)) != canon
+	return (*plan.Loc)(nil).BigInteger(canon, plain, f, err == nil) == plan.BigCarry
 }
 
 func (d *decoder) structObject(m protoreflect.Message, k jsontext.Kind) error {

@@ -90,10 +90,10 @@ func decodeUsage(w io.Writer, fs *flag.FlagSet) {
 Decode reads JSON arguments as a model wrote them, from FILE or standard
 input when FILE is absent or "-", and converts them into a
 google.protobuf.Struct under the schema. Numbers become doubles; an integer
-literal beyond ±2^53, which a double cannot hold, is carried exactly as a
-string of its digits where the schema admits integer (or there is no
-schema), rounded where it admits only number, or handled as --big-integers
-says.
+literal beyond ±2^53 that a double would not write back as written is
+carried exactly as a string of its digits (where the schema does not say
+integer, only when written with digits only: 1e21 is rounded), or handled
+as --big-integers says.
 
 The Struct is written as JSON text showing what it holds, carried integers
 as strings (--to json, the default), or as deterministic protobuf binary

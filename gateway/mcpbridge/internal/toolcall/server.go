@@ -56,7 +56,7 @@ func WarnUnvalidated(logger *slog.Logger, prefix, tool string, in *structconv.Sc
 		return
 	}
 	var serr *coerce.SchemaError
-	if _, err := in.Validate(map[string]any{}); errors.As(err, &serr) {
+	if _, err := in.Validate(context.Background(), map[string]any{}); errors.As(err, &serr) {
 		logger.Warn(prefix+": the validator cannot compile the input schema: arguments will be converted but not validated",
 			"tool", tool, "error", serr)
 	}

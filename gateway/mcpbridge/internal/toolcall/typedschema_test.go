@@ -2,6 +2,7 @@ package toolcall
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -121,7 +122,7 @@ func TestInferSchemaGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		problems, err := s.Validate(tree)
+		problems, err := s.Validate(context.Background(), tree)
 		if err != nil {
 			t.Fatal(err)
 		}
