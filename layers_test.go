@@ -10,13 +10,17 @@ import (
 	"testing"
 )
 
-// publicPackages are the module's public packages: nothing under
+// publicPackages are the library's public packages: nothing under
 // internal/ may import one of them (the engine sits below the public face,
-// never the other way round). A public package's own internal packages
-// (mcpbridge/internal/toolcall, shared by mcpbridge and mcpbridge/mcpgo)
-// are part of its layer, above coerce and structconv, and are not the
-// engine.
-var publicPackages = []string{"adapt", "bridge", "coerce", "connectargs", "connectargs/v2", "grpcargs", "grpcmcp", "mcpbridge", "mcpbridge/mcpgo", "protoargs", "protoschema", "structconv"}
+// never the other way round).
+var publicPackages = []string{"adapt", "coerce", "connectargs", "connectargs/v2", "grpcargs", "jsonvalue", "protoargs", "protoschema", "structconv"}
+
+// gatewayPackages are the gateway's public packages (under gateway/). The
+// gateway builds on the library's public packages only (TestGateway); its
+// own internal packages (gateway/internal/..., and
+// gateway/mcpbridge/internal/toolcall shared by mcpbridge and
+// mcpbridge/mcpgo) are part of its layer, not the library's engine.
+var gatewayPackages = []string{"gateway/bridge", "gateway/grpcmcp", "gateway/mcpbridge", "gateway/mcpbridge/mcpgo"}
 
 const module = "github.com/structkit/structkit/"
 
@@ -27,43 +31,51 @@ const module = "github.com/structkit/structkit/"
 var publicLeaves = []string{"coerce"}
 
 // TestLayers: no Go file under internal/ imports a public package but a
-// public leaf. An external test package (package x_test) may: it is built
-// apart and cannot make the engine depend on the public face.
+// public leaf, and none under gateway/internal/ imports one of the
+// gateway's public packages (it builds on the library's). An external
+// test package (package x_test) may: it is built apart and cannot make the
+// engine depend on the public face.
 func TestLayers(t *testing.T) {
-	public := map[string]bool{}
-	for _, p := range publicPackages {
-		public[module+p] = true
+	library := map[string]bool{}
+	for _, p := range append(publicPackages, gatewayPackages...) {
+		library[module+p] = true
 	}
 	for _, p := range publicLeaves {
-		delete(public, module+p)
+		delete(library, module+p)
 	}
-	fset := token.NewFileSet()
-	n := 0
-	err := filepath.WalkDir("internal", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
-			return err
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
-		if err != nil {
-			return err
-		}
-		n++
-		if strings.HasSuffix(f.Name.Name, "_test") {
-			return nil
-		}
-		for _, imp := range f.Imports {
-			p, _ := strconv.Unquote(imp.Path.Value)
-			if public[p] {
-				t.Errorf("%s imports %s: nothing under internal/ may import a public package", path, p)
+	gateway := map[string]bool{}
+	for _, p := range gatewayPackages {
+		gateway[module+p] = true
+	}
+	for dir, public := range map[string]map[string]bool{"internal": library, "gateway/internal": gateway} {
+		fset := token.NewFileSet()
+		n := 0
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
+				return err
 			}
+			f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+			if err != nil {
+				return err
+			}
+			n++
+			if strings.HasSuffix(f.Name.Name, "_test") {
+				return nil
+			}
+			for _, imp := range f.Imports {
+				p, _ := strconv.Unquote(imp.Path.Value)
+				if public[p] {
+					t.Errorf("%s imports %s: nothing under %s/ may import a public package of its layer", path, p, dir)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n < 50 {
-		t.Fatalf("only %d files under internal/: is the test run from the module root?", n)
+		if least := map[string]int{"internal": 50, "gateway/internal": 30}[dir]; n < least {
+			t.Fatalf("only %d files under %s/: is the test run from the module root?", n, dir)
+		}
 	}
 }
 
@@ -116,4 +128,35 @@ func moduleImports(t *testing.T, dir string) []string {
 		}
 	}
 	return out
+}
+
+// TestGateway: no Go file under gateway/ imports a package under the
+// library's internal/: the gateway uses the library's public API only, so
+// that it can be a module of its own.
+func TestGateway(t *testing.T) {
+	fset := token.NewFileSet()
+	n := 0
+	err := filepath.WalkDir("gateway", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		n++
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if strings.HasPrefix(p, module+"internal/") {
+				t.Errorf("%s imports %s: the gateway may use the library's public packages only", path, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 100 {
+		t.Fatalf("only %d files under gateway/: is the test run from the module root?", n)
+	}
 }

@@ -165,3 +165,18 @@ type Observer interface {
 	ObserveChange(tool string, c Change)
 	ObserveProblem(tool string, p Problem)
 }
+
+// Observe passes every change, then every problem, of r to o, naming
+// tool: what a check does with its Observer. A nil Observer or Report
+// does nothing.
+func (r *Report) Observe(o Observer, tool string) {
+	if o == nil || r == nil {
+		return
+	}
+	for _, c := range r.Changes {
+		o.ObserveChange(tool, c)
+	}
+	for _, p := range r.Problems {
+		o.ObserveProblem(tool, p)
+	}
+}

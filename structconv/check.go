@@ -11,7 +11,6 @@ import (
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/internal/jsontext"
-	"github.com/structkit/structkit/internal/observe"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pragma"
 	"github.com/structkit/structkit/internal/restore"
@@ -222,7 +221,7 @@ func (o CheckOptions) finish(tool string, rep *coerce.Report, problems []coerce.
 	if len(problems) > 0 {
 		rep.Problems = problems
 	}
-	observe.Report(o.Observer, tool, rep)
+	rep.Observe(o.Observer, tool)
 }
 
 // onlyPolicyChanges keeps the changes a model's arguments underwent:

@@ -12,7 +12,7 @@ import (
 
 const (
 	mcpPackage     = protogen.GoImportPath("github.com/modelcontextprotocol/go-sdk/mcp")
-	grpcmcpPackage = protogen.GoImportPath("github.com/structkit/structkit/grpcmcp")
+	grpcmcpPackage = protogen.GoImportPath("github.com/structkit/structkit/gateway/grpcmcp")
 	protoPackage   = protogen.GoImportPath("google.golang.org/protobuf/proto")
 	contextPackage = protogen.GoImportPath("context")
 	errorsPackage  = protogen.GoImportPath("errors")

@@ -9,19 +9,8 @@ import (
 	"unicode/utf8"
 )
 
-// Limits on text a server wrote that we quote to a model (status messages,
-// error texts, violation descriptions): each is cut to a bound, saying
-// where it was cut and how long it was, and escaped (see Escape).
+// Limits on the problems coerce.FormatProblems lists.
 const (
-	// ServerTextLimit bounds one message a server wrote: a gRPC status
-	// message, an MCP error text.
-	ServerTextLimit = 4096
-	// ServerDetailLimit bounds one detail of such a message: a field
-	// violation's description, a precondition.
-	ServerDetailLimit = 512
-	// ServerDetailCount bounds the details listed from one message; the
-	// rest are counted ("… and 199950 more").
-	ServerDetailCount = 50
 	// ProblemLineLimit bounds one problem's line in a model-facing list
 	// of problems (coerce.FormatProblems): a member name of 100 KB in the
 	// arguments is cut there.

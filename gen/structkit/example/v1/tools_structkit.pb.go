@@ -7,7 +7,7 @@ import (
 	context "context"
 	json "encoding/json"
 	mcp "github.com/modelcontextprotocol/go-sdk/mcp"
-	grpcmcp "github.com/structkit/structkit/grpcmcp"
+	grpcmcp "github.com/structkit/structkit/gateway/grpcmcp"
 	proto "google.golang.org/protobuf/proto"
 )
 

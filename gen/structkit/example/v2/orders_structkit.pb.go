@@ -8,7 +8,7 @@ import (
 	json "encoding/json"
 	errors "errors"
 	mcp "github.com/modelcontextprotocol/go-sdk/mcp"
-	grpcmcp "github.com/structkit/structkit/grpcmcp"
+	grpcmcp "github.com/structkit/structkit/gateway/grpcmcp"
 	proto "google.golang.org/protobuf/proto"
 	io "io"
 )

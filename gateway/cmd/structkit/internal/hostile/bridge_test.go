@@ -1,0 +1,259 @@
+package hostile_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	bridgev1 "github.com/structkit/structkit/gateway/gen/structkit/bridge/v1"
+	"github.com/structkit/structkit/gateway/internal/fixture/long"
+)
+
+// Bounds of the bridge's peak resident memory asserted (MiB); the README's
+// Security section gives what was measured.
+const (
+	manyToolsBoundMiB = 400 // 8000 tools of ~17 KB listed, 2000 served (MaxTools)
+	bigResultBoundMiB = 120 // an 8 MiB result, as JSON text (structured_json)
+)
+
+// dial connects to the bridge with gRPC's default limits but the ones
+// given.
+func dial(t *testing.T, addr string, opts ...grpc.CallOption) bridgev1.ToolBridgeServiceClient {
+	t.Helper()
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithDefaultCallOptions(opts...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return bridgev1.NewToolBridgeServiceClient(conn)
+}
+
+// runCall runs "structkit call" against the bridge and returns its exit
+// code, stdout and stderr.
+func runCall(t *testing.T, ctx context.Context, addr string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, structkit(t), append([]string{"call", "--addr", addr}, args...)...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errOut.String()
+}
+
+// TestBridgeManyTools: a server listing 8000 tools of ~17 KB (about 136 MB
+// of schemas; before the limits, 24 GB of bridge) is served its first
+// 2000 (MaxTools), the rest left out and said so in the log and in
+// ListTools; every ListTools page fits gRPC's default 4 MiB client
+// limit; "structkit call --list" lists all 2000; the bridge's peak memory
+// stays bounded.
+func TestBridgeManyTools(t *testing.T) {
+	long.Skip(t, "the hostile-binary suite")
+	skipMemory(t)
+	ctx := testContext(t)
+	begin := time.Now()
+	p, addr := startBridge(t, ctx, "many")
+	t.Logf("the bridge served after %v", time.Since(begin).Round(time.Millisecond))
+	c := dial(t, addr) // gRPC's default 4 MiB receive limit
+	var (
+		token    string
+		tools    int
+		pages    int
+		largest  int
+		leftOuts []*bridgev1.LeftOut
+	)
+	for {
+		resp, err := c.ListTools(ctx, &bridgev1.ListToolsRequest{PageToken: token})
+		if err != nil {
+			t.Fatalf("ListTools page %d: %v", pages+1, err)
+		}
+		pages++
+		tools += len(resp.GetTools())
+		largest = max(largest, proto.Size(resp))
+		leftOuts = append(leftOuts, resp.GetLeftOut()...)
+		if token = resp.GetNextPageToken(); token == "" {
+			break
+		}
+	}
+	t.Logf("ListTools: %d tools in %d pages, the largest %d bytes", tools, pages, largest)
+	if tools != 2000 || largest > 4<<20 {
+		t.Errorf("%d tools (want 2000, MaxTools), largest page %d bytes (want ≤ 4 MiB)", tools, largest)
+	}
+	found := false
+	for _, lo := range leftOuts {
+		found = found || (lo.GetLimit() == "MaxTools" && lo.GetMax() == 2000)
+	}
+	if !found {
+		t.Errorf("ListTools does not say what MaxTools left out: %v", leftOuts)
+	}
+	code, stdout, stderr := runCall(t, ctx, addr, "--list")
+	if n := strings.Count(stdout, "\n"); code != 0 || n != 2000 || !strings.Contains(stderr, "MaxTools") {
+		t.Errorf("call --list: exit %d, %d lines; stderr: %.500s", code, n, stderr)
+	}
+	code, stdout, stderr = runCall(t, ctx, addr, "--tool", "t01999")
+	if code != 0 || !strings.Contains(stdout, "ok t01999") {
+		t.Errorf("call t01999: exit %d: %s %s", code, stdout, stderr)
+	}
+	code, _, stderr = runCall(t, ctx, addr, "--tool", "t05000")
+	if code == 0 || !strings.Contains(stderr, "ResourceExhausted") || !strings.Contains(stderr, "MaxTools") {
+		t.Errorf("call of a tool left out: exit %d: %s", code, stderr)
+	}
+	t.Logf("a tool left out: %s", strings.TrimSpace(stderr))
+	own, children := p.ownPeaks()
+	t.Logf("bridge's own VmHWM %.0f MiB, its MCP server's %.0f MiB", own, children)
+	if code := p.wait(syscall.SIGTERM); code != 0 {
+		t.Errorf("bridge exit %d", code)
+	}
+	if log := p.stderr.String(); !strings.Contains(log, "tools left out by a limit of the bridge") || !strings.Contains(log, "MaxTools") {
+		t.Errorf("the bridge's log does not say what the limit left out:\n%.2000s", log)
+	}
+	t.Logf("8000 tools × 17 KB: bridge peak RSS %.0f MiB, %v in all", p.peakMiB(), time.Since(begin).Round(time.Millisecond))
+	if p.peakMiB() > manyToolsBoundMiB {
+		t.Errorf("bridge peak RSS %.0f MiB, bound %d MiB", p.peakMiB(), manyToolsBoundMiB)
+	}
+}
+
+// TestBridgeDeepResults: results nested 499, 1000, 5000 and 100,000
+// levels through the bridge, called with "structkit call": 499 is
+// served, the deeper ones answered INTERNAL naming the depth; the next
+// call works, on the same MCP session (no restart in the log).
+func TestBridgeDeepResults(t *testing.T) {
+	long.Skip(t, "the hostile-binary suite")
+	ctx := testContext(t)
+	p, addr := startBridge(t, ctx, "deep")
+	for _, depth := range []int{499, 1000, 5000, 100000} {
+		begin := time.Now()
+		code, stdout, stderr := runCall(t, ctx, addr, "--tool", "deep", "--args", fmt.Sprintf(`{"depth":%d}`, depth))
+		t.Logf("depth %d: exit %d in %v: %.200s", depth, code, time.Since(begin).Round(time.Millisecond), strings.TrimSpace(stderr))
+		switch {
+		case depth < 512:
+			if code != 0 || !strings.Contains(stdout, `{"a":{"a":`) {
+				t.Errorf("depth %d: exit %d: %.300s %.300s", depth, code, stdout, stderr)
+			}
+		case code == 0 || !strings.Contains(stderr, "deeper than") || !strings.Contains(stderr, "Internal"):
+			t.Errorf("depth %d: exit %d, stderr %.500s; want INTERNAL naming the depth", depth, code, stderr)
+		}
+		if code, stdout, stderr := runCall(t, ctx, addr, "--tool", "ok"); code != 0 || !strings.Contains(stdout, "ok") {
+			t.Fatalf("after depth %d: exit %d: %s %s", depth, code, stdout, stderr)
+		}
+	}
+	p.wait(syscall.SIGTERM)
+	if log := p.stderr.String(); strings.Contains(log, "restart") {
+		t.Errorf("the MCP server was restarted:\n%.2000s", log)
+	}
+}
+
+// TestBridgeBigResults: an 8 MiB result of one-digit integers, and one of
+// empty objects, asked as JSON text (structured_json) of a bridge whose
+// clients accept 64 MiB: answered whole, and the bridge's peak resident
+// memory (one bridge process per shape, measured from its rusage; the
+// case idle is the baseline, no call) stays within bigResultBoundMiB. Before, 635 MB and 833 MB.
+func TestBridgeBigResults(t *testing.T) {
+	long.Skip(t, "the hostile-binary suite")
+	skipMemory(t)
+	for _, shape := range []string{"idle", "ints", "objects"} {
+		t.Run(shape, func(t *testing.T) {
+			ctx := testContext(t)
+			p, addr := startBridge(t, ctx, "deep", "--max-message-bytes", fmt.Sprint(64<<20))
+			c := dial(t, addr, grpc.MaxCallRecvMsgSize(64<<20))
+			if shape != "idle" { // idle: the baseline, no call
+				begin := time.Now()
+				resp, err := c.CallTool(ctx, &bridgev1.CallToolRequest{Name: shape, StructuredJson: true,
+					Args: &bridgev1.CallToolRequest_ArgumentsJson{ArgumentsJson: `{}`}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				js := resp.GetStructuredContentJson()
+				t.Logf("%s: %d bytes of JSON text in %v", shape, len(js), time.Since(begin).Round(time.Millisecond))
+				if len(js) < bigResult-64 || !strings.HasPrefix(js, `{"v":[`) {
+					t.Errorf("%s: %d bytes: %.100s", shape, len(js), js)
+				}
+			}
+			own, children := p.ownPeaks()
+			if code := p.wait(syscall.SIGTERM); code != 0 {
+				t.Errorf("bridge exit %d", code)
+			}
+			t.Logf("%s: bridge peak RSS %.0f MiB (rusage); its own VmHWM %.0f MiB, its MCP server's %.0f MiB", shape, p.peakMiB(), own, children)
+			if p.peakMiB() > bigResultBoundMiB || own > bigResultBoundMiB {
+				t.Errorf("%s: bridge peak RSS %.0f MiB (its own %.0f MiB), bound %d MiB", shape, p.peakMiB(), own, bigResultBoundMiB)
+			}
+		})
+	}
+}
+
+// watchFloodBoundMiB bounds the bridge's peak resident memory while an
+// unauthenticated peer opens Watch streams (before the token was asked of
+// Watch: 637 MB for 50,000 streams).
+const watchFloodBoundMiB = 80
+
+// TestBridgeWatchFlood: with --auth-token-file, a peer without the token
+// opens 50,000 health Watch streams on one connection, 64 at a time.
+// Each is refused UNAUTHENTICATED as its headers arrive, none is held,
+// and the bridge's peak resident memory stays within watchFloodBoundMiB;
+// it still answers its health Check afterwards.
+func TestBridgeWatchFlood(t *testing.T) {
+	skipMemory(t)
+	ctx := testContext(t)
+	tok := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tok, []byte("watch-flood-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, addr := startBridge(t, ctx, "deep", "--auth-token-file", tok)
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	hc := healthpb.NewHealthClient(conn)
+	const streams, at = 50000, 64
+	var refused atomic.Int64
+	var wg sync.WaitGroup
+	begin := time.Now()
+	for range at {
+		wg.Go(func() {
+			for range streams / at {
+				w, err := hc.Watch(ctx, &healthpb.HealthCheckRequest{})
+				if err == nil {
+					_, err = w.Recv()
+				}
+				if status.Code(err) != codes.Unauthenticated {
+					t.Errorf("Watch without the token: %v", err)
+					return
+				}
+				refused.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if resp, err := hc.Check(ctx, &healthpb.HealthCheckRequest{}); err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		t.Errorf("Check after the flood: %v %v", resp, err)
+	}
+	own, _ := p.ownPeaks()
+	if code := p.wait(syscall.SIGTERM); code != 0 {
+		t.Errorf("bridge exit %d", code)
+	}
+	t.Logf("%d Watch streams refused in %v; bridge peak RSS %.0f MiB (its own VmHWM %.0f MiB)", refused.Load(), time.Since(begin).Round(time.Millisecond), p.peakMiB(), own)
+	if refused.Load() != streams/at*at {
+		t.Errorf("%d streams refused, want %d", refused.Load(), streams/at*at)
+	}
+	if own > watchFloodBoundMiB {
+		t.Errorf("bridge peak RSS %.0f MiB, bound %d MiB", own, watchFloodBoundMiB)
+	}
+}

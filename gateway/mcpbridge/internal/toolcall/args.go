@@ -1,0 +1,130 @@
+package toolcall
+
+import (
+	"bytes"
+	"errors"
+
+	"github.com/structkit/structkit/coerce"
+	"github.com/structkit/structkit/jsonvalue"
+	"github.com/structkit/structkit/structconv"
+)
+
+// ArgumentsText is a call's arguments text: raw, or {} when there are
+// none (empty, or null).
+func ArgumentsText(raw []byte) []byte {
+	if s := bytes.TrimSpace(raw); len(s) == 0 || string(s) == "null" {
+		return []byte("{}")
+	}
+	return raw
+}
+
+// ReadArguments reads arguments given as JSON text in one pass through
+// the token layer: a Go tree whose numbers are json.Number holding each
+// literal as written. It refuses what structconv.Unmarshal refuses, with
+// the same *structconv.Error (code, JSON Pointer, byte offset): text that
+// is not one JSON object, repeated members, invalid UTF-8, nesting beyond
+// maxDepth, literals with more than maxDigits digits (0: the default) or
+// beyond the range of a double.
+func ReadArguments(args []byte, maxDepth, maxDigits int) (map[string]any, error) {
+	src := string(args)
+	tree, err := jsonvalue.DecodeString(src, jsonvalue.Options{MaxDepth: maxDepth, MaxDigits: maxDigits})
+	if err != nil {
+		return nil, SyntaxError(src, err)
+	}
+	obj, ok := tree.(map[string]any)
+	if !ok {
+		d := jsonvalue.NewDecoder(src, jsonvalue.Options{})
+		k := d.Peek()
+		return nil, &structconv.Error{Code: structconv.CodeType, Offset: d.Offset(), Msg: "want a JSON object for the arguments, got " + k.String()}
+	}
+	// The range of the literals (1e400), checked where the tree is held
+	// to the literals' rules.
+	if _, err := (structconv.GoOptions{MaxNumberDigits: maxDigits}).Apply(obj); err != nil {
+		var se *structconv.Error
+		if errors.As(err, &se) && se.Offset < 0 {
+			located := *se // placed in the text, as Unmarshal places it
+			if off, ok := jsonvalue.ValueAt(src, se.Path); ok {
+				located.Offset = off
+			}
+			return nil, &located
+		}
+		return nil, err
+	}
+	return obj, nil
+}
+
+// SyntaxError is the *structconv.Error of a token layer error in src: the
+// codes structconv gives its kinds, at the JSON Pointer of the offset.
+func SyntaxError(src string, err error) error {
+	var se *jsonvalue.SyntaxError
+	if !errors.As(err, &se) {
+		return err
+	}
+	code := structconv.CodeSyntax
+	switch se.Kind {
+	case jsonvalue.ErrUTF8:
+		code = structconv.CodeInvalidUTF8
+	case jsonvalue.ErrDuplicate:
+		code = structconv.CodeDuplicateKey
+	case jsonvalue.ErrDepth:
+		code = structconv.CodeDepth
+	case jsonvalue.ErrDigits:
+		code = structconv.CodeNumber
+	}
+	return &structconv.Error{Code: code, Path: jsonvalue.PointerAt(src, se.Offset), Offset: se.Offset, Msg: se.Msg}
+}
+
+// Located is the *structconv.Error of a result's text the token layer
+// refused, its path prefixed by where the text is in the result.
+func Located(prefix, src string, err error) error {
+	err = SyntaxError(src, err)
+	var se *structconv.Error
+	if errors.As(err, &se) {
+		loc := *se
+		loc.Path = prefix + se.Path
+		return &loc
+	}
+	return err
+}
+
+// TopMembers reads a JSON object's members through the token layer: each
+// name with its value's text as written (compact text gives compact
+// values); ok is false for text that is not one JSON object.
+func TopMembers(raw []byte) (map[string]string, bool) {
+	m, err := jsonvalue.Members(string(raw), jsonvalue.Options{})
+	return m, err == nil && m != nil
+}
+
+// TopString returns the string a JSON object's member holds, unescaped;
+// ok is false when raw is not an object or the member is not a string.
+func TopString(raw []byte, name string) (string, bool) {
+	m, ok := TopMembers(raw)
+	if !ok {
+		return "", false
+	}
+	v, err := jsonvalue.DecodeString(m[name], jsonvalue.Options{})
+	s, isString := v.(string)
+	return s, err == nil && isString
+}
+
+// AppendChanges appends changes, paths prefixed, leaving out RuleInteger
+// (the integer literal every whole number at an integer location gets).
+func AppendChanges(rep *coerce.Report, changes []coerce.Change, prefix string) {
+	for _, ch := range changes {
+		if ch.Rule == coerce.RuleInteger {
+			continue
+		}
+		ch.Path = prefix + ch.Path
+		rep.Changes = append(rep.Changes, ch)
+	}
+}
+
+// NotValidated tells a schema the validator cannot compile (the arguments
+// are then converted, not validated) from other errors.
+func NotValidated(err error) (why string, ok bool) {
+	var serr *coerce.SchemaError
+	if errors.As(err, &serr) {
+		return serr.Error(), true
+	}
+	return "", false
+}

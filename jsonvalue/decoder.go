@@ -1,0 +1,90 @@
+package jsonvalue
+
+import "github.com/structkit/structkit/internal/jsontext"
+
+// Kind is the kind of a token.
+type Kind uint8
+
+// The token kinds (the token layer's, value for value: TestKinds).
+const (
+	Invalid Kind = iota
+	EOF          // the end of the document
+	Null
+	Bool
+	Number
+	String
+	Name // a member name (the ':' after it is read with the value)
+	ObjectOpen
+	ObjectClose
+	ArrayOpen
+	ArrayClose
+)
+
+// String describes the kind as messages name what they found: "an
+// object", "a number", "end of input".
+func (k Kind) String() string { return jsontext.Kind(k).String() }
+
+// A Decoder reads one document from a string as a sequence of tokens,
+// each with the byte offset at which it starts, under the Options it was
+// made with. Its errors are *SyntaxError.
+type Decoder struct{ d *jsontext.Decoder }
+
+// NewDecoder returns a Decoder reading the document s under o.
+func NewDecoder(s string, o Options) *Decoder { return &Decoder{jsontext.NewDecoder(s, o.internal())} }
+
+// Next reads the next token and returns its kind; Text, Start and End
+// then describe it.
+func (d *Decoder) Next() (Kind, error) {
+	k, err := d.d.Next()
+	return Kind(k), syntax(err)
+}
+
+// Text returns the current token's text: a string's or name's value
+// unescaped, a number's literal, "true", "false" or "null".
+func (d *Decoder) Text() string { return d.d.Text() }
+
+// Start returns the byte offset at which the current token starts.
+func (d *Decoder) Start() int { return d.d.Start() }
+
+// End returns the byte offset just past the current token as written
+// (past the closing quote of a string or name).
+func (d *Decoder) End() int { return d.d.Current().End() }
+
+// Offset returns the offset just past the last token read (past white
+// space after it, once Peek has looked beyond).
+func (d *Decoder) Offset() int { return d.d.Offset() }
+
+// Peek skips white space and returns the kind of the token that starts at
+// the next byte, judging by that byte alone (a '"' is a String, a digit
+// or '-' a Number); Invalid for a byte no token starts with, EOF at the
+// end of the input. It reads nothing.
+func (d *Decoder) Peek() Kind { return Kind(d.d.Peek()) }
+
+// SkipValue reads the rest of the value whose first token the last Next
+// returned: for an ObjectOpen or ArrayOpen, every token up to and
+// including the matching close; for a scalar, nothing. It returns the
+// offset just past the value, so that the source from Start to end is
+// the value as written. Called on any other token (a Name, a close, EOF),
+// it reads nothing and returns that token's end.
+func (d *Decoder) SkipValue() (end int, err error) {
+	end, err = d.d.SkipValue()
+	return end, syntax(err)
+}
+
+// Member is one member of an object as EachMember reads it: its name,
+// unescaped, the offsets of its name token (quotes included) and of its
+// value's text.
+type Member struct {
+	Name               string
+	NameStart, NameEnd int
+	Start, End         int
+}
+
+// EachMember reads the members of the object whose ObjectOpen d has just
+// returned, through its ObjectClose, skipping each value, and offers each
+// to fn; fn returning false stops the reading there (done false). An
+// error of the reader stops it too and is returned.
+func (d *Decoder) EachMember(fn func(Member) bool) (done bool, err error) {
+	done, err = d.d.EachMember(func(m jsontext.Member) bool { return fn(Member(m)) })
+	return done, syntax(err)
+}

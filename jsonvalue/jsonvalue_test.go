@@ -1,0 +1,246 @@
+package jsonvalue_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/jsonvalue"
+)
+
+// TestSyntaxError: the reader's errors are *SyntaxError with their kind,
+// offset and place, under the limits the Options set.
+func TestSyntaxError(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		o    jsonvalue.Options
+		kind jsonvalue.ErrorKind
+		off  int
+	}{
+		{`{"a": 007}`, jsonvalue.Options{}, jsonvalue.ErrSyntax, 7},
+		{`{"a":1,"a":2}`, jsonvalue.Options{}, jsonvalue.ErrDuplicate, 7},
+		{"[\"\xff\"]", jsonvalue.Options{}, jsonvalue.ErrUTF8, 2},
+		{`[[[1]]]`, jsonvalue.Options{MaxDepth: 2}, jsonvalue.ErrDepth, 2},
+		{`[12345]`, jsonvalue.Options{MaxDigits: 4}, jsonvalue.ErrDigits, 1},
+	} {
+		for name, read := range map[string]func() error{
+			"DecodeString": func() error { _, err := jsonvalue.DecodeString(tc.src, tc.o); return err },
+			"Decode":       func() error { _, err := jsonvalue.Decode([]byte(tc.src), tc.o); return err },
+			"Compact":      func() error { _, err := jsonvalue.Compact(nil, tc.src, tc.o); return err },
+			"Indent":       func() error { _, err := jsonvalue.Indent(nil, tc.src, "  ", tc.o); return err },
+			"Decoder": func() error {
+				d := jsonvalue.NewDecoder(tc.src, tc.o)
+				for {
+					k, err := d.Next()
+					if err != nil || k == jsonvalue.EOF {
+						return err
+					}
+				}
+			},
+		} {
+			var se *jsonvalue.SyntaxError
+			if err := read(); !errors.As(err, &se) || se.Kind != tc.kind || se.Offset != tc.off || se.Msg == "" {
+				t.Errorf("%s(%q): %#v, want a *SyntaxError of kind %d at %d", name, tc.src, err, tc.kind, tc.off)
+				continue
+			}
+			if line, col := se.LineCol(); line != 1 || col != tc.off+1 || !strings.Contains(se.Error(), fmt.Sprintf("1:%d: ", col)) {
+				t.Errorf("%s(%q): at %d:%d, %q", name, tc.src, line, col, se.Error())
+			}
+		}
+	}
+	if _, err := jsonvalue.Members(`{"a":1,"a":2}`, jsonvalue.Loose); err != nil {
+		t.Errorf("Loose refuses repeated names: %v", err)
+	}
+}
+
+// TestDecoder walks a document by tokens, with offsets and kinds.
+func TestDecoder(t *testing.T) {
+	src := `{"a": [1, "x"], "b\u0021": {"c": null}}`
+	d := jsonvalue.NewDecoder(src, jsonvalue.Options{})
+	if d.Peek() != jsonvalue.ObjectOpen {
+		t.Errorf("Peek at the start: %s", d.Peek())
+	}
+	var got []string
+	for {
+		k, err := d.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k == jsonvalue.EOF {
+			break
+		}
+		got = append(got, fmt.Sprintf("%s %q", k, src[d.Start():d.End()]))
+		if k == jsonvalue.Name && d.Text() == "b!" {
+			if d.Peek() != jsonvalue.Invalid {
+				t.Errorf("Peek at the ':' after b!: %s", d.Peek())
+			}
+			if k, _ := d.Next(); k != jsonvalue.ObjectOpen {
+				t.Fatalf("%s after b!", k)
+			}
+			start := d.Start()
+			end, err := d.SkipValue()
+			if err != nil || src[start:end] != `{"c": null}` {
+				t.Errorf("SkipValue: %q, %v", src[start:end], err)
+			}
+		}
+	}
+	want := []string{`an object "{"`, `a member name "\"a\""`, `an array "["`, `a number "1"`, `a string "\"x\""`, `']' "]"`, `a member name "\"b\\u0021\""`, `'}' "}"`}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+
+	d = jsonvalue.NewDecoder(src, jsonvalue.Options{})
+	if k, _ := d.Next(); k != jsonvalue.ObjectOpen {
+		t.Fatal(k)
+	}
+	var names []string
+	done, err := d.EachMember(func(m jsonvalue.Member) bool {
+		names = append(names, m.Name+"="+src[m.Start:m.End])
+		return true
+	})
+	if !done || err != nil || !reflect.DeepEqual(names, []string{`a=[1, "x"]`, `b!={"c": null}`}) {
+		t.Errorf("EachMember: %q, %v, %v", names, done, err)
+	}
+}
+
+// TestNumbers: the number helpers say no to text that is not a number
+// literal, rather than reading it.
+func TestNumbers(t *testing.T) {
+	for lit, want := range map[string]string{"12.50e1": "125", "-0.0": "0", "1e3": "1000", "1.5": "", "x": "", `"1"`: "", "": "", "007": ""} {
+		if got, ok := jsonvalue.IntegerDigits(lit); got != want || ok != (want != "") {
+			t.Errorf("IntegerDigits(%q) = %q, %v", lit, got, ok)
+		}
+	}
+	for lit, want := range map[string]bool{"1e308": true, "1e309": false, "-1e400": false, "1e-400": true, "x": false, "1e": false} {
+		if got := jsonvalue.InDoubleRange(lit); got != want {
+			t.Errorf("InDoubleRange(%q) = %v", lit, got)
+		}
+	}
+	if got := string(jsonvalue.AppendWhole(nil, 1e21)); got != "1000000000000000000000" {
+		t.Errorf("AppendWhole(1e21) = %s", got)
+	}
+}
+
+// TestPointers: building, splitting and placing JSON Pointers.
+func TestPointers(t *testing.T) {
+	ptr := jsonvalue.AppendIndex(jsonvalue.AppendToken(nil, "a/b~c"), 3)
+	if string(ptr) != "/a~1b~0c/3" {
+		t.Errorf("pointer %s", ptr)
+	}
+	if toks, ok := jsonvalue.SplitPointer(string(ptr)); !ok || !reflect.DeepEqual(toks, []string{"a/b~c", "3"}) {
+		t.Errorf("SplitPointer: %q, %v", toks, ok)
+	}
+	if _, ok := jsonvalue.SplitPointer("a"); ok {
+		t.Error("SplitPointer accepts a pointer without '/'")
+	}
+	for tok, want := range map[string]bool{"0": true, "10": true, "01": false, "": false, "-1": false, "a": false} {
+		if jsonvalue.IsIndex(tok) != want {
+			t.Errorf("IsIndex(%q) = %v", tok, !want)
+		}
+	}
+	src := "{\"a/b~c\": [0, 1, 2,\n 3]}"
+	off, ok := jsonvalue.ValueAt(src, string(ptr))
+	if !ok || src[off:off+1] != "3" || jsonvalue.PointerAt(src, off) != string(ptr) {
+		t.Errorf("ValueAt: %d, %v", off, ok)
+	}
+	if line, col := jsonvalue.LineCol(src, off); line != 2 || col != 2 {
+		t.Errorf("LineCol: %d:%d", line, col)
+	}
+}
+
+// TestWriters: Marshal, AppendValue and AppendString write as
+// encoding/json does without HTML escaping; Compact and Indent keep the
+// tokens as written.
+func TestWriters(t *testing.T) {
+	v := map[string]any{"z": json.Number("1.50"), "a": []any{"<é>", nil, true}}
+	b, err := jsonvalue.Marshal(v)
+	if err != nil || string(b) != `{"a":["<é>",null,true],"z":1.50}` {
+		t.Errorf("Marshal: %s, %v", b, err)
+	}
+	if b, _ := jsonvalue.AppendValue([]byte("x"), "\n"); string(b) != `x"\n"` {
+		t.Errorf("AppendValue: %s", b)
+	}
+	if _, ok := jsonvalue.AppendString(nil, "\xff"); ok {
+		t.Error("AppendString accepts invalid UTF-8")
+	}
+	if b, _ := jsonvalue.Compact(nil, "{ \"a\" : [ 1.50 , \"\\u0041\" ] }", jsonvalue.Options{}); string(b) != `{"a":[1.50,"\u0041"]}` {
+		t.Errorf("Compact: %s", b)
+	}
+	if b, _ := jsonvalue.Indent(nil, `{"a":[1,{}]}`, "  ", jsonvalue.Options{}); string(b) != "{\n  \"a\": [\n    1,\n    {}\n  ]\n}" {
+		t.Errorf("Indent: %s", b)
+	}
+	m, err := jsonvalue.Members(`{"a": [1, 2], "b": "x"}`, jsonvalue.Options{})
+	e, err2 := jsonvalue.Elements(m["a"], jsonvalue.Options{})
+	if err != nil || err2 != nil || m["b"] != `"x"` || !reflect.DeepEqual(e, []string{"1", "2"}) {
+		t.Errorf("Members, Elements: %q, %q, %v, %v", m, e, err, err2)
+	}
+}
+
+// The exact number a document holds is kept as written, and a mistake is
+// placed by line, column and JSON Pointer.
+func Example() {
+	v, _ := jsonvalue.DecodeString(`{"id": 9007199254740993}`, jsonvalue.Options{})
+	fmt.Println(v.(map[string]any)["id"])
+
+	src := "{\"ids\": [1,\n 2, 03]}"
+	_, err := jsonvalue.DecodeString(src, jsonvalue.Options{})
+	var se *jsonvalue.SyntaxError
+	if errors.As(err, &se) {
+		line, col := se.LineCol()
+		fmt.Printf("%d:%d %s: %s\n", line, col, jsonvalue.PointerAt(src, se.Offset), se.Msg)
+	}
+	// Output:
+	// 9007199254740993
+	// 2:6 /ids/2: malformed number, a leading zero
+}
+
+// TestDecoderAllocs: reading tokens allocates nothing per token (an
+// errors.As target on the path of every Next cost an allocation per
+// token, 95 MB for an 8 MiB result of integers).
+func TestDecoderAllocs(t *testing.T) {
+	src := "[" + strings.Repeat("12345,", 1000) + "0]"
+	allocs := testing.AllocsPerRun(10, func() {
+		d := jsonvalue.NewDecoder(src, jsonvalue.Loose)
+		for {
+			k, err := d.Next()
+			if err != nil || k == jsonvalue.EOF {
+				break
+			}
+		}
+	})
+	if allocs > 5 {
+		t.Errorf("%.0f allocations reading 1002 tokens", allocs)
+	}
+}
+
+// TestKinds: the kinds are the token layer's, value for value (Next and
+// the errors convert them as numbers).
+func TestKinds(t *testing.T) {
+	kinds := map[jsonvalue.Kind]jsontext.Kind{
+		jsonvalue.Invalid: jsontext.Invalid, jsonvalue.EOF: jsontext.EOF, jsonvalue.Null: jsontext.Null,
+		jsonvalue.Bool: jsontext.Bool, jsonvalue.Number: jsontext.Number, jsonvalue.String: jsontext.String,
+		jsonvalue.Name: jsontext.Name, jsonvalue.ObjectOpen: jsontext.ObjectOpen, jsonvalue.ObjectClose: jsontext.ObjectClose,
+		jsonvalue.ArrayOpen: jsontext.ArrayOpen, jsonvalue.ArrayClose: jsontext.ArrayClose,
+	}
+	for k, want := range kinds {
+		if uint8(k) != uint8(want) || k.String() != want.String() {
+			t.Errorf("Kind %d (%s) is the token layer's %d (%s)", k, k, want, want)
+		}
+	}
+	errs := map[jsonvalue.ErrorKind]jsontext.ErrorKind{
+		jsonvalue.ErrSyntax: jsontext.ErrSyntax, jsonvalue.ErrUTF8: jsontext.ErrUTF8, jsonvalue.ErrDuplicate: jsontext.ErrDuplicate,
+		jsonvalue.ErrDepth: jsontext.ErrDepth, jsonvalue.ErrDigits: jsontext.ErrDigits,
+	}
+	for k, want := range errs {
+		if uint8(k) != uint8(want) {
+			t.Errorf("ErrorKind %d is the token layer's %d (%s)", k, want, want)
+		}
+	}
+	if len(kinds) != 11 || len(errs) != 5 {
+		t.Errorf("%d kinds, %d error kinds", len(kinds), len(errs))
+	}
+}
