@@ -160,3 +160,43 @@ func TestGateway(t *testing.T) {
 		t.Fatalf("only %d files under gateway/: is the test run from the module root?", n)
 	}
 }
+
+// TestLibraryWithoutGateway: no Go file of the library (outside gateway/)
+// imports a package of the gateway, tests included: the library module
+// must build without it.
+func TestLibraryWithoutGateway(t *testing.T) {
+	fset := token.NewFileSet()
+	n := 0
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path == "gateway" || path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		n++
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if strings.HasPrefix(p, module+"gateway/") {
+				t.Errorf("%s imports %s: the library may not use the gateway", path, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 200 {
+		t.Fatalf("only %d files outside gateway/: is the test run from the module root?", n)
+	}
+}

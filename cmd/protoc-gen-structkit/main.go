@@ -17,6 +17,11 @@
 //	int64_strings=true      64-bit integers as decimal strings in the schemas
 //	enum_numbers=true       enum value numbers admitted beside names
 //	json_names_only=true    no proto-name aliases
+//	package_suffix=mcp      write into a package of its own, <package>mcp in a
+//	                        directory of that name beside the file's, as
+//	                        protoc-gen-connect-go does: the message package
+//	                        then needs no MCP module (default: the file's own
+//	                        package)
 //
 // buf runs it as a local plugin; scripts/buf.sh builds it from this module.
 package main
@@ -39,13 +44,25 @@ func main() {
 		return
 	}
 	var flags flag.FlagSet
-	var o protoschema.SchemaOptions
-	flags.BoolVar(&o.Int64Strings, "int64_strings", false, "64-bit integers as decimal strings")
-	flags.BoolVar(&o.EnumNumbers, "enum_numbers", false, "enum numbers beside names")
-	flags.BoolVar(&o.JSONNamesOnly, "json_names_only", false, "no proto-name aliases")
+	var p params
+	p.register(&flags)
 	protogen.Options{ParamFunc: flags.Set}.Run(func(gen *protogen.Plugin) error {
-		return plugin(gen, o)
+		return plugin(gen, p)
 	})
+}
+
+// params are the plugin's parameters.
+type params struct {
+	schema        protoschema.SchemaOptions
+	packageSuffix string
+}
+
+// register declares the parameters on flags.
+func (p *params) register(flags *flag.FlagSet) {
+	flags.BoolVar(&p.schema.Int64Strings, "int64_strings", false, "64-bit integers as decimal strings")
+	flags.BoolVar(&p.schema.EnumNumbers, "enum_numbers", false, "enum numbers beside names")
+	flags.BoolVar(&p.schema.JSONNamesOnly, "json_names_only", false, "no proto-name aliases")
+	flags.StringVar(&p.packageSuffix, "package_suffix", "", "write into a package of its own, named the file's package and this suffix")
 }
 
 // plugin declares what the plugin supports and generates. Like protoc-gen-go
@@ -53,10 +70,10 @@ func main() {
 // the schemas are generated from protoreflect descriptors, which resolve
 // an edition's features (field presence, required fields, packed and
 // delimited encodings) into the same answers as the syntax they replace.
-func plugin(gen *protogen.Plugin, o protoschema.SchemaOptions) error {
+func plugin(gen *protogen.Plugin, p params) error {
 	gen.SupportedFeatures = uint64(pluginpb.CodeGeneratorResponse_FEATURE_PROTO3_OPTIONAL |
 		pluginpb.CodeGeneratorResponse_FEATURE_SUPPORTS_EDITIONS)
 	gen.SupportedEditionsMinimum = descriptorpb.Edition_EDITION_PROTO2
 	gen.SupportedEditionsMaximum = descriptorpb.Edition_EDITION_2023
-	return generate(gen, o)
+	return generate(gen, p)
 }

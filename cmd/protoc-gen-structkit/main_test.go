@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,11 +51,9 @@ func request(t *testing.T, param string) *pluginpb.CodeGeneratorRequest {
 func run(t *testing.T, param string) map[string]string {
 	t.Helper()
 	var flags flag.FlagSet
-	var o protoschema.SchemaOptions
-	flags.BoolVar(&o.Int64Strings, "int64_strings", false, "")
-	flags.BoolVar(&o.EnumNumbers, "enum_numbers", false, "")
-	flags.BoolVar(&o.JSONNamesOnly, "json_names_only", false, "")
-	resp := respond(t, request(t, param), flags.Set, &o)
+	var p params
+	p.register(&flags)
+	resp := respond(t, request(t, param), flags.Set, &p)
 	out := map[string]string{}
 	for _, f := range resp.GetFile() {
 		out[f.GetName()] = f.GetContent()
@@ -90,9 +89,9 @@ func TestGolden(t *testing.T) {
 			t.Errorf("output lacks %s", w)
 		}
 	}
-	// The v1 example's bidirectional CallTools is not a tool (gen/ is this
+	// The v1 example's bidirectional CallTools is not a tool (gateway/examples/gen/ is this
 	// plugin's output, checked by .ci/run).
-	v1, err := os.ReadFile(filepath.Join("..", "..", "gen", "structkit", "example", "v1", "tools_structkit.pb.go"))
+	v1, err := os.ReadFile(filepath.Join("..", "..", "gateway", "examples", "gen", "structkit", "example", "v1", "examplev1mcp", "tools_structkit.pb.go"))
 	if err != nil || !strings.Contains(string(v1), `ByName("CallTool")`) || strings.Contains(string(v1), "CallTools") {
 		t.Errorf("v1: a bidirectional method became a tool, or no file (%v)", err)
 	}
@@ -112,13 +111,13 @@ func TestParameters(t *testing.T) {
 }
 
 // respond runs the plugin as main does on req.
-func respond(t *testing.T, req *pluginpb.CodeGeneratorRequest, param func(name, value string) error, o *protoschema.SchemaOptions) *pluginpb.CodeGeneratorResponse {
+func respond(t *testing.T, req *pluginpb.CodeGeneratorRequest, param func(name, value string) error, p *params) *pluginpb.CodeGeneratorResponse {
 	t.Helper()
 	gen, err := protogen.Options{ParamFunc: param}.New(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := plugin(gen, *o); err != nil {
+	if err := plugin(gen, *p); err != nil {
 		t.Fatal(err)
 	}
 	resp := gen.Response()
@@ -167,8 +166,8 @@ func TestEdition2023(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := &pluginpb.CodeGeneratorRequest{FileToGenerate: []string{file.GetName()}, ProtoFile: []*descriptorpb.FileDescriptorProto{file}}
-	o := protoschema.SchemaOptions{JSONNamesOnly: true} // one name a field: required is "required"
-	resp := respond(t, req, func(string, string) error { return nil }, &o)
+	p := params{schema: protoschema.SchemaOptions{JSONNamesOnly: true}} // one name a field: required is "required"
+	resp := respond(t, req, func(string, string) error { return nil }, &p)
 	if resp.GetSupportedFeatures()&uint64(pluginpb.CodeGeneratorResponse_FEATURE_SUPPORTS_EDITIONS) == 0 {
 		t.Errorf("supported features %b lack FEATURE_SUPPORTS_EDITIONS", resp.GetSupportedFeatures())
 	}
@@ -179,11 +178,11 @@ func TestEdition2023(t *testing.T) {
 		t.Fatalf("files: %v", resp.GetFile())
 	}
 	got := resp.GetFile()[0].GetContent()
-	in, err := o.Generate(fd.Messages().ByName("GetEntryRequest"))
+	in, err := p.schema.Generate(fd.Messages().ByName("GetEntryRequest"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := o.Generate(fd.Messages().ByName("Entry"))
+	out, err := p.schema.Generate(fd.Messages().ByName("Entry"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,4 +215,35 @@ func keys(m map[string]string) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestPackageSuffix: with package_suffix the file goes into a package of
+// its own beside the messages' (as protoc-gen-connect-go writes
+// v1connect), naming their types by their package; the code is the same.
+func TestPackageSuffix(t *testing.T) {
+	plain := run(t, "paths=source_relative")["structkit/example/v2/orders_structkit.pb.go"]
+	out := run(t, "paths=source_relative,package_suffix=mcp")
+	got, ok := out["structkit/example/v2/examplev2mcp/orders_structkit.pb.go"]
+	if !ok || len(out) != 1 {
+		t.Fatalf("files: %v", keys(out))
+	}
+	for _, w := range []string{"package examplev2mcp\n", `v2 "github.com/structkit/structkit/gen/structkit/example/v2"`,
+		"client v2.OrderServiceClient,", "sd := v2.File_structkit_example_v2_orders_proto.Services()",
+		"return new(v2.GetOrderRequest)", "req.(*v2.GetOrderRequest)"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("output lacks %s", w)
+		}
+	}
+	// Qualified names aside (and the import), the same lines.
+	unqualify := regexp.MustCompile(`(^|[^.\w])v2\.([A-Z])`)
+	var a, b []string
+	for _, l := range strings.Split(got, "\n") {
+		if !strings.Contains(l, `"github.com/structkit/structkit/gen/structkit/example/v2"`) {
+			a = append(a, strings.Replace(unqualify.ReplaceAllString(l, "$1$2"), "package examplev2mcp", "package examplev2", 1))
+		}
+	}
+	b = strings.Split(plain, "\n")
+	if strings.Join(a, "\n") != strings.Join(b, "\n") {
+		t.Errorf("the suffixed file is not the plain one with qualified names:\n%s", got)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/structkit/structkit/gateway/examples/gen/structkit/example/v2/examplev2mcp"
 	"github.com/structkit/structkit/gateway/grpcmcp"
 	"github.com/structkit/structkit/gateway/internal/fixture/orders"
 	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
@@ -121,7 +122,7 @@ func ExampleAddTools() {
 	defer conn.Close()
 
 	mcpServer := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
-	names, err := examplev2.RegisterOrderServiceTools(mcpServer, examplev2.NewOrderServiceClient(conn))
+	names, err := examplev2mcp.RegisterOrderServiceTools(mcpServer, examplev2.NewOrderServiceClient(conn))
 	if err != nil {
 		panic(err)
 	}

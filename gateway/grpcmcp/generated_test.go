@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/structkit/structkit/gateway/examples/gen/structkit/example/v2/examplev2mcp"
 	"github.com/structkit/structkit/gateway/grpcmcp"
 	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
 )
@@ -18,7 +19,7 @@ import (
 func TestGeneratedRegistration(t *testing.T) {
 	orders, conn := startGRPC(t)
 	s := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
-	names, err := examplev2.RegisterOrderServiceTools(s, examplev2.NewOrderServiceClient(conn))
+	names, err := examplev2mcp.RegisterOrderServiceTools(s, examplev2.NewOrderServiceClient(conn))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestGeneratedRegistration(t *testing.T) {
 	}
 	// Options reach the tools.
 	s2 := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
-	names, err = examplev2.RegisterOrderServiceTools(s2, examplev2.NewOrderServiceClient(conn), grpcmcp.Options{ToolName: func(md protoreflect.MethodDescriptor) string { return "orders_" + strings.ToLower(string(md.Name())) }})
+	names, err = examplev2mcp.RegisterOrderServiceTools(s2, examplev2.NewOrderServiceClient(conn), grpcmcp.Options{ToolName: func(md protoreflect.MethodDescriptor) string { return "orders_" + strings.ToLower(string(md.Name())) }})
 	if err != nil || strings.Join(names, ",") != "orders_getorder,orders_createorder,orders_listorders,orders_watchorders" {
 		t.Errorf("names %v, %v", names, err)
 	}

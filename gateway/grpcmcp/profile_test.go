@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/structkit/structkit/adapt"
+	"github.com/structkit/structkit/gateway/examples/gen/structkit/example/v2/examplev2mcp"
 	"github.com/structkit/structkit/gateway/grpcmcp"
 	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
 	"github.com/structkit/structkit/protoschema"
@@ -125,7 +126,7 @@ func TestProfileGenerated(t *testing.T) {
 	for _, p := range adapt.Profiles() {
 		t.Run(string(p), func(t *testing.T) {
 			s := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
-			if _, err := examplev2.RegisterOrderServiceTools(s, examplev2.NewOrderServiceClient(conn), grpcmcp.Options{Profile: p}); err != nil {
+			if _, err := examplev2mcp.RegisterOrderServiceTools(s, examplev2.NewOrderServiceClient(conn), grpcmcp.Options{Profile: p}); err != nil {
 				t.Fatal(err)
 			}
 			cs := inMemory(t, s)

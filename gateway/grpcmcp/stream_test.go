@@ -26,6 +26,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
 
+	"github.com/structkit/structkit/gateway/examples/gen/structkit/example/v2/examplev2mcp"
 	"github.com/structkit/structkit/gateway/grpcmcp"
 	"github.com/structkit/structkit/gateway/internal/fixture/orders"
 	"github.com/structkit/structkit/gateway/mcpbridge"
@@ -545,7 +546,7 @@ func TestStreamGenerated(t *testing.T) {
 	ws, conn := startWatch(t)
 	for _, o := range []grpcmcp.Options{{}, {MaxStreamMessages: 2}} {
 		s := mcp.NewServer(&mcp.Implementation{Name: "x", Version: "v1"}, nil)
-		if _, err := examplev2.RegisterOrderServiceTools(s, examplev2.NewOrderServiceClient(conn), o); err != nil {
+		if _, err := examplev2mcp.RegisterOrderServiceTools(s, examplev2.NewOrderServiceClient(conn), o); err != nil {
 			t.Fatal(err)
 		}
 		p := &progress{}
