@@ -6,12 +6,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/prometheus/client_golang/prometheus"
 	"io"
 	"log/slog"
 	"net"
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -76,10 +78,19 @@ func (f mcpFlags) upstreams(kill context.Context) ([]bridge.Upstream, error) {
 		ups = append(ups, bridge.CommandFunc(name, func() *exec.Cmd {
 			cmd := exec.CommandContext(kill, argv[0], argv[1:]...)
 			cmd.Stderr = os.Stderr // the child's standard error is the bridge's
+			cmd.Env = childEnv(os.Environ())
 			return cmd
 		}))
 	}
 	return ups, nil
+}
+
+// childEnv is the environment of an MCP server the bridge runs: the
+// bridge's, without GOMEMLIMIT, which sizes the bridge's own heap within
+// the container's memory (deploy/k8s sets it to a fraction of the limit)
+// and is no limit for a child sharing that memory.
+func childEnv(env []string) []string {
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "GOMEMLIMIT=") })
 }
 
 // splitWords splits a command line as a POSIX shell would, without
@@ -263,7 +274,15 @@ func runBridge(e *env, args []string) error {
 	} else {
 		logger = slog.New(slog.NewTextHandler(e.stderr, nil))
 	}
-	tel, stopTracing, err := startTracing(context.Background(), "bridge", "structkit-bridge", func(warn bool, msg string) {
+	// The metrics, when they are served: their registry gets the MCP
+	// operation-duration histograms of the telemetry too.
+	var m *metrics.Metrics
+	var reg prometheus.Registerer
+	if f.metricsListen != "" {
+		m = metrics.New(metrics.Options{})
+		reg = m.Registry()
+	}
+	tel, stopTracing, err := startTracing(context.Background(), "bridge", "structkit-bridge", reg, func(warn bool, msg string) {
 		if warn {
 			logger.Warn(msg)
 		} else {
@@ -323,11 +342,9 @@ func runBridge(e *env, args []string) error {
 	hw := healthwatch.New(hs, names, healthwatch.Options{Overall: []string{"", bridgev1.ToolBridgeService_ServiceDesc.ServiceName}})
 	// What watches the upstreams and the checks: health, and the metrics
 	// when they are served.
-	var m *metrics.Metrics
 	onEvent := hw.Event
 	var observers []coerce.Observer
-	if mlis != nil {
-		m = metrics.New(metrics.Options{})
+	if m != nil {
 		m.Servers(names...)
 		onEvent = func(ev bridge.Event) {
 			hw.Event(ev)
@@ -339,7 +356,7 @@ func runBridge(e *env, args []string) error {
 		MaxResponseBytes: f.maxMessageBytes, // the clients' limit, as the bridge's
 		MaxStructValues:  f.maxStructValues,
 		CheckOptions:     structconv.CheckOptions{Policy: policy, Observer: joinObservers(observers...), MaxDepth: f.maxDepth},
-		ListLimits:       f.limits.ListLimits, TracerProvider: tel.TracerProvider,
+		ListLimits:       f.limits.ListLimits, TracerProvider: tel.TracerProvider, MeterProvider: tel.MeterProvider,
 		Tools: f.scope.tools, ExcludeTools: f.scope.exclude, ReadOnly: f.scope.readOnly, ForwardMetadata: f.scope.forward}, ups...)
 	if err != nil {
 		return err

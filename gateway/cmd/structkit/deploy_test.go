@@ -341,13 +341,22 @@ func TestDeployManifests(t *testing.T) {
 		t.Errorf("resources %+v: want a memory request of at least %d MiB (idle + one 8 MiB result), a limit of at least %d MiB (twice the worst case), a CPU request for the HPA",
 			c.Resources, measuredIdleMiB+measuredResultMiB, 2*measuredWorstMiB)
 	}
+	memLimit := false
 	for _, e := range c.Env {
 		if strings.HasPrefix(e.Name, "OTEL_") {
 			t.Errorf("env %s is set: tracing is opt-in (a commented block)", e.Name)
 		}
-		if e.Name == "GOMEMLIMIT" && (e.ValueFrom == nil || e.ValueFrom.ResourceFieldRef == nil || e.ValueFrom.ResourceFieldRef.Resource != "limits.memory") {
-			t.Error("GOMEMLIMIT does not follow limits.memory")
+		if e.Name == "GOMEMLIMIT" {
+			memLimit = true
+			v, ok := strings.CutSuffix(e.Value, "MiB")
+			n, err := strconv.Atoi(v)
+			if !ok || err != nil || float64(n) > 0.9*float64(lim) || float64(n) < 0.8*float64(lim) {
+				t.Errorf("GOMEMLIMIT %q: want 80-90%% of the memory limit (%d MiB), in MiB", e.Value, lim)
+			}
 		}
+	}
+	if !memLimit {
+		t.Error("GOMEMLIMIT is not set")
 	}
 
 	// The MCP servers the bridge runs are the image's own binary.
@@ -404,5 +413,14 @@ func TestDeployManifests(t *testing.T) {
 	if h.Spec.MinReplicas < 2 || h.Spec.MaxReplicas < h.Spec.MinReplicas || len(h.Spec.Metrics) != 1 ||
 		h.Spec.Metrics[0].Type != "Resource" || h.Spec.Metrics[0].Resource.Name != "cpu" || h.Spec.Metrics[0].Resource.Target.Type != "Utilization" {
 		t.Errorf("the HPA %+v: want at least 2 replicas (the PDB lets one go), on CPU utilization", h.Spec)
+	}
+}
+
+// TestChildEnv: the MCP servers the bridge runs get its environment but
+// GOMEMLIMIT, the bridge's own share of the container's memory.
+func TestChildEnv(t *testing.T) {
+	got := childEnv([]string{"PATH=/bin", "GOMEMLIMIT=460MiB", "GOMEMLIMITX=1", "HOME=/h"})
+	if want := []string{"PATH=/bin", "GOMEMLIMITX=1", "HOME=/h"}; !slices.Equal(got, want) {
+		t.Errorf("childEnv = %q, want %q", got, want)
 	}
 }

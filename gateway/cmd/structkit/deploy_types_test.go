@@ -27,12 +27,8 @@ type (
 			ContainerPort int    `yaml:"containerPort"`
 		} `yaml:"ports"`
 		Env []struct {
-			Name      string `yaml:"name"`
-			ValueFrom *struct {
-				ResourceFieldRef *struct {
-					Resource string `yaml:"resource"`
-				} `yaml:"resourceFieldRef"`
-			} `yaml:"valueFrom"`
+			Name  string `yaml:"name"`
+			Value string `yaml:"value"`
 		} `yaml:"env"`
 		StartupProbe   *probe `yaml:"startupProbe"`
 		ReadinessProbe *probe `yaml:"readinessProbe"`

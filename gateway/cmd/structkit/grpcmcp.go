@@ -77,7 +77,7 @@ func runMCP(e *env, args []string) error {
 	if err := sf.check("mcp"); err != nil {
 		return err
 	}
-	tel, stopTracing, err := startTracing(context.Background(), "mcp", "structkit-mcp", func(_ bool, msg string) {
+	tel, stopTracing, err := startTracing(context.Background(), "mcp", "structkit-mcp", nil, func(_ bool, msg string) {
 		fmt.Fprintf(e.stderr, "structkit mcp: %s\n", msg)
 	})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 	"io"
 	"net"
 	"net/http"
@@ -433,11 +434,17 @@ func TestBridgeMetrics(t *testing.T) {
 		`structkit_bridge_upstream_up{server="example"} 1`,
 		`structkit_bridge_upstream_restarts_total{server="example"} 0`,
 		`structkit_bridge_upstream_starts_total{server="example"} 1`,
+		// The MCP semantic conventions' histogram, through OpenTelemetry's
+		// Prometheus exporter: the bridge's client calls of the tool.
+		`mcp_client_operation_duration_seconds_count{gen_ai_operation_name="execute_tool",gen_ai_tool_name="code_nav",mcp_method_name="tools/call"`,
 		`go_goroutines`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
+	}
+	if problems, err := promlint.New(strings.NewReader(text)).Lint(); err != nil || len(problems) > 0 {
+		t.Errorf("promlint: %v %v", problems, err)
 	}
 	if t.Failed() {
 		t.Logf("/metrics:\n%s", text)

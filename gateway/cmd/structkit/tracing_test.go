@@ -126,7 +126,7 @@ func TestBridgeExportsTraces(t *testing.T) {
 	if strings.Contains(got, "grpc.health") {
 		t.Errorf("health checks were traced:\n%s", got)
 	}
-	if log := s.stderr.String(); !strings.Contains(log, "exporting spans (OTLP http/protobuf)") {
+	if log := s.stderr.String(); !strings.Contains(log, "exporting spans (otlp http/protobuf)") {
 		t.Errorf("the log does not say spans are exported:\n%s", log)
 	}
 }
@@ -149,12 +149,12 @@ func TestBridgeNoTracesUnlessAsked(t *testing.T) {
 	}
 }
 
-// TestTracingEnvIgnored: an exporter or protocol the CLI does not
+// TestTracingEnvIgnored: an exporter or protocol the SDK does not
 // support is warned about and ignored, as the OpenTelemetry specification
-// requires of an enum, and what is supported is honoured:
-// OTEL_TRACES_EXPORTER=otlp,console exports over OTLP. Before, both were
-// usage errors (exit 2) and the bridge did not start; so was http/json,
-// which the OTLP/HTTP exporter supports.
+// requires of an enum, and the OTLP endpoint the collector sets still asks
+// for OTLP: OTEL_TRACES_EXPORTER=otlp,console (a list autoexport does not
+// take) exports over OTLP. http/json, which autoexport does not know, is
+// structkit's own (the OTLP/HTTP exporter supports it).
 func TestTracingEnvIgnored(t *testing.T) {
 	for _, tc := range []struct {
 		key, value string

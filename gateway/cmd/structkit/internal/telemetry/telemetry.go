@@ -1,26 +1,29 @@
-// Package telemetry configures the OpenTelemetry tracing of the CLI's
-// servers (structkit bridge, structkit mcp) from the standard OTEL_*
-// environment, as every OpenTelemetry SDK reads it:
+// Package telemetry configures the OpenTelemetry tracing and metrics of
+// the CLI's servers (structkit bridge, structkit mcp) from the standard
+// OTEL_* environment, through the SDK's own readers of it: autoexport for
+// OTEL_TRACES_EXPORTER and the OTLP variables, autoprop for
+// OTEL_PROPAGATORS, the resource detector for OTEL_SERVICE_NAME and
+// OTEL_RESOURCE_ATTRIBUTES. What it adds, each because the Go SDK does not
+// do it:
 //
-//   - OTEL_TRACES_EXPORTER: a list; "otlp" exports, "none" does not; unset,
-//     traces are exported only when an OTLP endpoint is set
-//     (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT).
-//     Other values (console, zipkin) are warned about and ignored, as the
-//     specification requires of an enum: "otlp,console" exports over OTLP,
-//     "zipkin" alone is as if unset.
-//   - OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL: "http/protobuf" (the default,
-//     port 4318), "http/json" or "grpc" (port 4317), the traces' variable
-//     first; another value is warned about and ignored. The endpoint, headers, TLS,
-//     compression and timeout variables are the OTLP exporters' own (the
-//     generic endpoint gets /v1/traces appended, the traces' one is used
-//     as it is).
-//   - OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES: the resource; the
-//     service name defaults to the command's ("structkit-bridge").
-//   - OTEL_TRACES_SAMPLER[_ARG], OTEL_BSP_*: the SDK's own.
-//   - OTEL_PROPAGATORS: "tracecontext" and "baggage" (the default, both)
-//     or "none", for gRPC metadata and params._meta alike; others are
-//     ignored with a warning (none of them supported: the default).
-//   - OTEL_SDK_DISABLED=true: nothing is exported.
+//   - Spans are exported only when asked: OTEL_TRACES_EXPORTER is set, or
+//     an OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT,
+//     OTEL_EXPORTER_OTLP_TRACES_ENDPOINT). The specification's default
+//     (otlp to localhost) would make every run of the CLI try a collector
+//     nobody started and log its failures.
+//   - OTEL_SDK_DISABLED=true exports nothing: the Go SDK does not read it.
+//   - OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL=http/json: autoexport knows
+//     grpc and http/protobuf only.
+//   - A value the SDK refuses (an exporter or propagator it does not know)
+//     is a warning and is ignored, as the specification asks of an enum,
+//     rather than a failure to start; so is the console exporter, whose
+//     standard output carries structkit mcp's protocol.
+//
+// Metrics: the MCP semantic conventions' operation-duration histograms
+// (mcp.client.operation.duration, mcp.server.operation.duration) are
+// recorded by a MeterProvider whose reader is OpenTelemetry's Prometheus
+// exporter, registered in the command's Prometheus registry, so that they
+// are served on its /metrics beside the command's own families.
 //
 // Without export, trace context still passes through (a traceparent in
 // reaches the upstream), and no span is recorded.
@@ -33,12 +36,18 @@ import (
 	"os"
 	"strings"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/contrib/exporters/autoexport"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc/filters"
+	"go.opentelemetry.io/contrib/propagators/autoprop"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
+	"go.opentelemetry.io/otel/metric"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/propagation"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
@@ -48,152 +57,173 @@ import (
 	"github.com/structkit/structkit/coerce"
 )
 
-// Telemetry is the tracing of one server command.
+// Telemetry is the tracing and metrics of one server command.
 type Telemetry struct {
 	// TracerProvider records and exports spans when Exporting, else
 	// records none. Never nil.
 	TracerProvider trace.TracerProvider
+	// MeterProvider records the MCP operation-duration histograms into
+	// the registry given to Setup; without one it records nothing. Never
+	// nil.
+	MeterProvider metric.MeterProvider
 	// Propagator carries trace context in gRPC metadata.
 	Propagator propagation.TextMapPropagator
 	// Exporting is true when spans are exported; Exporter then says how
-	// ("OTLP http/protobuf").
+	// ("otlp http/protobuf").
 	Exporting bool
 	Exporter  string
 	// Warnings are what the environment held that is ignored.
 	Warnings []string
 
-	sdk *sdktrace.TracerProvider
+	sdk    *sdktrace.TracerProvider
+	meters *sdkmetric.MeterProvider
 }
 
-// Setup reads the environment (getenv; nil means os.Getenv) and makes the
-// tracing of the command whose default service name is service. Nothing
-// is contacted until a span is exported.
-func Setup(ctx context.Context, service string, getenv func(string) string) (*Telemetry, error) {
-	if getenv == nil {
-		getenv = os.Getenv
+// Setup reads the process environment and makes the telemetry of the
+// command whose default service name is service; reg, if not nil, is the
+// Prometheus registry the metrics are served from. Nothing is contacted
+// until a span is exported.
+func Setup(ctx context.Context, service string, reg prometheus.Registerer) (*Telemetry, error) {
+	t := &Telemetry{TracerProvider: noop.NewTracerProvider(), MeterProvider: metricnoop.NewMeterProvider()}
+	t.Propagator = t.propagators()
+	var res *resource.Resource
+	if reg != nil || t.exporting() {
+		var err error
+		res, err = resource.New(ctx,
+			resource.WithAttributes(attribute.String("service.name", service)),
+			resource.WithFromEnv(), // OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES: after, so that they win
+			resource.WithTelemetrySDK())
+		if errors.Is(err, resource.ErrPartialResource) {
+			t.Warnings = append(t.Warnings, "OTEL_RESOURCE_ATTRIBUTES: "+err.Error())
+		} else if err != nil {
+			return nil, fmt.Errorf("the telemetry resource: %w", err)
+		}
 	}
-	t := &Telemetry{TracerProvider: noop.NewTracerProvider()}
-	t.Propagator = propagators(getenv, &t.Warnings)
-	if !exporting(getenv, &t.Warnings) {
+	if reg != nil {
+		reader, err := otelprom.New(otelprom.WithRegisterer(reg), otelprom.WithoutScopeInfo(), otelprom.WithoutTargetInfo())
+		if err != nil {
+			return nil, fmt.Errorf("the Prometheus metric reader: %w", err)
+		}
+		t.meters = sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader), sdkmetric.WithResource(res))
+		t.MeterProvider = t.meters
+	}
+	if !t.exporting() {
 		return t, nil
 	}
-	proto := protocol(getenv, &t.Warnings)
-	var (
-		exp sdktrace.SpanExporter
-		err error
-	)
-	switch proto {
-	case "grpc":
-		exp, err = otlptracegrpc.New(ctx)
-	case "http/json":
-		exp, err = otlptracehttp.New(ctx, otlptracehttp.WithEncoding(otlptracehttp.EncodingJSON))
-	default: // the encoding ours, not what the exporter would read of another variable
-		exp, err = otlptracehttp.New(ctx, otlptracehttp.WithEncoding(otlptracehttp.EncodingProtobuf))
-	}
+	exp, how, err := t.spanExporter(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("the OTLP trace exporter: %w", err)
+		return nil, err
 	}
-	res, err := resource.New(ctx,
-		resource.WithAttributes(attribute.String("service.name", service)),
-		resource.WithFromEnv(), // OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES: after, so that they win
-		resource.WithTelemetrySDK())
-	if errors.Is(err, resource.ErrPartialResource) {
-		t.Warnings = append(t.Warnings, "OTEL_RESOURCE_ATTRIBUTES: "+err.Error())
-	} else if err != nil {
-		_ = exp.Shutdown(ctx) // nothing to export yet: its connection goes
-		return nil, fmt.Errorf("the trace resource: %w", err)
+	if exp == nil {
+		return t, nil
 	}
 	t.sdk = sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
-	t.TracerProvider, t.Exporting, t.Exporter = t.sdk, true, "OTLP "+proto
+	t.TracerProvider, t.Exporting, t.Exporter = t.sdk, true, how
 	return t, nil
 }
 
-// exporting says whether the environment asks for traces to be exported;
-// what it cannot honour is added to warnings.
-func exporting(getenv func(string) string, warnings *[]string) bool {
-	switch v := strings.TrimSpace(getenv("OTEL_SDK_DISABLED")); {
+// exporting says whether the environment asks for spans to be exported
+// (see the package doc).
+func (t *Telemetry) exporting() bool {
+	switch v := strings.TrimSpace(os.Getenv("OTEL_SDK_DISABLED")); {
 	case strings.EqualFold(v, "true"):
 		return false
 	case v != "" && !strings.EqualFold(v, "false"):
-		*warnings = append(*warnings, fmt.Sprintf(`OTEL_SDK_DISABLED: %q is not a boolean ("true" or "false"); taken as false`, v))
+		t.warn(fmt.Sprintf(`OTEL_SDK_DISABLED: %q is not a boolean ("true" or "false"); taken as false`, coerce.QuoteText(v, 64)))
 	}
-	v := strings.TrimSpace(getenv("OTEL_TRACES_EXPORTER"))
+	return os.Getenv("OTEL_TRACES_EXPORTER") != "" || endpoint()
+}
+
+func endpoint() bool {
+	return os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != ""
+}
+
+// warn adds w once.
+func (t *Telemetry) warn(w string) {
+	for _, have := range t.Warnings {
+		if have == w {
+			return
+		}
+	}
+	t.Warnings = append(t.Warnings, w)
+}
+
+// spanExporter is autoexport's exporter, but for http/json, which it does
+// not know; how says which. nil (and no error) means nothing is exported:
+// "none", or a value autoexport refuses (warned about) without an OTLP
+// endpoint to fall back to.
+func (t *Telemetry) spanExporter(ctx context.Context) (_ sdktrace.SpanExporter, how string, _ error) {
+	name := strings.TrimSpace(os.Getenv("OTEL_TRACES_EXPORTER"))
+	protoVar := "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
+	proto := strings.TrimSpace(os.Getenv(protoVar))
+	if proto == "" {
+		protoVar = "OTEL_EXPORTER_OTLP_PROTOCOL"
+		proto = strings.TrimSpace(os.Getenv(protoVar))
+	}
+	if proto == "" {
+		proto = "http/protobuf"
+	}
+	if (name == "" || name == "otlp") && proto == "http/json" {
+		exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEncoding(otlptracehttp.EncodingJSON))
+		if err != nil {
+			return nil, "", fmt.Errorf("the OTLP trace exporter: %w", err)
+		}
+		return exp, "otlp http/json", nil
+	}
+	var exp sdktrace.SpanExporter
+	err := errConsole
+	if name != "console" {
+		exp, err = autoexport.NewSpanExporter(ctx)
+	}
+	if err != nil {
+		t.warn(fmt.Sprintf("OTEL_TRACES_EXPORTER %q, %s %q: %s; ignored", coerce.QuoteText(name, 64),
+			protoVar, coerce.QuoteText(proto, 64), coerce.QuoteText(err.Error(), 200)))
+		if name != "" && name != "otlp" && !endpoint() {
+			return nil, "", nil // nothing else asks for export
+		}
+		// OTLP is asked for (by name or by an endpoint): over the
+		// default protocol.
+		if exp, err = otlptracehttp.New(ctx); err != nil {
+			return nil, "", fmt.Errorf("the OTLP trace exporter: %w", err)
+		}
+		return exp, "otlp http/protobuf", nil
+	}
+	if autoexport.IsNoneSpanExporter(exp) {
+		return nil, "", nil
+	}
+	if name == "" {
+		name = "otlp"
+	}
+	if name == "otlp" {
+		name += " " + proto
+	}
+	return exp, name, nil
+}
+
+// errConsole refuses autoexport's "console": it writes spans to standard
+// output, which carries the MCP protocol of structkit mcp.
+var errConsole = errors.New("the console exporter writes to standard output, which carries the MCP protocol")
+
+// propagators reads OTEL_PROPAGATORS with autoprop: a value it refuses is
+// warned about, and the default (tracecontext, baggage) taken.
+func (t *Telemetry) propagators() propagation.TextMapPropagator {
+	def := propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+	v := strings.TrimSpace(os.Getenv("OTEL_PROPAGATORS"))
 	if v == "" {
-		return first(getenv, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT") != ""
+		return def
 	}
-	on, none := false, false
-	for _, name := range strings.Split(v, ",") {
-		switch name = strings.TrimSpace(name); name {
-		case "otlp":
-			on = true
-		case "none":
-			none = true
-		case "":
-		default:
-			*warnings = append(*warnings, fmt.Sprintf(`OTEL_TRACES_EXPORTER: %q is not supported (structkit exports with "otlp", or "none"); ignored`, coerce.QuoteText(name, 64)))
+	var names []string
+	for _, n := range strings.Split(v, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, n)
 		}
 	}
-	if !on && !none {
-		// Nothing supported (zipkin alone): the setting is ignored, as if
-		// unset.
-		return first(getenv, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT") != ""
+	p, err := autoprop.TextMapPropagator(names...)
+	if err != nil {
+		t.warn(fmt.Sprintf("OTEL_PROPAGATORS: %q: %s; the default (tracecontext, baggage) is used", coerce.QuoteText(v, 64), coerce.QuoteText(err.Error(), 200)))
+		return def
 	}
-	return on
-}
-
-// protocol is the OTLP protocol of traces: the first of the variables set
-// to one structkit supports, else http/protobuf; the others are added to
-// warnings.
-func protocol(getenv func(string) string, warnings *[]string) string {
-	for _, name := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
-		switch v := strings.TrimSpace(getenv(name)); v {
-		case "http/protobuf", "http/json", "grpc":
-			return v
-		case "":
-		default:
-			*warnings = append(*warnings, fmt.Sprintf(`%s: %q is not supported ("http/protobuf", "http/json" or "grpc"); ignored`, name, coerce.QuoteText(v, 64)))
-		}
-	}
-	return "http/protobuf"
-}
-
-// propagators reads OTEL_PROPAGATORS.
-func propagators(getenv func(string) string, warnings *[]string) propagation.TextMapPropagator {
-	v := strings.TrimSpace(getenv("OTEL_PROPAGATORS"))
-	if v == "" {
-		v = "tracecontext,baggage"
-	}
-	var ps []propagation.TextMapPropagator
-	none := false
-	for _, name := range strings.Split(v, ",") {
-		switch name = strings.TrimSpace(name); name {
-		case "tracecontext":
-			ps = append(ps, propagation.TraceContext{})
-		case "baggage":
-			ps = append(ps, propagation.Baggage{})
-		case "none":
-			none = true
-		case "":
-		default:
-			*warnings = append(*warnings, fmt.Sprintf("OTEL_PROPAGATORS: %q is not supported (tracecontext, baggage, none); ignored", coerce.QuoteText(name, 64)))
-		}
-	}
-	if len(ps) == 0 && !none {
-		// Nothing supported (b3 alone): the setting is ignored, as the
-		// specification says of an enum, and the default taken.
-		ps = []propagation.TextMapPropagator{propagation.TraceContext{}, propagation.Baggage{}}
-	}
-	return propagation.NewCompositeTextMapPropagator(ps...)
-}
-
-// first is the first of the variables that is set.
-func first(getenv func(string) string, vars ...string) string {
-	for _, v := range vars {
-		if s := getenv(v); s != "" {
-			return s
-		}
-	}
-	return ""
+	return p
 }
 
 // ServerHandler is the otelgrpc stats handler of a grpc.Server. The
@@ -211,14 +241,22 @@ func (t *Telemetry) ClientHandler() stats.Handler {
 
 func (t *Telemetry) options() []otelgrpc.Option {
 	return []otelgrpc.Option{otelgrpc.WithTracerProvider(t.TracerProvider), otelgrpc.WithPropagators(t.Propagator),
+		otelgrpc.WithMeterProvider(metricnoop.NewMeterProvider()), // the conventions' MCP histograms are the ones served
 		otelgrpc.WithFilter(filters.None(filters.HealthCheck(), filters.ServicePrefix("grpc.reflection.")))}
 }
 
 // Shutdown exports the spans still held and stops the exporter, within
 // ctx. It is safe to call more than once.
 func (t *Telemetry) Shutdown(ctx context.Context) error {
-	if t == nil || t.sdk == nil {
+	if t == nil {
 		return nil
 	}
-	return t.sdk.Shutdown(ctx)
+	var errs []error
+	if t.sdk != nil {
+		errs = append(errs, t.sdk.Shutdown(ctx))
+	}
+	if t.meters != nil {
+		errs = append(errs, t.meters.Shutdown(ctx))
+	}
+	return errors.Join(errs...)
 }

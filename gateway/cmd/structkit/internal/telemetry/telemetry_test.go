@@ -4,61 +4,82 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
+	"go.opentelemetry.io/otel/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
-func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+// otelVars are the variables the tests set; each test starts with none.
+var otelVars = []string{"OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+	"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_PROPAGATORS", "OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES"}
 
-// TestExporting: OTEL_TRACES_EXPORTER is an enum list; a value structkit
-// does not support (console, zipkin, a typo) is warned about and ignored,
-// as the specification requires of an enum, and the others are honoured:
-// "otlp,console" exports over OTLP. Before, it was a usage error, and the
-// server did not start.
+func setenv(t *testing.T, env map[string]string) {
+	t.Helper()
+	for _, k := range otelVars {
+		t.Setenv(k, env[k])
+	}
+}
+
+func shutdown(t *testing.T, tel *Telemetry) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond) // nothing listens: the flush ends with its context
+	defer cancel()
+	_ = tel.Shutdown(ctx)
+}
+
+// TestExporting: spans are exported only when asked; a value the SDK
+// refuses (zipkin, a typo, a list) is warned about and ignored, as the
+// specification requires of an enum: an OTLP endpoint still asks for
+// OTLP.
 func TestExporting(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		env      map[string]string
-		want     bool
+		exporter string   // "" for none
 		warnings []string // what each warning names
 	}{
 		{name: "nothing set"},
-		{name: "an endpoint", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"}, want: true},
-		{name: "a traces endpoint", env: map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://c:4318/v1/traces"}, want: true},
-		{name: "otlp", env: map[string]string{"OTEL_TRACES_EXPORTER": "otlp"}, want: true},
+		{name: "an endpoint", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"}, exporter: "otlp http/protobuf"},
+		{name: "a traces endpoint", env: map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://c:4318/v1/traces"}, exporter: "otlp http/protobuf"},
+		{name: "otlp", env: map[string]string{"OTEL_TRACES_EXPORTER": "otlp"}, exporter: "otlp http/protobuf"},
+		{name: "otlp over grpc", env: map[string]string{"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, exporter: "otlp grpc"},
+		{name: "the traces' protocol first", env: map[string]string{"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf",
+			"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, exporter: "otlp http/protobuf"},
+		{name: "http/json", env: map[string]string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/json", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"}, exporter: "otlp http/json"},
+		{name: "console", env: map[string]string{"OTEL_TRACES_EXPORTER": "console"}, warnings: []string{"the console exporter writes to standard output"}},
 		{name: "none beats an endpoint", env: map[string]string{"OTEL_TRACES_EXPORTER": "none", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"}},
-		{name: "a list", env: map[string]string{"OTEL_TRACES_EXPORTER": "none, otlp"}, want: true},
 		{name: "disabled", env: map[string]string{"OTEL_SDK_DISABLED": "TRUE", "OTEL_TRACES_EXPORTER": "otlp"}},
-		{name: "not disabled", env: map[string]string{"OTEL_SDK_DISABLED": "false", "OTEL_TRACES_EXPORTER": "otlp"}, want: true},
-		{name: "disabled, not a boolean", env: map[string]string{"OTEL_SDK_DISABLED": "yes", "OTEL_TRACES_EXPORTER": "otlp"}, want: true,
+		{name: "not disabled", env: map[string]string{"OTEL_SDK_DISABLED": "false", "OTEL_TRACES_EXPORTER": "otlp"}, exporter: "otlp http/protobuf"},
+		{name: "disabled, not a boolean", env: map[string]string{"OTEL_SDK_DISABLED": "yes", "OTEL_TRACES_EXPORTER": "otlp"}, exporter: "otlp http/protobuf",
 			warnings: []string{`OTEL_SDK_DISABLED: "yes"`}},
-		{name: "zipkin", env: map[string]string{"OTEL_TRACES_EXPORTER": "zipkin"}, warnings: []string{`OTEL_TRACES_EXPORTER: "zipkin"`}},
-		// Nothing supported: the setting is ignored, as if unset.
-		{name: "zipkin and an endpoint", env: map[string]string{"OTEL_TRACES_EXPORTER": "zipkin", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"}, want: true,
-			warnings: []string{`OTEL_TRACES_EXPORTER: "zipkin"`}},
-		{name: "zipkin, none and an endpoint", env: map[string]string{"OTEL_TRACES_EXPORTER": "zipkin,none", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"},
-			warnings: []string{`OTEL_TRACES_EXPORTER: "zipkin"`}},
-		{name: "otlp and console", env: map[string]string{"OTEL_TRACES_EXPORTER": "otlp,console"}, want: true, warnings: []string{`OTEL_TRACES_EXPORTER: "console"`}},
-		{name: "console and a typo", env: map[string]string{"OTEL_TRACES_EXPORTER": "console, otpl"}, warnings: []string{`"console"`, `"otpl"`}},
+		{name: "zipkin", env: map[string]string{"OTEL_TRACES_EXPORTER": "zipkin"}, warnings: []string{`OTEL_TRACES_EXPORTER "zipkin"`}},
+		{name: "zipkin and an endpoint", env: map[string]string{"OTEL_TRACES_EXPORTER": "zipkin", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"},
+			exporter: "otlp http/protobuf", warnings: []string{`OTEL_TRACES_EXPORTER "zipkin"`}},
+		{name: "a protocol not supported", env: map[string]string{"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "thrift"},
+			exporter: "otlp http/protobuf", warnings: []string{`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL "thrift"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var w []string
-			got := exporting(env(tc.env), &w)
-			if got != tc.want {
-				t.Errorf("exporting %v, want %v", got, tc.want)
+			setenv(t, tc.env)
+			tel, err := Setup(context.Background(), "x", nil)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if len(w) != len(tc.warnings) {
-				t.Fatalf("warnings %q, want %d", w, len(tc.warnings))
+			defer shutdown(t, tel)
+			if tel.Exporting != (tc.exporter != "") || tel.Exporter != tc.exporter {
+				t.Errorf("exporting %v (%q), want %q", tel.Exporting, tel.Exporter, tc.exporter)
+			}
+			if len(tel.Warnings) != len(tc.warnings) {
+				t.Fatalf("warnings %q, want %d", tel.Warnings, len(tc.warnings))
 			}
 			for i, want := range tc.warnings {
-				if !strings.Contains(w[i], want) {
-					t.Errorf("warning %q does not name %s", w[i], want)
+				if !strings.Contains(tel.Warnings[i], want) {
+					t.Errorf("warning %q does not name %s", tel.Warnings[i], want)
 				}
 			}
 		})
@@ -73,39 +94,41 @@ func TestPropagators(t *testing.T) {
 		{"", "baggage,traceparent,tracestate", 0},
 		{"tracecontext", "traceparent,tracestate", 0},
 		{"none", "", 0},
-		{"b3, tracecontext, jaeger", "traceparent,tracestate", 2},
-		// Nothing supported: the setting is ignored, the default taken.
-		{"b3", "baggage,traceparent,tracestate", 1},
-		{"b3,none", "", 1},
+		{"b3, tracecontext", "b3,traceparent,tracestate", 0},
+		// Not supported: the setting is ignored, the default taken.
+		{"b4", "baggage,traceparent,tracestate", 1},
 	} {
-		var w []string
-		p := propagators(env(map[string]string{"OTEL_PROPAGATORS": tc.value}), &w)
-		fields := p.Fields()
+		setenv(t, map[string]string{"OTEL_PROPAGATORS": tc.value})
+		tel, err := Setup(context.Background(), "x", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fields := tel.Propagator.Fields()
 		slices.Sort(fields)
-		if got := strings.Join(fields, ","); got != tc.fields || len(w) != tc.warnings {
-			t.Errorf("OTEL_PROPAGATORS=%q: fields %s, %d warnings %v; want %s, %d", tc.value, got, len(w), w, tc.fields, tc.warnings)
+		if got := strings.Join(fields, ","); got != tc.fields || len(tel.Warnings) != tc.warnings {
+			t.Errorf("OTEL_PROPAGATORS=%q: fields %s, %d warnings %v; want %s, %d", tc.value, got, len(tel.Warnings), tel.Warnings, tc.fields, tc.warnings)
 		}
 	}
 }
 
 func TestSetup(t *testing.T) {
 	ctx := context.Background()
-	tel, err := Setup(ctx, "structkit-x", env(nil))
-	if err != nil || tel.Exporting || tel.TracerProvider == nil || tel.Shutdown(ctx) != nil {
+	setenv(t, nil)
+	tel, err := Setup(ctx, "structkit-x", nil)
+	if err != nil || tel.Exporting || tel.TracerProvider == nil || tel.MeterProvider == nil || tel.Shutdown(ctx) != nil {
 		t.Fatalf("no environment: %+v, %v", tel, err)
 	}
 	_, span := tel.TracerProvider.Tracer("t").Start(ctx, "s")
 	if span.IsRecording() {
 		t.Error("a span records without export")
 	}
-
 	for _, tc := range []struct{ proto, service, want string }{
 		{"grpc", "", "structkit-x"},
 		{"http/protobuf", "checkout-tools", "checkout-tools"},
 	} {
-		t.Setenv("OTEL_SERVICE_NAME", tc.service)
-		tel, err := Setup(ctx, "structkit-x", env(map[string]string{"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_PROTOCOL": tc.proto}))
-		if err != nil || !tel.Exporting || tel.Exporter != "OTLP "+tc.proto {
+		setenv(t, map[string]string{"OTEL_TRACES_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_PROTOCOL": tc.proto, "OTEL_SERVICE_NAME": tc.service})
+		tel, err := Setup(ctx, "structkit-x", nil)
+		if err != nil || !tel.Exporting {
 			t.Fatalf("%s: %+v, %v", tc.proto, tel, err)
 		}
 		mem := tracetest.NewInMemoryExporter()
@@ -121,31 +144,40 @@ func TestSetup(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s: service.name %q, want %q", tc.proto, got, tc.want)
 		}
-		// Nothing listens: the flush ends with its context.
-		sctx, cancel := context.WithTimeout(ctx, time.Millisecond)
-		_ = tel.Shutdown(sctx)
-		cancel()
+		shutdown(t, tel)
 	}
-	// A protocol structkit does not support is warned about and ignored:
-	// the next variable's, else the default.
-	for _, tc := range []struct {
-		env  map[string]string
-		want string
-	}{
-		{map[string]string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "thrift"}, "OTLP http/protobuf"},
-		{map[string]string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "thrift", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, "OTLP grpc"},
-		{map[string]string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, "OTLP http/protobuf"},
-		{map[string]string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/json"}, "OTLP http/json"},
-	} {
-		tc.env["OTEL_TRACES_EXPORTER"] = "otlp"
-		tel, err := Setup(ctx, "x", env(tc.env))
-		if err != nil || tel.Exporter != tc.want || (tc.env["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] == "thrift") != (len(tel.Warnings) == 1) {
-			t.Errorf("%v: %+v, %v; want %s", tc.env, tel, err, tc.want)
-		}
-		if len(tel.Warnings) == 1 && !strings.Contains(tel.Warnings[0], `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "thrift"`) {
-			t.Errorf("warning %q", tel.Warnings[0])
-		}
-		_ = tel.Shutdown(ctx)
+}
+
+// TestMetrics: the MCP histograms recorded through the MeterProvider are
+// served from the command's Prometheus registry, and promlint finds
+// nothing to say of them.
+func TestMetrics(t *testing.T) {
+	setenv(t, nil)
+	reg := prometheus.NewRegistry()
+	tel, err := Setup(context.Background(), "x", reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shutdown(t, tel)
+	h, err := tel.MeterProvider.Meter("m").Float64Histogram("mcp.client.operation.duration", metric.WithUnit("s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Record(context.Background(), 0.25)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range families {
+		names = append(names, f.GetName())
+	}
+	if !slices.Contains(names, "mcp_client_operation_duration_seconds") {
+		t.Errorf("families %v, want mcp_client_operation_duration_seconds", names)
+	}
+	problems, err := promlint.NewWithMetricFamilies(families).Lint()
+	if err != nil || len(problems) > 0 {
+		t.Errorf("promlint: %v %v", problems, err)
 	}
 }
 
@@ -169,10 +201,8 @@ func TestEndpointPaths(t *testing.T) {
 		{map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": srv.URL + "/collect"}, "/collect"},
 		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL + "/otlp", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": srv.URL + "/t"}, "/t"},
 	} {
-		for k, v := range tc.env {
-			t.Setenv(k, v) // the exporter reads the process environment
-		}
-		tel, err := Setup(ctx, "x", os.Getenv)
+		setenv(t, tc.env)
+		tel, err := Setup(ctx, "x", nil)
 		if err != nil || !tel.Exporting {
 			t.Fatalf("%v: %+v %v", tc.env, tel, err)
 		}
@@ -183,9 +213,6 @@ func TestEndpointPaths(t *testing.T) {
 		}
 		if got := <-paths; got != tc.want {
 			t.Errorf("%v: posted to %s, want %s", tc.env, got, tc.want)
-		}
-		for k := range tc.env {
-			t.Setenv(k, "")
 		}
 	}
 }
