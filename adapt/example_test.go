@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/adapt"
@@ -92,8 +91,8 @@ func ExampleProfile_Check() {
 // to the arguments the tool's own schema asks for: from JSON text, or from
 // the google.protobuf.Struct of Vertex AI's FunctionCall.Args.
 func Example_provider() {
-	tool := &mcp.Tool{Name: "list_issues", InputSchema: json.RawMessage(toolSchema)}
-	s, err := adapt.Adapt(tool.InputSchema, adapt.OpenAI) // once per tool and provider
+	name, inputSchema := "list_issues", json.RawMessage(toolSchema) // an MCP tool's
+	s, err := adapt.Adapt(inputSchema, adapt.OpenAI)                // once per tool and provider
 	if err != nil {
 		panic(err)
 	}
@@ -103,18 +102,18 @@ func Example_provider() {
 	// The model answers under s.JSON(); restore in the codec's one pass, check against the original.
 	answer := []byte(`{"repo_id":9007199254740993,"labels":[{"key":"bug","value":2}],"limit":null}`)
 	args, report, err := adapt.RestoreOptions{Schema: s,
-		CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient()}}.JSON(context.Background(), tool.Name, answer)
+		CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient()}}.JSON(context.Background(), name, answer)
 	if err != nil {
 		panic(err) // the answer is not JSON: nothing was restored (a nil report is never valid)
 	}
 	if !report.Valid() {
-		fmt.Println(coerce.FormatProblems(tool.Name, report.Problems)) // paths and locations of the original
+		fmt.Println(coerce.FormatProblems(name, report.Problems)) // paths and locations of the original
 		return
 	}
 	fmt.Println(string(args))
 
 	// Vertex AI: the answer is a Struct (doubles; the 64-bit id as digits).
-	g, err := adapt.Adapt(tool.InputSchema, adapt.GeminiSchema)
+	g, err := adapt.Adapt(inputSchema, adapt.GeminiSchema)
 	if err != nil {
 		panic(err)
 	}
@@ -127,7 +126,7 @@ func Example_provider() {
 		panic(err)
 	}
 	if !report.Valid() {
-		fmt.Println(coerce.FormatProblems(tool.Name, report.Problems))
+		fmt.Println(coerce.FormatProblems(name, report.Problems))
 		return
 	}
 	b, err := structconv.MarshalOptions{Schema: g.Original()}.Marshal(st)

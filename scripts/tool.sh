@@ -61,5 +61,5 @@ if [ $# -eq 0 ]; then
 	exit 2
 fi
 export PATH="$bin:$PATH"
-cd "$root"
+cd "$root/${STRUCTKIT_TOOL_DIR:-.}" # where the tool runs: a directory of the repository (its root unless told)
 exec "$@"

@@ -1,4 +1,4 @@
-package adapt_test
+package oracle_test
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ import (
 func corpusSchemas(t *testing.T) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
-	files, _ := filepath.Glob("../testdata/mcp-tools/schemas/*.json")
+	files, _ := filepath.Glob("../../../testdata/mcp-tools/schemas/*.json")
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -39,7 +39,7 @@ func corpusSchemas(t *testing.T) map[string][]byte {
 		}
 		out[filepath.Base(f)] = doc.InputSchema
 	}
-	lists, _ := filepath.Glob("../testdata/mcp-tools/lists/*.json")
+	lists, _ := filepath.Glob("../../../testdata/mcp-tools/lists/*.json")
 	for _, f := range lists {
 		b, err := os.ReadFile(f)
 		if err != nil {
