@@ -99,6 +99,14 @@ type Options struct {
 	// start, or ends its session (see Event), in order for each upstream.
 	// It must return promptly, and must not wait for the Server.
 	OnEvent func(Event)
+	// FailFast makes New fail when an upstream fails to start, naming it,
+	// after stopping the others. Without it New serves the upstreams that
+	// start, and one that does not (its command fails, its tools/list
+	// passes a limit, it does not answer within StartTimeout) is down as
+	// after a start that failed later: EventStartFailed, a log line, and
+	// a start again on the next call naming one of its tools or on
+	// Server.Start, after its backoff (MinBackoff, doubling).
+	FailFast bool
 
 	// Tools, ExcludeTools and ReadOnly scope the tools served: with
 	// Tools, only those whose name at the bridge matches one of its
@@ -213,8 +221,9 @@ var _ bridgev1.ToolBridgeServiceServer = (*Server)(nil)
 
 // New starts the upstreams (all at once; each bounded by StartTimeout) and
 // returns the Server serving their tools. Tool names are prefixed by
-// "server." when there is more than one upstream. If any upstream fails to
-// start, New stops the others and returns the error.
+// "server." when there is more than one upstream. An upstream that fails
+// to start is down, and started again as after a session that ended (see
+// Options.FailFast): New fails only for its options, or with FailFast.
 func New(opts Options, upstreams ...Upstream) (*Server, error) {
 	return newServer(opts, realClock{}, upstreams...)
 }
@@ -284,7 +293,7 @@ func newServer(opts Options, clk clock, upstreams ...Upstream) (*Server, error) 
 		})
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := errors.Join(errs...); err != nil && opts.FailFast {
 		s.Close()
 		return nil, err
 	}

@@ -257,3 +257,68 @@ func TestBridgeWatchFlood(t *testing.T) {
 		t.Errorf("bridge peak RSS %.0f MiB, bound %d MiB", own, watchFloodBoundMiB)
 	}
 }
+
+// TestBridgeBrokenAtStart: "--mcp h=<a server whose tools/list is 25 MB,
+// past the frame a client reads> --mcp ok=<a good server>": the bridge
+// serves ok (ListTools lists its tools, a call works), h is NOT_SERVING in health (the bridge as a whole SERVING),
+// a call to one of h's tools is UNAVAILABLE naming it, and h is started
+// again (a second start failure in the log) while the bridge serves.
+// With --fail-fast the bridge exits at start naming h.
+func TestBridgeBrokenAtStart(t *testing.T) {
+	long.Skip(t, "the hostile-binary suite")
+	ctx := testContext(t)
+	ok := "ok=" + structkit(t) + " mcp-example"
+	p, addr := startBridge(t, ctx, "huge", "--mcp", ok)
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	hc := healthpb.NewHealthClient(conn)
+	for svc, want := range map[string]healthpb.HealthCheckResponse_ServingStatus{
+		"h": healthpb.HealthCheckResponse_NOT_SERVING, "ok": healthpb.HealthCheckResponse_SERVING,
+		"": healthpb.HealthCheckResponse_SERVING, "structkit.bridge.live": healthpb.HealthCheckResponse_SERVING,
+	} {
+		resp, err := hc.Check(ctx, &healthpb.HealthCheckRequest{Service: svc})
+		if err != nil || resp.GetStatus() != want {
+			t.Errorf("health %q: %v %v, want %v", svc, resp.GetStatus(), err, want)
+		}
+	}
+	code, stdout, stderr := runCall(t, ctx, addr, "--list")
+	if code != 0 || !strings.Contains(stdout, "ok.code_nav") || strings.Contains(stdout, "h.") {
+		t.Errorf("call --list: exit %d, want ok's tools alone: %s %s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCall(t, ctx, addr, "--tool", "ok.code_nav", "--args", `{"path":"a.go","line":5,"column":12}`)
+	if code != 0 {
+		t.Errorf("call ok.code_nav: exit %d: %s %s", code, stdout, stderr)
+	}
+	code, _, stderr = runCall(t, ctx, addr, "--tool", "h.t00000")
+	if code == 0 || !strings.Contains(stderr, "Unavailable") || !strings.Contains(stderr, `"h"`) {
+		t.Errorf("call h.t00000: exit %d, want Unavailable naming h: %s", code, stderr)
+	}
+	// The health watch starts h again every 5s; the call above made one
+	// start too.
+	const failed = `msg="MCP server start failed" server=h`
+	deadline := time.Now().Add(30 * time.Second)
+	for strings.Count(p.stderr.String(), failed) < 3 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	n := strings.Count(p.stderr.String(), failed)
+	if exit := p.wait(syscall.SIGTERM); exit != 0 {
+		t.Errorf("bridge exit %d", exit)
+	}
+	log := p.stderr.String()
+	if n < 3 || !strings.Contains(log, "tools/list") {
+		t.Errorf("%d failed starts of h logged, want 3 or more, at tools/list:\n%.3000s", n, log)
+	}
+	t.Logf("%d failed starts of h while ok served", n)
+
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff := startProc(t, ctx, []string{modeEnv + "=huge"}, nil, "bridge", "--listen", "127.0.0.1:0", "--fail-fast", "--mcp", "h="+exe, "--mcp", ok)
+	if exit := ff.wait(0); exit == 0 || !strings.Contains(ff.stderr.String(), `MCP server "h"`) || strings.Contains(ff.stderr.String(), "serving ToolBridgeService") {
+		t.Errorf("--fail-fast: exit %d, want a failure naming h before serving:\n%.2000s", exit, ff.stderr.String())
+	}
+}
