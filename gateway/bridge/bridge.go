@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
@@ -121,7 +122,11 @@ type Options struct {
 	// are, "*.delete_*" a kind of every server's. A
 	// tool they hide is not listed (nor named in left_out), and a call to
 	// it is answered NOT_FOUND exactly as one to a tool that does not
-	// exist. The hidden tools are logged at each start of their server.
+	// exist. The hidden tools are logged at each start of their server,
+	// and so is each pattern of Tools or ExcludeTools that matches no
+	// tool of any server (naming the pattern and the servers that listed
+	// their tools): once New's starts have ended, and again after each
+	// listing (a restart, a relisting) while it still matches nothing.
 	// The scope chooses as the server's tools are listed, before the
 	// limits count them: a hidden tool takes no room in ListLimits
 	// (MaxTools, MaxSchemaBytes), a chosen one that a limit leaves out is
@@ -215,6 +220,8 @@ type Server struct {
 	wg     sync.WaitGroup // starts and watchers
 	once   sync.Once
 	clock  clock // the time of restarts and their backoff
+
+	listedAll atomic.Bool // New's starts have ended: unmatched patterns are said
 }
 
 var _ bridgev1.ToolBridgeServiceServer = (*Server)(nil)
@@ -281,6 +288,7 @@ func newServer(opts Options, clk clock, upstreams ...Upstream) (*Server, error) 
 				for i := range u.tools {
 					u.keepInfo(&u.tools[i], u.tools[i].Name)
 				}
+				u.listed(true)
 				u.sayHidden()
 			}
 			go u.watchFixed(sess)
@@ -297,6 +305,8 @@ func newServer(opts Options, clk clock, upstreams ...Upstream) (*Server, error) 
 		s.Close()
 		return nil, err
 	}
+	s.listedAll.Store(true)
+	s.sayUnmatched()
 	return s, nil
 }
 

@@ -573,7 +573,10 @@ NAME.TOOL, however many --mcp there are: 'delete_*' scopes every
 server's delete tools, 'nav.*' one server (all its tools,
 nav.admin/delete too). A hidden tool is not listed (nor in left_out), and a call to it
 is NOT_FOUND exactly as for a tool that does not exist; the hidden tools
-are logged at each start of their server. A malformed pattern exits 2.
+are logged at each start of their server, and a pattern that matches no
+tool of any server is logged (naming it and the servers) at start and
+after each relisting that still matches nothing. A malformed pattern
+exits 2.
 --forward-metadata x-tenant carries that gRPC metadata of each call to
 the MCP servers over HTTP as a header (not to stdio servers: they have
 no headers); nothing is forwarded by default. Hop-by-hop and transport
