@@ -322,3 +322,44 @@ func TestBridgeBrokenAtStart(t *testing.T) {
 		t.Errorf("--fail-fast: exit %d, want a failure naming h before serving:\n%.2000s", exit, ff.stderr.String())
 	}
 }
+
+// TestBridgeExclusionTwoServers: --exclude-tools 'echo_raw,code_nav,ok'
+// with two --mcp servers (names SERVER.TOOL) hides those tools of both:
+// not listed, a call NOT_FOUND as for a tool that does not exist; the
+// others are served; a pattern that matches no tool of either
+// ('nope_*') is logged, naming it and both servers.
+func TestBridgeExclusionTwoServers(t *testing.T) {
+	long.Skip(t, "the hostile-binary suite")
+	ctx := testContext(t)
+	p, addr := startBridge(t, ctx, "deep", "--mcp", "b="+structkit(t)+" mcp-example", "--exclude-tools", "echo_raw,code_nav,ok,nope_*")
+	code, stdout, stderr := runCall(t, ctx, addr, "--list")
+	if code != 0 {
+		t.Fatalf("call --list: exit %d: %s", code, stderr)
+	}
+	for _, name := range []string{"h.deep", "b.search_issues"} {
+		if !strings.Contains(stdout, name) {
+			t.Errorf("%s is not listed:\n%s", name, stdout)
+		}
+	}
+	for _, name := range []string{"b.echo_raw", "b.code_nav", "h.ok"} {
+		if strings.Contains(stdout, name) {
+			t.Errorf("%s is listed, but excluded:\n%s", name, stdout)
+		}
+		code, _, stderr := runCall(t, ctx, addr, "--tool", name, "--args", "{}")
+		if code == 0 || !strings.Contains(stderr, "NotFound") || !strings.Contains(stderr, "unknown tool") {
+			t.Errorf("call %s: exit %d, want NotFound as an unknown tool: %s", name, code, stderr)
+		}
+	}
+	if exit := p.wait(syscall.SIGTERM); exit != 0 {
+		t.Errorf("bridge exit %d", exit)
+	}
+	log := p.stderr.String()
+	if !strings.Contains(log, `msg="the bridge's scope: a pattern matches no tool" by=ExcludeTools pattern=nope_* servers="h, b"`) {
+		t.Errorf("the unmatched pattern is not logged with both servers:\n%.3000s", log)
+	}
+	for _, pat := range []string{"pattern=echo_raw ", "pattern=code_nav ", "pattern=ok "} {
+		if strings.Contains(log, pat) {
+			t.Errorf("%s matches a tool, but is logged unmatched:\n%.3000s", pat, log)
+		}
+	}
+}
