@@ -3,7 +3,9 @@ package hostile_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -361,5 +363,96 @@ func TestBridgeExclusionTwoServers(t *testing.T) {
 		if strings.Contains(log, pat) {
 			t.Errorf("%s matches a tool, but is logged unmatched:\n%.3000s", pat, log)
 		}
+	}
+}
+
+// TestBridgeHealthIdle: 40 peers connect to --health-listen and send
+// nothing, past --health-max-conns 8: the bridge holds at most 8 of them
+// at once (its open files grow by no more), closes each after
+// --health-idle-timeout (1s) so that every one is closed in the end, and
+// a probe's Check is answered SERVING afterwards.
+func TestBridgeHealthIdle(t *testing.T) {
+	long.Skip(t, "the hostile-binary suite")
+	ctx := testContext(t)
+	const conns, maxConns = 40, 8
+	p, _ := startBridge(t, ctx, "deep", "--health-listen", "127.0.0.1:0", "--health-max-conns", fmt.Sprint(maxConns), "--health-idle-timeout", "1s")
+	_, rest, ok := strings.Cut(p.stderr.String(), "; health at ")
+	haddr, _, _ := strings.Cut(rest, "\n")
+	if !ok || haddr == "" {
+		t.Fatalf("no health address in the log:\n%s", p.stderr.String())
+	}
+	fds := func() int {
+		ents, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", p.cmd.Process.Pid))
+		return len(ents) // 0 once it has exited
+	}
+	base := fds()
+	if base == 0 {
+		t.Skip("no /proc/PID/fd to count the bridge's open files")
+	}
+	var peak atomic.Int64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			peak.Store(max(peak.Load(), int64(fds())))
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	begin := time.Now()
+	var wg sync.WaitGroup
+	var closed atomic.Int64
+	for range conns {
+		c, err := net.Dial("tcp", haddr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			defer c.Close()
+			c.SetReadDeadline(time.Now().Add(60 * time.Second))
+			buf := make([]byte, 1024)
+			for {
+				if _, err := c.Read(buf); err != nil {
+					var ne net.Error
+					if errors.As(err, &ne) && ne.Timeout() {
+						t.Errorf("an idle connection was not closed in 60s")
+						return
+					}
+					closed.Add(1)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	took := time.Since(begin)
+	close(stop)
+	<-sampled
+	conn, err := grpc.NewClient(haddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if resp, err := healthpb.NewHealthClient(conn).Check(cctx, &healthpb.HealthCheckRequest{}); err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		t.Errorf("Check after the idle peers: %v %v", resp, err)
+	}
+	if exit := p.wait(syscall.SIGTERM); exit != 0 {
+		t.Errorf("bridge exit %d", exit)
+	}
+	t.Logf("%d idle connections closed in %v; the bridge's open files %d, at most %d", closed.Load(), took.Round(time.Millisecond), base, peak.Load())
+	if closed.Load() != conns {
+		t.Errorf("%d of %d idle connections closed", closed.Load(), conns)
+	}
+	if grew := peak.Load() - int64(base); grew > maxConns+2 {
+		t.Errorf("the bridge's open files grew by %d with %d idle peers, want at most --health-max-conns %d (+2)", grew, conns, maxConns)
+	}
+	if took < time.Duration(conns/maxConns-1)*time.Second {
+		t.Errorf("%d idle connections closed in %v: more than %d held at once, or closed before the idle timeout", conns, took, maxConns)
 	}
 }
