@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
@@ -99,6 +100,14 @@ type Options struct {
 	// start, or ends its session (see Event), in order for each upstream.
 	// It must return promptly, and must not wait for the Server.
 	OnEvent func(Event)
+	// FailFast makes New fail when an upstream fails to start, naming it,
+	// after stopping the others. Without it New serves the upstreams that
+	// start, and one that does not (its command fails, its tools/list
+	// passes a limit, it does not answer within StartTimeout) is down as
+	// after a start that failed later: EventStartFailed, a log line, and
+	// a start again on the next call naming one of its tools or on
+	// Server.Start, after its backoff (MinBackoff, doubling).
+	FailFast bool
 
 	// Tools, ExcludeTools and ReadOnly scope the tools served: with
 	// Tools, only those whose name at the bridge matches one of its
@@ -113,7 +122,11 @@ type Options struct {
 	// are, "*.delete_*" a kind of every server's. A
 	// tool they hide is not listed (nor named in left_out), and a call to
 	// it is answered NOT_FOUND exactly as one to a tool that does not
-	// exist. The hidden tools are logged at each start of their server.
+	// exist. The hidden tools are logged at each start of their server,
+	// and so is each pattern of Tools or ExcludeTools that matches no
+	// tool of any server (naming the pattern and the servers that listed
+	// their tools): once New's starts have ended, and again after each
+	// listing (a restart, a relisting) while it still matches nothing.
 	// The scope chooses as the server's tools are listed, before the
 	// limits count them: a hidden tool takes no room in ListLimits
 	// (MaxTools, MaxSchemaBytes), a chosen one that a limit leaves out is
@@ -207,14 +220,17 @@ type Server struct {
 	wg     sync.WaitGroup // starts and watchers
 	once   sync.Once
 	clock  clock // the time of restarts and their backoff
+
+	listedAll atomic.Bool // New's starts have ended: unmatched patterns are said
 }
 
 var _ bridgev1.ToolBridgeServiceServer = (*Server)(nil)
 
 // New starts the upstreams (all at once; each bounded by StartTimeout) and
 // returns the Server serving their tools. Tool names are prefixed by
-// "server." when there is more than one upstream. If any upstream fails to
-// start, New stops the others and returns the error.
+// "server." when there is more than one upstream. An upstream that fails
+// to start is down, and started again as after a session that ended (see
+// Options.FailFast): New fails only for its options, or with FailFast.
 func New(opts Options, upstreams ...Upstream) (*Server, error) {
 	return newServer(opts, realClock{}, upstreams...)
 }
@@ -272,6 +288,7 @@ func newServer(opts Options, clk clock, upstreams ...Upstream) (*Server, error) 
 				for i := range u.tools {
 					u.keepInfo(&u.tools[i], u.tools[i].Name)
 				}
+				u.listed(true)
 				u.sayHidden()
 			}
 			go u.watchFixed(sess)
@@ -284,10 +301,12 @@ func newServer(opts Options, clk clock, upstreams ...Upstream) (*Server, error) 
 		})
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := errors.Join(errs...); err != nil && opts.FailFast {
 		s.Close()
 		return nil, err
 	}
+	s.listedAll.Store(true)
+	s.sayUnmatched()
 	return s, nil
 }
 

@@ -335,7 +335,7 @@ func TestBadUpstreams(t *testing.T) {
 		{"missing command", []bridge.Upstream{bridge.CommandFunc("gone", func() *exec.Cmd { return exec.Command(filepath.Join(t.TempDir(), "no-such-server")) })}, `"gone"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, err := bridge.New(bridge.Options{StartTimeout: 10 * time.Second}, tc.ups...)
+			srv, err := bridge.New(bridge.Options{StartTimeout: 10 * time.Second, FailFast: true}, tc.ups...)
 			if err == nil {
 				srv.Close()
 				t.Fatal("New succeeded")

@@ -181,6 +181,74 @@ func TestRestartBackoff(t *testing.T) {
 	}
 }
 
+// TestBrokenAtStart: an upstream that cannot start does not keep New
+// from serving the others: it is down (EventStartFailed), a call to one
+// of its tools is Unavailable naming it, and it is started again as after
+// a session that ended, after the backoff; ListTools lists the others
+// meanwhile. FailFast keeps the old
+// refusal, naming it.
+func TestBrokenAtStart(t *testing.T) {
+	for _, failFast := range []bool{false, true} {
+		clk := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+		broken, ok := &flaky{}, &flaky{}
+		broken.failNext(3)
+		var mu sync.Mutex
+		var events []string
+		opts := Options{FailFast: failFast, OnEvent: func(ev Event) {
+			mu.Lock()
+			events = append(events, ev.Server+" "+ev.Kind.String())
+			mu.Unlock()
+		}}
+		s, err := newServer(opts, clk, Upstream{Name: "h", Connect: broken.connect}, Upstream{Name: "ok", Connect: ok.connect})
+		if failFast {
+			if err == nil || !strings.Contains(err.Error(), `"h"`) {
+				t.Errorf("FailFast: New: %v, want the start failure naming h", err)
+			}
+			if s != nil {
+				s.Close()
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("New with a broken upstream: %v", err)
+		}
+		defer s.Close()
+		mu.Lock()
+		got := slices.Clone(events)
+		mu.Unlock()
+		slices.Sort(got)
+		if want := []string{"h start-failed", "ok started"}; !slices.Equal(got, want) {
+			t.Errorf("events at start: %q, want %q", got, want)
+		}
+		ping := func(name string) error {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			_, err := s.CallTool(ctx, &bridgev1.CallToolRequest{Name: name})
+			return err
+		}
+		if err := ping("ok.ping"); err != nil {
+			t.Fatalf("the upstream that started: %v", err)
+		}
+		if err := ping("h.ping"); status.Code(err) != codes.Unavailable || !strings.Contains(err.Error(), `"h"`) {
+			t.Fatalf("the broken upstream's tool: %v, want Unavailable naming h", err)
+		}
+		resp, err := s.ListTools(context.Background(), &bridgev1.ListToolsRequest{})
+		if err != nil || len(resp.GetTools()) != 1 || resp.GetTools()[0].GetName() != "ok.ping" {
+			t.Fatalf("ListTools while h has never started: %v %v, want ok.ping alone", resp.GetTools(), err)
+		}
+		if err := s.Start(context.Background(), "h"); err != nil { // the fourth start succeeds
+			t.Fatalf("Start after the failed starts: %v", err)
+		}
+		if err := ping("h.ping"); err != nil {
+			t.Fatalf("the broken upstream, started again: %v", err)
+		}
+		ms := time.Millisecond
+		if got, want := clk.slept(), []time.Duration{100 * ms, 200 * ms, 400 * ms}; !slices.Equal(got, want) {
+			t.Errorf("delays before the starts again: %v, want %v (the backoff after start)", got, want)
+		}
+	}
+}
+
 // TestCallStatus: the codes of mcpbridge's errors, mapped in one place.
 func TestCallStatus(t *testing.T) {
 	call := func(stage mcpbridge.Stage, err error) error {

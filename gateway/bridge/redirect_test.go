@@ -43,7 +43,7 @@ func TestForwardRedirects(t *testing.T) {
 	// where(r).
 	front := func(tlsServer bool, where func(r *http.Request, self string) string) string {
 		var log requestLog
-		upstream, _ := url.Parse(tenantServer(t, &log))
+		upstream, _ := url.Parse(tenantListServer(t, &log))
 		proxy := httputil.NewSingleHostReverseProxy(upstream)
 		var self string
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -100,6 +100,14 @@ func (u *upstream) keep(t *mcp.Tool) bool {
 // listing the bridge does not make, the tools it already holds).
 func (u *upstream) keepInfo(ti *mcpbridge.ToolInfo, name string) bool {
 	s := u.srv
+	s.scope.Matching(func(i int) {
+		u.hiddenMu.Lock()
+		if u.matching == nil {
+			u.matching = make([]bool, len(s.scope.Patterns()))
+		}
+		u.matching[i] = true
+		u.hiddenMu.Unlock()
+	}, name, u.name+"."+name)
 	why := s.hidden(u, ti, name)
 	if why == "" {
 		return true
@@ -162,4 +170,63 @@ func (s *Server) shownLeftOut(u *upstream, e *mcpbridge.LimitError) *mcpbridge.L
 		}
 	}
 	return &cp
+}
+
+// listed ends a listing of the upstream's tools (its
+// mcpbridge.ClientOptions.Listed; for a fixed client, New's look at what
+// it holds): when ok, the patterns it matched become the upstream's, and
+// once New's starts have ended, the scope's patterns that no upstream's
+// last listing matched are said.
+func (u *upstream) listed(ok bool) {
+	u.hiddenMu.Lock()
+	m := u.matching
+	u.matching = nil
+	if ok {
+		if m == nil {
+			m = make([]bool, len(u.srv.scope.Patterns()))
+		}
+		u.matched = m
+	}
+	u.hiddenMu.Unlock()
+	if ok && u.srv.listedAll.Load() {
+		u.srv.sayUnmatched()
+	}
+}
+
+// sayUnmatched logs each pattern of Options.Tools and ExcludeTools that
+// matches no tool of the last listing of any upstream (those that have
+// listed their tools, named in the line): a scope that chooses or hides
+// nothing is a mistake (a misspelt name, an exclusion written for other
+// names) that would otherwise pass unseen. Said after New's starts, and
+// again after each listing while it still matches nothing.
+func (s *Server) sayUnmatched() {
+	pats := s.scope.Patterns()
+	if len(pats) == 0 {
+		return
+	}
+	unmatched := make([]bool, len(pats))
+	for i := range unmatched {
+		unmatched[i] = true
+	}
+	var servers []string
+	for _, u := range s.ups {
+		u.hiddenMu.Lock()
+		m := u.matched
+		u.hiddenMu.Unlock()
+		if m == nil {
+			continue
+		}
+		servers = append(servers, u.name)
+		for i, ok := range m {
+			unmatched[i] = unmatched[i] && !ok
+		}
+	}
+	if len(servers) == 0 {
+		return
+	}
+	for i, p := range pats {
+		if unmatched[i] {
+			s.logger.Warn("the bridge's scope: a pattern matches no tool", "by", p.Field, "pattern", p.Text, "servers", strings.Join(servers, ", "))
+		}
+	}
 }

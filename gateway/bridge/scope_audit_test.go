@@ -19,6 +19,7 @@ import (
 
 	"github.com/structkit/structkit/gateway/bridge"
 	bridgev1 "github.com/structkit/structkit/gateway/gen/structkit/bridge/v1"
+	"github.com/structkit/structkit/gateway/internal/fixture/tenants"
 	"github.com/structkit/structkit/gateway/mcpbridge"
 	"github.com/structkit/structkit/jsonvalue"
 )
@@ -121,30 +122,13 @@ func (l *requestLog) all() []seenRequest {
 	return slices.Clone(l.seen)
 }
 
-// tenantServer is an MCP server over streamable HTTP whose tool whoami
-// answers the x-tenant header of the request that carried the call.
-func tenantServer(t *testing.T, log *requestLog) string {
-	t.Helper()
-	s := mcp.NewServer(&mcp.Implementation{Name: "tenants", Version: "v1"}, nil)
-	s.AddTool(&mcp.Tool{Name: "whoami", InputSchema: map[string]any{"type": "object"}}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var h http.Header
-		if req.Extra != nil {
-			h = req.Extra.Header
-		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Join(h.Values("X-Tenant"), ",")}}}, nil
-	})
-	ts := httptest.NewServer(log.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)))
-	t.Cleanup(ts.Close)
-	return ts.URL
-}
-
 // TestForwardIsolated: concurrent calls of two tenants through one
 // bridge to one HTTP upstream session: each call's x-tenant reaches
 // its own call, never the other's; the bridge's own requests (initialize,
 // the start's tools/list, notifications, the SSE stream) carry none.
 func TestForwardIsolated(t *testing.T) {
 	var log requestLog
-	c, _ := serve(t, bridge.Options{ForwardMetadata: []string{"x-tenant"}}, bridge.HTTP("web", tenantServer(t, &log)))
+	c, _ := serve(t, bridge.Options{ForwardMetadata: []string{"x-tenant"}}, bridge.HTTP("web", tenantListServer(t, &log)))
 	const n = 64
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -231,37 +215,11 @@ func TestTenantsApart(t *testing.T) {
 	}
 }
 
-// tenantListServer is tenantServer whose tools/list also names
-// TENANT_private to a request whose x-tenant is TENANT.
+// tenantListServer is tenants.Server over streamable HTTP: its
+// tools/list names TENANT_private to a request whose x-tenant is TENANT.
 func tenantListServer(t *testing.T, log *requestLog) string {
 	t.Helper()
-	s := mcp.NewServer(&mcp.Implementation{Name: "tenants", Version: "v1"}, nil)
-	noop := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return &mcp.CallToolResult{}, nil
-	}
-	for _, name := range []string{"whoami", "alice_private", "bob_private"} {
-		s.AddTool(&mcp.Tool{Name: name, Description: "the tool " + name, InputSchema: map[string]any{"type": "object"}}, noop)
-	}
-	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			res, err := next(ctx, method, req)
-			lr, ok := res.(*mcp.ListToolsResult)
-			if !ok || err != nil {
-				return res, err
-			}
-			tenant := ""
-			if h := req.GetExtra(); h != nil && h.Header != nil {
-				tenant = h.Header.Get("X-Tenant")
-			}
-			var kept []*mcp.Tool
-			for _, tool := range lr.Tools {
-				if tool.Name == "whoami" || tool.Name == tenant+"_private" {
-					kept = append(kept, tool)
-				}
-			}
-			return &mcp.ListToolsResult{Tools: kept, NextCursor: lr.NextCursor}, nil
-		}
-	})
+	s := tenants.Server()
 	ts := httptest.NewServer(log.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)))
 	t.Cleanup(ts.Close)
 	return ts.URL

@@ -55,8 +55,9 @@ type listed struct {
 // ListTools lists the tools of every upstream, sorted by name, a page at
 // a time (page_size, and never more than pageBytes; next_page_token). An
 // upstream that is down is started; if it cannot be, the tools of its
-// last session are listed, and if it never had one the call fails with
-// Unavailable. With a profile, the input schemas are adapted to it
+// last session are listed, and if it never had one (its start failed in
+// New) it is left out, or the call fails with Unavailable when no
+// upstream has tools to list. With a profile, the input schemas are adapted to it
 // (package adapt). Each schema is given twice: as a Struct, and as the
 // JSON text the bridge checks with, every number exact
 // (input_schema_json, output_schema_json). left_out says what the
@@ -72,6 +73,7 @@ func (s *Server) ListTools(ctx context.Context, req *bridgev1.ListToolsRequest) 
 	}
 	resp := &bridgev1.ListToolsResponse{}
 	var all []listed
+	down := 0 // upstreams with no tools to list
 	for _, u := range s.ups {
 		var tools []mcpbridge.ToolInfo
 		var leftOut []*mcpbridge.LimitError
@@ -82,7 +84,13 @@ func (s *Server) ListTools(ctx context.Context, req *bridgev1.ListToolsRequest) 
 		} else {
 			tools, leftOut = u.lastTools()
 			if tools == nil {
-				return nil, unavailable(ctx, u, err)
+				// It never started: the others are listed without it
+				// (health says it is NOT_SERVING).
+				if down++; down == len(s.ups) {
+					return nil, unavailable(ctx, u, err)
+				}
+				s.logger.Warn("listing the tools without those of an MCP server that has not started", "server", u.name, "err", err)
+				continue
 			}
 			s.logger.Warn("listing the tools of the last session", "server", u.name, "err", err)
 		}

@@ -115,6 +115,8 @@ type upstream struct {
 
 	hiddenMu sync.Mutex
 	hidden   hiddenTools // what the scope hid since the last start was said
+	matching []bool      // the scope's patterns matched by the listing under way
+	matched  []bool      // those matched by the last listing; nil before one
 }
 
 // errClosed is the cause when the bridge itself has closed.
@@ -226,6 +228,9 @@ func (u *upstream) open(life context.Context) (*session, error) {
 		// The scope chooses among the tools as they are listed, before
 		// the limits count them.
 		opts.Keep = u.keep
+		if len(u.srv.scope.Patterns()) > 0 {
+			opts.Listed = u.listed
+		}
 	}
 	if opts.Observer != nil && u.srv.prefixed {
 		opts.Observer = prefixObserver{o: opts.Observer, prefix: u.name + "."}

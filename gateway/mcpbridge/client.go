@@ -84,6 +84,12 @@ type ClientOptions struct {
 	// after keepFactor (8) times MaxTools tools skipped. Keep is called
 	// once per tool of each listing, from one goroutine at a time.
 	Keep func(*mcp.Tool) bool
+	// Listed, if not nil, is called as each listing of the tools ends
+	// (Connect's, a relisting on list_changed or for a call naming a
+	// tool the list lacks, Refresh), ok when it succeeded and the Client
+	// serves what it read: the end of the tools Keep was given since the
+	// last call. It is called from one goroutine at a time, as Keep.
+	Listed func(ok bool)
 	// StructuredJSON, when true, hands a captured result's structured
 	// content on as JSON text only (CallResult.StructuredJSON, exact, in
 	// memory once) and leaves CallResult.Structured nil: a Struct tree

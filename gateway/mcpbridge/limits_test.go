@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -280,5 +282,36 @@ func TestKeep(t *testing.T) {
 	}
 	if lo := c2.LeftOut(); len(lo) != 1 || lo[0].Limit != "MaxTools" || !lo[0].Stopped {
 		t.Errorf("left out %v", lo)
+	}
+}
+
+// TestListed: ClientOptions.Listed ends each listing, after the Keep
+// calls of its tools: ok for Connect's and Refresh's, not ok for one
+// that failed (its context cancelled), whose tools stay.
+func TestListed(t *testing.T) {
+	var kept int
+	var ends []string
+	c, err := Connect(context.Background(), manytools.Transport(manytools.Options{Tools: 10, Schema: small, PageSize: 3}),
+		ClientOptions{Name: "many", Keep: func(*mcp.Tool) bool { kept++; return true }, Listed: func(ok bool) {
+			ends = append(ends, fmt.Sprintf("%d %v", kept, ok))
+			kept = 0
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := c.Refresh(ctx); err == nil {
+		t.Fatal("a cancelled Refresh succeeded")
+	}
+	if want := []string{"10 true", "10 true", "0 false"}; !slices.Equal(ends, want) {
+		t.Errorf("listings ended %q, want %q", ends, want)
+	}
+	if n := len(c.Tools()); n != 10 {
+		t.Errorf("%d tools after the failed listing, want 10", n)
 	}
 }

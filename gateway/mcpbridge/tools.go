@@ -55,9 +55,12 @@ const keepFactor = 8
 // beyond them are left out: see LeftOut). On error the previous list
 // stays. ctx is checked between tools: cancelling it ends a long listing
 // promptly.
-func (c *Client) Refresh(ctx context.Context) error {
+func (c *Client) Refresh(ctx context.Context) (err error) {
 	c.refreshMu.Lock()
 	defer c.refreshMu.Unlock()
+	if c.opts.Listed != nil {
+		defer func() { c.opts.Listed(err == nil) }()
+	}
 	old := c.tools.Load()
 	lim := c.opts.ListLimits.resolved()
 	var (

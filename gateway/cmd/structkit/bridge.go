@@ -179,6 +179,7 @@ type bridgeFlags struct {
 	limits                    bridge.Options // ListLimits only
 	scope                     scopeFlags
 	forwardAuthToken          bool
+	failFast                  bool
 	maxStreams                int
 	healthLimits              healthLimits
 }
@@ -186,6 +187,7 @@ type bridgeFlags struct {
 func (f *bridgeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:7070", "serve gRPC on `ADDR` (host:port; port 0 picks one); beyond loopback it needs TLS and client authentication, or --insecure")
 	fs.Var(&f.mcps, "mcp", "front the MCP server `NAME=COMMAND` (a stdio command line, restarted when it exits) or NAME=URL (streamable HTTP); repeatable")
+	fs.BoolVar(&f.failFast, "fail-fast", false, "exit at start, naming it, if an MCP server cannot start; without it the bridge serves those that start and starts the others again")
 	fs.BoolVar(&f.check, "check", false, "check each call's arguments against the tool's input schema first; invalid ones are answered with is_error and the problems")
 	fs.BoolVar(&f.lenient, "lenient", false, "repair the unambiguous typing slips models make (the safe preset: "+joinRules(coerce.Lenient().Rules())+")")
 	fs.StringVar(&f.rules, "rules", "", "repair with these `RULES` only, comma-separated: "+ruleList()+"; or lenient, all")
@@ -352,7 +354,7 @@ func runBridge(e *env, args []string) error {
 		}
 		observers = append(observers, m.Observer())
 	}
-	srv, err := openBridge(ctx, killNow, bridge.Options{Check: f.check, Logger: logger, OnEvent: onEvent, CallTimeout: f.callTimeout,
+	srv, err := openBridge(ctx, killNow, bridge.Options{FailFast: f.failFast, Check: f.check, Logger: logger, OnEvent: onEvent, CallTimeout: f.callTimeout,
 		MaxResponseBytes: f.maxMessageBytes, // the clients' limit, as the bridge's
 		MaxStructValues:  f.maxStructValues,
 		CheckOptions:     structconv.CheckOptions{Policy: policy, Observer: joinObservers(observers...), MaxDepth: f.maxDepth},
@@ -524,7 +526,7 @@ func exposureError(flagName string, err error) error {
 }
 
 func bridgeUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprint(w, `Usage: structkit bridge [--listen ADDR] [--mcp NAME=COMMAND | --mcp NAME=URL]... [--check] [--lenient | --rules r1,r2]
+	fmt.Fprint(w, `Usage: structkit bridge [--listen ADDR] [--mcp NAME=COMMAND | --mcp NAME=URL]... [--fail-fast] [--check] [--lenient | --rules r1,r2]
        [--tls-cert FILE --tls-key FILE [--client-ca FILE]] [--auth-token-file FILE] [--insecure]
        [--reflection] [--max-message-bytes N] [--max-struct-values N] [--log-format text|json]
        [--metrics-listen ADDR] [--health-listen ADDR [--health-max-conns N] [--health-idle-timeout DURATION]] [--max-streams N]
@@ -541,7 +543,11 @@ Each --mcp names one MCP server: NAME=COMMAND runs the command line (split
 as a shell would, without expansions) as a stdio server, started again on
 the next call after it exits (with a backoff, 100ms doubling to 5s);
 NAME=URL reaches a streamable HTTP server. With more than one, tool names
-are prefixed "NAME.". With none, the bundled example server runs in
+are prefixed "NAME.". A server that cannot start (its command fails, its
+tools/list passes a limit, it does not answer in 30s) does not stop the
+bridge: it serves the others, and that one is NOT_SERVING in health and
+started again as after it exits; --fail-fast exits at start instead,
+naming it. With none, the bundled example server runs in
 process (tools code_nav, search_issues, echo_raw).
 
 Security: by default the bridge listens on loopback only, in plain text,
@@ -584,7 +590,10 @@ NAME.TOOL, however many --mcp there are: 'delete_*' scopes every
 server's delete tools, 'nav.*' one server (all its tools,
 nav.admin/delete too). A hidden tool is not listed (nor in left_out), and a call to it
 is NOT_FOUND exactly as for a tool that does not exist; the hidden tools
-are logged at each start of their server. A malformed pattern exits 2.
+are logged at each start of their server, and a pattern that matches no
+tool of any server is logged (naming it and the servers) at start and
+after each relisting that still matches nothing. A malformed pattern
+exits 2.
 --forward-metadata x-tenant carries that gRPC metadata of each call to
 the MCP servers over HTTP as a header (not to stdio servers: they have
 no headers); nothing is forwarded by default. Hop-by-hop and transport

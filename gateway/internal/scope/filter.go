@@ -37,6 +37,16 @@ const (
 type Matcher struct {
 	include, exclude []string
 	readOnly         bool
+	patterns         []Pattern // include's then exclude's, as given
+}
+
+// Pattern is one pattern of a Filter, as it was given.
+type Pattern struct {
+	// Field is ByTools for one of Include, ByExcludeTools for one of
+	// Exclude.
+	Field string
+	// Text is the pattern.
+	Text string
 }
 
 // Compile checks the patterns of f (path.Match syntax; an empty pattern or
@@ -65,7 +75,14 @@ func Compile(f Filter, includeField, excludeField string) (*Matcher, error) {
 			}
 		}
 	}
-	return &Matcher{include: unslashed(f.Include), exclude: unslashed(f.Exclude), readOnly: f.ReadOnly}, nil
+	m := &Matcher{include: unslashed(f.Include), exclude: unslashed(f.Exclude), readOnly: f.ReadOnly}
+	for _, p := range f.Include {
+		m.patterns = append(m.patterns, Pattern{Field: ByTools, Text: p})
+	}
+	for _, p := range f.Exclude {
+		m.patterns = append(m.patterns, Pattern{Field: ByExcludeTools, Text: p})
+	}
+	return m, nil
 }
 
 // slash stands for "/" in the patterns and names path.Match is given: a
@@ -119,6 +136,35 @@ func (m *Matcher) Keep(readOnly bool, names ...string) string {
 		return ByReadOnly
 	}
 	return ""
+}
+
+// Patterns returns m's patterns, Include's then Exclude's, as Compile was
+// given them; nil for a nil Matcher.
+func (m *Matcher) Patterns() []Pattern {
+	if m == nil {
+		return nil
+	}
+	return m.patterns
+}
+
+// Matching calls f with the index in Patterns of each pattern that one of
+// names matches (whatever wins for the tool: an Include pattern a tool
+// matches is reported when an Exclude pattern hides it too), so that a
+// pattern that matches nothing can be told.
+func (m *Matcher) Matching(f func(i int), names ...string) {
+	if m == nil {
+		return
+	}
+	for i, p := range m.include {
+		if anyMatch([]string{p}, names) {
+			f(i)
+		}
+	}
+	for i, p := range m.exclude {
+		if anyMatch([]string{p}, names) {
+			f(len(m.include) + i)
+		}
+	}
 }
 
 // Filters reports whether m hides any tool at all.

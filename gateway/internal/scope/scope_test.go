@@ -3,6 +3,7 @@ package scope
 import (
 	"errors"
 	"path"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -123,5 +124,38 @@ func TestPick(t *testing.T) {
 	}
 	if got, err := (Forward{}).Pick(func(string) []string { t.Fatal("read"); return nil }); got != nil || err != nil {
 		t.Error("the zero Forward picks")
+	}
+}
+
+// TestMatching: Matching names every pattern one of the names matches,
+// Include's then Exclude's, whichever wins for the tool, so that a
+// pattern that matches no tool can be told.
+func TestMatching(t *testing.T) {
+	m, err := Compile(Filter{Include: []string{"a.*", "x"}, Exclude: []string{"*/delete", "nope"}}, "Tools", "ExcludeTools")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Pattern{{ByTools, "a.*"}, {ByTools, "x"}, {ByExcludeTools, "*/delete"}, {ByExcludeTools, "nope"}}
+	if got := m.Patterns(); !slices.Equal(got, want) {
+		t.Errorf("Patterns: %v, want %v", got, want)
+	}
+	for _, tc := range []struct {
+		names []string
+		want  []int
+	}{
+		{[]string{"admin/delete", "a.admin/delete"}, []int{0, 2}},
+		{[]string{"x", "b.x"}, []int{1}},
+		{[]string{"y", "b.y"}, nil},
+	} {
+		var got []int
+		m.Matching(func(i int) { got = append(got, i) }, tc.names...)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("Matching(%q): %v, want %v", tc.names, got, tc.want)
+		}
+	}
+	var none *Matcher
+	none.Matching(func(int) { t.Error("a nil Matcher matched") }, "x")
+	if none.Patterns() != nil {
+		t.Error("a nil Matcher has patterns")
 	}
 }

@@ -57,8 +57,9 @@ type Watch struct {
 	final   map[string]bool // never started again
 }
 
-// New returns the Watch of the named upstreams over hs, all SERVING (as
-// they are when bridge.New returns).
+// New returns the Watch of the named upstreams over hs, all SERVING
+// until an event says otherwise: give Event to bridge.New's options, which
+// tells of the starts that failed before it returns.
 func New(hs *health.Server, servers []string, o Options) *Watch {
 	w := &Watch{
 		hs:      hs,

@@ -32,11 +32,14 @@ import (
 // Sizes of the hostile MCP server's results.
 const (
 	manyTools = 8000    // tools listed in mode "many", ~17 KB each
+	hugeList  = 1500    // tools listed in one page in mode "huge": ~25 MB, past the 16 MiB frame
 	bigResult = 8 << 20 // bytes of the results "ints" and "objects" in mode "deep"
 )
 
 // serveMCP is the test binary as a hostile MCP stdio server:
 //   - "many": manyTools tools of ~17 KB schemas (manytools), paged;
+//   - "huge": hugeList tools of ~17 KB in one tools/list page, a frame
+//     beyond what a client reads: a server that can never start;
 //   - "deep": deepmcp's tools "deep" (a result nested as deep as asked)
 //     and "ok", and "ints" and "objects": bigResult bytes of one-digit
 //     integers and of empty objects.
@@ -44,6 +47,8 @@ func serveMCP(mode string) int {
 	switch mode {
 	case "many":
 		return proxy(manytools.Transport(manytools.Options{Tools: manyTools}))
+	case "huge":
+		return proxy(manytools.Transport(manytools.Options{Tools: hugeList, PageSize: hugeList}))
 	case "deep":
 		results := map[string][]byte{"ints": deepmcp.Big("ints", bigResult), "objects": deepmcp.Big("objects", bigResult)}
 		if err := deepmcp.ServeResults(os.Stdin, os.Stdout, results); err != nil {

@@ -3,7 +3,11 @@ package hostile_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,15 +18,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	bridgev1 "github.com/structkit/structkit/gateway/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/gateway/internal/fixture/long"
+	"github.com/structkit/structkit/gateway/internal/fixture/tenants"
 )
 
 // Bounds of the bridge's peak resident memory asserted (MiB); the README's
@@ -256,4 +263,253 @@ func TestBridgeWatchFlood(t *testing.T) {
 	if own > watchFloodBoundMiB {
 		t.Errorf("bridge peak RSS %.0f MiB, bound %d MiB", own, watchFloodBoundMiB)
 	}
+}
+
+// TestBridgeBrokenAtStart: "--mcp h=<a server whose tools/list is 25 MB,
+// past the frame a client reads> --mcp ok=<a good server>": the bridge
+// serves ok (ListTools lists its tools, a call works), h is NOT_SERVING in health (the bridge as a whole SERVING),
+// a call to one of h's tools is UNAVAILABLE naming it, and h is started
+// again (a second start failure in the log) while the bridge serves.
+// With --fail-fast the bridge exits at start naming h.
+func TestBridgeBrokenAtStart(t *testing.T) {
+	long.Skip(t, "the hostile-binary suite")
+	ctx := testContext(t)
+	ok := "ok=" + structkit(t) + " mcp-example"
+	p, addr := startBridge(t, ctx, "huge", "--mcp", ok)
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	hc := healthpb.NewHealthClient(conn)
+	for svc, want := range map[string]healthpb.HealthCheckResponse_ServingStatus{
+		"h": healthpb.HealthCheckResponse_NOT_SERVING, "ok": healthpb.HealthCheckResponse_SERVING,
+		"": healthpb.HealthCheckResponse_SERVING, "structkit.bridge.live": healthpb.HealthCheckResponse_SERVING,
+	} {
+		resp, err := hc.Check(ctx, &healthpb.HealthCheckRequest{Service: svc})
+		if err != nil || resp.GetStatus() != want {
+			t.Errorf("health %q: %v %v, want %v", svc, resp.GetStatus(), err, want)
+		}
+	}
+	code, stdout, stderr := runCall(t, ctx, addr, "--list")
+	if code != 0 || !strings.Contains(stdout, "ok.code_nav") || strings.Contains(stdout, "h.") {
+		t.Errorf("call --list: exit %d, want ok's tools alone: %s %s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCall(t, ctx, addr, "--tool", "ok.code_nav", "--args", `{"path":"a.go","line":5,"column":12}`)
+	if code != 0 {
+		t.Errorf("call ok.code_nav: exit %d: %s %s", code, stdout, stderr)
+	}
+	code, _, stderr = runCall(t, ctx, addr, "--tool", "h.t00000")
+	if code == 0 || !strings.Contains(stderr, "Unavailable") || !strings.Contains(stderr, `"h"`) {
+		t.Errorf("call h.t00000: exit %d, want Unavailable naming h: %s", code, stderr)
+	}
+	// The health watch starts h again every 5s; the call above made one
+	// start too.
+	const failed = `msg="MCP server start failed" server=h`
+	deadline := time.Now().Add(30 * time.Second)
+	for strings.Count(p.stderr.String(), failed) < 3 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	n := strings.Count(p.stderr.String(), failed)
+	if exit := p.wait(syscall.SIGTERM); exit != 0 {
+		t.Errorf("bridge exit %d", exit)
+	}
+	log := p.stderr.String()
+	if n < 3 || !strings.Contains(log, "tools/list") {
+		t.Errorf("%d failed starts of h logged, want 3 or more, at tools/list:\n%.3000s", n, log)
+	}
+	t.Logf("%d failed starts of h while ok served", n)
+
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff := startProc(t, ctx, []string{modeEnv + "=huge"}, nil, "bridge", "--listen", "127.0.0.1:0", "--fail-fast", "--mcp", "h="+exe, "--mcp", ok)
+	if exit := ff.wait(0); exit == 0 || !strings.Contains(ff.stderr.String(), `MCP server "h"`) || strings.Contains(ff.stderr.String(), "serving ToolBridgeService") {
+		t.Errorf("--fail-fast: exit %d, want a failure naming h before serving:\n%.2000s", exit, ff.stderr.String())
+	}
+}
+
+// TestBridgeExclusionTwoServers: --exclude-tools 'echo_raw,code_nav,ok'
+// with two --mcp servers (names SERVER.TOOL) hides those tools of both:
+// not listed, a call NOT_FOUND as for a tool that does not exist; the
+// others are served; a pattern that matches no tool of either
+// ('nope_*') is logged, naming it and both servers.
+func TestBridgeExclusionTwoServers(t *testing.T) {
+	long.Skip(t, "the hostile-binary suite")
+	ctx := testContext(t)
+	p, addr := startBridge(t, ctx, "deep", "--mcp", "b="+structkit(t)+" mcp-example", "--exclude-tools", "echo_raw,code_nav,ok,nope_*")
+	code, stdout, stderr := runCall(t, ctx, addr, "--list")
+	if code != 0 {
+		t.Fatalf("call --list: exit %d: %s", code, stderr)
+	}
+	for _, name := range []string{"h.deep", "b.search_issues"} {
+		if !strings.Contains(stdout, name) {
+			t.Errorf("%s is not listed:\n%s", name, stdout)
+		}
+	}
+	for _, name := range []string{"b.echo_raw", "b.code_nav", "h.ok"} {
+		if strings.Contains(stdout, name) {
+			t.Errorf("%s is listed, but excluded:\n%s", name, stdout)
+		}
+		code, _, stderr := runCall(t, ctx, addr, "--tool", name, "--args", "{}")
+		if code == 0 || !strings.Contains(stderr, "NotFound") || !strings.Contains(stderr, "unknown tool") {
+			t.Errorf("call %s: exit %d, want NotFound as an unknown tool: %s", name, code, stderr)
+		}
+	}
+	if exit := p.wait(syscall.SIGTERM); exit != 0 {
+		t.Errorf("bridge exit %d", exit)
+	}
+	log := p.stderr.String()
+	if !strings.Contains(log, `msg="the bridge's scope: a pattern matches no tool" by=ExcludeTools pattern=nope_* servers="h, b"`) {
+		t.Errorf("the unmatched pattern is not logged with both servers:\n%.3000s", log)
+	}
+	for _, pat := range []string{"pattern=echo_raw ", "pattern=code_nav ", "pattern=ok "} {
+		if strings.Contains(log, pat) {
+			t.Errorf("%s matches a tool, but is logged unmatched:\n%.3000s", pat, log)
+		}
+	}
+}
+
+// TestBridgeHealthIdle: 40 peers connect to --health-listen and send
+// nothing, past --health-max-conns 8: the bridge holds at most 8 of them
+// at once (its open files grow by no more), closes each after
+// --health-idle-timeout (1s) so that every one is closed in the end, and
+// a probe's Check is answered SERVING afterwards.
+func TestBridgeHealthIdle(t *testing.T) {
+	long.Skip(t, "the hostile-binary suite")
+	ctx := testContext(t)
+	const conns, maxConns = 40, 8
+	p, _ := startBridge(t, ctx, "deep", "--health-listen", "127.0.0.1:0", "--health-max-conns", fmt.Sprint(maxConns), "--health-idle-timeout", "1s")
+	_, rest, ok := strings.Cut(p.stderr.String(), "; health at ")
+	haddr, _, _ := strings.Cut(rest, "\n")
+	if !ok || haddr == "" {
+		t.Fatalf("no health address in the log:\n%s", p.stderr.String())
+	}
+	fds := func() int {
+		ents, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", p.cmd.Process.Pid))
+		return len(ents) // 0 once it has exited
+	}
+	base := fds()
+	if base == 0 {
+		t.Skip("no /proc/PID/fd to count the bridge's open files")
+	}
+	var peak atomic.Int64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			peak.Store(max(peak.Load(), int64(fds())))
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	begin := time.Now()
+	var wg sync.WaitGroup
+	var closed atomic.Int64
+	for range conns {
+		c, err := net.Dial("tcp", haddr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			defer c.Close()
+			c.SetReadDeadline(time.Now().Add(60 * time.Second))
+			buf := make([]byte, 1024)
+			for {
+				if _, err := c.Read(buf); err != nil {
+					var ne net.Error
+					if errors.As(err, &ne) && ne.Timeout() {
+						t.Errorf("an idle connection was not closed in 60s")
+						return
+					}
+					closed.Add(1)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	took := time.Since(begin)
+	close(stop)
+	<-sampled
+	conn, err := grpc.NewClient(haddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if resp, err := healthpb.NewHealthClient(conn).Check(cctx, &healthpb.HealthCheckRequest{}); err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		t.Errorf("Check after the idle peers: %v %v", resp, err)
+	}
+	if exit := p.wait(syscall.SIGTERM); exit != 0 {
+		t.Errorf("bridge exit %d", exit)
+	}
+	t.Logf("%d idle connections closed in %v; the bridge's open files %d, at most %d", closed.Load(), took.Round(time.Millisecond), base, peak.Load())
+	if closed.Load() != conns {
+		t.Errorf("%d of %d idle connections closed", closed.Load(), conns)
+	}
+	if grew := peak.Load() - int64(base); grew > maxConns+2 {
+		t.Errorf("the bridge's open files grew by %d with %d idle peers, want at most --health-max-conns %d (+2)", grew, conns, maxConns)
+	}
+	if took < time.Duration(conns/maxConns-1)*time.Second {
+		t.Errorf("%d idle connections closed in %v: more than %d held at once, or closed before the idle timeout", conns, took, maxConns)
+	}
+}
+
+// TestBridgeTwoTenants: "structkit bridge --forward-metadata x-tenant" in
+// front of an HTTP server whose tools/list depends on the x-tenant
+// header (tenants.Server): while alice calls her alice_private, which
+// the bridge's listing (made with no caller's values) lacks, bob's
+// ListTools never shows it, his calls of whoami never fail and reach
+// the server as his own, and alice's call is NOT_FOUND.
+func TestBridgeTwoTenants(t *testing.T) {
+	long.Skip(t, "the hostile-binary suite")
+	ctx := testContext(t)
+	srv := tenants.Server()
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	defer ts.Close()
+	p, addr := startBridge(t, ctx, "deep", "--mcp", "web="+ts.URL, "--forward-metadata", "x-tenant", "--min-relist-interval", "1ms")
+	c := dial(t, addr)
+	as := func(tenant string) context.Context { return metadata.AppendToOutgoingContext(ctx, "x-tenant", tenant) }
+	call := func(ctx context.Context, tool string) (*bridgev1.CallToolResponse, error) {
+		return c.CallTool(ctx, &bridgev1.CallToolRequest{Name: tool, Args: &bridgev1.CallToolRequest_ArgumentsJson{ArgumentsJson: "{}"}})
+	}
+	const rounds = 200
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range rounds {
+			if _, err := call(as("alice"), "web.alice_private"); status.Code(err) != codes.NotFound {
+				t.Errorf("alice's call %d of a tool the bridge does not list: %v, want NotFound", i, err)
+				return
+			}
+		}
+	})
+	failed := 0
+	for i := range rounds {
+		resp, err := call(as("bob"), "web.whoami")
+		if err != nil || !strings.Contains(fmt.Sprint(resp.GetContent()), "bob") {
+			failed++
+			t.Errorf("bob's call %d of whoami: %v %v", i, resp.GetContent(), err)
+		}
+		list, err := c.ListTools(as("bob"), &bridgev1.ListToolsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range list.GetTools() {
+			if strings.Contains(tool.GetName(), "_private") {
+				t.Fatalf("round %d: bob is listed %q (%q)", i, tool.GetName(), tool.GetDescription())
+			}
+		}
+	}
+	wg.Wait()
+	if exit := p.wait(syscall.SIGTERM); exit != 0 {
+		t.Errorf("bridge exit %d", exit)
+	}
+	t.Logf("%d rounds: %d of bob's calls failed while alice called a tool the listing lacks", rounds, failed)
 }

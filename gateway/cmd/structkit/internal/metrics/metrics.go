@@ -199,7 +199,8 @@ func (m *Metrics) Handler() http.Handler {
 func (m *Metrics) Aggregator() *stats.Aggregator { return m.agg }
 
 // Servers makes the upstreams known: their counters start at zero and
-// they are up (as they are when bridge.New returns).
+// they are up, until an event says otherwise (bridge.New tells of the
+// starts that failed before it returns).
 func (m *Metrics) Servers(names ...string) {
 	for _, s := range names {
 		s = label(s)
