@@ -132,7 +132,7 @@ func runMCP(e *env, args []string) error {
 		if err != nil {
 			return usagef("--http %s: %v", *httpAddr, err)
 		}
-		hs := &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil), ReadHeaderTimeout: 10 * time.Second}
+		hs := &http.Server{Handler: newCallHTTP(server), ReadHeaderTimeout: 10 * time.Second}
 		fmt.Fprintf(e.stderr, "structkit mcp: serving streamable HTTP on http://%s\n", lis.Addr())
 		go func() {
 			<-ctx.Done()
