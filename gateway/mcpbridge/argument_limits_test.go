@@ -28,8 +28,8 @@ func zeros(n int) []byte {
 
 // TestArgumentLimits: arguments of 10 MB, 5M zeros, are refused by
 // AddTool's and AddToolFor's handlers with an IsError result naming the
-// limit (MaxArgumentBytes by default; MaxArgumentValues with the bytes
-// unbounded), before they are read: the refusal allocates less than
+// limit (MaxArgumentValues by default; MaxArgumentBytes when set under
+// them), before they are read: the refusal allocates less than
 // 1 MiB (576 MB were held before). Arguments within the limits reach the
 // handler.
 func TestArgumentLimits(t *testing.T) {
@@ -46,7 +46,8 @@ func TestArgumentLimits(t *testing.T) {
 		opts  ServerOptions
 		limit string
 	}{
-		{ServerOptions{}, "MaxArgumentBytes"},
+		{ServerOptions{}, "MaxArgumentValues"},
+		{ServerOptions{MaxArgumentBytes: 4 << 20}, "MaxArgumentBytes"},
 		{ServerOptions{MaxArgumentBytes: -1}, "MaxArgumentValues"},
 		{ServerOptions{MaxArgumentBytes: 100, MaxArgumentValues: -1}, "MaxArgumentBytes"},
 	} {
@@ -83,8 +84,8 @@ func TestArgumentLimits(t *testing.T) {
 			}
 		}
 	}
-	if called != 6 {
-		t.Errorf("the handlers were called %d times, want 6", called)
+	if called != 8 {
+		t.Errorf("the handlers were called %d times, want 8", called)
 	}
 }
 

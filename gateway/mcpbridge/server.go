@@ -64,8 +64,9 @@ type ServerOptions struct {
 	// are answered with an IsError result naming the limit, measured
 	// before they are read (the bytes first, then the values in one pass
 	// over the tokens, building nothing), and the handler is not called.
-	// 0 means 4 MiB and 262,144 values (what the bridge's responses hold
-	// by default: a Struct of that many values takes some 50 MiB);
+	// 0 means 16 MiB (the frame the go-sdk reads) and 262,144 values (what
+	// the bridge's responses hold by default: a Struct of that many values
+	// takes some 50 MiB);
 	// negative means no limit. The SDK has read the request's frame
 	// (mcp-go has also decoded its arguments) before either applies.
 	MaxArgumentBytes, MaxArgumentValues int

@@ -17,8 +17,8 @@ import (
 
 // TestArgumentLimits: the raw arguments of 10 MB, 5M zeros, are refused
 // by AddTool's and AddToolFor's tools with an IsError result naming the
-// limit (MaxArgumentBytes by default, MaxArgumentValues with the bytes
-// unbounded) before they are read: the refusal allocates less than 1 MiB
+// limit (MaxArgumentValues by default, MaxArgumentBytes when set under
+// them) before they are read: the refusal allocates less than 1 MiB
 // (576 MB were held before, besides what mcp-go's decoding of the
 // request holds, which is not ours to bound). Arguments within the limits
 // reach the handler.
@@ -38,7 +38,8 @@ func TestArgumentLimits(t *testing.T) {
 		opts  mcpbridge.ServerOptions
 		limit string
 	}{
-		{mcpbridge.ServerOptions{}, "MaxArgumentBytes"},
+		{mcpbridge.ServerOptions{}, "MaxArgumentValues"},
+		{mcpbridge.ServerOptions{MaxArgumentBytes: 4 << 20}, "MaxArgumentBytes"},
 		{mcpbridge.ServerOptions{MaxArgumentBytes: -1}, "MaxArgumentValues"},
 	} {
 		s := server.NewMCPServer("t", "1")
@@ -77,7 +78,7 @@ func TestArgumentLimits(t *testing.T) {
 			}
 		}
 	}
-	if called != 4 {
-		t.Errorf("the handlers were called %d times, want 4", called)
+	if called != 6 {
+		t.Errorf("the handlers were called %d times, want 6", called)
 	}
 }

@@ -3,6 +3,7 @@ package toolcall
 import (
 	"fmt"
 
+	"github.com/structkit/structkit/gateway/internal/mcptool"
 	"github.com/structkit/structkit/gateway/internal/msgtext"
 	"github.com/structkit/structkit/gateway/internal/valuesize"
 )
@@ -26,11 +27,11 @@ func ListBound(v, def int) int {
 	return v
 }
 
-// The defaults of mcpbridge.ServerOptions' argument limits: the bytes and
-// values of the bridge's own defaults for a response (gRPC's 4 MiB, and
-// 262,144 values, some 50 MiB once built).
+// The defaults of mcpbridge.ServerOptions' argument limits: the frame an
+// SDK reads (16 MiB), and the values of the bridge's own default for a
+// response (262,144, some 50 MiB once built).
 const (
-	DefaultMaxArgumentBytes  = 4 << 20
+	DefaultMaxArgumentBytes  = mcptool.MaxFrame
 	DefaultMaxArgumentValues = 1 << 18
 )
 
