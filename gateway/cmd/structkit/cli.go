@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/structkit/structkit/coerce"
@@ -296,4 +297,12 @@ func writeOutput(e *env, b []byte) error {
 		return fmt.Errorf("writing the output: %w", err)
 	}
 	return nil
+}
+
+// count is n with its noun, in the singular for 1: "1 tool", "2 tools".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
