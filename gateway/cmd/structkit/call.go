@@ -117,13 +117,13 @@ func runCall(e *env, args []string) error {
 		}
 		writeCallReport(e.stderr, resp.GetReport(), *verbose)
 		if why := resp.GetUnconverted(); why != "" {
-			fmt.Fprintf(e.stderr, "note: arguments sent unconverted: %s\n", why)
+			fmt.Fprintf(e.stderr, "structkit: note: arguments sent unconverted: %s\n", why)
 		}
 		if why := resp.GetNotValidated(); why != "" {
-			fmt.Fprintf(e.stderr, "note: arguments not validated: %s\n", why)
+			fmt.Fprintf(e.stderr, "structkit: note: arguments not validated: %s\n", why)
 		}
 		if !resp.GetExact() {
-			fmt.Fprintln(e.stderr, "warning: the result's numbers may have lost digits (not captured exactly)")
+			fmt.Fprintln(e.stderr, "structkit: warning: the result's numbers may have lost digits (not captured exactly)")
 		}
 	}
 	if resp.GetIsError() {
@@ -292,7 +292,7 @@ func writeTools(e *env, jo jsonOutput, tools *bridgev1.ListToolsResponse, format
 		return writeProto(e, jo, tools)
 	}
 	for _, lo := range tools.GetLeftOut() {
-		fmt.Fprintf(e.stderr, "note: not every tool is served: %s\n", lo.GetMessage())
+		fmt.Fprintf(e.stderr, "structkit: note: not every tool is served: %s\n", lo.GetMessage())
 	}
 	var b bytes.Buffer
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
