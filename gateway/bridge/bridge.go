@@ -193,6 +193,10 @@ const (
 // defaultMaxStructValues is Options.MaxStructValues when zero.
 const defaultMaxStructValues = 1 << 18
 
+// defaultMaxResponse is Options.MaxResponseBytes when zero: gRPC's default
+// limit of a message a client receives.
+const defaultMaxResponse = 4 << 20
+
 // defaultCallTimeout is the bound of a CallTool when Options.CallTimeout
 // is zero.
 const defaultCallTimeout = 60 * time.Second

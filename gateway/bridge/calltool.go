@@ -21,6 +21,7 @@ import (
 	bridgev1 "github.com/structkit/structkit/gateway/gen/structkit/bridge/v1"
 	"github.com/structkit/structkit/gateway/internal/mcptrace"
 	"github.com/structkit/structkit/gateway/internal/msgtext"
+	"github.com/structkit/structkit/gateway/internal/valuesize"
 	"github.com/structkit/structkit/gateway/mcpbridge"
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
 	"github.com/structkit/structkit/protoargs"
@@ -219,7 +220,7 @@ func (s *Server) response(res *mcpbridge.CallResult, output *structconv.Schema, 
 	size := proto.Size(resp) + proto.Size(report(res)) + 16
 	values := 0 // the structpb.Values to build
 	for i, b := range res.Content {
-		n, v, ok := valueSize(b)
+		n, v, ok := valuesize.Of(b)
 		if !ok {
 			return nil, fmt.Errorf("content block %d is not JSON the bridge reads", i)
 		}
@@ -230,7 +231,7 @@ func (s *Server) response(res *mcpbridge.CallResult, output *structconv.Schema, 
 	case asJSON:
 		size += 1 + protowire.SizeBytes(len(text))
 	case text != nil:
-		n, v, ok := valueSize(text)
+		n, v, ok := valuesize.Of(text)
 		if !ok {
 			return nil, errors.New("the structured result is not JSON the bridge reads")
 		}

@@ -58,6 +58,18 @@ type ServerOptions struct {
 	// name; the limits. Each call names its tool and is bounded by its
 	// context.
 	structconv.CheckOptions
+	// MaxArgumentBytes and MaxArgumentValues bound a call's arguments, as
+	// their JSON text's bytes and the values in it (each member value
+	// and array element, and the object itself): arguments beyond either
+	// are answered with an IsError result naming the limit, measured
+	// before they are read (the bytes first, then the values in one pass
+	// over the tokens, building nothing), and the handler is not called.
+	// 0 means 16 MiB (the frame the go-sdk reads) and 262,144 values (what
+	// the bridge's responses hold by default: a Struct of that many values
+	// takes some 50 MiB);
+	// negative means no limit. The SDK has read the request's frame
+	// (mcp-go has also decoded its arguments) before either applies.
+	MaxArgumentBytes, MaxArgumentValues int
 	// Logger, if not nil, receives a warning from AddTool when Check is on
 	// but the validator cannot compile the tool's input schema (an
 	// ECMAScript-only regular expression in a "pattern", say): the tool's
@@ -74,6 +86,11 @@ type ServerOptions struct {
 	// the conventions' histogram mcp.server.operation.duration (seconds;
 	// by tool, error.type); nil means otel.GetMeterProvider().
 	MeterProvider metric.MeterProvider
+}
+
+// argumentLimits are o's argument limits, for toolcall.
+func (o ServerOptions) argumentLimits() toolcall.ArgumentLimits {
+	return toolcall.ArgumentLimits{Bytes: o.MaxArgumentBytes, Values: o.MaxArgumentValues}
 }
 
 type requestKey struct{}
@@ -132,7 +149,7 @@ func (st *structTool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	if req.Params != nil {
 		raw = req.Params.Arguments
 	}
-	args, problem := toolcall.StructArguments(ctx, st.name, st.in, raw, st.opts.Check, st.opts.CheckOptions)
+	args, problem := toolcall.StructArguments(ctx, st.name, st.in, raw, st.opts.argumentLimits(), st.opts.Check, st.opts.CheckOptions)
 	if problem != "" {
 		mcptrace.FromContext(ctx).Reject()
 		return errorResult(problem), nil

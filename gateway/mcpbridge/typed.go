@@ -65,6 +65,7 @@ func AddToolFor[In, Out any](s *mcp.Server, t *mcp.Tool, h mcp.ToolHandlerFor[In
 		tool.OutputSchema = json.RawMessage(typed.RawOut)
 	}
 	toolcall.WarnUnvalidated(opts.Logger, "mcpbridge: AddToolFor", t.Name, typed.In)
+	typed.Limits = opts.argumentLimits()
 	tt := &typedTool[In, Out]{typed: typed, h: h}
 	return addTool(s, &tool, traced(opts, tool.Name, tt.handle))
 }

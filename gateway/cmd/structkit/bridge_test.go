@@ -88,6 +88,8 @@ func TestCallTool(t *testing.T) {
 		wantCode   int
 		wantStdout []string // substrings
 		wantStderr []string
+		wantOnly   string // the whole stdout, when set
+		quiet      bool   // nothing on stderr
 	}{
 		{
 			name: "code_nav", why: "integers typed by the input schema reach the strict server as integers",
@@ -106,13 +108,18 @@ func TestCallTool(t *testing.T) {
 		},
 		{
 			name: "profile", why: "--profile: the answer under the adapted schema (null for absent, the 64-bit id as digits) is restored by the bridge",
-			args:     []string{"--profile", "gemini", "--tool", "search_issues", "--args", `{"query": "crash", "repo_id": 9007199254740993}`},
+			args:     []string{"--verbose", "--profile", "gemini", "--tool", "search_issues", "--args", `{"query": "crash", "repo_id": 9007199254740993}`},
 			wantCode: 0, wantStdout: []string{"9007199254740993"}, wantStderr: []string{"/repo_id: bigint"},
+		},
+		{
+			name: "quiet", why: "a normal call prints its structured content once, and nothing on stderr: the codec's carrying of big integers is not news",
+			args:     []string{"--tool", "search_issues", "--args", `{"query": "crash", "since_ms": 1, "repo_id": 9007199254740993}`},
+			wantCode: 0, wantOnly: `{"count":3,"issues":[{"number":1,"title":"crash #1"},{"number":2,"title":"crash #2"},{"number":3,"title":"crash #3"}],"repo_id":9007199254740993,"since_ms":1}` + "\n", quiet: true,
 		},
 		{
 			name: "profile openai", why: "--profile openai: every member sent, null for those left out",
 			args:     []string{"--profile", "openai", "--tool", "code_nav", "--args", `{"path": "a.go", "line": 5, "column": 12}`},
-			wantCode: 0, wantStdout: []string{"a.go:5:12"},
+			wantCode: 0, wantOnly: `{"column":12,"line":5,"path":"a.go"}` + "\n", quiet: true,
 		},
 		{
 			name: "unknown tool", why: "NotFound from the bridge, exit 1",
@@ -140,6 +147,12 @@ func TestCallTool(t *testing.T) {
 				if !strings.Contains(stderr, s) {
 					t.Errorf("stderr lacks %q (%s); stderr:\n%s", s, tt.why, stderr)
 				}
+			}
+			if tt.wantOnly != "" && stdout != tt.wantOnly {
+				t.Errorf("stdout %q, want %q (%s)", stdout, tt.wantOnly, tt.why)
+			}
+			if tt.quiet && stderr != "" {
+				t.Errorf("stderr %q, want nothing (%s)", stderr, tt.why)
 			}
 		})
 	}

@@ -42,6 +42,7 @@ func runCall(e *env, args []string) error {
 	jo.register(fs)
 	var cf connFlags
 	cf.register(fs)
+	verbose := fs.Bool("verbose", false, "also report the codec's own carrying of integers beyond 2^53 (bigint-carried) on standard error")
 	pos, err := parseFlags(e, fs, args, func(w io.Writer) { callUsage(w, fs) })
 	if err != nil {
 		return err
@@ -114,15 +115,15 @@ func runCall(e *env, args []string) error {
 		if err := writeResult(e, resp, out); err != nil {
 			return err
 		}
-		writeCallReport(e.stderr, resp.GetReport())
+		writeCallReport(e.stderr, resp.GetReport(), *verbose)
 		if why := resp.GetUnconverted(); why != "" {
-			fmt.Fprintf(e.stderr, "note: arguments sent unconverted: %s\n", why)
+			fmt.Fprintf(e.stderr, "structkit: note: arguments sent unconverted: %s\n", why)
 		}
 		if why := resp.GetNotValidated(); why != "" {
-			fmt.Fprintf(e.stderr, "note: arguments not validated: %s\n", why)
+			fmt.Fprintf(e.stderr, "structkit: note: arguments not validated: %s\n", why)
 		}
 		if !resp.GetExact() {
-			fmt.Fprintln(e.stderr, "warning: the result's numbers may have lost digits (not captured exactly)")
+			fmt.Fprintln(e.stderr, "structkit: warning: the result's numbers may have lost digits (not captured exactly)")
 		}
 	}
 	if resp.GetIsError() {
@@ -212,8 +213,10 @@ func compileSchema(t *bridgev1.Tool) (*structconv.Schema, error) {
 // writeCallReport writes the report of a call as writeReport writes a
 // coerce.Report (the changes, then the problems' messages, one per line):
 // the entries about the arguments as they are, those about the result
-// (field "structured_content") labelled "result".
-func writeCallReport(w io.Writer, r *structkitv1.Report) {
+// (field "structured_content") labelled "result". The codec's carrying of
+// integers beyond 2^53 (coerce.RuleBigIntCarried) is not news, and is
+// written only when verbose.
+func writeCallReport(w io.Writer, r *structkitv1.Report, verbose bool) {
 	label := func(field string) string {
 		if field == resultField {
 			return "result "
@@ -221,6 +224,9 @@ func writeCallReport(w io.Writer, r *structkitv1.Report) {
 		return ""
 	}
 	for _, c := range r.GetChanges() {
+		if !verbose && coerce.Rule(c.GetRule()) == coerce.RuleBigIntCarried {
+			continue
+		}
 		fmt.Fprintln(w, label(c.GetField())+coerce.Change{Path: c.GetPath(), Rule: coerce.Rule(c.GetRule()), From: c.GetFrom(), To: c.GetTo()}.String())
 	}
 	for _, p := range r.GetProblems() {
@@ -286,7 +292,7 @@ func writeTools(e *env, jo jsonOutput, tools *bridgev1.ListToolsResponse, format
 		return writeProto(e, jo, tools)
 	}
 	for _, lo := range tools.GetLeftOut() {
-		fmt.Fprintf(e.stderr, "note: not every tool is served: %s\n", lo.GetMessage())
+		fmt.Fprintf(e.stderr, "structkit: note: not every tool is served: %s\n", lo.GetMessage())
 	}
 	var b bytes.Buffer
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
@@ -312,10 +318,18 @@ func writeProto(e *env, jo jsonOutput, m proto.Message) error {
 	return jo.write(e, b)
 }
 
-// writeResult writes the text of the content blocks (other blocks as
-// their JSON), then the structured content as the JSON the output schema
-// calls for.
+// writeResult writes the result once: its structured content as the JSON
+// the output schema calls for when it has some (its text blocks are that
+// JSON's copy, by MCP's convention), else the text of its content blocks
+// (other blocks as their JSON).
 func writeResult(e *env, resp *bridgev1.CallToolResponse, out *structconv.Schema) error {
+	if sc := resp.GetStructuredContent(); sc != nil {
+		j, err := structconv.MarshalOptions{Schema: out}.Marshal(sc)
+		if err != nil {
+			return fmt.Errorf("structured content: %w", err)
+		}
+		return writeOutput(e, append(j, '\n'))
+	}
 	var b []byte
 	for _, c := range resp.GetContent() {
 		if f := c.GetFields(); f["type"].GetStringValue() == "text" {
@@ -331,19 +345,12 @@ func writeResult(e *env, resp *bridgev1.CallToolResponse, out *structconv.Schema
 			b = append(b, '\n')
 		}
 	}
-	if sc := resp.GetStructuredContent(); sc != nil {
-		j, err := structconv.MarshalOptions{Schema: out}.Marshal(sc)
-		if err != nil {
-			return fmt.Errorf("structured content: %w", err)
-		}
-		b = append(append(b, j...), '\n')
-	}
 	return writeOutput(e, b)
 }
 
 func callUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprint(w, `Usage: structkit call [--addr ADDR] [--profile NAME] --list [--format text|json]
-       structkit call [--addr ADDR] [--profile NAME] --tool NAME [--args JSON | --args @FILE] [--format text|json]
+       structkit call [--addr ADDR] [--profile NAME] --tool NAME [--args JSON | --args @FILE] [--format text|json] [--verbose]
        (either with [--tls-ca FILE | --tls] [--tls-server-name NAME] [--tls-cert FILE --tls-key FILE] [--auth-token-file FILE])
 
 Call is a client of a structkit bridge (structkit.bridge.v1.ToolBridgeService).
@@ -361,12 +368,14 @@ With --tool it calls one tool. The arguments (--args, default {}) must be
 JSON; they are sent as the text they are (CallToolRequest.arguments_json,
 not a Struct), so every literal, integers beyond 2^53 included, reaches the
 bridge as written, and the bridge converts them under the tool's input
-schema. It prints the text of the result's content blocks, then its
-structured content as the JSON the tool's output schema calls for (exact:
-read with the schema ListTools gives as JSON text), on standard output, and
-the bridge's report (changes, then problems; those about the result
-prefixed "result") on standard error. With --format json it prints the
-CallToolResponse as protobuf JSON instead.
+schema. It prints the result once, on standard output: its structured
+content, when it has some, as the JSON the tool's output schema calls for
+(exact: read with the schema ListTools gives as JSON text), else the text
+of its content blocks. The bridge's report (changes, then problems; those
+about the result prefixed "result") goes to standard error; the codec's
+own carrying of integers beyond 2^53 (bigint-carried) only with
+--verbose. With --format json it prints the CallToolResponse as protobuf
+JSON instead.
 
 To reach a bridge served with TLS, give --tls-ca (the authorities that sign
 its certificate; --tls for the system's roots) and, when the certificate

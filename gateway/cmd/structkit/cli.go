@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/structkit/structkit/coerce"
@@ -93,7 +94,7 @@ func parseFlags(e *env, fs *flag.FlagSet, args []string, usage func(io.Writer)) 
 			return nil, errHelp
 		}
 		if err != nil {
-			return nil, usagef("%s: %v; run 'structkit %s --help' for usage", fs.Name(), err, fs.Name())
+			return nil, usagef("%s: %s; run 'structkit %s --help' for usage", fs.Name(), doubleDash(err.Error()), fs.Name())
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -107,11 +108,27 @@ func parseFlags(e *env, fs *flag.FlagSet, args []string, usage func(io.Writer)) 
 	}
 }
 
-// printDefaults writes the flags of fs to w.
+// printDefaults writes the flags of fs to w, spelled --flag as the usage
+// lines and the README spell them (package flag writes -flag).
 func printDefaults(w io.Writer, fs *flag.FlagSet) {
-	fs.SetOutput(w)
+	var b strings.Builder
+	fs.SetOutput(&b)
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)
+	io.WriteString(w, strings.ReplaceAll("\n"+b.String(), "\n  -", "\n  --")[1:])
+}
+
+// doubleDash spells the flag a package flag error names as --flag: "flag
+// provided but not defined: -nope", "invalid value "x" for flag -timeout:
+// …", "flag needs an argument: -tool".
+func doubleDash(msg string) string {
+	for _, p := range []string{"flag provided but not defined: -", "flag needs an argument: -", " for flag -"} {
+		if i := strings.LastIndex(msg, p); i >= 0 {
+			j := i + len(p)
+			return msg[:j] + "-" + msg[j:]
+		}
+	}
+	return msg
 }
 
 // enumFlag is a string flag restricted to a set of words.
@@ -280,4 +297,12 @@ func writeOutput(e *env, b []byte) error {
 		return fmt.Errorf("writing the output: %w", err)
 	}
 	return nil
+}
+
+// count is n with its noun, in the singular for 1: "1 tool", "2 tools".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

@@ -112,7 +112,7 @@ func runMCP(e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("mcp: %w", err)
 	}
-	fmt.Fprintf(e.stderr, "structkit mcp: %d tools from %s (reflection %s): %s\n", len(all), *addr, r.Version, strings.Join(all, ", "))
+	fmt.Fprintf(e.stderr, "structkit mcp: %s from %s (reflection %s): %s\n", count(len(all), "tool"), *addr, r.Version, strings.Join(all, ", "))
 	scoped, omitted := splitScoped(omitted)
 	sayScoped(e.stderr, scoped)
 	sayOmitted(e.stderr, omitted)
@@ -132,7 +132,7 @@ func runMCP(e *env, args []string) error {
 		if err != nil {
 			return usagef("--http %s: %v", *httpAddr, err)
 		}
-		hs := &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil), ReadHeaderTimeout: 10 * time.Second}
+		hs := &http.Server{Handler: newCallHTTP(server), ReadHeaderTimeout: 10 * time.Second}
 		fmt.Fprintf(e.stderr, "structkit mcp: serving streamable HTTP on http://%s\n", lis.Addr())
 		go func() {
 			<-ctx.Done()
@@ -320,7 +320,7 @@ func sayOmitted(w io.Writer, omitted []grpcmcp.Omission) {
 	for _, l := range order {
 		counts = append(counts, fmt.Sprintf("%d by %s", byLimit[l], limitFlag[l]))
 	}
-	fmt.Fprintf(w, "structkit mcp: %d methods left out (%s):\n", len(omitted), strings.Join(counts, ", "))
+	fmt.Fprintf(w, "structkit mcp: %s left out (%s):\n", count(len(omitted), "method"), strings.Join(counts, ", "))
 	for i, o := range omitted {
 		if i == maxOmittedLines {
 			fmt.Fprintf(w, "structkit mcp:   … and %d more\n", len(omitted)-i)

@@ -83,7 +83,7 @@ func TestMCPStreaming(t *testing.T) {
 	errOut := c.stderr.String()
 	for _, want := range []string{
 		"OrderService_WatchOrders",
-		"1 methods left out (1 by their streaming kind)",
+		"1 method left out (1 by their streaming kind)",
 		"structkit.example.v1.ToolService.CallTools (their streaming kind): a bidirectional-streaming method: a tool call sends one request",
 	} {
 		if !strings.Contains(errOut, want) {

@@ -202,7 +202,7 @@ func TestRun(t *testing.T) {
 		{why: "an unknown command is bad usage", args: []string{"frob"}, code: 2, errHas: []string{`unknown command "frob"`}},
 		{why: "help for an unknown command is bad usage", args: []string{"help", "frob"}, code: 2, errHas: []string{`unknown command "frob"`}},
 		{why: "an unknown flag is bad usage", args: []string{"encode", "--bogus", structFile}, code: 2,
-			errHas: []string{"flag provided but not defined: -bogus", "structkit encode --help"}},
+			errHas: []string{"flag provided but not defined: --bogus", "structkit encode --help"}},
 		{why: "a flag missing its value is bad usage", args: []string{"decode", "--schema"}, code: 2, errHas: []string{"flag needs an argument"}},
 	}
 	for _, tt := range tests {

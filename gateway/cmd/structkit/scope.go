@@ -80,7 +80,7 @@ func sayScoped(w io.Writer, scoped []grpcmcp.Omission) {
 	if len(scoped) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "structkit mcp: %d methods not exposed (--tools, --exclude-tools, --read-only):\n", len(scoped))
+	fmt.Fprintf(w, "structkit mcp: %s not exposed (--tools, --exclude-tools, --read-only):\n", count(len(scoped), "method"))
 	for i, o := range scoped {
 		if i == maxOmittedLines {
 			fmt.Fprintf(w, "structkit mcp:   … and %d more\n", len(scoped)-i)

@@ -149,7 +149,7 @@ func TestMCPScopeCLI(t *testing.T) {
 	if code := c.exit(); code != 0 {
 		t.Errorf("exit %d: %s", code, c.stderr.String())
 	}
-	if log := c.stderr.String(); !strings.Contains(log, "1 methods not exposed") || !strings.Contains(log, "structkit.example.v2.OrderService.CreateOrder (--exclude-tools)") {
+	if log := c.stderr.String(); !strings.Contains(log, "1 method not exposed") || !strings.Contains(log, "structkit.example.v2.OrderService.CreateOrder (--exclude-tools)") {
 		t.Errorf("stderr:\n%s", log)
 	}
 	// Over stdio, --forward-header says that nothing is forwarded.

@@ -61,9 +61,9 @@ func RequestFromContext(ctx context.Context) *mcp.CallToolRequest {
 
 // AddTool registers on s a tool whose handler takes and returns Structs,
 // with opts as mcpbridge.AddTool takes them (Check, the CheckOptions'
-// policy, observer and limits, Logger). The input schema is
-// t.RawInputSchema, or t.InputSchema (as mcp-go's options build it) when
-// that is not set; it must be an object schema that compiles, and the
+// policy, observer and limits, the argument limits, Logger). The input
+// schema is t.RawInputSchema, or t.InputSchema (as mcp-go's options build
+// it) when that is not set; it must be an object schema that compiles, and the
 // output schema (t.RawOutputSchema or t.OutputSchema), if any, must
 // compile. The tool is registered with both as raw JSON text, every
 // literal as written. A schema that does not compile, both forms of one
@@ -153,7 +153,7 @@ func (st *structTool) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp
 		mcptrace.FromContext(ctx).Reject()
 		return mcp.NewToolResultError(toolcall.InvalidText(st.name, err)), nil
 	}
-	args, problem := toolcall.StructArguments(ctx, st.name, st.in, raw, st.opts.Check, st.opts.CheckOptions)
+	args, problem := toolcall.StructArguments(ctx, st.name, st.in, raw, argumentLimits(st.opts), st.opts.Check, st.opts.CheckOptions)
 	if problem != "" {
 		mcptrace.FromContext(ctx).Reject()
 		return mcp.NewToolResultError(problem), nil
@@ -175,6 +175,11 @@ func (st *structTool) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp
 		res.StructuredContent, res.RawStructuredContent = json.RawMessage(b), json.RawMessage(b)
 	}
 	return res, nil
+}
+
+// argumentLimits are o's argument limits, for toolcall.
+func argumentLimits(o mcpbridge.ServerOptions) toolcall.ArgumentLimits {
+	return toolcall.ArgumentLimits{Bytes: o.MaxArgumentBytes, Values: o.MaxArgumentValues}
 }
 
 // rawArguments is a call's arguments as JSON text: the raw bytes mcp-go

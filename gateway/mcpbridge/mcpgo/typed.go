@@ -55,6 +55,7 @@ func AddToolFor[In, Out any](s *server.MCPServer, t mcp.Tool, h mcp.StructuredTo
 	if err != nil {
 		return err
 	}
+	typed.Limits = argumentLimits(opts)
 	toolcall.WarnUnvalidated(opts.Logger, "mcpgo: AddToolFor", t.Name, typed.In)
 	return addTool(s, t, typed.RawIn, typed.RawOut, traced(opts, t.Name, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw, err := rawArguments(req)

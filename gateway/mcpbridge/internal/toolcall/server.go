@@ -76,10 +76,14 @@ func InvalidText(tool string, err error) string {
 // against the schema (after the policy's repairs; a schema the validator
 // cannot compile is converted, not validated); without it the policy's
 // repairs alone are made. The whole report goes to o.Observer with the
-// tool's name. problem, when not empty, is the IsError text to answer
+// tool's name. Arguments beyond lim are refused before they are read.
+// problem, when not empty, is the IsError text to answer
 // with instead of calling the handler: the problems in words a model can
 // act on (coerce.FormatProblems), or why the text could not be read.
-func StructArguments(ctx context.Context, tool string, in *structconv.Schema, raw []byte, check bool, o structconv.CheckOptions) (args *structpb.Struct, problem string) {
+func StructArguments(ctx context.Context, tool string, in *structconv.Schema, raw []byte, lim ArgumentLimits, check bool, o structconv.CheckOptions) (args *structpb.Struct, problem string) {
+	if problem := lim.Refused(tool, raw); problem != "" {
+		return nil, problem
+	}
 	var rep coerce.Report
 	uo := structconv.UnmarshalOptions{Schema: in, Report: &rep, MaxDepth: o.MaxDepth, MaxNumberDigits: o.MaxNumberDigits}
 	if !check {

@@ -38,6 +38,8 @@ type Typed struct {
 	ElemZero any
 	// Check configures the arguments' reading, repairs and check.
 	Check structconv.CheckOptions
+	// Limits bound the arguments read (the zero value: the defaults).
+	Limits ArgumentLimits
 
 	shape *jsonschema.Schema // In's inferred shape, when the input schema was given
 }
@@ -101,7 +103,8 @@ func TypedSchema(given any, rt reflect.Type, input bool) ([]byte, error) {
 }
 
 // TypedArguments reads, repairs and checks a call's raw arguments (see
-// ArgumentsText) and decodes them into In. problem, when not empty, is the
+// ArgumentsText), beyond tt.Limits refused before they are read, and
+// decodes them into In. problem, when not empty, is the
 // IsError text to answer with instead of calling the handler.
 //
 // The check is CheckOptions.Go over the tree the token layer reads
@@ -111,6 +114,9 @@ func TypedSchema(given any, rt reflect.Type, input bool) ([]byte, error) {
 // location of any type as a string, which an `any` field of In would then
 // receive.
 func TypedArguments[In any](ctx context.Context, tt *Typed, raw []byte) (in In, problem string) {
+	if problem := tt.Limits.Refused(tt.Tool, raw); problem != "" {
+		return in, problem
+	}
 	tree, err := ReadArguments(ArgumentsText(raw), tt.Check.MaxDepth, tt.Check.MaxNumberDigits)
 	if err != nil {
 		return in, InvalidText(tt.Tool, err)

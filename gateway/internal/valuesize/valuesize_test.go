@@ -1,4 +1,4 @@
-package bridge
+package valuesize
 
 import (
 	"strings"
@@ -10,9 +10,9 @@ import (
 	"github.com/structkit/structkit/structconv"
 )
 
-// TestValueSize: the size reckoned from the JSON text is the Value's
+// TestOf: the size reckoned from the JSON text is the Value's
 // encoded size (numbers as doubles), or more (a long number as digits).
-func TestValueSize(t *testing.T) {
+func TestOf(t *testing.T) {
 	for _, js := range []string{
 		`null`, `true`, `1`, `"s"`, `""`, `[]`, `{}`, `[1,2,3]`, `{"a":1,"b":[true,null,"x"]}`,
 		`{"a":{"b":{"c":{}}},"long":"` + strings.Repeat("x", 300) + `"}`,
@@ -22,7 +22,7 @@ func TestValueSize(t *testing.T) {
 		if err := structconv.Unmarshal([]byte(js), &v); err != nil {
 			t.Fatal(err)
 		}
-		got, values, ok := valueSize([]byte(js))
+		got, values, ok := Of([]byte(js))
 		if want := proto.Size(&v); !ok || got != want {
 			t.Errorf("%.40s: %d, want %d", js, got, want)
 		}
@@ -30,10 +30,10 @@ func TestValueSize(t *testing.T) {
 			t.Errorf("%.40s: %d values, want %d", js, values, want)
 		}
 	}
-	if n, _, ok := valueSize([]byte(`123456789012345678901234567890`)); !ok || n < 30 {
+	if n, _, ok := Of([]byte(`123456789012345678901234567890`)); !ok || n < 30 {
 		t.Errorf("a long number: %d", n)
 	}
-	if _, _, ok := valueSize([]byte(`{`)); ok {
+	if _, _, ok := Of([]byte(`{`)); ok {
 		t.Error("not JSON: ok")
 	}
 }

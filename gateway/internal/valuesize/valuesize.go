@@ -1,29 +1,32 @@
-package bridge
+// Package valuesize reckons what a google.protobuf.Value made of JSON text
+// would hold, without building it: its encoded size and its number of
+// values. The bridge bounds its responses with it, and mcpbridge's tools
+// their arguments.
+package valuesize
 
 import (
+	"unsafe"
+
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/structkit/structkit/jsonvalue"
 )
 
-// defaultMaxResponse is Options.MaxResponseBytes when zero: gRPC's default
-// limit of a message a client receives.
-const defaultMaxResponse = 4 << 20
-
-// valueSize returns the encoded size of the google.protobuf.Value that
+// Of returns the encoded size of the google.protobuf.Value that
 // JSON text converts to (a bound: a number counts as a double, or as the
 // string of its digits when it is longer than a double's), and the
 // number of values in it (each a structpb.Value once built), in one pass
 // over its tokens without building it; ok is false when the token layer
 // does not read the text.
-func valueSize(text []byte) (n, values int, ok bool) {
+func Of(text []byte) (n, values int, ok bool) {
 	type frame struct {
 		obj  bool
 		size int // the Struct's or ListValue's encoded fields so far
 		key  int // an object's member name, as its map entry's field
 	}
 	var stack []frame
-	d := jsonvalue.NewDecoder(string(text), jsonvalue.Loose)
+	// Read in place: the text is not kept, nor changed while read.
+	d := jsonvalue.NewDecoder(unsafe.String(unsafe.SliceData(text), len(text)), jsonvalue.Loose)
 	// add counts a value of encoded size v (a Value message) in its
 	// parent; at the top, it is the answer.
 	add := func(v int) {
