@@ -269,6 +269,9 @@ func (in *Instruments) Start(ctx context.Context, kind trace.SpanKind, tool stri
 // the ambient span.
 func (in *Instruments) StartServer(ctx context.Context, tool string, req *mcp.CallToolRequest, attrs ...attribute.KeyValue) (context.Context, *Call) {
 	if in.Idle(ctx, trace.SpanKindServer) {
+		if req != nil {
+			takeRequestID(req) // the handler never sees it
+		}
 		if req != nil && req.Params != nil {
 			ctx = ExtractMeta(ctx, req.Params.Meta)
 		}
@@ -276,6 +279,9 @@ func (in *Instruments) StartServer(ctx context.Context, tool string, req *mcp.Ca
 	}
 	var opts []trace.SpanStartOption
 	if req != nil {
+		if id, ok := takeRequestID(req); ok {
+			attrs = append(attrs, attribute.String(AttrRequestID, id))
+		}
 		if req.Params != nil && len(req.Params.Meta) > 0 {
 			ambient := trace.SpanContextFromContext(ctx)
 			ctx = ExtractMeta(ctx, req.Params.Meta)
@@ -479,11 +485,8 @@ func (c *Call) RequestID(id jsonrpc.ID) {
 	if !c.Recording() {
 		return
 	}
-	switch v := id.Raw().(type) {
-	case int64:
-		c.span.SetAttributes(attribute.String(AttrRequestID, strconv.FormatInt(v, 10)))
-	case string:
-		c.span.SetAttributes(attribute.String(AttrRequestID, coerce.QuoteText(v, maxToolName)))
+	if s := idText(id); s != "" {
+		c.span.SetAttributes(attribute.String(AttrRequestID, coerce.QuoteText(s, maxToolName)))
 	}
 }
 

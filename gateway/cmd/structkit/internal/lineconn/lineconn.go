@@ -17,7 +17,10 @@
 //     object without "method" or "id"), or a batch (an array; batches
 //     are gone from MCP since 2025-06-18): -32600 Invalid Request.
 //
-// A well-formed line is handed to the SDK as it came (jsonrpc.DecodeMessage).
+// A well-formed line is handed to the SDK as it came (jsonrpc.DecodeMessage),
+// but a tools/call request, whose JSON-RPC id is added to its params._meta
+// for the server span (mcptrace.TagRequest): the go-sdk does not tell a
+// handler its request's id.
 package lineconn
 
 import (
@@ -35,6 +38,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/structkit/structkit/gateway/internal/mcptrace"
 	"github.com/structkit/structkit/jsonvalue"
 )
 
@@ -304,6 +308,9 @@ func (c *conn) decode(n int, line []byte) jsonrpc.Message {
 	if err != nil {
 		c.bad(n, CodeInvalidRequest, fmt.Sprintf("line %d is not a JSON-RPC message: %v", n, err))
 		return nil
+	}
+	if r, ok := msg.(*jsonrpc.Request); ok {
+		mcptrace.TagRequest(r) // the id, for the server span
 	}
 	return msg
 }
