@@ -36,19 +36,15 @@ const defaultMaxDepth = toolcall.DefaultMaxDepth
 // the tool's schema says integer. CallToolJSON keeps every literal as the
 // caller wrote it, schema or not.
 func (c *Client) CallTool(ctx context.Context, name string, args *structpb.Struct) (*CallResult, error) {
-	ctx, call := c.startCall(ctx, name)
-	res, err := c.callTool(ctx, name, args)
-	endCall(call, res, err)
-	return res, err
-}
-
-func (c *Client) callTool(ctx context.Context, name string, args *structpb.Struct) (*CallResult, error) {
 	ti, err := c.lookup(ctx, name)
 	if err != nil {
-		return nil, err
+		return nil, err // nothing was sent: no client span
 	}
+	ctx, call := c.startCall(ctx, name)
 	a, err := c.call(ti).Struct(ctx, args)
-	return c.prepared(ctx, ti, a, err)
+	res, err := c.prepared(ctx, ti, a, err)
+	endCall(call, res, err)
+	return res, err
 }
 
 // CallToolJSON calls a tool with arguments given as JSON text (an object;
@@ -61,19 +57,15 @@ func (c *Client) callTool(ctx context.Context, name string, args *structpb.Struc
 // beyond ClientOptions.MaxDepth and over-long numbers are refused with
 // their location). Otherwise as CallTool.
 func (c *Client) CallToolJSON(ctx context.Context, name string, args []byte) (*CallResult, error) {
-	ctx, call := c.startCall(ctx, name)
-	res, err := c.callToolJSON(ctx, name, args)
-	endCall(call, res, err)
-	return res, err
-}
-
-func (c *Client) callToolJSON(ctx context.Context, name string, args []byte) (*CallResult, error) {
 	ti, err := c.lookup(ctx, name)
 	if err != nil {
-		return nil, err
+		return nil, err // nothing was sent: no client span
 	}
+	ctx, call := c.startCall(ctx, name)
 	a, err := c.call(ti).JSON(ctx, args)
-	return c.prepared(ctx, ti, a, err)
+	res, err := c.prepared(ctx, ti, a, err)
+	endCall(call, res, err)
+	return res, err
 }
 
 // maxDepth is the nesting allowed in what is sent.

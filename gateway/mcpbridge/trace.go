@@ -13,12 +13,12 @@ import (
 	"github.com/structkit/structkit/gateway/internal/mcptrace"
 )
 
-// startCall starts the client span of a call of the tool name.
+// startCall starts the client span of a call of the tool name, a tool
+// the server lists (a call of any other is never sent, and has no span).
 func (c *Client) startCall(ctx context.Context, name string) (context.Context, *mcptrace.Call) {
 	if c.instr.Idle(ctx, trace.SpanKindClient) {
 		return ctx, nil // nothing records: no attributes to build
 	}
-	_, known := c.tools.Load().byName[name]
 	attrs := append(slices.Clip(c.netAttrs), attribute.String(mcptrace.AttrServer, c.name))
 	if id := c.cs.ID(); id != "" {
 		attrs = append(attrs, attribute.String(mcptrace.AttrSession, id))
@@ -26,7 +26,7 @@ func (c *Client) startCall(ctx context.Context, name string) (context.Context, *
 	if ir := c.cs.InitializeResult(); ir != nil && ir.ProtocolVersion != "" {
 		attrs = append(attrs, attribute.String(mcptrace.AttrProtocolVersion, ir.ProtocolVersion))
 	}
-	return c.instr.Start(ctx, trace.SpanKindClient, name, known, attrs)
+	return c.instr.Start(ctx, trace.SpanKindClient, name, true, attrs)
 }
 
 // endCall ends the span of a call with its result or error.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -65,6 +66,13 @@ func TestTraceTypedTool(t *testing.T) {
 	if got := spans.String(cs, "structkit.server"); got != "mcp" {
 		t.Errorf("client span server %q", got)
 	}
+	// The JSON-RPC id of the request, as the capture saw it go out.
+	if id := spans.String(cs, "jsonrpc.request.id"); id == "" || strings.Trim(id, "0123456789") != "" {
+		t.Errorf("client span jsonrpc.request.id %q, want the request's id", id)
+	}
+	if got := spans.String(ss, "network.transport"); got != "pipe" {
+		t.Errorf("server span network.transport %q, want pipe", got)
+	}
 
 	rec.Reset()
 	res, err := c.CallToolJSON(ctx, "count", []byte(`{"query":"q","limit":"many"}`))
@@ -82,14 +90,17 @@ func TestTraceTypedTool(t *testing.T) {
 		t.Errorf("the client's span of a call the server rejected: outcome %q", got)
 	}
 
-	// A tool the server does not list: an error, the name kept out of
-	// the span's.
+	// A tool the server does not list: an error, and no client span,
+	// since nothing was sent (issue 25).
 	rec.Reset()
 	if _, err := c.CallTool(ctx, "nope", nil); err == nil {
 		t.Fatal("a call of an unlisted tool succeeded")
 	}
-	if got := spans.String(rec.One(t, "tools/call", trace.SpanKindClient), "error.type"); got != "_OTHER" {
-		t.Errorf("unlisted tool: error.type %q", got)
+	if _, err := c.CallToolJSON(ctx, "nope", nil); err == nil {
+		t.Fatal("a call of an unlisted tool succeeded")
+	}
+	if got := rec.Spans(); len(got) != 0 {
+		t.Errorf("a call never sent made %d spans: %s", len(got), rec.Names())
 	}
 }
 
@@ -131,6 +142,9 @@ func TestTraceHTTPClient(t *testing.T) {
 	}
 	if addr != u.Hostname() || port != u.Port() {
 		t.Errorf("the client's duration: server.address %q, server.port %q; want %s, %s", addr, port, u.Hostname(), u.Port())
+	}
+	if id := spans.String(cs, "jsonrpc.request.id"); id == "" {
+		t.Error("over HTTP, the client span has no jsonrpc.request.id")
 	}
 	for k, v := range map[string]string{"network.transport": "tcp", "network.protocol.name": "http", "server.address": u.Hostname(), "server.port": u.Port()} {
 		if got := spans.String(cs, k); got != v {
@@ -199,7 +213,6 @@ func TestOperationDuration(t *testing.T) {
 	want := map[string]uint64{
 		"mcp.client.operation.duration count ":           2,
 		"mcp.client.operation.duration count tool_error": 1,
-		"mcp.client.operation.duration  _OTHER":          1,
 		"mcp.server.operation.duration count ":           2,
 		"mcp.server.operation.duration count tool_error": 1,
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -418,7 +419,12 @@ func runBridge(e *env, args []string) error {
 		}
 	}()
 
-	serving := fmt.Sprintf("structkit bridge: serving ToolBridgeService on %s, MCP servers: %s", lis.Addr(), strings.Join(srv.Servers(), ", "))
+	down := hw.NotServing()
+	up := slices.DeleteFunc(srv.Servers(), func(s string) bool { return slices.Contains(down, s) })
+	serving := fmt.Sprintf("structkit bridge: serving ToolBridgeService on %s, MCP servers: %s", lis.Addr(), cmp.Or(strings.Join(up, ", "), "none"))
+	if len(down) > 0 {
+		serving += fmt.Sprintf(" (not serving, started again every %s: %s)", healthwatch.DefaultRetry, strings.Join(down, ", "))
+	}
 	if mlis != nil {
 		serving += fmt.Sprintf("; metrics at http://%s/metrics", mlis.Addr())
 	}
@@ -426,7 +432,10 @@ func runBridge(e *env, args []string) error {
 		serving += fmt.Sprintf("; health at %s", hlis.Addr())
 	}
 	if f.logFormat.value == "json" {
-		attrs := []any{"addr", lis.Addr().String(), "servers", srv.Servers(), "tls", sec.tls != nil, "token", sec.auth != nil}
+		attrs := []any{"addr", lis.Addr().String(), "servers", up, "tls", sec.tls != nil, "token", sec.auth != nil}
+		if len(down) > 0 {
+			attrs = append(attrs, "not_serving", down)
+		}
 		if mlis != nil {
 			attrs = append(attrs, "metrics", "http://"+mlis.Addr().String()+"/metrics")
 		}

@@ -102,7 +102,7 @@ func runMCP(e *env, args []string) error {
 	// tools: the total (--max-list-bytes) bounds what is kept.
 	mcptool.PageByBytes(server, lf.pageBytes())
 	var omitted []grpcmcp.Omission
-	o := grpcmcp.Options{Schema: so.options(), Resolver: r.Types, Profile: pf.p, Omitted: &omitted, TracerProvider: tel.TracerProvider}
+	o := grpcmcp.Options{Schema: so.options(), Resolver: r.Types, Profile: pf.p, Omitted: &omitted, TracerProvider: tel.TracerProvider, MeterProvider: tel.MeterProvider}
 	lf.apply(&o)
 	o.Tools, o.ExcludeTools, o.ReadOnly, o.ForwardHeaders = sf.tools, sf.exclude, sf.readOnly, sf.forward
 	if *lenient {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/structkit/structkit/gateway/internal/mcptrace"
 	"github.com/structkit/structkit/jsonvalue"
 )
 
@@ -59,6 +60,7 @@ func newCallHTTP(server *mcp.Server) *callHTTP {
 
 func (h *callHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r.Header.Del(callHeader)
+	r.Header.Del(mcptrace.RequestIDHeader)
 	if r.Method != http.MethodPost || r.Body == nil {
 		h.next.ServeHTTP(w, r)
 		return
@@ -82,6 +84,11 @@ func (h *callHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.end(callKey{session, p["requestId"]}, r.Context())
 		}
 	case m["id"] != "" && m["method"] != "":
+		if m["method"] == `"`+mcptrace.MethodCallTool+`"` {
+			if id := mcptrace.RawIDText(m["id"]); id != "" {
+				r.Header.Set(mcptrace.RequestIDHeader, id) // for the server span
+			}
+		}
 		h.serveCall(w, r, callKey{session, m["id"]})
 		return
 	}

@@ -43,6 +43,9 @@ func startTracing(ctx context.Context, command, service string, reg prometheus.R
 	if tel.Exporting {
 		say(false, fmt.Sprintf("tracing: exporting spans (%s)", tel.Exporter))
 	}
+	if tel.MetricsExporter != "" {
+		say(false, fmt.Sprintf("tracing: exporting the MCP duration histograms (%s)", tel.MetricsExporter))
+	}
 	stop := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
 		defer cancel()
@@ -69,6 +72,9 @@ not supported (console, zipkin) are ignored with a warning;
 OTEL_SERVICE_NAME (default %s), OTEL_RESOURCE_ATTRIBUTES,
 OTEL_PROPAGATORS, OTEL_TRACES_SAMPLER and the exporter's headers, TLS
 and timeout variables are honoured; OTEL_TRACES_EXPORTER=none or
-OTEL_SDK_DISABLED=true exports nothing.
+OTEL_SDK_DISABLED=true exports nothing. The conventions' duration
+histograms (mcp.server.operation.duration, ...) are exported when
+OTEL_METRICS_EXPORTER (otlp, prometheus) or
+OTEL_EXPORTER_OTLP_METRICS_ENDPOINT asks.
 Spans still held are exported at exit (within 5s).
 `

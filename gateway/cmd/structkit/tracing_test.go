@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -71,7 +72,13 @@ func newCollector(t *testing.T) *collector {
 			}
 			for _, ss := range rs.GetScopeSpans() {
 				for _, s := range ss.GetSpans() {
-					c.spans = append(c.spans, service+": "+s.GetName()+" "+hex.EncodeToString(s.GetTraceId()))
+					line := service + ": " + s.GetName() + " " + hex.EncodeToString(s.GetTraceId())
+					for _, kv := range s.GetAttributes() {
+						if k := kv.GetKey(); k == "jsonrpc.request.id" || k == "network.transport" {
+							line += " " + k + "=" + kv.GetValue().GetStringValue()
+						}
+					}
+					c.spans = append(c.spans, line)
 				}
 			}
 		}
@@ -231,6 +238,11 @@ func TestMCPExportsTraces(t *testing.T) {
 	if strings.Contains(got, "reflection") {
 		t.Errorf("reflection was traced:\n%s", got)
 	}
+	// The server span holds the request's JSON-RPC id (the conventions'
+	// jsonrpc.request.id) and the stdio transport (a pipe).
+	if !spanLine(got, "structkit-mcp: tools/call OrderService_GetOrder ", "jsonrpc.request.id=2", "network.transport=pipe") {
+		t.Errorf("the tools/call span lacks jsonrpc.request.id=2 or network.transport=pipe:\n%s", got)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(seen) != 1 || !strings.HasPrefix(seen[0], "00-"+hostTrace+"-") || strings.Contains(seen[0], hostSpan) {
@@ -354,11 +366,34 @@ func TestMCPHTTPExportsTraces(t *testing.T) {
 			t.Errorf("the collector did not get %q; got:\n%s\nstderr: %s", want, got, stderr.String())
 		}
 	}
+	if !spanLine(got, "structkit-mcp: tools/call OrderService_GetOrder ", "jsonrpc.request.id=", "network.transport=tcp") {
+		t.Errorf("the tools/call span lacks jsonrpc.request.id or network.transport=tcp:\n%s", got)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(seen) != 1 || !strings.HasPrefix(seen[0], "00-"+hostTrace+"-") || strings.Contains(seen[0], hostSpan) {
 		t.Errorf("the gRPC server saw traceparent %v, want one in the host's trace under structkit's span", seen)
 	}
+}
+
+// spanLine reports whether a line of the collector's starting with prefix
+// holds each of attrs ("key=value"; "key=" for any value but none).
+func spanLine(got, prefix string, attrs ...string) bool {
+	for _, l := range strings.Split(got, "\n") {
+		if !strings.HasPrefix(l, prefix) {
+			continue
+		}
+		ok := true
+		for _, a := range attrs {
+			ok = ok && slices.ContainsFunc(strings.Fields(l), func(f string) bool {
+				return f == a || strings.HasSuffix(a, "=") && strings.HasPrefix(f, a) && len(f) > len(a)
+			})
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 // TestBridgeOTelErrorsLogged: what OpenTelemetry reports (here a

@@ -5,6 +5,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/structkit/structkit/gateway/internal/mcptrace"
 )
 
 // transport wraps the connection of a newline-delimited transport
@@ -39,6 +41,9 @@ func (w *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	switch k := kindOf(req.Method); {
 	case k != kindNone && req.IsCall():
+		if k == kindCall {
+			mcptrace.FromContext(ctx).RequestID(req.ID)
+		}
 		id := idKey(req.ID)
 		w.p.add(id, k)
 		err := w.Connection.Write(ctx, msg)

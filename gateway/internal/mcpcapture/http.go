@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/structkit/structkit/gateway/internal/mcptrace"
 	"github.com/structkit/structkit/jsonvalue"
 )
 
@@ -92,6 +93,9 @@ func (rt *roundTripper) outgoing(req *http.Request) (string, *http.Request) {
 	switch {
 	case !ok:
 	case kindOf(r.Method) != kindNone && r.IsCall():
+		if kindOf(r.Method) == kindCall {
+			mcptrace.FromContext(req.Context()).RequestID(r.ID)
+		}
 		id := idKey(r.ID)
 		rt.p.add(id, kindOf(r.Method))
 		return id, req

@@ -33,7 +33,18 @@ type Instruments struct {
 	server, client metric.Float64Histogram
 	noop           bool // the tracer is a no-op's
 	global         bool // the tracer is the global provider's
+	now            func() time.Time
 }
+
+// DeadlineSlack is how close to its context's deadline a cancellation
+// must come for the call's error.type to be "timeout" rather than
+// "cancelled". A caller whose own deadline ends its call cancels it
+// (a gRPC client resets the stream, an MCP client sends
+// notifications/cancelled), and that cancellation reaches the server
+// before the server's copy of the deadline fires: its copy was set a
+// one-way latency later. A cancellation within DeadlineSlack of the
+// deadline is that caller's deadline.
+const DeadlineSlack = 100 * time.Millisecond
 
 // The histograms of the conventions, in seconds, with their advised
 // buckets.
@@ -69,7 +80,16 @@ func New(tp trace.TracerProvider, mp metric.MeterProvider) *Instruments {
 		tracer: tp.Tracer(ScopeName),
 		server: hist(MetricServerDuration, "The duration of the MCP requests served, as the server observes them."),
 		client: hist(MetricClientDuration, "The duration of the MCP requests made, as the client observes them."),
+		now:    time.Now,
 	}
+}
+
+// WithClock returns a copy of in whose durations and deadline decisions
+// read now instead of time.Now (tests).
+func (in *Instruments) WithClock(now func() time.Time) *Instruments {
+	c := *in
+	c.now = now
+	return &c
 }
 
 // isNoop reports whether tp is OpenTelemetry's no-op provider.
@@ -122,6 +142,7 @@ const (
 	AttrErrorType       = "error.type"
 	AttrStatusCode      = "rpc.response.status_code"
 	AttrNetTransport    = "network.transport"
+	AttrRequestID       = "jsonrpc.request.id"
 	AttrNetProtocol     = "network.protocol.name"
 	AttrServerAddress   = "server.address"
 	AttrServerPort      = "server.port"
@@ -181,6 +202,7 @@ type Call struct {
 	ended    bool // End has run
 
 	hist   metric.Float64Histogram
+	now    func() time.Time
 	start  time.Time
 	ctx    context.Context      // the span's, for exemplars
 	mattrs []attribute.KeyValue // the duration's attributes
@@ -215,7 +237,7 @@ func (in *Instruments) Start(ctx context.Context, kind trace.SpanKind, tool stri
 		return ctx, nil
 	}
 	name := MethodCallTool
-	c := &Call{start: time.Now(), hist: in.client}
+	c := &Call{now: in.now, start: in.now(), hist: in.client}
 	if kind == trace.SpanKindServer {
 		c.hist = in.server
 	}
@@ -247,6 +269,9 @@ func (in *Instruments) Start(ctx context.Context, kind trace.SpanKind, tool stri
 // the ambient span.
 func (in *Instruments) StartServer(ctx context.Context, tool string, req *mcp.CallToolRequest, attrs ...attribute.KeyValue) (context.Context, *Call) {
 	if in.Idle(ctx, trace.SpanKindServer) {
+		if req != nil {
+			takeRequestID(req) // the handler never sees it
+		}
 		if req != nil && req.Params != nil {
 			ctx = ExtractMeta(ctx, req.Params.Meta)
 		}
@@ -254,6 +279,9 @@ func (in *Instruments) StartServer(ctx context.Context, tool string, req *mcp.Ca
 	}
 	var opts []trace.SpanStartOption
 	if req != nil {
+		if id, ok := takeRequestID(req); ok {
+			attrs = append(attrs, attribute.String(AttrRequestID, id))
+		}
 		if req.Params != nil && len(req.Params.Meta) > 0 {
 			ambient := trace.SpanContextFromContext(ctx)
 			ctx = ExtractMeta(ctx, req.Params.Meta)
@@ -271,6 +299,10 @@ func (in *Instruments) StartServer(ctx context.Context, tool string, req *mcp.Ca
 		}
 		if req.Extra != nil && req.Extra.Header != nil {
 			attrs = append(attrs, attribute.String(AttrNetProtocol, "http"), attribute.String(AttrNetTransport, "tcp"))
+		} else {
+			// No HTTP request: a stream transport (stdio, or the
+			// in-memory and IO transports, which are pipes too).
+			attrs = append(attrs, attribute.String(AttrNetTransport, "pipe"))
 		}
 	}
 	return in.Start(ctx, trace.SpanKindServer, tool, true, attrs, opts...)
@@ -405,6 +437,9 @@ func (c *Call) End(isError bool, err error) {
 	switch {
 	case err != nil:
 		typ := ErrorType(err)
+		if typ == "cancelled" && c.nearDeadline() {
+			typ = "timeout"
+		}
 		c.span.SetAttributes(attribute.String(AttrOutcome, OutcomeError), attribute.String(AttrErrorType, typ))
 		mattrs = append(mattrs, attribute.String(AttrErrorType, typ))
 		msg := err.Error()
@@ -428,7 +463,30 @@ func (c *Call) End(isError bool, err error) {
 	}
 	c.span.End()
 	if c.hist != nil && c.ctx != nil && c.hist.Enabled(c.ctx) {
-		c.hist.Record(c.ctx, time.Since(c.start).Seconds(), metric.WithAttributes(mattrs...))
+		c.hist.Record(c.ctx, c.now().Sub(c.start).Seconds(), metric.WithAttributes(mattrs...))
+	}
+}
+
+// nearDeadline reports whether the call's context has a deadline at most
+// DeadlineSlack away (or past): a cancellation then is the caller's
+// deadline (see DeadlineSlack).
+func (c *Call) nearDeadline() bool {
+	if c.ctx == nil || c.now == nil {
+		return false
+	}
+	dl, ok := c.ctx.Deadline()
+	return ok && dl.Sub(c.now()) <= DeadlineSlack
+}
+
+// RequestID records the JSON-RPC id of the request that carries the
+// call (the conventions' jsonrpc.request.id), once it is known: the
+// client learns it as the request goes out.
+func (c *Call) RequestID(id jsonrpc.ID) {
+	if !c.Recording() {
+		return
+	}
+	if s := idText(id); s != "" {
+		c.span.SetAttributes(attribute.String(AttrRequestID, coerce.QuoteText(s, maxToolName)))
 	}
 }
 

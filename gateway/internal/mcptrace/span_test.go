@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
@@ -175,5 +178,96 @@ func TestArgumentsAddUp(t *testing.T) {
 	}
 	if n := len(spans.Events(s, EventChange)); n != 3 {
 		t.Errorf("%d change events, want 3", n)
+	}
+}
+
+// TestDeadlineIsTimeout: a cancellation that comes as the call's
+// deadline arrives is the caller's deadline (error.type timeout); one
+// well before it, or on a context without one, is a cancellation. The
+// clock is the test's.
+func TestDeadlineIsTimeout(t *testing.T) {
+	rec := spans.New(t)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name     string
+		deadline time.Duration // from t0; 0: none
+		at       time.Duration // when the call ends
+		err      error
+		want     string
+	}{
+		{name: "deadline exceeded", deadline: time.Second, at: time.Second, err: context.DeadlineExceeded, want: "timeout"},
+		{name: "cancelled at the deadline", deadline: time.Second, at: time.Second, err: context.Canceled, want: "timeout"},
+		{name: "cancelled a latency before it", deadline: time.Second, at: time.Second - DeadlineSlack, err: fmt.Errorf("calling: %w", context.Canceled), want: "timeout"},
+		{name: "cancelled past it", deadline: time.Second, at: 2 * time.Second, err: context.Canceled, want: "timeout"},
+		{name: "cancelled well before it", deadline: time.Second, at: time.Second - DeadlineSlack - time.Millisecond, err: context.Canceled, want: "cancelled"},
+		{name: "cancelled without a deadline", at: time.Hour, err: context.Canceled, want: "cancelled"},
+		{name: "another error at the deadline", deadline: time.Second, at: time.Second, err: errors.New("broken pipe"), want: "_OTHER"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec.Reset()
+			now := t0
+			in := New(rec, nil).WithClock(func() time.Time { return now })
+			ctx := context.Background()
+			if tc.deadline != 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithDeadline(ctx, t0.Add(tc.deadline))
+				defer cancel()
+			}
+			_, call := in.Start(ctx, trace.SpanKindServer, "t", true, nil)
+			now = t0.Add(tc.at)
+			call.End(false, tc.err)
+			if got := spans.String(rec.One(t, "tools/call t", trace.SpanKindServer), AttrErrorType); got != tc.want {
+				t.Errorf("error.type %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRequestID: the JSON-RPC id is the span's jsonrpc.request.id, a
+// number as its decimal digits, a string bounded and escaped.
+func TestRequestID(t *testing.T) {
+	rec := spans.New(t)
+	for _, tc := range []struct {
+		id   any
+		want string
+	}{
+		{float64(7), "7"},
+		{"req-1", "req-1"},
+		{"a\nb", `a\nb`},
+	} {
+		rec.Reset()
+		id, err := jsonrpc.MakeID(tc.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, call := New(rec, nil).Start(context.Background(), trace.SpanKindClient, "t", true, nil)
+		call.RequestID(id)
+		call.End(false, nil)
+		if got := spans.String(rec.One(t, "tools/call t", trace.SpanKindClient), AttrRequestID); got != tc.want {
+			t.Errorf("id %v: %s = %q, want %q", tc.id, AttrRequestID, got, tc.want)
+		}
+	}
+	var nc *Call
+	nc.RequestID(jsonrpc.ID{}) // nil calls do nothing
+}
+
+// TestServerTransport: a server span says network.transport: tcp (and
+// http) for a request over HTTP, pipe for one without (stdio).
+func TestServerTransport(t *testing.T) {
+	rec := spans.New(t)
+	for _, tc := range []struct {
+		name  string
+		extra *mcp.RequestExtra
+		want  string
+	}{
+		{"stdio", nil, "pipe"},
+		{"http", &mcp.RequestExtra{Header: http.Header{}}, "tcp"},
+	} {
+		rec.Reset()
+		_, call := New(rec, nil).StartServer(context.Background(), "t", &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "t"}, Extra: tc.extra})
+		call.End(false, nil)
+		if got := spans.String(rec.One(t, "tools/call t", trace.SpanKindServer), AttrNetTransport); got != tc.want {
+			t.Errorf("%s: network.transport %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

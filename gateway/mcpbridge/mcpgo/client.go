@@ -202,11 +202,11 @@ func (c *Client) lookup(name string) (*tool, error) {
 // is a result with IsError. args is not modified.
 func (c *Client) CallTool(ctx context.Context, name string, args *structpb.Struct) (res *mcpbridge.CallResult, err error) {
 	ti, err := c.lookup(name)
-	ctx, call := c.startCall(ctx, name, err == nil)
-	defer func() { endCall(call, res, err) }()
 	if err != nil {
-		return nil, err
+		return nil, err // nothing was sent: no client span
 	}
+	ctx, call := c.startCall(ctx, name)
+	defer func() { endCall(call, res, err) }()
 	a, err := c.call(ti).Struct(ctx, args)
 	return c.prepared(ctx, ti, a, err)
 }
@@ -218,11 +218,11 @@ func (c *Client) CallTool(ctx context.Context, name string, args *structpb.Struc
 // CallTool.
 func (c *Client) CallToolJSON(ctx context.Context, name string, args []byte) (res *mcpbridge.CallResult, err error) {
 	ti, err := c.lookup(name)
-	ctx, call := c.startCall(ctx, name, err == nil)
-	defer func() { endCall(call, res, err) }()
 	if err != nil {
-		return nil, err
+		return nil, err // nothing was sent: no client span
 	}
+	ctx, call := c.startCall(ctx, name)
+	defer func() { endCall(call, res, err) }()
 	a, err := c.call(ti).JSON(ctx, args)
 	return c.prepared(ctx, ti, a, err)
 }

@@ -62,8 +62,9 @@ func serverAttrs(ctx context.Context, req mcp.CallToolRequest) []attribute.KeyVa
 	return attrs
 }
 
-// startCall starts the client span of a call of the tool name.
-func (c *Client) startCall(ctx context.Context, name string, known bool) (context.Context, *mcptrace.Call) {
+// startCall starts the client span of a call of the tool name, a tool
+// the server lists (a call of any other is never sent, and has no span).
+func (c *Client) startCall(ctx context.Context, name string) (context.Context, *mcptrace.Call) {
 	if c.instr.Idle(ctx, trace.SpanKindClient) {
 		return ctx, nil // nothing records: no attributes to build
 	}
@@ -77,7 +78,7 @@ func (c *Client) startCall(ctx context.Context, name string, known bool) (contex
 	if id := c.mc.GetSessionId(); id != "" {
 		attrs = append(attrs, attribute.String(mcptrace.AttrSession, coerce.QuoteText(id, 128)))
 	}
-	return c.instr.Start(ctx, trace.SpanKindClient, name, known, attrs)
+	return c.instr.Start(ctx, trace.SpanKindClient, name, true, attrs)
 }
 
 // endCall ends the span of a call with its result or error.

@@ -138,6 +138,21 @@ func (w *Watch) setOverall() {
 	}
 }
 
+// NotServing returns the upstreams that are NOT_SERVING, in the order
+// given to New: those whose start failed and that Run starts again, and
+// fixed clients whose session ended.
+func (w *Watch) NotServing() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var d []string
+	for _, s := range w.servers {
+		if !w.serving[s] {
+			d = append(d, s)
+		}
+	}
+	return d
+}
+
 // down returns the upstreams to start again.
 func (w *Watch) down() []string {
 	w.mu.Lock()

@@ -269,13 +269,17 @@ func TestBridgeWatchFlood(t *testing.T) {
 // past the frame a client reads> --mcp ok=<a good server>": the bridge
 // serves ok (ListTools lists its tools, a call works), h is NOT_SERVING in health (the bridge as a whole SERVING),
 // a call to one of h's tools is UNAVAILABLE naming it, and h is started
-// again (a second start failure in the log) while the bridge serves.
-// With --fail-fast the bridge exits at start naming h.
+// again (a second start failure in the log) while the bridge serves; the
+// start line says h is not serving. With --fail-fast the bridge exits at start naming h.
 func TestBridgeBrokenAtStart(t *testing.T) {
 	long.Skip(t, "the hostile-binary suite")
 	ctx := testContext(t)
 	ok := "ok=" + structkit(t) + " mcp-example"
 	p, addr := startBridge(t, ctx, "huge", "--mcp", ok)
+	// The start line names the servers served, and those not.
+	if line := "MCP servers: ok (not serving, started again every 5s: h)"; !strings.Contains(p.stderr.String(), line) {
+		t.Errorf("the start line does not say %q:\n%.2000s", line, p.stderr.String())
+	}
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)

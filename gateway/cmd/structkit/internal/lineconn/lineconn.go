@@ -17,7 +17,10 @@
 //     object without "method" or "id"), or a batch (an array; batches
 //     are gone from MCP since 2025-06-18): -32600 Invalid Request.
 //
-// A well-formed line is handed to the SDK as it came (jsonrpc.DecodeMessage).
+// A well-formed line is handed to the SDK as it came (jsonrpc.DecodeMessage),
+// but a tools/call request, whose JSON-RPC id is added to its params._meta
+// for the server span (mcptrace.TagRequest): the go-sdk does not tell a
+// handler its request's id.
 package lineconn
 
 import (
@@ -35,6 +38,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/structkit/structkit/gateway/internal/mcptrace"
 	"github.com/structkit/structkit/jsonvalue"
 )
 
@@ -78,7 +82,7 @@ const DefaultMaxDrain = 2 * time.Minute
 
 // Connect starts reading lines.
 func (t *Transport) Connect(context.Context) (mcp.Connection, error) {
-	c := &conn{t: *t, incoming: make(chan result), closed: make(chan struct{}), pending: map[jsonrpc.ID]bool{}, drained: make(chan struct{}, 1)}
+	c := &conn{t: *t, incoming: make(chan result), closed: make(chan struct{}), pending: map[jsonrpc.ID]bool{}, cancelled: map[jsonrpc.ID]bool{}, drained: make(chan struct{}, 1)}
 	if c.t.MaxDrain <= 0 {
 		c.t.MaxDrain = DefaultMaxDrain
 	}
@@ -104,9 +108,10 @@ type conn struct {
 	closed    chan struct{}
 	closeOnce sync.Once
 
-	mu      sync.Mutex
-	pending map[jsonrpc.ID]bool // requests read and not yet answered
-	drained chan struct{}       // signalled when pending empties
+	mu        sync.Mutex
+	pending   map[jsonrpc.ID]bool // requests read and not yet answered
+	cancelled map[jsonrpc.ID]bool // pending requests the client cancelled: their answer is not written
+	drained   chan struct{}       // signalled when pending empties
 }
 
 // track notes a request read, to be answered before the input's end is
@@ -143,8 +148,30 @@ func (c *conn) track(msg jsonrpc.Message) {
 			}
 			id, _ = jsonrpc.MakeID(float64(n))
 		}
+		c.mu.Lock()
+		if c.pending[id] {
+			c.cancelled[id] = true // bounded by pending: one per request read
+		}
+		c.mu.Unlock()
 		c.answered(&jsonrpc.Response{ID: id})
 	}
+}
+
+// dropped reports whether msg is the answer to a request the client
+// cancelled, which MCP says not to send (the SDK answers it with the
+// context's error, code 0), forgetting the request.
+func (c *conn) dropped(msg jsonrpc.Message) bool {
+	r, ok := msg.(*jsonrpc.Response)
+	if !ok {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.cancelled[r.ID] {
+		return false
+	}
+	delete(c.cancelled, r.ID)
+	return true
 }
 
 // answered notes a response written.
@@ -282,6 +309,9 @@ func (c *conn) decode(n int, line []byte) jsonrpc.Message {
 		c.bad(n, CodeInvalidRequest, fmt.Sprintf("line %d is not a JSON-RPC message: %v", n, err))
 		return nil
 	}
+	if r, ok := msg.(*jsonrpc.Request); ok {
+		mcptrace.TagRequest(r) // the id, for the server span
+	}
 	return msg
 }
 
@@ -310,8 +340,12 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
-// Write writes one message on its own line.
+// Write writes one message on its own line, but the answer to a
+// cancelled request.
 func (c *conn) Write(_ context.Context, msg jsonrpc.Message) error {
+	if c.dropped(msg) {
+		return nil
+	}
 	b, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return err

@@ -102,6 +102,18 @@ func TestDrain(t *testing.T) {
 	if err := <-eof; err != io.EOF {
 		t.Fatalf("after the answers: %v, want io.EOF", err)
 	}
+	// The cancelled call's answer, when the SDK writes it anyway, is not
+	// sent (MCP: a cancelled request gets no response); the others are.
+	before := out.String()
+	if err := c.Write(context.Background(), &jsonrpc.Response{ID: calls[2].ID, Error: context.Canceled}); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != before {
+		t.Errorf("the answer to cancelled request 3 was written: %q", strings.TrimPrefix(got, before))
+	}
+	if err := c.Write(context.Background(), &jsonrpc.Response{ID: calls[2].ID, Result: []byte(`{}`)}); err != nil || out.String() == before {
+		t.Errorf("a second answer with the same id (a later request) was not written: %v", err)
+	}
 
 	// An answer that never comes: the end waits MaxDrain at most.
 	c2, err := (&Transport{Reader: strings.NewReader(ping + "\n"), Writer: out, MaxDrain: 1}).Connect(context.Background())

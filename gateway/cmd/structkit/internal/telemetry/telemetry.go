@@ -23,13 +23,17 @@
 // (mcp.client.operation.duration, mcp.server.operation.duration) are
 // recorded by a MeterProvider whose reader is OpenTelemetry's Prometheus
 // exporter, registered in the command's Prometheus registry, so that they
-// are served on its /metrics beside the command's own families.
+// are served on its /metrics beside the command's own families; and, when
+// OTEL_METRICS_EXPORTER or OTEL_EXPORTER_OTLP_METRICS_ENDPOINT asks, by
+// autoexport's reader (OTLP, or autoexport's own Prometheus server), which
+// is how structkit mcp, which serves no /metrics, exports them.
 //
 // Without export, trace context still passes through (a traceparent in
 // reaches the upstream), and no span is recorded.
 package telemetry
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -63,7 +67,8 @@ type Telemetry struct {
 	// records none. Never nil.
 	TracerProvider trace.TracerProvider
 	// MeterProvider records the MCP operation-duration histograms into
-	// the registry given to Setup; without one it records nothing. Never
+	// the registry given to Setup, and exports them when the environment
+	// asks (see MetricsExporter); with neither it records nothing. Never
 	// nil.
 	MeterProvider metric.MeterProvider
 	// Propagator carries trace context in gRPC metadata.
@@ -72,6 +77,11 @@ type Telemetry struct {
 	// ("otlp http/protobuf").
 	Exporting bool
 	Exporter  string
+	// MetricsExporter names the exporter of the operation-duration
+	// histograms when the environment asks for one (OTEL_METRICS_EXPORTER,
+	// or an OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: "otlp" when unnamed),
+	// beside the registry's /metrics; "" otherwise.
+	MetricsExporter string
 	// Warnings are what the environment held that is ignored.
 	Warnings []string
 
@@ -87,7 +97,7 @@ func Setup(ctx context.Context, service string, reg prometheus.Registerer) (*Tel
 	t := &Telemetry{TracerProvider: noop.NewTracerProvider(), MeterProvider: metricnoop.NewMeterProvider()}
 	t.Propagator = t.propagators()
 	var res *resource.Resource
-	if reg != nil || t.exporting() {
+	if reg != nil || t.exporting() || t.exportingMetrics() {
 		var err error
 		res, err = resource.New(ctx,
 			resource.WithAttributes(attribute.String("service.name", service)),
@@ -99,12 +109,22 @@ func Setup(ctx context.Context, service string, reg prometheus.Registerer) (*Tel
 			return nil, fmt.Errorf("the telemetry resource: %w", err)
 		}
 	}
+	var readers []sdkmetric.Option
 	if reg != nil {
 		reader, err := otelprom.New(otelprom.WithRegisterer(reg), otelprom.WithoutScopeInfo(), otelprom.WithoutTargetInfo())
 		if err != nil {
 			return nil, fmt.Errorf("the Prometheus metric reader: %w", err)
 		}
-		t.meters = sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader), sdkmetric.WithResource(res))
+		readers = append(readers, sdkmetric.WithReader(reader))
+	}
+	if reader, err := t.metricReader(ctx); err != nil {
+		return nil, err
+	} else if reader != nil {
+		readers = append(readers, sdkmetric.WithReader(reader))
+		t.MetricsExporter = cmp.Or(strings.TrimSpace(os.Getenv("OTEL_METRICS_EXPORTER")), "otlp")
+	}
+	if len(readers) > 0 {
+		t.meters = sdkmetric.NewMeterProvider(append(readers, sdkmetric.WithResource(res))...)
 		t.MeterProvider = t.meters
 	}
 	if !t.exporting() {
@@ -136,6 +156,41 @@ func (t *Telemetry) exporting() bool {
 
 func endpoint() bool {
 	return os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != ""
+}
+
+// exportingMetrics says whether the environment asks for metrics to be
+// exported: OTEL_METRICS_EXPORTER is set, or the metrics' own OTLP
+// endpoint (the generic one asks for spans only, as before metrics were
+// exported, so that a collector set up for traces gets no new signal).
+func (t *Telemetry) exportingMetrics() bool {
+	if v := strings.TrimSpace(os.Getenv("OTEL_SDK_DISABLED")); strings.EqualFold(v, "true") {
+		return false
+	}
+	return os.Getenv("OTEL_METRICS_EXPORTER") != "" || os.Getenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") != ""
+}
+
+// metricReader is autoexport's metric reader when the environment asks
+// for one (see exportingMetrics), nil otherwise: "none", or a value
+// autoexport refuses (warned about), or the console exporter (refused:
+// standard output carries structkit mcp's protocol).
+func (t *Telemetry) metricReader(ctx context.Context) (sdkmetric.Reader, error) {
+	if !t.exportingMetrics() {
+		return nil, nil
+	}
+	name := strings.TrimSpace(os.Getenv("OTEL_METRICS_EXPORTER"))
+	if name == "console" {
+		t.warn(fmt.Sprintf("OTEL_METRICS_EXPORTER %q: %s; ignored", name, errConsole))
+		return nil, nil
+	}
+	r, err := autoexport.NewMetricReader(ctx)
+	if err != nil {
+		t.warn(fmt.Sprintf("OTEL_METRICS_EXPORTER %q: %s; ignored", coerce.QuoteText(name, 64), coerce.QuoteText(err.Error(), 200)))
+		return nil, nil
+	}
+	if autoexport.IsNoneMetricReader(r) {
+		return nil, nil
+	}
+	return r, nil
 }
 
 // warn adds w once.

@@ -18,7 +18,8 @@ import (
 
 // otelVars are the variables the tests set; each test starts with none.
 var otelVars = []string{"OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-	"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_PROPAGATORS", "OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES"}
+	"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_PROPAGATORS", "OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES",
+	"OTEL_METRICS_EXPORTER", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"}
 
 func setenv(t *testing.T, env map[string]string) {
 	t.Helper()
@@ -214,5 +215,68 @@ func TestEndpointPaths(t *testing.T) {
 		if got := <-paths; got != tc.want {
 			t.Errorf("%v: posted to %s, want %s", tc.env, got, tc.want)
 		}
+	}
+}
+
+// TestMetricsExport: without a registry (structkit mcp), the MCP
+// histograms are exported when the environment asks for metrics, and only
+// then: an OTLP collector receives them at /v1/metrics; "none", the
+// console exporter and an unknown name export nothing (the last two
+// warned about); the generic endpoint alone asks for spans only.
+func TestMetricsExport(t *testing.T) {
+	paths := make(chan string, 16)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths <- r.URL.Path
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name     string
+		env      map[string]string
+		exporter string
+		warn     string
+	}{
+		{name: "otlp", env: map[string]string{"OTEL_METRICS_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL}, exporter: "otlp"},
+		{name: "metrics endpoint", env: map[string]string{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": srv.URL + "/v1/metrics"}, exporter: "otlp"},
+		{name: "generic endpoint only", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL}},
+		{name: "none", env: map[string]string{"OTEL_METRICS_EXPORTER": "none"}},
+		{name: "console", env: map[string]string{"OTEL_METRICS_EXPORTER": "console"}, warn: "console"},
+		{name: "unknown", env: map[string]string{"OTEL_METRICS_EXPORTER": "statsd"}, warn: "statsd"},
+		{name: "disabled", env: map[string]string{"OTEL_METRICS_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL, "OTEL_SDK_DISABLED": "true"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			setenv(t, tc.env)
+			for len(paths) > 0 {
+				<-paths
+			}
+			tel, err := Setup(ctx, "x", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tel.MetricsExporter != tc.exporter {
+				t.Errorf("MetricsExporter %q, want %q", tel.MetricsExporter, tc.exporter)
+			}
+			if tc.warn != "" && !strings.Contains(strings.Join(tel.Warnings, "\n"), tc.warn) {
+				t.Errorf("warnings %q, want one naming %q", tel.Warnings, tc.warn)
+			}
+			h, err := tel.MeterProvider.Meter("m").Float64Histogram("mcp.server.operation.duration", metric.WithUnit("s"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.Record(ctx, 0.25)
+			if err := tel.Shutdown(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for len(paths) > 0 {
+				if p := <-paths; p == "/v1/metrics" {
+					got = append(got, p)
+				}
+			}
+			if exported := len(got) > 0; exported != (tc.exporter != "") {
+				t.Errorf("metrics posted %d times, want exported=%v", len(got), tc.exporter != "")
+			}
+		})
 	}
 }
