@@ -63,6 +63,7 @@ func TestREADMEShell(t *testing.T) {
 		_, blocks := docBlocks(t, file)
 		all = append(all, blocks...)
 	}
+	lockShellPorts(t)
 	checkPortsFree(t, all)
 	dir := copyRepo(t)
 	total := shellTotalTimeout
