@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 // maxLibraryModules bounds what a library user inherits: the modules `go
@@ -66,5 +68,39 @@ func main() { fmt.Println(structconv.MarshalOptions{}, coerce.Policy{}) }
 	t.Logf("%d modules: %s", len(mods), strings.Join(mods, " "))
 	if len(mods) > maxLibraryModules {
 		t.Errorf("a program importing structconv and coerce has %d modules in go list -m all, limit %d", len(mods), maxLibraryModules)
+	}
+}
+
+// TestGoModRequires: what each module's go.mod may not require, so that a
+// user of one does not inherit another's dependencies (issue 24): the
+// library names no OpenTelemetry, Prometheus, genai, mcp-go or go-sdk
+// module; the gateway no mcp-go (its adapters are the mcpgo module's).
+func TestGoModRequires(t *testing.T) {
+	for dir, banned := range map[string][]string{
+		".":       {"go.opentelemetry.io/", "github.com/prometheus/", "google.golang.org/genai", "github.com/mark3labs/", "github.com/modelcontextprotocol/"},
+		"gateway": {"github.com/mark3labs/"},
+	} {
+		cmd := exec.Command("go", "mod", "edit", "-json")
+		cmd.Dir = dir
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: go mod edit -json: %v", dir, err)
+		}
+		v, err := jsonvalue.Decode(out, jsonvalue.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		reqs, _ := v.(map[string]any)["Require"].([]any)
+		if len(reqs) == 0 {
+			t.Fatalf("%s/go.mod requires nothing?", dir)
+		}
+		for _, r := range reqs {
+			path, _ := r.(map[string]any)["Path"].(string)
+			for _, b := range banned {
+				if strings.HasPrefix(path, b) {
+					t.Errorf("%s/go.mod requires %s", dir, path)
+				}
+			}
+		}
 	}
 }
