@@ -137,7 +137,7 @@ type Options struct {
 	// malformed pattern with an error wrapping path.ErrBadPattern.
 	Tools, ExcludeTools []string
 	ReadOnly            bool
-	// ForwardMetadata names the gRPC metadata of an incoming CallTool
+	// Forward names the gRPC metadata of an incoming CallTool
 	// forwarded to the MCP server, e.g. "authorization", "x-tenant";
 	// nothing is forwarded by default. Servers reached over HTTP (HTTP)
 	// get them as HTTP headers of the tools/call requests; servers over
@@ -161,7 +161,7 @@ type Options struct {
 	// pass the bounds (8 values of a name, 8 KiB a value, 16 KiB in all,
 	// printable ASCII) is refused with INVALID_ARGUMENT naming the
 	// header, never its value, before anything is sent.
-	ForwardMetadata []string
+	Forward []string
 	// TracerProvider, if not nil, makes the client span of each call to
 	// an MCP server ("tools/call TOOL", following the OpenTelemetry
 	// semantic conventions for MCP, with the server's name, the call's
@@ -214,7 +214,7 @@ type Server struct {
 	prefixed                             bool
 
 	scope   *scope.Matcher // Options.Tools, ExcludeTools, ReadOnly
-	forward scope.Forward  // Options.ForwardMetadata
+	forward scope.Forward  // Options.Forward
 
 	adapted adaptedSchemas                         // input schemas adapted to provider profiles
 	cache   *schemacache.Cache[*structconv.Schema] // the upstreams' compiled schemas

@@ -15,7 +15,7 @@ import (
 
 // Forwarded metadata
 //
-// Options.ForwardMetadata names the gRPC metadata of a CallTool carried
+// Options.Forward names the gRPC metadata of a CallTool carried
 // to an MCP server reached over HTTP: CallTool reads the values from the
 // incoming metadata into the call's context (forwardContext), and the
 // HTTP client of HTTP upstreams (forwardingClient) sets them on each

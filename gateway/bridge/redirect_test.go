@@ -70,7 +70,7 @@ func TestForwardRedirects(t *testing.T) {
 		return ts.URL
 	}
 	call := func(endpoint string) (string, error) {
-		c, _ := serve(t, bridge.Options{ForwardMetadata: []string{"authorization", "x-api-key", "x-tenant"}}, bridge.HTTP("web", endpoint))
+		c, _ := serve(t, bridge.Options{Forward: []string{"authorization", "x-api-key", "x-tenant"}}, bridge.HTTP("web", endpoint))
 		ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer caller-secret", "x-api-key", "key-secret", "x-tenant", "acme")
 		resp, err := c.CallTool(ctx, &bridgev1.CallToolRequest{Name: "whoami", Args: &bridgev1.CallToolRequest_ArgumentsJson{ArgumentsJson: "{}"}})
 		if err != nil {

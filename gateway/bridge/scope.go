@@ -17,7 +17,7 @@ func (s *Server) compileScope() error {
 	if err != nil {
 		return err
 	}
-	f, err := scope.CompileForward("bridge: ForwardMetadata", s.opts.ForwardMetadata)
+	f, err := scope.CompileForward("bridge: Forward", s.opts.Forward)
 	if err != nil {
 		return err
 	}

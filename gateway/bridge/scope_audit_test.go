@@ -128,7 +128,7 @@ func (l *requestLog) all() []seenRequest {
 // the start's tools/list, notifications, the SSE stream) carry none.
 func TestForwardIsolated(t *testing.T) {
 	var log requestLog
-	c, _ := serve(t, bridge.Options{ForwardMetadata: []string{"x-tenant"}}, bridge.HTTP("web", tenantListServer(t, &log)))
+	c, _ := serve(t, bridge.Options{Forward: []string{"x-tenant"}}, bridge.HTTP("web", tenantListServer(t, &log)))
 	const n = 64
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -180,7 +180,7 @@ func TestForwardIsolated(t *testing.T) {
 func TestTenantsApart(t *testing.T) {
 	var log requestLog
 	srv := tenantListServer(t, &log)
-	c, _ := serve(t, bridge.Options{ForwardMetadata: []string{"x-tenant"}, ListLimits: mcpbridge.ListLimits{MinRelistInterval: -1}}, bridge.HTTP("web", srv))
+	c, _ := serve(t, bridge.Options{Forward: []string{"x-tenant"}, ListLimits: mcpbridge.ListLimits{MinRelistInterval: -1}}, bridge.HTTP("web", srv))
 	as := func(tenant string) context.Context {
 		return metadata.AppendToOutgoingContext(context.Background(), "x-tenant", tenant)
 	}

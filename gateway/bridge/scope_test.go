@@ -183,8 +183,8 @@ func TestScopeErrors(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"te", "connection", ":authority", "grpc-trace-bin", "x-id-bin", "content-type", "host", "mcp-session-id", "x y"} {
-		if _, err := bridge.New(bridge.Options{ForwardMetadata: []string{name}}, up); err == nil || !strings.Contains(err.Error(), "ForwardMetadata") {
-			t.Errorf("ForwardMetadata %q: err = %v", name, err)
+		if _, err := bridge.New(bridge.Options{Forward: []string{name}}, up); err == nil || !strings.Contains(err.Error(), "Forward") {
+			t.Errorf("Forward %q: err = %v", name, err)
 		}
 	}
 }
@@ -201,7 +201,7 @@ func httpScopeServer(t *testing.T, log *headerLog) string {
 func TestForwardMetadata(t *testing.T) {
 	var seen headerLog
 	var logs logBuffer
-	opts := bridge.Options{ForwardMetadata: []string{"authorization", "X-Tenant"}, Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+	opts := bridge.Options{Forward: []string{"authorization", "X-Tenant"}, Logger: slog.New(slog.NewTextHandler(&logs, nil))}
 	c, srv := serve(t, opts, bridge.HTTP("web", httpScopeServer(t, &seen)), bridge.InProcess("local", scopeServer(nil)))
 	if !strings.Contains(logs.String(), "forwarded metadata does not reach it") || !strings.Contains(logs.String(), "server=local") {
 		t.Errorf("the in-process upstream's lack of headers is not logged:\n%s", logs.String())
@@ -265,7 +265,7 @@ func TestForwardMetadataNotByDefault(t *testing.T) {
 	}
 	h := seen.all()[0]
 	if h.Get("Authorization") != "" || h.Get("X-Tenant") != "" {
-		t.Errorf("forwarded without ForwardMetadata: %v", h)
+		t.Errorf("forwarded without Forward: %v", h)
 	}
 }
 

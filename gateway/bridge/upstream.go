@@ -35,7 +35,7 @@ type Upstream struct {
 	// with codes.Unavailable. The bridge does not close it.
 	Client *mcpbridge.Client
 
-	headers bool // HTTP's: requests carry Options.ForwardMetadata
+	headers bool // HTTP's: requests carry Options.Forward
 }
 
 // CommandFunc is an upstream that runs the command newCmd returns as a

@@ -40,7 +40,7 @@ func (r *registration) scope() (scoped, error) {
 	if err != nil {
 		return scoped{}, err
 	}
-	if r.forward, err = scope.CompileForward("grpcmcp: ForwardHeaders", r.o.ForwardHeaders); err != nil {
+	if r.forward, err = scope.CompileForward("grpcmcp: Forward", r.o.Forward); err != nil {
 		return scoped{}, err
 	}
 	return scoped{m: m}, nil

@@ -11,7 +11,7 @@ import (
 
 // Forwarded headers
 //
-// Options.ForwardHeaders names the headers of an MCP request carried to
+// Options.Forward names the headers of an MCP request carried to
 // its gRPC call as outgoing metadata, under the same (lower-case) names:
 // over streamable HTTP, the headers of the HTTP request that carried the
 // tools/call (the go-sdk's CallToolRequest.Extra.Header). Nothing else is

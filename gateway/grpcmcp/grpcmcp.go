@@ -171,7 +171,7 @@ type Options struct {
 	// an error wrapping path.ErrBadPattern.
 	Tools, ExcludeTools []string
 	ReadOnly            bool
-	// ForwardHeaders names the headers of the incoming MCP request
+	// Forward names the headers of the incoming MCP request
 	// (streamable HTTP: the HTTP request's headers) forwarded to the gRPC
 	// call as metadata, e.g. "authorization", "x-tenant"; nothing is
 	// forwarded by default. Over stdio and in-memory transports there are
@@ -182,7 +182,7 @@ type Options struct {
 	// pass the bounds (8 values of a name, 8 KiB a value, 16 KiB in all,
 	// printable ASCII only) is not made: its result is an isError naming
 	// the header, never its value.
-	ForwardHeaders []string
+	Forward []string
 	// TracerProvider, if not nil, makes a server span "tools/call TOOL"
 	// of each call (following the OpenTelemetry semantic conventions for
 	// MCP, with the arguments' changes, problems, the gRPC method and code,
@@ -406,7 +406,7 @@ type tool struct {
 	timeout  time.Duration         // Options.CallTimeout
 	maxDepth int                   // of results (resultDepth)
 	stream   *streaming            // of a server-streaming method; nil for a unary one
-	forward  scope.Forward         // Options.ForwardHeaders
+	forward  scope.Forward         // Options.Forward
 	instr    *mcptrace.Instruments // Options.TracerProvider's and MeterProvider's
 }
 

@@ -80,7 +80,7 @@ type registration struct {
 	// generated is the sum of the schemas generated, which bounds the
 	// work of the tools left out.
 	generated int
-	forward   scope.Forward         // Options.ForwardHeaders, checked (scope)
+	forward   scope.Forward         // Options.Forward, checked (scope)
 	instr     *mcptrace.Instruments // the tools' tracer and histograms (instruments)
 }
 

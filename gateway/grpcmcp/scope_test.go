@@ -182,8 +182,8 @@ func TestScopeErrors(t *testing.T) {
 		}
 	}
 	for _, h := range []string{"connection", ":authority", "grpc-timeout", "x-id-bin", "content-type", "mcp-session-id", "x tenant"} {
-		if _, err := grpcmcp.AddService(s, conn, orderService, grpcmcp.Options{ForwardHeaders: []string{h}}); err == nil || !strings.Contains(err.Error(), "ForwardHeaders") {
-			t.Errorf("ForwardHeaders %q: err = %v", h, err)
+		if _, err := grpcmcp.AddService(s, conn, orderService, grpcmcp.Options{Forward: []string{h}}); err == nil || !strings.Contains(err.Error(), "Forward") {
+			t.Errorf("Forward %q: err = %v", h, err)
 		}
 	}
 }
@@ -218,7 +218,7 @@ func overHTTP(t *testing.T, s *mcp.Server, h http.Header) *mcp.ClientSession {
 func TestForwardHeaders(t *testing.T) {
 	seen, conn := startOrders(t)
 	s := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
-	if _, err := grpcmcp.AddService(s, conn, orderService, grpcmcp.Options{ForwardHeaders: []string{"Authorization", "x-tenant"}}); err != nil {
+	if _, err := grpcmcp.AddService(s, conn, orderService, grpcmcp.Options{Forward: []string{"Authorization", "x-tenant"}}); err != nil {
 		t.Fatal(err)
 	}
 	h := http.Header{"Authorization": {"Bearer abc"}, "X-Tenant": {"t1", "t2"}, "X-Secret": {"not forwarded"}}
@@ -267,6 +267,6 @@ func TestForwardHeadersNotByDefault(t *testing.T) {
 	call(t, cs, "OrderService_GetOrder", map[string]any{"orderId": 1})
 	md := seen.all()[0]
 	if md.Get("authorization") != nil || md.Get("x-tenant") != nil {
-		t.Errorf("forwarded without ForwardHeaders: %v", md)
+		t.Errorf("forwarded without Forward: %v", md)
 	}
 }

@@ -159,7 +159,7 @@ func dynamicStream(conn grpc.ClientConnInterface, md protoreflect.MethodDescript
 }
 
 // handler is the tool's handler of tools/call: within its server span
-// (Options.TracerProvider), the forwarded headers (Options.ForwardHeaders)
+// (Options.TracerProvider), the forwarded headers (Options.Forward)
 // put in the outgoing metadata, the call timeout set, the arguments read
 // into the request message, then the call, unary or server-streaming.
 func (t *tool) handler() mcp.ToolHandler {

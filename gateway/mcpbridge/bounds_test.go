@@ -112,7 +112,7 @@ func TestToolSchemasInexact(t *testing.T) {
 	}
 	defer c.Close()
 	ti, _ := c.Tool("bounds")
-	if ti.Exact || c.ExactResults() {
+	if ti.Exact || c.Exact() {
 		t.Error("schemas over an unwrapped transport are exact")
 	}
 }

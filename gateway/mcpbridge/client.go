@@ -101,7 +101,7 @@ type ClientOptions struct {
 	StructuredJSON bool
 	// Logger, if not nil, receives the SDK client's log, failures of
 	// background refreshes, and a warning when Connect's transport is one
-	// whose results the Client cannot capture (see ExactResults).
+	// whose results the Client cannot capture (see Exact).
 	Logger *slog.Logger
 	// Implementation is what the client tells the server it is; nil means
 	// {Name: "structkit-mcpbridge", Version: "v1"}.
@@ -139,7 +139,7 @@ type ToolInfo struct {
 	// Exact is true when InputSchema and OutputSchema (and so Input,
 	// Output, the check and adapted schemas) were read from the raw
 	// tools/list result, captured below the SDK as results are (see
-	// Client.ExactResults): a "maximum" of 18446744073709551615, a const
+	// Client.Exact): a "maximum" of 18446744073709551615, a const
 	// or enum beyond 2^53 are exact. When false (a transport the Client
 	// cannot wrap, which Connect logs; or a listing the capture could not
 	// rewrite, which Refresh logs), they are the SDK's float64 decoding,
@@ -194,7 +194,7 @@ type CallResult struct {
 	// arguments): the server was not called.
 	Local bool
 	// Exact is true when the numbers of Content and Structured are as the
-	// server wrote them: the raw result was captured (see ExactResults),
+	// server wrote them: the raw result was captured (see Exact),
 	// or it holds no number the SDK's decoding could have changed, or the
 	// call was answered locally. When false, Structured holds the SDK's
 	// float64 values, and ResultReport flags the whole ones beyond ±2^53
@@ -254,7 +254,7 @@ type Client struct {
 // otherwise observe the traffic of the last, give it an http.Client of
 // your own: the Client wraps a copy of it). Any other transport, such as
 // a wrapper of one of these, still works, but its results are the SDK's
-// decoding: ExactResults reports false, CallResult.Exact is false for
+// decoding: Exact reports false, CallResult.Exact is false for
 // results with numbers, and Connect logs a warning to
 // ClientOptions.Logger. t itself is never modified.
 func Connect(ctx context.Context, t mcp.Transport, opts ClientOptions) (*Client, error) {
@@ -348,13 +348,16 @@ func (c *Client) refresher() {
 	}
 }
 
-// ExactResults reports whether the Client captures each tools/call
+// Exact reports whether the Client captures each tools/call
 // result's raw JSON and each listed tool's raw schemas, so that numbers in
 // results and schemas are exact: true for the transports Connect knows how
 // to wrap, false for any other (see also ToolInfo.Exact).
-func (c *Client) ExactResults() bool { return c.exact }
+func (c *Client) Exact() bool { return c.exact }
 
-// Session returns the underlying SDK session. A tools/call result or a
+// Session returns the underlying SDK session. It is an escape hatch:
+// what goes through it bypasses the Client, so its calls are neither
+// converted nor checked, their numbers are the SDK's float64s, and they
+// make no spans or metrics. A tools/call result or a
 // listed tool it returns directly carries the Client's capture in its
 // Meta, under a key starting "structkit.dev/raw-result-" (a JSON string of
 // the raw structuredContent and content, or of the raw inputSchema and

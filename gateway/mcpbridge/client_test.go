@@ -609,8 +609,8 @@ func TestStreamableHTTP(t *testing.T) {
 			if got := res.Structured.GetStructValue().GetFields()["repo_id"].GetStringValue(); got != "9007199254740993" {
 				t.Errorf("structured repo_id = %v", res.Structured.GetStructValue().GetFields()["repo_id"])
 			}
-			if !res.Exact || !c.ExactResults() {
-				t.Errorf("exact %v, client exact %v", res.Exact, c.ExactResults())
+			if !res.Exact || !c.Exact() {
+				t.Errorf("exact %v, client exact %v", res.Exact, c.Exact())
 			}
 		})
 	}

@@ -133,8 +133,8 @@ func TestUnwrappedTransport(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if c.ExactResults() {
-		t.Error("ExactResults over a LoggingTransport")
+	if c.Exact() {
+		t.Error("Exact over a LoggingTransport")
 	}
 	if !strings.Contains(logs.String(), "cannot capture") || !strings.Contains(logs.String(), "*mcp.LoggingTransport") {
 		t.Errorf("no warning:\n%s", logs.String())

@@ -21,7 +21,7 @@ import (
 // structuredContent Out cannot hold, is a *CallError at StageResult.
 //
 // Over a transport whose results the Client does not capture
-// (Client.ExactResults is false), the structured result is the go-sdk's
+// (Client.Exact is false), the structured result is the go-sdk's
 // float64 decoding: it is decoded into Out only when every number in it
 // is exact as a double; a whole number beyond ±2^53, whose digits may be
 // lost, is a *CallError at StageResult whose Err is a *structconv.Error

@@ -360,7 +360,7 @@ func runBridge(e *env, args []string) error {
 		MaxStructValues:  f.maxStructValues,
 		CheckOptions:     structconv.CheckOptions{Policy: policy, Observer: joinObservers(observers...), MaxDepth: f.maxDepth},
 		ListLimits:       f.limits.ListLimits, TracerProvider: tel.TracerProvider, MeterProvider: tel.MeterProvider,
-		Tools: f.scope.tools, ExcludeTools: f.scope.exclude, ReadOnly: f.scope.readOnly, ForwardMetadata: f.scope.forward}, ups...)
+		Tools: f.scope.tools, ExcludeTools: f.scope.exclude, ReadOnly: f.scope.readOnly, Forward: f.scope.forward}, ups...)
 	if err != nil {
 		return err
 	}

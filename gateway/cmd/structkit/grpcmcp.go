@@ -104,7 +104,7 @@ func runMCP(e *env, args []string) error {
 	var omitted []grpcmcp.Omission
 	o := grpcmcp.Options{Schema: so.options(), Resolver: r.Types, Profile: pf.p, Omitted: &omitted, TracerProvider: tel.TracerProvider, MeterProvider: tel.MeterProvider}
 	lf.apply(&o)
-	o.Tools, o.ExcludeTools, o.ReadOnly, o.ForwardHeaders = sf.tools, sf.exclude, sf.readOnly, sf.forward
+	o.Tools, o.ExcludeTools, o.ReadOnly, o.Forward = sf.tools, sf.exclude, sf.readOnly, sf.forward
 	if *lenient {
 		o.Policy = coerce.Lenient()
 	}

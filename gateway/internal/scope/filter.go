@@ -2,8 +2,7 @@
 // package grpcmcp: which tools are exposed (include and exclude patterns,
 // read-only mode) and which headers of an incoming call are forwarded
 // upstream, with their bounds. Both packages read their options' plain
-// fields (Tools, ExcludeTools, ReadOnly, and ForwardMetadata or
-// ForwardHeaders) into the values here.
+// fields (Tools, ExcludeTools, ReadOnly, Forward) into the values here.
 package scope
 
 import (

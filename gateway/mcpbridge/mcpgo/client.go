@@ -28,7 +28,7 @@ import (
 	"github.com/structkit/structkit/structconv"
 )
 
-// ClientOptions configure NewClient. The fields mean what those of
+// ClientOptions configure Connect. The fields mean what those of
 // mcpbridge.ClientOptions of the same names mean.
 type ClientOptions struct {
 	pragma.NoUnkeyedLiterals // fields by name only, so that fields can be added
@@ -112,7 +112,7 @@ func (t *tool) compiled() *tool {
 	return t
 }
 
-// NewClient wraps mc, an mcp-go client that has been started and
+// Connect wraps mc, an mcp-go client that has been started and
 // initialized (client.NewInProcessClient, client.NewStdioMCPClient,
 // client.NewStreamableHttpClient, ... then Start and Initialize), and
 // lists the server's tools (every page, within ClientOptions.ListLimits);
@@ -133,9 +133,9 @@ func (t *tool) compiled() *tool {
 // headers that version puts on every request, but not the client's
 // name, which mcp-go does not expose); where the server refuses it or it
 // fails, the check and the conversions use the schemas as mcp-go lists
-// them, and ExactSchemas reports false. Results are exact either way:
+// them, and Exact reports false. Results are exact either way:
 // their structured content is read from its raw JSON.
-func NewClient(ctx context.Context, mc *client.Client, opts ClientOptions) (*Client, error) {
+func Connect(ctx context.Context, mc *client.Client, opts ClientOptions) (*Client, error) {
 	c := &Client{mc: mc, opts: opts, name: cmp.Or(opts.Name, "mcp"), instr: mcptrace.New(opts.TracerProvider, opts.MeterProvider)}
 	if mc == nil {
 		return nil, fmt.Errorf("mcpgo: server %q: nil client", c.name)
@@ -172,10 +172,13 @@ func (c *Client) Refresh(ctx context.Context) error {
 	return nil
 }
 
-// ExactSchemas reports whether the last listing's tool schemas were read
-// from the raw tools/list result, as the server wrote them (see
-// NewClient), rather than from mcp-go's float64 decoding of them.
-func (c *Client) ExactSchemas() bool { return c.exact.Load() }
+// Exact reports whether numbers in results and listed schemas are exact,
+// as mcpbridge's Client.Exact does. Results always are (their structured
+// content is read from its raw JSON), so it reports whether the last
+// listing's tool schemas were read from the raw tools/list result, as
+// the server wrote them (see Connect), rather than from mcp-go's float64
+// decoding of them.
+func (c *Client) Exact() bool { return c.exact.Load() }
 
 // lookup finds a listed tool.
 func (c *Client) lookup(name string) (*tool, error) {

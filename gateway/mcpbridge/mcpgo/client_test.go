@@ -43,7 +43,7 @@ func numbersServer(t testing.TB, results map[string]string) *server.MCPServer {
 
 func newClient(t testing.TB, s *server.MCPServer, opts mcpgo.ClientOptions) *mcpgo.Client {
 	t.Helper()
-	c, err := mcpgo.NewClient(context.Background(), inProcess(t, s), opts)
+	c, err := mcpgo.Connect(context.Background(), inProcess(t, s), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func newClient(t testing.TB, s *server.MCPServer, opts mcpgo.ClientOptions) *mcp
 func TestClientExact(t *testing.T) {
 	ctx := context.Background()
 	c := newClient(t, numbersServer(t, nil), mcpgo.ClientOptions{Name: "numbers", Check: true})
-	if !c.ExactSchemas() {
+	if !c.Exact() {
 		t.Error("the schemas were not read raw")
 	}
 	// The bound is exact: one past the maximum of uint64 is refused here.
@@ -176,7 +176,7 @@ func TestClientHostileResults(t *testing.T) {
 	}
 }
 
-// TestClientRefreshObserveCancel: a tool added after NewClient is unknown
+// TestClientRefreshObserveCancel: a tool added after Connect is unknown
 // until Refresh; the Observer receives a call's report and result report;
 // a cancelled context is the call's error.
 func TestClientRefreshObserveCancel(t *testing.T) {
@@ -260,7 +260,7 @@ func (r refusingTransport) SendRequest(ctx context.Context, req transport.JSONRP
 }
 
 // TestClientSchemasFallback: when the raw listing fails, the schemas are
-// mcp-go's decoding (ExactSchemas false: the uint64 bound is rounded),
+// mcp-go's decoding (Exact false: the uint64 bound is rounded),
 // and calls still work, results exact.
 func TestClientSchemasFallback(t *testing.T) {
 	ctx := context.Background()
@@ -270,12 +270,12 @@ func TestClientSchemasFallback(t *testing.T) {
 	}
 	defer mc.Close()
 	initialize(t, mc, mcp.LATEST_PROTOCOL_VERSION)
-	c, err := mcpgo.NewClient(ctx, mc, mcpgo.ClientOptions{Check: true})
+	c, err := mcpgo.Connect(ctx, mc, mcpgo.ClientOptions{Check: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.ExactSchemas() {
-		t.Error("ExactSchemas over a refusing transport")
+	if c.Exact() {
+		t.Error("Exact over a refusing transport")
 	}
 	// mcp-go's float64 bound, 18446744073709552000, lets one past it by;
 	// the server's own check refuses it.

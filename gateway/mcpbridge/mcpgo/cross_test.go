@@ -45,11 +45,11 @@ func TestCrossSDK(t *testing.T) {
 		}
 		// The go-sdk v1.8.0 speaks protocol versions up to 2025-11-25.
 		initialize(t, mc, "2025-11-25")
-		c, err := mcpgo.NewClient(ctx, mc, mcpgo.ClientOptions{Name: "go-sdk", Check: true})
+		c, err := mcpgo.Connect(ctx, mc, mcpgo.ClientOptions{Name: "go-sdk", Check: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !c.ExactSchemas() {
+		if !c.Exact() {
 			t.Error("the schemas were not read raw")
 		}
 		res, err := c.CallToolJSON(ctx, "echo", []byte(bigArgs))

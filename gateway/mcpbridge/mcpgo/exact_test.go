@@ -36,7 +36,7 @@ func TestExactEndToEnd(t *testing.T) {
 	}, mcpbridge.ServerOptions{Check: true}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := mcpgo.NewClient(ctx, inProcess(t, s), mcpgo.ClientOptions{Check: true})
+	c, err := mcpgo.Connect(ctx, inProcess(t, s), mcpgo.ClientOptions{Check: true})
 	if err != nil {
 		t.Fatal(err)
 	}

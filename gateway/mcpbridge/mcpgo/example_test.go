@@ -144,7 +144,7 @@ func ExampleClient_CallTool() {
 	}
 	defer mc.Close()
 
-	c, err := mcpgo.NewClient(ctx, mc, mcpgo.ClientOptions{Name: "issues", Check: true})
+	c, err := mcpgo.Connect(ctx, mc, mcpgo.ClientOptions{Name: "issues", Check: true})
 	if err != nil {
 		panic(err)
 	}
@@ -236,7 +236,7 @@ func ExampleCallToolFor() {
 		return
 	}
 	defer mc.Close()
-	c, err := mcpgo.NewClient(ctx, mc, mcpgo.ClientOptions{Name: "issues", Check: true})
+	c, err := mcpgo.Connect(ctx, mc, mcpgo.ClientOptions{Name: "issues", Check: true})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -201,7 +201,7 @@ func (c *Client) sdkFilter(ctx context.Context, cursor string, page *[]listed) e
 // inputSchema and outputSchema from the raw result, every literal as
 // written; mcp-go's own listing decodes them into float64 and drops the
 // keywords its struct lacks. The request goes out as mcp-go sends a
-// tools/list (see NewClient). Any failure is errRawPage.
+// tools/list (see Connect). Any failure is errRawPage.
 func (c *Client) rawPage(ctx context.Context, cursor string) ([]listed, string, error) {
 	tr := c.mc.GetTransport()
 	if tr == nil {

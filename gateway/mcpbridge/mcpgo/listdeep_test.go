@@ -10,7 +10,7 @@ import (
 
 // TestClientListOneDeepSchema: one tool whose schema nests 600 levels
 // does not cost the other tools their exact schemas: the listing stays
-// raw (ExactSchemas), the tool with a uint64 bound is checked exactly,
+// raw (Exact), the tool with a uint64 bound is checked exactly,
 // and the deep one is served unchecked, as a schema that does not compile is.
 func TestClientListOneDeepSchema(t *testing.T) {
 	deep := `{"type":"object","properties":{"a":` + strings.Repeat(`{"items":`, 600) + `{}` + strings.Repeat(`}`, 600) + `}}`
@@ -20,11 +20,11 @@ func TestClientListOneDeepSchema(t *testing.T) {
 		}
 		return `{"type":"object","properties":{"max":{"type":"integer","maximum":18446744073709551615}}}`
 	}}
-	c, err := mcpgo.NewClient(context.Background(), hostileClient(t, h), mcpgo.ClientOptions{Check: true})
+	c, err := mcpgo.Connect(context.Background(), hostileClient(t, h), mcpgo.ClientOptions{Check: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.ExactSchemas() {
+	if !c.Exact() {
 		t.Error("one deep schema made the listing inexact")
 	}
 	res, err := c.CallToolJSON(context.Background(), "t00001", []byte(`{"max":18446744073709551616}`))

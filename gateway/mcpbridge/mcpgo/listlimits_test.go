@@ -31,7 +31,7 @@ func TestClientListMemory(t *testing.T) {
 	h := &hostile{tools: 8000, schema: func(i int) string { return manytools.Distinct(base, i) }}
 	mc := hostileClient(t, h)
 	before, alloc0 := heap.Live(), heap.Allocated()
-	c, err := mcpgo.NewClient(context.Background(), mc, mcpgo.ClientOptions{Name: "many"})
+	c, err := mcpgo.Connect(context.Background(), mc, mcpgo.ClientOptions{Name: "many"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,12 +111,12 @@ func TestClientListLimits(t *testing.T) {
 					t.Fatal(err)
 				}
 				initialize(t, mc, "2025-06-18")
-				c, err := mcpgo.NewClient(context.Background(), mc, mcpgo.ClientOptions{ListLimits: tc.limits})
+				c, err := mcpgo.Connect(context.Background(), mc, mcpgo.ClientOptions{ListLimits: tc.limits})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if c.ExactSchemas() != (mode == "raw") {
-					t.Errorf("ExactSchemas %v", c.ExactSchemas())
+				if c.Exact() != (mode == "raw") {
+					t.Errorf("Exact %v", c.Exact())
 				}
 				served := 0
 				for i := range max(h.tools, 1) {
@@ -172,7 +172,7 @@ func TestClientListCursorLoop(t *testing.T) {
 			t.Fatal(err)
 		}
 		initialize(t, mc, "2025-06-18")
-		_, err := mcpgo.NewClient(context.Background(), mc, mcpgo.ClientOptions{ListLimits: mcpbridge.ListLimits{MaxTools: -1}})
+		_, err := mcpgo.Connect(context.Background(), mc, mcpgo.ClientOptions{ListLimits: mcpbridge.ListLimits{MaxTools: -1}})
 		if err == nil || !strings.Contains(err.Error(), "loop") && !errors.Is(err, client.ErrRepeatedListCursor) {
 			t.Errorf("%s: %v, want an error naming the loop", mode, err)
 		}

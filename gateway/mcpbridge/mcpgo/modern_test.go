@@ -35,11 +35,11 @@ func TestClientModernHTTP(t *testing.T) {
 	if !mcp.IsModernProtocol(mc.ProtocolVersion()) {
 		t.Skipf("protocol %s", mc.ProtocolVersion())
 	}
-	c, err := mcpgo.NewClient(ctx, mc, mcpgo.ClientOptions{Check: true})
+	c, err := mcpgo.Connect(ctx, mc, mcpgo.ClientOptions{Check: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.ExactSchemas() {
+	if !c.Exact() {
 		t.Errorf("protocol %s: the schemas were not read raw", mc.ProtocolVersion())
 	}
 	res, err := c.CallToolJSON(ctx, "echo", []byte(bigArgs))

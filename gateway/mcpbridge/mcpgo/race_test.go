@@ -14,7 +14,7 @@ import (
 // every digit; run with -race.
 func TestConcurrentCalls(t *testing.T) {
 	s := numbersServer(t, nil)
-	c, err := mcpgo.NewClient(context.Background(), inProcess(t, s), mcpgo.ClientOptions{Check: true})
+	c, err := mcpgo.Connect(context.Background(), inProcess(t, s), mcpgo.ClientOptions{Check: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func TestClientHostileFrames(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := &hostile{tools: 1, call: func(string) string { return tc.result }}
-			c, err := mcpgo.NewClient(context.Background(), hostileClient(t, h), mcpgo.ClientOptions{CheckOptions: structconv.CheckOptions{MaxNumberDigits: 1000}})
+			c, err := mcpgo.Connect(context.Background(), hostileClient(t, h), mcpgo.ClientOptions{CheckOptions: structconv.CheckOptions{MaxNumberDigits: 1000}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -58,7 +58,7 @@ func TestClientResultMemory(t *testing.T) {
 		}
 	})
 	for _, jsonOnly := range []bool{false, true} {
-		c, err := mcpgo.NewClient(ctx, mc, mcpgo.ClientOptions{StructuredJSON: jsonOnly})
+		c, err := mcpgo.Connect(ctx, mc, mcpgo.ClientOptions{StructuredJSON: jsonOnly})
 		if err != nil {
 			t.Fatal(err)
 		}

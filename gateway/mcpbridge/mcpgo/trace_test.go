@@ -49,7 +49,7 @@ func TestTracing(t *testing.T) {
 		t.Fatal(err)
 	}
 	initialize(t, mc, "2025-11-25")
-	c, err := mcpgo.NewClient(ctx, mc, mcpgo.ClientOptions{Name: "traced", TracerProvider: rec})
+	c, err := mcpgo.Connect(ctx, mc, mcpgo.ClientOptions{Name: "traced", TracerProvider: rec})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,7 +97,7 @@ func TestCallToolFor(t *testing.T) {
 	}, mcpbridge.ServerOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := mcpgo.NewClient(ctx, inProcess(t, s), mcpgo.ClientOptions{Check: true})
+	c, err := mcpgo.Connect(ctx, inProcess(t, s), mcpgo.ClientOptions{Check: true})
 	if err != nil {
 		t.Fatal(err)
 	}
