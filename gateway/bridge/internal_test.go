@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -254,16 +255,16 @@ func TestCallStatus(t *testing.T) {
 	call := func(stage mcpbridge.Stage, err error) error {
 		return &mcpbridge.CallError{Server: "s", Tool: "t", Stage: stage, Err: err}
 	}
-	relist := &mcpbridge.ToolError{Server: "s", Tool: "t", Msg: "unknown tool, and relisting the tools failed", Err: io.EOF}
+	relist := fmt.Errorf("unknown tool, and relisting the tools failed: %w", io.EOF)
 	for _, tc := range []struct {
 		err  error
 		want codes.Code
 	}{
-		{&mcpbridge.ToolError{Server: "s", Tool: "t", Msg: "unknown tool"}, codes.NotFound},
+		{call(mcpbridge.StageTool, errors.New("unknown tool")), codes.NotFound},
+		{call(mcpbridge.StageTool, fmt.Errorf("not served: %w", &mcpbridge.LimitError{Limit: "MaxTools"})), codes.ResourceExhausted},
 		{call(mcpbridge.StageArguments, &structconv.Error{Msg: "NaN"}), codes.InvalidArgument},
 		{call(mcpbridge.StageSession, io.EOF), codes.Unavailable},
 		{call(mcpbridge.StageSession, relist), codes.Unavailable},
-		{call(mcpbridge.StageResult, relist), codes.NotFound},
 		{call(mcpbridge.StageResult, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams}), codes.InvalidArgument},
 		{call(mcpbridge.StageResult, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound}), codes.Unimplemented},
 		// The server's internal error, or a frame nested beyond what the

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -77,7 +78,7 @@ func known(ti mcpbridge.ToolInfo, ok bool) *mcpbridge.ToolInfo {
 // list: what a call of a hidden tool is answered, so that nothing tells
 // the two apart.
 func unknownTool(u *upstream, tool string) error {
-	return &mcpbridge.ToolError{Server: u.name, Tool: tool, Msg: "unknown tool"}
+	return &mcpbridge.CallError{Server: u.name, Tool: tool, Stage: mcpbridge.StageTool, Err: errors.New("unknown tool")}
 }
 
 // maxHiddenNamed bounds the hidden tools a log line names.

@@ -60,31 +60,26 @@ func callStatus(ctx context.Context, server, name, tool string, err error) error
 	}
 	var (
 		ce *mcpbridge.CallError
-		te *mcpbridge.ToolError
+		le *mcpbridge.LimitError
 		we *jsonrpc.Error
 	)
-	var le *mcpbridge.LimitError
-	if errors.As(err, &te) && errors.As(err, &le) {
-		return status.Errorf(codes.ResourceExhausted, "tool %s is not served: %s", quoteName(name), te.Msg)
-	}
 	if !errors.As(err, &ce) {
-		if errors.As(err, &te) {
-			return status.Errorf(codes.NotFound, "no tool %s: %s", quoteName(name), te.Msg)
-		}
 		return status.Errorf(codes.Unknown, "MCP server %q, tool %s: %v", server, quoteName(tool), err)
 	}
 	switch ce.Stage {
+	case mcpbridge.StageTool:
+		if errors.As(err, &le) {
+			return status.Errorf(codes.ResourceExhausted, "tool %s is not served: %v", quoteName(name), ce.Err)
+		}
+		return status.Errorf(codes.NotFound, "no tool %s: %v", quoteName(name), ce.Err)
 	case mcpbridge.StageArguments:
 		return status.Errorf(codes.InvalidArgument, "tool %s: arguments: %v", quoteName(name), ce.Err)
 	case mcpbridge.StageSession:
-		if errors.As(err, &te) {
-			return status.Errorf(codes.Unavailable, "MCP server %q is unreachable: %v", server, err)
-		}
-		return status.Errorf(codes.Unavailable, "MCP server %q exited or became unreachable during the call to %s (%v); the next call restarts it if it is down", server, quoteName(tool), ce.Err)
+		// ce.Err says when the tool was unknown and relisting the tools
+		// failed.
+		return status.Errorf(codes.Unavailable, "MCP server %q exited or became unreachable, calling %s (%v); the next call restarts it if it is down", server, quoteName(tool), ce.Err)
 	}
 	switch {
-	case errors.As(err, &te):
-		return status.Errorf(codes.NotFound, "no tool %s: %s", quoteName(name), te.Msg)
 	case errors.As(err, &we) && we.Code == jsonrpc.CodeInvalidParams:
 		return status.Errorf(codes.InvalidArgument, "MCP server %q, tool %s: %v", server, quoteName(tool), ce.Err)
 	case errors.As(err, &we) && we.Code == jsonrpc.CodeMethodNotFound:

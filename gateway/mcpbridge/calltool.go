@@ -25,10 +25,10 @@ const defaultMaxDepth = toolcall.DefaultMaxDepth
 
 // CallTool calls a tool with arguments held in a Struct (nil means none).
 // The arguments go out as the JSON the tool's input schema calls for; see
-// CallResult for what comes back. A tool the server does not list is a
-// *ToolError. Any other failure is a *CallError saying at which Stage the
-// call failed (errors.Is(err, mcp.ErrConnectionClosed) when the session
-// has ended), or the context's error. A tool that reports an error is a
+// CallResult for what comes back. Any failure is a *CallError saying at
+// which Stage the call failed (StageTool for a tool the server does not
+// list; errors.Is(err, mcp.ErrConnectionClosed) when the session has
+// ended), or the context's error. A tool that reports an error is a
 // result with IsError, not an error. args is not modified.
 //
 // A Struct cannot tell a number from a string of digits: an integer beyond

@@ -366,9 +366,9 @@ func TestUnknownTool(t *testing.T) {
 	s := newServer()
 	c := connect(t, s.Server, mcpbridge.ClientOptions{Name: "ex"})
 	_, err := c.CallTool(context.Background(), "no_such_tool", nil)
-	var te *mcpbridge.ToolError
-	if !errors.As(err, &te) || te.Tool != "no_such_tool" || te.Server != "ex" {
-		t.Fatalf("err = %v (%T), want *ToolError", err, err)
+	var te *mcpbridge.CallError
+	if !errors.As(err, &te) || te.Stage != mcpbridge.StageTool || te.Tool != "no_such_tool" || te.Server != "ex" {
+		t.Fatalf("err = %v (%T), want a StageTool *CallError", err, err)
 	}
 	if n := s.calls.Load(); n != 0 {
 		t.Errorf("server called %d times", n)

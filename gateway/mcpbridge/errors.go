@@ -38,13 +38,17 @@ const (
 	// than the go-sdk reads is a *jsonrpc.Error of code -32603 (internal
 	// error) saying so; the session lives.
 	StageResult Stage = "result"
+	// StageTool: the server does not list the tool, even after
+	// relisting the tools, or a ListLimits limit left it out (Err then
+	// wraps the *LimitError naming the limit: match it with errors.As).
+	// The server was not called. When relisting the tools failed, the
+	// stage is the relisting's instead, and Err says the tool is unknown.
+	StageTool Stage = "tool"
 )
 
-// CallError is the error of a CallTool that failed at one of its stages.
-// A tool the server does not list is a *ToolError instead, unless
-// relisting the tools failed (then a CallError whose Err is the
-// *ToolError). A tool that reports an error is not a Go error: the result
-// has IsError.
+// CallError is the error of a CallTool that failed at one of its stages,
+// StageTool for a tool the server does not list. A tool that reports an
+// error is not a Go error: the result has IsError.
 type CallError struct {
 	// Server and Tool name the call.
 	Server string
@@ -55,11 +59,11 @@ type CallError struct {
 	Err error
 }
 
-// Error names the server, the tool and the stage.
+// Error names the server, the tool and the stage (but StageTool, which
+// Err says).
 func (e *CallError) Error() string {
-	var te *ToolError
-	if errors.As(e.Err, &te) {
-		return e.Err.Error() // it names the server and the tool
+	if e.Stage == StageTool {
+		return fmt.Sprintf("mcpbridge: server %q: tool %q: %v", e.Server, e.Tool, e.Err)
 	}
 	return fmt.Sprintf("mcpbridge: server %q: tool %q: %s: %v", e.Server, e.Tool, e.Stage, e.Err)
 }
@@ -67,29 +71,19 @@ func (e *CallError) Error() string {
 // Unwrap returns Err.
 func (e *CallError) Unwrap() error { return e.Err }
 
-// ToolError is returned by CallTool for a tool the server does not list,
-// even after relisting. The server is not called.
-type ToolError struct {
-	// Server and Tool name the call; Msg says what is wrong.
-	Server string
-	Tool   string
-	Msg    string
-	// Err is the error of relisting the tools, if that failed (the
-	// ToolError is then wrapped in a *CallError giving its stage).
-	Err error
-}
+// errUnknownTool is the Err of a StageTool CallError for a tool the
+// server does not list.
+var errUnknownTool = errors.New("unknown tool")
 
-// Error names the server and the tool.
-func (e *ToolError) Error() string {
-	s := fmt.Sprintf("mcpbridge: server %q: tool %q: %s", e.Server, e.Tool, e.Msg)
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
+// unknownTool returns the error of a call of a tool the server named
+// server does not list: a StageTool *CallError. err, if not nil, says
+// why (a *LimitError for a tool a ListLimits limit left out).
+func unknownTool(server, tool string, err error) *CallError {
+	if err == nil {
+		err = errUnknownTool
 	}
-	return s
+	return &CallError{Server: server, Tool: tool, Stage: StageTool, Err: err}
 }
-
-// Unwrap returns Err.
-func (e *ToolError) Unwrap() error { return e.Err }
 
 // The go-sdk's own JSON-RPC error codes for a connection that is closing
 // and for a request its transport rejected (internal/jsonrpc2: ErrClientClosing,

@@ -63,11 +63,10 @@ func TestCallErrorStages(t *testing.T) {
 	if res, err := c.CallTool(ctx, "code_nav", mustStruct(t, map[string]any{"path": "a.go", "line": 1.0, "column": 1.0})); err != nil || res.IsError {
 		t.Errorf("after the failures: %v %+v", err, res)
 	}
-	// The unknown tool is a *ToolError, not a CallError.
+	// The unknown tool is a StageTool CallError.
 	_, err := c.CallTool(ctx, "nope", nil)
 	var ce *mcpbridge.CallError
-	var te *mcpbridge.ToolError
-	if errors.As(err, &ce) || !errors.As(err, &te) {
+	if !errors.As(err, &ce) || ce.Stage != mcpbridge.StageTool || !strings.Contains(err.Error(), `tool "nope": unknown tool`) {
 		t.Errorf("unknown tool: %v (%T)", err, err)
 	}
 	// A cancelled call returns the context's error.

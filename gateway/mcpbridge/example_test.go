@@ -69,7 +69,7 @@ func ExampleClient_CallTool() {
 	// Invalid arguments are answered locally, in words a model can act on.
 	res, err = c.CallToolJSON(ctx, "search_issues", []byte(`{"query":"panic","repo_id":1,"limit":1.5}`))
 	if err != nil {
-		panic(err) // a *mcpbridge.ToolError (unknown tool) or a *mcpbridge.CallError (its Stage says where)
+		panic(err) // a *mcpbridge.CallError: its Stage says where (StageTool: an unknown tool)
 	}
 	fmt.Println(res.Local, string(res.Content[0]))
 	// Output:

@@ -15,7 +15,7 @@ import (
 // schema bytes of each, and the schema bytes of all. A tool beyond a
 // limit is left out, never silently: Refresh logs it (a warning to
 // ClientOptions.Logger), Client.LeftOut reports it, and a call to it is
-// a *ToolError wrapping the *LimitError that names the limit.
+// a StageTool *CallError wrapping the *LimitError that names the limit.
 //
 // Schemas are measured as the compacted JSON text the Client keeps (input
 // and output schema together). With the defaults a server's tools hold at
@@ -59,8 +59,8 @@ func (l ListLimits) resolved() ListLimits {
 const maxNamedLeftOut = 100
 
 // LimitError says that a ListLimits limit left tools out. Client.LeftOut
-// gives one per limit hit; a call to a tool it left out is a *ToolError
-// wrapping one (errors.As finds it).
+// gives one per limit hit; a call to a tool it left out is a StageTool
+// *CallError wrapping one (errors.As finds it).
 type LimitError struct {
 	// Server is the server's name.
 	Server string
@@ -135,12 +135,12 @@ func (c *Client) LeftOut() []*LimitError {
 // nil when it was not.
 func (set *toolSet) leftOutError(server, name string) error {
 	if e := set.leftOut[name]; e != nil {
-		return &ToolError{Server: server, Tool: name, Msg: "not served: " + e.reason(), Err: e}
+		return unknownTool(server, name, fmt.Errorf("not served: %s: %w", e.reason(), e))
 	}
 	if set.stopped != nil {
 		e := *set.stopped
 		e.Tools = []string{name}
-		return &ToolError{Server: server, Tool: name, Msg: "not among the tools served: " + e.reason(), Err: &e}
+		return unknownTool(server, name, fmt.Errorf("not among the tools served: %s: %w", e.reason(), &e))
 	}
 	return nil
 }

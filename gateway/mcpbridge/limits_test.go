@@ -31,7 +31,7 @@ func padded(i, n int) string {
 }
 
 // TestListLimits: each limit leaves the tools beyond it out, says so in
-// LeftOut and the log, and a call to a left-out tool is a *ToolError
+// LeftOut and the log, and a call to a left-out tool is a StageTool *CallError
 // wrapping the *LimitError that names the limit.
 func TestListLimits(t *testing.T) {
 	tests := []struct {
@@ -82,9 +82,9 @@ func TestListLimits(t *testing.T) {
 				t.Errorf("the log does not say it:\n%s", log.String())
 			}
 			_, err = c.CallToolJSON(context.Background(), tc.leftOut, []byte(`{}`))
-			var te *ToolError
+			var ce *CallError
 			var le *LimitError
-			if !errors.As(err, &te) || !errors.As(err, &le) || le.Limit != tc.limit || !strings.Contains(te.Msg, tc.inReason) {
+			if !errors.As(err, &ce) || ce.Stage != StageTool || !errors.As(err, &le) || le.Limit != tc.limit || !strings.Contains(ce.Err.Error(), tc.inReason) {
 				t.Errorf("call of %s: %v", tc.leftOut, err)
 			}
 			if _, err := c.CallToolJSON(context.Background(), c.Tools()[0].Name, []byte(`{}`)); err != nil {

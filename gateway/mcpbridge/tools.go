@@ -265,7 +265,7 @@ func (c *Client) lookup(ctx context.Context, name string) (*ToolInfo, error) {
 	if time.Since(set.at) < c.opts.ListLimits.MinRelistInterval {
 		// A model repeating a wrong name does not turn every call into
 		// a tools/list.
-		return nil, &ToolError{Server: c.name, Tool: name, Msg: "unknown tool"}
+		return nil, unknownTool(c.name, name, nil)
 	}
 	// The listing is every caller's: it is made with none of this
 	// call's context values (forwarded headers, say), only its
@@ -275,7 +275,7 @@ func (c *Client) lookup(ctx context.Context, name string) (*ToolInfo, error) {
 	defer cancel()
 	if err := c.Refresh(rctx); err != nil {
 		ce := c.failed(name, err)
-		ce.Err = &ToolError{Server: c.name, Tool: name, Msg: "unknown tool, and relisting the tools failed", Err: ce.Err}
+		ce.Err = fmt.Errorf("unknown tool, and relisting the tools failed: %w", ce.Err)
 		return nil, ce
 	}
 	set = c.tools.Load()
@@ -285,5 +285,5 @@ func (c *Client) lookup(ctx context.Context, name string) (*ToolInfo, error) {
 	if err := set.leftOutError(c.name, name); err != nil {
 		return nil, err
 	}
-	return nil, &ToolError{Server: c.name, Tool: name, Msg: "unknown tool"}
+	return nil, unknownTool(c.name, name, nil)
 }

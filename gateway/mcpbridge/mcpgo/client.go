@@ -50,7 +50,7 @@ type ClientOptions struct {
 	// hold, as mcpbridge.ClientOptions' do (the zero value is the
 	// defaults: 2000 tools, 256 KiB of schema per tool, 64 MiB in all):
 	// a tool beyond them is left out (LeftOut reports it) and a call to
-	// it is a *mcpbridge.ToolError wrapping the *mcpbridge.LimitError.
+	// it is a StageTool *mcpbridge.CallError wrapping the *mcpbridge.LimitError.
 	mcpbridge.ListLimits
 	// StructuredJSON, when true, hands a result's structured content on
 	// as JSON text only (CallResult.StructuredJSON) and leaves
@@ -189,7 +189,7 @@ func (c *Client) lookup(name string) (*tool, error) {
 	if err := set.leftOutError(c.name, name); err != nil {
 		return nil, err
 	}
-	return nil, &mcpbridge.ToolError{Server: c.name, Tool: name, Msg: "unknown tool"}
+	return nil, &mcpbridge.CallError{Server: c.name, Tool: name, Stage: mcpbridge.StageTool, Err: errors.New("unknown tool")}
 }
 
 // CallTool calls a tool with arguments held in a Struct (nil means none),
@@ -198,9 +198,9 @@ func (c *Client) lookup(name string) (*tool, error) {
 // big integers as bare literals, lenient repairs on request, invalid
 // arguments answered locally when ClientOptions.Check), and the
 // structured result comes back converted with the output schema from its
-// raw JSON, integers beyond ±2^53 exact. A tool the server does not list
-// is a *mcpbridge.ToolError; any other failure is a *mcpbridge.CallError
-// saying at which Stage the call failed (StageSession for mcp-go's
+// raw JSON, integers beyond ±2^53 exact. Any failure is a
+// *mcpbridge.CallError saying at which Stage the call failed (StageTool
+// for a tool the server does not list, StageSession for mcp-go's
 // transport errors), or the context's error. A tool that reports an error
 // is a result with IsError. args is not modified.
 func (c *Client) CallTool(ctx context.Context, name string, args *structpb.Struct) (res *mcpbridge.CallResult, err error) {

@@ -100,7 +100,7 @@ func TestClientExact(t *testing.T) {
 }
 
 // TestClientCheck: invalid arguments are answered locally; a lenient
-// repair is made and reported; an unknown tool is a *ToolError.
+// repair is made and reported; an unknown tool is a StageTool *CallError.
 func TestClientCheck(t *testing.T) {
 	ctx := context.Background()
 	s := numbersServer(t, nil)
@@ -123,8 +123,8 @@ func TestClientCheck(t *testing.T) {
 	}
 
 	_, err = c.CallTool(ctx, "nope", nil)
-	var te *mcpbridge.ToolError
-	if !errors.As(err, &te) || te.Tool != "nope" {
+	var te *mcpbridge.CallError
+	if !errors.As(err, &te) || te.Tool != "nope" || te.Stage != mcpbridge.StageTool {
 		t.Errorf("unknown tool: %v", err)
 	}
 	_, err = c.CallToolJSON(ctx, "echo", []byte(`{"limit":1,"limit":2}`))

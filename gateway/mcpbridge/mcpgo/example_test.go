@@ -158,7 +158,7 @@ func ExampleClient_CallTool() {
 	}
 	res, err := c.CallTool(ctx, "search_issues", args)
 	if err != nil {
-		panic(err) // a *mcpbridge.ToolError (unknown tool) or a *mcpbridge.CallError (its Stage says where)
+		panic(err) // a *mcpbridge.CallError: its Stage says where (StageTool: an unknown tool)
 	}
 	fmt.Println(string(res.Content[0]))
 	fmt.Println(string(res.StructuredJSON), res.Exact)

@@ -295,12 +295,12 @@ func stringMember(m map[string]string, name string) (string, bool) {
 // nil when it was not.
 func (set *toolSet) leftOutError(server, name string) error {
 	if e := set.leftOut[name]; e != nil {
-		return &mcpbridge.ToolError{Server: server, Tool: name, Msg: fmt.Sprintf("not served: its schemas are %d bytes, over the limit MaxToolSchemaBytes (%d)", e.Size, e.Max), Err: e}
+		return &mcpbridge.CallError{Server: server, Tool: name, Stage: mcpbridge.StageTool, Err: fmt.Errorf("not served: its schemas are %d bytes, over the limit MaxToolSchemaBytes (%d): %w", e.Size, e.Max, e)}
 	}
 	if set.stopped != nil {
 		e := *set.stopped
 		e.Tools = []string{name}
-		return &mcpbridge.ToolError{Server: server, Tool: name, Msg: fmt.Sprintf("not among the tools served: the listing stopped at the limit %s (%d)", e.Limit, e.Max), Err: &e}
+		return &mcpbridge.CallError{Server: server, Tool: name, Stage: mcpbridge.StageTool, Err: fmt.Errorf("not among the tools served: the listing stopped at the limit %s (%d): %w", e.Limit, e.Max, &e)}
 	}
 	return nil
 }

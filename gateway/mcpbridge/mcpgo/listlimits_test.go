@@ -21,7 +21,7 @@ import (
 // TestClientListMemory: a server listing 8000 tools of 17 KB schemas
 // (136 MB of schema text) makes the Client hold what mcpbridge.ListLimits
 // allow by default (2000 tools), and a call of a tool past them is a
-// *mcpbridge.ToolError wrapping the *mcpbridge.LimitError.
+// StageTool *mcpbridge.CallError wrapping the *mcpbridge.LimitError.
 func TestClientListMemory(t *testing.T) {
 	long.Skip(t, "a memory bound")
 	if testing.Short() {
@@ -39,10 +39,10 @@ func TestClientListMemory(t *testing.T) {
 	held := int64(heap.Live()) - int64(before)
 	t.Logf("8000 tools of %d bytes: %d tools/list requests, %.1f MB held, %.1f MB allocated", len(base), h.lists.Load(), float64(held)/1e6, float64(allocated)/1e6)
 	_, err = c.CallToolJSON(context.Background(), manytools.Name(7999), nil)
-	var te *mcpbridge.ToolError
+	var te *mcpbridge.CallError
 	var le *mcpbridge.LimitError
-	if !errors.As(err, &te) || !errors.As(err, &le) || le.Limit != "MaxTools" {
-		t.Errorf("a call of a tool past MaxTools: %v, want a *ToolError wrapping a MaxTools *LimitError", err)
+	if !errors.As(err, &te) || te.Stage != mcpbridge.StageTool || !errors.As(err, &le) || le.Limit != "MaxTools" {
+		t.Errorf("a call of a tool past MaxTools: %v, want a StageTool *CallError wrapping a MaxTools *LimitError", err)
 	}
 	if held > 50e6 { // 2000 × 16.8 KB = 33.6 MB of schema text
 		t.Errorf("the Client holds %.1f MB for 2000 served tools of 17 KB, want under 50 MB", float64(held)/1e6)
@@ -147,9 +147,9 @@ func TestClientListLimits(t *testing.T) {
 					return
 				}
 				_, err = c.CallToolJSON(context.Background(), tc.leftOut, nil)
-				var te *mcpbridge.ToolError
+				var te *mcpbridge.CallError
 				var le *mcpbridge.LimitError
-				if !errors.As(err, &te) || !errors.As(err, &le) || le.Limit != tc.limit {
+				if !errors.As(err, &te) || te.Stage != mcpbridge.StageTool || !errors.As(err, &le) || le.Limit != tc.limit {
 					t.Errorf("a call of %s: %v", tc.leftOut, err)
 				}
 			})
