@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/structconv"
@@ -52,5 +53,35 @@ func TestMarshalDepth(t *testing.T) {
 	var se *structconv.Error
 	if !errors.As(err, &se) || se.Code != structconv.CodeDepth {
 		t.Fatalf("err = %v, want CodeDepth", err)
+	}
+}
+
+// TestRootNotJSON: a document that is not JSON is a syntax error, also
+// where the message wants another kind than its first letter would start
+// ("nope" is not a null of the wrong kind); a value of the wrong kind is a
+// type error at its first byte.
+func TestRootNotJSON(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		m    func() proto.Message
+		code structconv.ErrorCode
+		msg  string
+	}{
+		{`nope`, func() proto.Message { return &structpb.Struct{} }, structconv.CodeSyntax, `unexpected "nope"`},
+		{`  tru`, func() proto.Message { return &structpb.ListValue{} }, structconv.CodeSyntax, `unexpected "tru"`},
+		{`nope`, func() proto.Message { return &structpb.Value{} }, structconv.CodeSyntax, `unexpected "nope"`},
+		{`null`, func() proto.Message { return &structpb.Struct{} }, structconv.CodeType, `got null`},
+		{`  [1]`, func() proto.Message { return &structpb.Struct{} }, structconv.CodeType, `got an array`},
+		{`{}`, func() proto.Message { return &structpb.ListValue{} }, structconv.CodeType, `got an object`},
+	} {
+		err := structconv.Unmarshal([]byte(tc.in), tc.m())
+		var e *structconv.Error
+		if !errors.As(err, &e) || e.Code != tc.code || !strings.Contains(e.Msg, tc.msg) {
+			t.Errorf("%q into %T: %v, want code %v saying %s", tc.in, tc.m(), err, tc.code, tc.msg)
+			continue
+		}
+		if tc.code == structconv.CodeType && e.Offset != len(tc.in)-len(strings.TrimLeft(tc.in, " ")) {
+			t.Errorf("%q: offset %d, want the value's first byte", tc.in, e.Offset)
+		}
 	}
 }

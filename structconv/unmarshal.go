@@ -106,7 +106,7 @@ func (o UnmarshalOptions) unmarshal(b []byte, m proto.Message, rt restore.Hook, 
 	case *structpb.Struct:
 		proto.Reset(t)
 		if d.r.Peek() != jsontext.ObjectOpen {
-			return d.fail(CodeType, "want a JSON object for a google.protobuf.Struct, got %s", d.describe())
+			return d.wrongRoot("want a JSON object for a google.protobuf.Struct, got %s")
 		}
 		if _, err = d.read(); err == nil {
 			t.Fields, err = d.object(root, objPlain)
@@ -114,7 +114,7 @@ func (o UnmarshalOptions) unmarshal(b []byte, m proto.Message, rt restore.Hook, 
 	case *structpb.ListValue:
 		proto.Reset(t)
 		if d.r.Peek() != jsontext.ArrayOpen {
-			return d.fail(CodeType, "want a JSON array for a google.protobuf.ListValue, got %s", d.describe())
+			return d.wrongRoot("want a JSON array for a google.protobuf.ListValue, got %s")
 		}
 		if _, err = d.read(); err == nil {
 			t.Values, _, err = d.array(root, nil)
@@ -232,6 +232,18 @@ func (d *decoder) syntax(err error) error {
 
 func (d *decoder) note(rule coerce.Rule, from, to string, l *plan.Loc) {
 	d.report.Add(coerce.Change{Path: pointerOf(d.path), Rule: rule, From: from, To: to, Schema: l.Pointer()})
+}
+
+// wrongRoot is the error of a document whose value is not the kind the
+// message wants (format names it, with a %s for what the value is): a
+// syntax error when the value is not JSON (nope is no null), else a type
+// error at its first byte.
+func (d *decoder) wrongRoot(format string) error {
+	at, what := d.r.Offset(), d.describe()
+	if _, err := d.read(); err != nil {
+		return err
+	}
+	return d.failAt(at, CodeType, format, what)
 }
 
 // describe names what stands next in the input, for errors.

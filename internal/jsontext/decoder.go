@@ -412,7 +412,7 @@ func (d *Decoder) word(end int, k Kind) (Kind, error) {
 func (d *Decoder) literal(word string, k Kind) (Kind, error) {
 	at := d.i
 	if len(d.s)-at < len(word) || d.s[at:at+len(word)] != word {
-		return d.fail(ErrSyntax, at, "unexpected "+d.describe()+", want a value")
+		return d.fail(ErrSyntax, at, "unexpected "+describeWord(d.s, at)+", want a value")
 	}
 	d.i += len(word)
 	if d.i < len(d.s) && isWordByte(d.s[d.i]) {
@@ -467,6 +467,22 @@ func (d *Decoder) describe() string {
 		return k.String()
 	}
 	return describeByte(d.s, d.i)
+}
+
+// describeWord quotes the letters from s[i] on, a malformed literal
+// ("nope", not a null), at most 16 bytes of them.
+func describeWord(s string, i int) string {
+	end := i
+	for end < len(s) && end-i < 16 && isWordByte(s[end]) {
+		end++
+	}
+	if end == i {
+		return describeByte(s, i)
+	}
+	if end < len(s) && end-i == 16 && isWordByte(s[end]) {
+		return strconv.Quote(s[i:end]) + "..."
+	}
+	return strconv.Quote(s[i:end])
 }
 
 // describeByte quotes the character at s[i].

@@ -6,6 +6,7 @@ package jsontext
 
 import (
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -311,7 +312,17 @@ func (d *refDecoder) value() (Kind, error) {
 func (d *refDecoder) literal(word string, k Kind) (Kind, error) {
 	at := d.i
 	if len(d.s)-at < len(word) || d.s[at:at+len(word)] != word {
-		return d.fail(ErrSyntax, at, "unexpected "+d.describe()+", want a value")
+		// The malformed word as written, at most 16 bytes of it.
+		w := d.s[at:]
+		n := strings.IndexFunc(w, func(r rune) bool { return r >= 0x80 || !isWordByte(byte(r)) })
+		if n < 0 {
+			n = len(w)
+		}
+		what := strconv.Quote(w[:min(n, 16)])
+		if n > 16 {
+			what += "..."
+		}
+		return d.fail(ErrSyntax, at, "unexpected "+what+", want a value")
 	}
 	d.i += len(word)
 	if d.i < len(d.s) && isWordByte(d.s[d.i]) {

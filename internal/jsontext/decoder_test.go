@@ -402,3 +402,27 @@ func TestNextAndCurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestMalformedLiteral: a word that is not true, false or null is named
+// as written, not as the literal its first letter starts: "nope" is no
+// null.
+func TestMalformedLiteral(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`nope`, `unexpected "nope", want a value`},
+		{`nul`, `unexpected "nul", want a value`},
+		{`tru`, `unexpected "tru", want a value`},
+		{`[fals]`, `unexpected "fals", want a value`},
+		{`{"a":nan}`, `unexpected "nan", want a value`},
+		{`n`, `unexpected "n", want a value`},
+		{`n}`, `unexpected "n", want a value`},
+		{`nöpe`, `unexpected "n", want a value`},
+		{`nopenopenopenopenope`, `unexpected "nopenopenopenope"..., want a value`},
+		{`nullx`, `unexpected 'x' after null`},
+	} {
+		_, err := tokens(tc.in, Options{})
+		var se *SyntaxError
+		if !errors.As(err, &se) || se.Kind != ErrSyntax || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want a syntax error saying %s", tc.in, err, tc.want)
+		}
+	}
+}

@@ -43,6 +43,11 @@ func TestFilesThroughTheTokenLayer(t *testing.T) {
 		{"... decode", []string{"decode", leadingZero}, ``, 1, []string{"args.json:2:9: not JSON: /n: malformed number"}},
 		{"... restore", []string{"restore", "--profile", "openai", "--schema", schema, leadingZero}, ``, 1,
 			[]string{"args.json:2:9: not JSON: /n: malformed number, a leading zero (byte 10)"}},
+		{"input nope: not JSON at 1:1, not a null of the wrong kind (decode)", []string{"decode"}, `nope`, 1,
+			[]string{`<stdin>:1:1: not JSON: /: unexpected "nope", want a value`}},
+		{"... check", []string{"check", "--schema", schema}, `nope`, 1, []string{`<stdin>:1:1: not JSON: /: unexpected "nope", want a value`}},
+		{"... encode", []string{"encode", "--schema", schema}, `nope`, 1, []string{`<stdin>:1:1: not JSON: /: unexpected "nope", want a value`}},
+		{"a member nope", []string{"decode"}, `{"n": nope}`, 1, []string{`<stdin>:1:7: not JSON: /n: unexpected "nope", want a value`}},
 	} {
 		code, _, stderr := invoke([]byte(tc.stdin), tc.args...)
 		if code != tc.code {
