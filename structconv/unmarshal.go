@@ -188,10 +188,8 @@ func (d *decoder) reset(s string, depth int) {
 	d.r.Reset(s, jsontext.Options{MaxDepth: depth, MaxDigits: d.digits, AllowDuplicateNames: true})
 }
 
-func (d *decoder) fail(code ErrorCode, format string, args ...any) error {
-	return d.failAt(d.r.Offset(), code, format, args...)
-}
-
+// failAt is the *Error of code at offset off of the input, at the current
+// path.
 func (d *decoder) failAt(off int, code ErrorCode, format string, args ...any) error {
 	return &Error{Code: code, Path: pointerOf(d.path), Offset: off, Msg: fmt.Sprintf(format, args...)}
 }
