@@ -382,7 +382,7 @@ func (gi goInstance) Has(name string) bool {
 	return ok
 }
 
-func (gi goInstance) JSON() any { return gi.v }
+func (gi goInstance) Value() any { return gi.v }
 
 // Member shows the Go object to the plan's narrowing (plan.Object).
 func (gi goInstance) Member(name string) (jsontype.Set, string, bool) {

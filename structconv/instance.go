@@ -1,11 +1,7 @@
 package structconv
 
 import (
-	// encoding/json: only its Number type, the exact literal of the Go
-	// trees the validator reads; nothing is read by it.
-	"encoding/json"
 	"math"
-	"strconv"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -22,50 +18,14 @@ func (s *structInstance) Has(name string) bool {
 	return ok
 }
 
-func (s *structInstance) JSON() any { return structJSON((*structpb.Struct)(s)) }
+func (s *structInstance) Value() any { return (*structpb.Struct)(s) }
 
 // listInstance shows a ListValue to the plan, as structInstance does.
 type listInstance structpb.ListValue
 
 func (l *listInstance) Has(string) bool { return false }
 
-func (l *listInstance) JSON() any { return listJSON((*structpb.ListValue)(l)) }
-
-func valueJSON(v *structpb.Value) any {
-	switch k := v.GetKind().(type) {
-	case *structpb.Value_BoolValue:
-		return k.BoolValue
-	case *structpb.Value_NumberValue:
-		f := k.NumberValue
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil
-		}
-		return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
-	case *structpb.Value_StringValue:
-		return k.StringValue
-	case *structpb.Value_StructValue:
-		return structJSON(k.StructValue)
-	case *structpb.Value_ListValue:
-		return listJSON(k.ListValue)
-	}
-	return nil
-}
-
-func structJSON(s *structpb.Struct) any {
-	m := make(map[string]any, len(s.GetFields()))
-	for k, v := range s.GetFields() {
-		m[k] = valueJSON(v)
-	}
-	return m
-}
-
-func listJSON(l *structpb.ListValue) any {
-	a := make([]any, len(l.GetValues()))
-	for i, v := range l.GetValues() {
-		a[i] = valueJSON(v)
-	}
-	return a
-}
+func (l *listInstance) Value() any { return (*structpb.ListValue)(l) }
 
 // Member shows the Struct to the plan's narrowing (plan.Object): a
 // string of decimal digits may be an integer the codec carries.

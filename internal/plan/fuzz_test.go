@@ -57,4 +57,4 @@ func FuzzCompile(f *testing.F) {
 type mapInstance map[string]any
 
 func (m mapInstance) Has(name string) bool { _, ok := m[name]; return ok }
-func (m mapInstance) JSON() any            { return map[string]any(m) }
+func (m mapInstance) Value() any           { return map[string]any(m) }

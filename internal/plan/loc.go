@@ -15,9 +15,9 @@ import (
 type Instance interface {
 	// Has reports whether the value is an object holding the named member.
 	Has(name string) bool
-	// JSON returns the value as a decoded JSON tree: map[string]any, []any,
-	// string, bool, nil, or json.Number for numbers.
-	JSON() any
+	// Value returns the value as the validator reads it without a copy:
+	// a *structpb.Struct or *structpb.ListValue, or a decoded Go tree.
+	Value() any
 }
 
 // dep is a dependent schema: it applies when the member is present.
@@ -368,5 +368,5 @@ func (l *Loc) ifHolds(inst Instance) (holds, ok bool) {
 	if inst == nil || l.owner == nil || l.owner.val == nil {
 		return false, false
 	}
-	return l.owner.val.Holds(l.ifN.node, inst.JSON())
+	return l.owner.val.Holds(l.ifN.node, inst.Value())
 }

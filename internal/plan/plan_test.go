@@ -34,7 +34,7 @@ func (i planInstance) Has(name string) bool {
 	return has
 }
 
-func (i planInstance) JSON() any { return i.v }
+func (i planInstance) Value() any { return i.v }
 
 func planDecode(t *testing.T, s string) any {
 	t.Helper()

@@ -28,7 +28,7 @@ type Options struct {
 
 // Validator is what the plan asks of the full validator.
 type Validator interface {
-	// Holds reports whether v, a decoded JSON value, satisfies the schema
+	// Holds reports whether v (an Instance's Value) satisfies the schema
 	// of node n. ok is false when it cannot be told.
 	Holds(n *schema.Node, v any) (holds, ok bool)
 }

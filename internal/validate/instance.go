@@ -3,8 +3,11 @@ package validate
 import (
 	"encoding/json"
 	"hash/maphash"
+	"math"
 	"sort"
 	"strconv"
+
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/pointer"
@@ -91,37 +94,25 @@ func (in *instance) add(v any, parent int32) int32 {
 }
 
 // fill flattens the value given at i; the values given are kept in step
-// with the locations.
+// with the locations. Besides a Go value tree, it reads a Struct, a
+// ListValue or a Value as the codec has them (each number the double it
+// holds), so that a plan's condition reads the Struct being decoded
+// without a copy (plan.Instance).
 func (in *instance) fill(i int32) {
 	switch x := in.srcs[i].(type) {
+	case *structpb.Value:
+		in.srcs[i] = structValue(x)
+		in.fill(i)
+	case *structpb.Struct:
+		in.srcs[i] = nil // the words of a problem build the object from its members
+		fillObject(in, i, x.GetFields())
+	case *structpb.ListValue:
+		in.srcs[i] = nil
+		fillArray(in, i, x.GetValues())
 	case map[string]any:
-		start := len(in.names)
-		for k := range x {
-			in.names = append(in.names, k)
-		}
-		keys := in.names[start:]
-		sort.Strings(keys)
-		first := int32(len(in.vals))
-		for j, k := range keys {
-			in.vals = append(in.vals, ival{parent: i, index: int32(j)})
-			in.srcs = append(in.srcs, x[k])
-		}
-		iv := &in.vals[i]
-		iv.t, iv.first, iv.n, iv.ks = tObject, first, int32(len(keys)), int32(start)
-		for j := range keys {
-			in.fill(first + int32(j))
-		}
+		fillObject(in, i, x)
 	case []any:
-		first := int32(len(in.vals))
-		for j, e := range x {
-			in.vals = append(in.vals, ival{parent: i, index: int32(j)})
-			in.srcs = append(in.srcs, e)
-		}
-		iv := &in.vals[i]
-		iv.t, iv.first, iv.n = tArray, first, int32(len(x))
-		for j := range x {
-			in.fill(first + int32(j))
-		}
+		fillArray(in, i, x)
 	case nil:
 		in.vals[i].t = tNull
 	case bool:
@@ -133,6 +124,62 @@ func (in *instance) fill(i int32) {
 			in.vals[i].t = tNumber
 		}
 	}
+}
+
+// fillObject flattens the object of members m at i.
+func fillObject[V any](in *instance, i int32, m map[string]V) {
+	start := len(in.names)
+	for k := range m {
+		in.names = append(in.names, k)
+	}
+	keys := in.names[start:]
+	sort.Strings(keys)
+	first := int32(len(in.vals))
+	for j, k := range keys {
+		in.vals = append(in.vals, ival{parent: i, index: int32(j)})
+		in.srcs = append(in.srcs, m[k])
+	}
+	iv := &in.vals[i]
+	iv.t, iv.first, iv.n, iv.ks = tObject, first, int32(len(keys)), int32(start)
+	for j := range keys {
+		in.fill(first + int32(j))
+	}
+}
+
+// fillArray flattens the array of elements a at i.
+func fillArray[V any](in *instance, i int32, a []V) {
+	first := int32(len(in.vals))
+	for j, e := range a {
+		in.vals = append(in.vals, ival{parent: i, index: int32(j)})
+		in.srcs = append(in.srcs, e)
+	}
+	iv := &in.vals[i]
+	iv.t, iv.first, iv.n = tArray, first, int32(len(a))
+	for j := range a {
+		in.fill(first + int32(j))
+	}
+}
+
+// structValue returns what v holds: its scalar as a Go value (NaN and
+// the infinities, which JSON cannot write, as null), or its Struct or
+// ListValue.
+func structValue(v *structpb.Value) any {
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_BoolValue:
+		return k.BoolValue
+	case *structpb.Value_NumberValue:
+		if math.IsNaN(k.NumberValue) || math.IsInf(k.NumberValue, 0) {
+			return nil
+		}
+		return k.NumberValue
+	case *structpb.Value_StringValue:
+		return k.StringValue
+	case *structpb.Value_StructValue:
+		return k.StructValue
+	case *structpb.Value_ListValue:
+		return k.ListValue
+	}
+	return nil
 }
 
 // addString appends the string s as a new root, detached (see add).

@@ -260,7 +260,7 @@ func TestLazyConcurrent(t *testing.T) {
 type planInst struct{ v map[string]any }
 
 func (i planInst) Has(name string) bool { _, ok := i.v[name]; return ok }
-func (i planInst) JSON() any            { return i.v }
+func (i planInst) Value() any           { return i.v }
 
 // TestWordingOfTaggedUnions: alternatives told apart by a tag are worded
 // by the tag: an unknown tag by the values it may take, a missing tag as
