@@ -239,7 +239,7 @@ func TestRestoreHostile(t *testing.T) {
 	// text (a string the free location would take): the answer fails,
 	// naming the string and the limit.
 	out, rep, err := a.Restore([]byte(text))
-	if !errors.As(err, &se) || se.Code != structconv.CodeDepth || se.Path != "/v" || !strings.Contains(se.Msg, "deeper than 2000") || rep.Valid() {
+	if !errors.As(err, &se) || se.Code != structconv.CodeDepth || se.Path != "/v" || !strings.Contains(se.Msg, "deeper than 512") || rep.Valid() {
 		t.Errorf("deep JSON text: %.40s %v %v; want a depth error at /v", out, rep, err)
 	}
 	for _, bad := range []string{`{"m":[{"key":"a","value":1,"key":"b"}]}`, `{"m":[1,2`, `[`, `{"v":"\ud800"}`} {

@@ -20,12 +20,12 @@ import (
 )
 
 // Options are the limits a document is read under. The zero value applies
-// the default limits (nesting depth 2000, 4300 digits per number literal)
-// and refuses repeated member names.
+// the default limits (nesting depth 512, structconv.DefaultMaxDepth; 4300
+// digits per number literal) and refuses repeated member names.
 type Options struct {
 	// MaxDepth limits the nesting of arrays and objects: a document of
 	// MaxDepth levels is read, one more fails with ErrDepth. 0 or less
-	// means the default, 2000; at most 100000 is used.
+	// means the default, 512; at most 100000 is used.
 	MaxDepth int
 	// MaxDigits limits the digits (mantissa and exponent) of one number
 	// literal; a longer one fails with ErrDigits. 0 or less means the
@@ -229,8 +229,3 @@ func AppendIndex(ptr []byte, i int) []byte { return pointer.AppendIndex(ptr, i) 
 // none for "" (the root). ok is false when ptr is neither "" nor starts
 // with '/'.
 func SplitPointer(ptr string) (tokens []string, ok bool) { return pointer.Split(ptr) }
-
-// IsIndex reports whether a reference token reads as an array index as
-// RFC 6901 writes them: decimal digits without a leading zero ("0"
-// itself is one).
-func IsIndex(tok string) bool { return pointer.IsIndex(tok) }

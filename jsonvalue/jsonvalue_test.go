@@ -137,11 +137,6 @@ func TestPointers(t *testing.T) {
 	if _, ok := jsonvalue.SplitPointer("a"); ok {
 		t.Error("SplitPointer accepts a pointer without '/'")
 	}
-	for tok, want := range map[string]bool{"0": true, "10": true, "01": false, "": false, "-1": false, "a": false} {
-		if jsonvalue.IsIndex(tok) != want {
-			t.Errorf("IsIndex(%q) = %v", tok, !want)
-		}
-	}
 	src := "{\"a/b~c\": [0, 1, 2,\n 3]}"
 	off, ok := jsonvalue.ValueAt(src, string(ptr))
 	if !ok || src[off:off+1] != "3" || jsonvalue.PointerAt(src, off) != string(ptr) {

@@ -39,7 +39,7 @@ type CheckOptions struct {
 	Observer coerce.Observer
 	// MaxDepth and MaxNumberDigits bound the arguments as
 	// UnmarshalOptions' fields of the same names do; 0 means the defaults
-	// (2000 levels of nesting, 4300 digits).
+	// (DefaultMaxDepth levels of nesting, 4300 digits).
 	MaxDepth        int
 	MaxNumberDigits int
 }

@@ -30,7 +30,7 @@
 // it is written back as that string. Errors are *Error values naming the location as a JSON
 // Pointer; a Report, when asked for, lists every rule that fired.
 //
-// Every input gets a bounded answer. JSON input nests at most 2000 levels
+// Every input gets a bounded answer. JSON input nests at most 512 levels
 // unless MaxDepth says otherwise, and never more than 100000, the hard cap
 // of every conversion (in-memory Structs and Go values too); a number
 // literal has at most 4300 digits unless MaxNumberDigits says otherwise.

@@ -14,7 +14,6 @@ func Fix(schema *Schema, policy coerce.Policy, report *coerce.Report, m proto.Me
 
 // The limits, for the tests that probe them.
 const (
-	DefaultMaxDepth        = defaultMaxDepth
 	MaxDepthLimit          = maxDepthLimit
 	DefaultMaxNumberDigits = defaultMaxNumberDigits
 )

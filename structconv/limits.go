@@ -7,18 +7,22 @@ import "github.com/structkit/structkit/internal/jsontext"
 // conversion or validation cost more than linear work in its size.
 //
 //	limit                     default                      option
-//	nesting of JSON input     defaultMaxDepth (2000)       UnmarshalOptions.MaxDepth, CheckOptions.MaxDepth
+//	nesting of JSON input     DefaultMaxDepth (512)        UnmarshalOptions.MaxDepth, CheckOptions.MaxDepth
 //	nesting, hard cap         maxDepthLimit (100000)       none: in-memory Structs and Go values too
 //	digits of a number        defaultMaxNumberDigits (4300) UnmarshalOptions.MaxNumberDigits, GoOptions.MaxNumberDigits, CheckOptions.MaxNumberDigits
 //
 // Deeper input fails with CodeDepth, longer literals with CodeNumber, each
 // naming the location.
+// DefaultMaxDepth is the nesting of arrays and objects allowed where an
+// option's MaxDepth is zero: the one default of structkit and of its
+// gateway, for what is read and what is sent. It stays under the 1000
+// levels at which the MCP go-sdk refuses a JSON-RPC message (whose frame
+// adds levels of its own, and a stdio server built on it ends the
+// session), and, a JSON level being two protobuf message levels, well
+// inside protobuf's own limit of 10000. No tool's arguments come near it.
+const DefaultMaxDepth = jsontext.DefaultMaxDepth
+
 const (
-	// defaultMaxDepth is the nesting limit Unmarshal applies when
-	// UnmarshalOptions.MaxDepth is zero. A JSON nesting level is two
-	// protobuf message levels, so this stays well inside protobuf's own
-	// limit of 10000.
-	defaultMaxDepth = 2000
 
 	// maxDepthLimit is the deepest nesting any conversion accepts, whatever
 	// the options say: Unmarshal, Marshal, ToGo, Apply, FromGo, Fix and the
@@ -36,7 +40,7 @@ const (
 func effectiveDepth(n int) int {
 	switch {
 	case n <= 0:
-		return defaultMaxDepth
+		return DefaultMaxDepth
 	case n > maxDepthLimit:
 		return maxDepthLimit
 	}

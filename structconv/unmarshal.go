@@ -54,7 +54,7 @@ type UnmarshalOptions struct {
 	Policy coerce.Policy
 	// BigIntegers chooses what happens to integer literals beyond ±2^53.
 	BigIntegers BigIntegers
-	// MaxDepth limits the nesting of arrays and objects; 0 means 2000
+	// MaxDepth limits the nesting of arrays and objects; 0 means 512
 	// levels, and values above 100000 (the hard cap) mean 100000.
 	// Deeper input fails with CodeDepth; no input can exhaust the stack.
 	MaxDepth int

@@ -48,7 +48,7 @@ type Options struct {
 	// which receives every change and problem with the tool's name; the
 	// limits. Each call names its tool and is bounded by its context.
 	// MaxDepth bounds the nesting of the arguments sent to an MCP server;
-	// here 0 means 512, as for mcpbridge.ClientOptions. Deeper arguments
+	// 0 means structconv.DefaultMaxDepth (512). Deeper arguments
 	// are refused with InvalidArgument naming the path, before anything is
 	// sent: no request can end an upstream session.
 	structconv.CheckOptions

@@ -11,6 +11,7 @@ import (
 
 	"github.com/structkit/structkit/gateway/internal/msgtext"
 	"github.com/structkit/structkit/jsonvalue"
+	"github.com/structkit/structkit/structconv"
 )
 
 // Result limits. A result goes to the client inside a JSON-RPC frame (the
@@ -19,9 +20,6 @@ import (
 // the session; so a result nested deeper than the limit is answered with
 // an isError result naming it, never sent.
 const (
-	// defaultResultDepth is the result nesting allowed when
-	// Options.MaxDepth is zero (as the arguments' 512 in mcpbridge).
-	defaultResultDepth = 512
 	// maxResultDepth caps the limit whatever Options.MaxDepth says: the
 	// client's 1000 levels, less the frame's own.
 	maxResultDepth = 990
@@ -56,7 +54,7 @@ func (e errResultSize) Error() string {
 // resultDepth is the nesting allowed in a result under o.
 func resultDepth(o Options) int {
 	if o.MaxDepth <= 0 {
-		return defaultResultDepth
+		return structconv.DefaultMaxDepth
 	}
 	return min(o.MaxDepth, maxResultDepth)
 }

@@ -14,9 +14,10 @@ import (
 	"github.com/structkit/structkit/gateway/mcpbridge"
 )
 
-// TestAddToolHostileSchemas: schemas that compile but that the go-sdk's
-// AddTool panics on are refused before it is called, with an
-// *mcptool.Error naming the place, and nothing is registered.
+// TestAddToolHostileSchemas: schemas that the go-sdk's AddTool panics on
+// are refused before it is called, with an *mcptool.Error naming the
+// place, or, nested deeper than the schema reader's limit, with the
+// reader's error naming it; nothing is registered.
 func TestAddToolHostileSchemas(t *testing.T) {
 	h := func(context.Context, *structpb.Struct) (*mcpbridge.StructResult, error) { return nil, nil }
 	deep := `{"type":"object","properties":{"a":{"const":` + strings.Repeat("[", 998) + strings.Repeat("]", 998) + `}}}` // 1001 levels
@@ -34,18 +35,21 @@ func TestAddToolHostileSchemas(t *testing.T) {
 			if tc.out != "" {
 				tool.OutputSchema = json.RawMessage(tc.out)
 			}
-			err := mcpbridge.AddTool(s, tool, h, mcpbridge.ServerOptions{})
-			var e *mcptool.Error
-			if !errors.As(err, &e) || tc.path != "" && e.Path != tc.path {
-				t.Fatalf("AddTool: %v", err)
+			refused := func(what string, err error) {
+				t.Helper()
+				var e *mcptool.Error
+				switch tooDeep := tc.out == deep; {
+				case tooDeep && (err == nil || !strings.Contains(err.Error(), "nesting deeper than 512 levels")):
+					t.Fatalf("%s: %v, want the nesting limit named", what, err)
+				case !tooDeep && (!errors.As(err, &e) || tc.path != "" && e.Path != tc.path):
+					t.Fatalf("%s: %v", what, err)
+				}
 			}
+			refused("AddTool", mcpbridge.AddTool(s, tool, h, mcpbridge.ServerOptions{}))
 			typed := func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, map[string]any, error) {
 				return nil, nil, nil
 			}
-			err = mcpbridge.AddToolFor(s, tool, typed, mcpbridge.ServerOptions{})
-			if !errors.As(err, &e) || tc.path != "" && e.Path != tc.path {
-				t.Fatalf("AddToolFor: %v", err)
-			}
+			refused("AddToolFor", mcpbridge.AddToolFor(s, tool, typed, mcpbridge.ServerOptions{}))
 		})
 	}
 }

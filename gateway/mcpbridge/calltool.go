@@ -16,12 +16,8 @@ import (
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/gateway/internal/mcptrace"
 	"github.com/structkit/structkit/gateway/mcpbridge/internal/toolcall"
+	"github.com/structkit/structkit/structconv"
 )
-
-// defaultMaxDepth is the nesting ClientOptions.MaxDepth allows when zero:
-// well under the 1000 levels at which the go-sdk refuses a JSON-RPC
-// message (and a stdio server built on it ends the session).
-const defaultMaxDepth = toolcall.DefaultMaxDepth
 
 // CallTool calls a tool with arguments held in a Struct (nil means none).
 // The arguments go out as the JSON the tool's input schema calls for; see
@@ -69,7 +65,7 @@ func (c *Client) CallToolJSON(ctx context.Context, name string, args []byte) (*C
 }
 
 // maxDepth is the nesting allowed in what is sent.
-func (c *Client) maxDepth() int { return cmp.Or(c.opts.MaxDepth, defaultMaxDepth) }
+func (c *Client) maxDepth() int { return cmp.Or(c.opts.MaxDepth, structconv.DefaultMaxDepth) }
 
 // call is the preparation of a call of ti.
 func (c *Client) call(ti *ToolInfo) *toolcall.Call {

@@ -58,13 +58,13 @@ type ClientOptions struct {
 	// the Observer, which receives every change and problem of every
 	// call's Report and ResultReport, with the tool's name; the limits. Each call names its
 	// tool and is bounded by its context. MaxDepth bounds the nesting of
-	// the arguments sent; here 0 means 512, well under the 1000 levels at
-	// which the go-sdk refuses a JSON-RPC message (and a stdio server built
-	// on it ends the session). Deeper arguments fail at StageArguments
+	// the arguments sent; 0 means structconv.DefaultMaxDepth (512), well
+	// under the 1000 levels at which the go-sdk refuses a JSON-RPC message
+	// (and a stdio server built on it ends the session). Deeper arguments fail at StageArguments
 	// with a *structconv.Error (CodeDepth) naming the path, before
 	// anything is sent: no arguments can put the session at risk. The
 	// same limits bound results: structured content or a content block
-	// nested deeper than MaxDepth (512 when 0), or with a longer number
+	// nested deeper than MaxDepth, or with a longer number
 	// literal than MaxNumberDigits, fails at StageResult with a
 	// *structconv.Error (CodeDepth, CodeNumber) naming the path. A frame
 	// nested beyond the 1000 levels the go-sdk reads never reaches it: the

@@ -47,7 +47,7 @@ func TestResultDepth(t *testing.T) {
 			var se *structconv.Error
 			var we *jsonrpc.Error
 			switch {
-			case depth <= defaultMaxDepth:
+			case depth <= structconv.DefaultMaxDepth:
 				if err != nil || len(res.StructuredJSON) == 0 || (res.Structured == nil) != jsonOnly {
 					t.Fatalf("depth %d: %+v, %v", depth, res, err)
 				}

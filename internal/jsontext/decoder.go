@@ -7,9 +7,9 @@ import (
 
 // The nesting limits.
 const (
-	// DefaultMaxDepth is the nesting limit when Options.MaxDepth is zero
-	// (the codec's structconv.DefaultMaxDepth).
-	DefaultMaxDepth = 2000
+	// DefaultMaxDepth is the nesting limit when Options.MaxDepth is zero:
+	// structconv.DefaultMaxDepth, the one default of every layer.
+	DefaultMaxDepth = 512
 	// MaxDepthLimit caps Options.MaxDepth, so that the callers' recursion
 	// over a document stays far from Go's stack limit.
 	MaxDepthLimit = 100000

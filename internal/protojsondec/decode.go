@@ -46,7 +46,7 @@ type Resolver interface {
 // limits and resolves types with protoregistry.GlobalTypes.
 type Options struct {
 	// MaxDepth limits the nesting of arrays and objects, as
-	// jsontext.Options.MaxDepth does (0 means jsontext.DefaultMaxDepth).
+	// jsontext.Options.MaxDepth does (0 means jsontext.DefaultMaxDepth, 512).
 	MaxDepth int
 	// MaxDigits limits the digits of one number literal, as
 	// jsontext.Options.MaxDigits does (0 means jsontext.DefaultMaxDigits).

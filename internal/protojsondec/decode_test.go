@@ -266,7 +266,13 @@ func TestDepth(t *testing.T) {
 			t.Fatalf("%v %v", em, et)
 		}
 	}
-	must(t, protojsondec.Options{Resolver: resolver}.Unmarshal(deep(1500), newT()))
+	// The default, jsontext.DefaultMaxDepth (512 levels: the document's
+	// object and 511 children), reads to its last level.
+	must(t, protojsondec.Options{Resolver: resolver}.Unmarshal(deep(jsontext.DefaultMaxDepth-1), newT()))
+	if err := (protojsondec.Options{Resolver: resolver}).Unmarshal(deep(jsontext.DefaultMaxDepth), newT()); !errors.As(err, &se) || se.Kind != jsontext.ErrDepth {
+		t.Fatalf("one level past the default: %v", err)
+	}
+	must(t, protojsondec.Options{Resolver: resolver, MaxDepth: 2000}.Unmarshal(deep(1500), newT()))
 }
 
 // TestAnyRereadBounded: Anys that put "@type" after other members are
@@ -276,8 +282,9 @@ func TestDepth(t *testing.T) {
 func TestAnyRereadBounded(t *testing.T) {
 	at := `"s":"x","@type":"type.googleapis.com/t.T","wAny":`
 	n := 1500
+	o := protojsondec.Options{Resolver: resolver, MaxDepth: 2 * n}
 	any := strings.Repeat(`{`+at, n) + `{}` + strings.Repeat(`}`, n)
-	err := protojsondec.Options{Resolver: resolver}.Unmarshal(`{"wAny":`+any+`}`, newT())
+	err := o.Unmarshal(`{"wAny":`+any+`}`, newT())
 	var e *protojsondec.Error
 	if !errors.As(err, &e) || !strings.Contains(e.Msg, `"@type" first`) || e.Path == "" {
 		t.Fatalf("got %v, want the re-read bound, at a path", err)
@@ -285,5 +292,5 @@ func TestAnyRereadBounded(t *testing.T) {
 	// With "@type" first, the same nesting is read once and accepted.
 	at = `"@type":"type.googleapis.com/t.T","wAny":`
 	any = strings.Repeat(`{`+at, n) + `{}` + strings.Repeat(`}`, n)
-	must(t, protojsondec.Options{Resolver: resolver}.Unmarshal(`{"wAny":`+any+`}`, newT()))
+	must(t, o.Unmarshal(`{"wAny":`+any+`}`, newT()))
 }

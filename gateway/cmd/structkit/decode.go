@@ -27,7 +27,7 @@ func runDecode(e *env, args []string) error {
 	fs.Var(to, "to", "the output `FORMAT`: json (JSON text showing what the Struct holds) or binary (deterministic protobuf wire format)")
 	bigInts := newEnum("carry", "carry", "round", "reject")
 	fs.Var(bigInts, "big-integers", "`MODE` for integer literals beyond ±2^53: carry (exact, as decimal strings, where the schema admits integer), round (to the nearest double) or reject")
-	maxDepth := fs.Int("max-depth", 0, "accept at most `N` levels of nested arrays and objects; 0 means 2000")
+	maxDepth := fs.Int("max-depth", 0, "accept at most `N` levels of nested arrays and objects; 0 means 512")
 	report := fs.Bool("report", false, "print what the conversion changed to standard error, one change per line")
 	var jo jsonOutput
 	jo.register(fs)

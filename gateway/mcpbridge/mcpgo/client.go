@@ -42,7 +42,7 @@ type ClientOptions struct {
 	// CheckOptions configure what is done to the arguments (the lenient
 	// policy's repairs, the Observer of every call's Report and
 	// ResultReport, the limits) and bound results: MaxDepth (0 means
-	// 512) and MaxNumberDigits bound the arguments sent and the structured
+	// structconv.DefaultMaxDepth, 512) and MaxNumberDigits bound the arguments sent and the structured
 	// content read, failing at StageArguments or StageResult with a
 	// *structconv.Error naming the path.
 	structconv.CheckOptions
@@ -230,7 +230,7 @@ func (c *Client) CallToolJSON(ctx context.Context, name string, args []byte) (re
 	return c.prepared(ctx, ti, a, err)
 }
 
-func (c *Client) maxDepth() int { return cmp.Or(c.opts.MaxDepth, toolcall.DefaultMaxDepth) }
+func (c *Client) maxDepth() int { return cmp.Or(c.opts.MaxDepth, structconv.DefaultMaxDepth) }
 
 // call is the preparation of a call of ti.
 func (c *Client) call(ti *tool) *toolcall.Call {

@@ -111,7 +111,7 @@ func TestServerCheck(t *testing.T) {
 
 // TestServerHostile: deep nesting and over-long numbers get an isError
 // naming the location, within the limits of ServerOptions (the default
-// depth is structconv's 2000 levels, whose path the text names); what mcp-go's
+// depth is structconv's 512 levels, whose path the text names); what mcp-go's
 // own decoding of the request refuses is its protocol error. Nothing
 // panics or hangs.
 func TestServerHostile(t *testing.T) {

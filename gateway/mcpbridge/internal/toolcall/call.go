@@ -12,12 +12,6 @@ import (
 	"github.com/structkit/structkit/structconv"
 )
 
-// DefaultMaxDepth is the nesting a client allows in what it sends and
-// reads when its MaxDepth is zero: well under the 1000 levels at which the
-// go-sdk refuses a JSON-RPC message (and a stdio server built on it ends
-// the session).
-const DefaultMaxDepth = 512
-
 // Call prepares a client's call of one tool: its arguments as the JSON
 // the tool's input schema calls for.
 type Call struct {

@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/structkit/structkit/coerce"
-	"github.com/structkit/structkit/jsonvalue"
 )
 
 // Aggregator counts changes and problems per tool × JSON Pointer × rule or
@@ -140,9 +139,15 @@ func Normalize(ptr string) string {
 	}
 	parts := strings.Split(ptr, "/")
 	for i, p := range parts {
-		if i > 0 && jsonvalue.IsIndex(p) {
+		if i > 0 && isIndex(p) {
 			parts[i] = "*"
 		}
 	}
 	return strings.Join(parts, "/")
+}
+
+// isIndex reports whether a reference token reads as an array index as
+// RFC 6901 writes them: decimal digits without a leading zero.
+func isIndex(tok string) bool {
+	return tok != "" && strings.Trim(tok, "0123456789") == "" && (tok == "0" || tok[0] != '0')
 }
