@@ -31,10 +31,13 @@ import (
 // with the options issue 25 asks for (bridge.Options.FailFast,
 // mcpbridge.ClientOptions.Listed, ServerOptions.MaxArgumentBytes and
 // MaxArgumentValues); 222 once mcpbridge.ToolError became a StageTool
-// CallError.
+// CallError. The library: 148 and 352 once adapt's Report, Change and Rule
+// were no second set of coerce's (Schema.Edits and Lost, Edit,
+// Requirement), with structconv.DefaultMaxDepth, the one default nesting
+// limit, in place of jsonvalue.IsIndex.
 const (
-	maxTopLevel   = 149
-	maxIdentifier = 356
+	maxTopLevel   = 148
+	maxIdentifier = 352
 
 	maxGatewayTopLevel   = 52
 	maxGatewayIdentifier = 222

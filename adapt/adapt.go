@@ -65,7 +65,7 @@ func (o Options) Adapt(schema any) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Schema{profile: o.Profile, orig: orig, report: &Report{Profile: o.Profile}}
+	a := &Schema{profile: o.Profile, orig: orig}
 	if lim.same {
 		a.json, err = sameJSON(schema)
 		if err != nil {
@@ -97,7 +97,7 @@ func (o Options) Adapt(schema any) (*Schema, error) {
 	}
 	a.tbl = r.tbl
 	a.fwdEnum = r.fwdEnum
-	a.report.Changes = r.rep.list()
+	a.edits = r.rep.list()
 	return a, nil
 }
 
@@ -110,14 +110,14 @@ func sameJSON(schema any) ([]byte, error) {
 	return jsontext.Marshal(doc)
 }
 
-// Schema is a schema adapted to a profile: the adapted schema, the report
-// of what changed, and what restore needs to map an answer back. It is
+// Schema is a schema adapted to a profile: the adapted schema, the edits
+// that made it, and what restore needs to map an answer back. It is
 // immutable and safe for concurrent use.
 type Schema struct {
 	profile Profile
 	orig    *structconv.Schema
 	json    []byte
-	report  *Report
+	edits   []Edit
 	tbl     *restore.Table
 	fwdEnum map[*plan.Loc]map[string]string
 }
@@ -132,5 +132,18 @@ func (s *Schema) JSON() []byte { return bytes.Clone(s.json) }
 // against.
 func (s *Schema) Original() *structconv.Schema { return s.orig }
 
-// Report returns what the adaptation changed.
-func (s *Schema) Report() *Report { return s.report }
+// Edits returns what the adaptation did, by location of the original
+// schema, in pointer order (shared: not to be modified).
+func (s *Schema) Edits() []Edit { return s.edits }
+
+// Lost returns the edits that lose something the original schema tells
+// the model (Edit.Lost).
+func (s *Schema) Lost() []Edit {
+	var out []Edit
+	for _, e := range s.edits {
+		if e.Lost != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}

@@ -97,7 +97,7 @@ func TestAnthropicCheck(t *testing.T) {
 		}
 		found := false
 		for _, v := range vs {
-			found = found || v.Rule == tc.rule
+			found = found || v.Requirement == tc.rule
 		}
 		if !found {
 			t.Errorf("the checker does not name %s on %s: %v", tc.rule, tc.schema, vs)

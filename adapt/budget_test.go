@@ -95,7 +95,7 @@ func tightRoundTrips(t *testing.T, p Profile, orig *structconv.Schema, r *render
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &Schema{profile: p, orig: orig, json: js, tbl: r.tbl, fwdEnum: r.fwdEnum, report: &Report{Profile: p}}
+	a := &Schema{profile: p, orig: orig, json: js, tbl: r.tbl, fwdEnum: r.fwdEnum}
 	adapted, err := structconv.Compile(js)
 	if err != nil {
 		t.Errorf("%s %s: the adapted schema does not compile: %v", p, tool.name, err)

@@ -15,8 +15,9 @@ import (
 
 // Violation is one place where a schema breaks one of a profile's rules.
 type Violation struct {
-	// Rule is the rule's name, as Profile.Rules lists it.
-	Rule string `json:"rule"`
+	// Requirement is the requirement's name, as Profile.Requirements
+	// lists it.
+	Requirement string `json:"rule"`
 	// Pointer is the JSON Pointer of the offending schema.
 	Pointer string `json:"pointer"`
 	// Msg says what is wrong.
@@ -29,7 +30,7 @@ func (v Violation) String() string {
 	if p == "" {
 		p = "/"
 	}
-	return p + ": " + v.Rule + ": " + v.Msg
+	return p + ": " + v.Requirement + ": " + v.Msg
 }
 
 // Check checks a schema (JSON text), as it would be sent to the provider,
@@ -51,7 +52,7 @@ func (p Profile) Check(schema []byte) ([]Violation, error) {
 	}
 	m, ok := doc.(map[string]any)
 	if !ok {
-		return []Violation{{Rule: "root-object", Msg: "the schema is not an object"}}, nil
+		return []Violation{{Requirement: "root-object", Msg: "the schema is not an object"}}, nil
 	}
 	return check(lim, m), nil
 }
@@ -104,7 +105,7 @@ func check(lim *limits, doc map[string]any) []Violation {
 }
 
 func (c *checker) add(rule, ptr, msg string) {
-	c.out = append(c.out, Violation{Rule: rule, Pointer: ptr, Msg: msg})
+	c.out = append(c.out, Violation{Requirement: rule, Pointer: ptr, Msg: msg})
 }
 
 func (c *checker) typ(t string) string {

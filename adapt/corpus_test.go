@@ -203,14 +203,14 @@ func corpusTool1(t *testing.T, p Profile, tool corpusTool, st *stats) {
 		t.Errorf("%s: the adapted schema breaks the rules: %v %v\n%s", tool.name, err, vs, a.JSON())
 		return
 	}
-	if len(a.Report().Changes) > 0 {
+	if len(a.Edits()) > 0 {
 		st.changed++
 	}
-	if len(a.Report().Lost()) > 0 {
+	if len(a.Lost()) > 0 {
 		st.lossy++
 	}
 	cut := false
-	for _, c := range a.Report().Changes {
+	for _, c := range a.Edits() {
 		st.actions[c.Action]++
 		if c.Lost != "" {
 			key := string(c.Action)

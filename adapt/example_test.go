@@ -24,14 +24,16 @@ const toolSchema = `{
 
 // Adapt a tool's schema for OpenAI's strict mode: every member required
 // (optional ones nullable), maps as {key, value} pairs, objects closed.
-// The report says what changed, by location of the original schema.
+// The edits say what changed, by location of the original schema.
 func ExampleAdapt() {
 	s, err := adapt.Adapt([]byte(toolSchema), adapt.OpenAI)
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(string(s.JSON()))
-	fmt.Println(s.Report())
+	for _, e := range s.Edits() {
+		fmt.Println(e)
+	}
 	// Output:
 	// {"additionalProperties":false,"properties":{"labels":{"description":"A map, written as an array of {\"key\", \"value\"} pairs, each key once.","items":{"additionalProperties":false,"properties":{"key":{"type":"string"},"value":{"type":"integer"}},"required":["key","value"],"type":"object"},"type":["array","null"]},"limit":{"maximum":100,"minimum":1,"type":["integer","null"]},"repo_id":{"description":"Format: int64.","type":"integer"}},"required":["labels","limit","repo_id"],"type":"object"}
 	// / additionalProperties: closed; lost: members the schema does not declare (it does not say additionalProperties)
@@ -96,8 +98,8 @@ func Example_provider() {
 	if err != nil {
 		panic(err)
 	}
-	// s.JSON(): the schema to send; s.Report(): every change by schema pointer, with what was lost.
-	fmt.Println(len(s.Report().Changes), "changes")
+	// s.JSON(): the schema to send; s.Edits(): every edit by schema pointer, with what was lost.
+	fmt.Println(len(s.Edits()), "edits")
 
 	// The model answers under s.JSON(); restore in the codec's one pass, check against the original.
 	answer := []byte(`{"repo_id":9007199254740993,"labels":[{"key":"bug","value":2}],"limit":null}`)
@@ -135,7 +137,7 @@ func Example_provider() {
 	}
 	fmt.Println(string(b))
 	// Output:
-	// 5 changes
+	// 5 edits
 	// {"labels":{"bug":2},"repo_id":9007199254740993}
 	// {"limit":5,"repo_id":9007199254740993}
 }

@@ -56,7 +56,7 @@ func TestFacts(t *testing.T) {
 				}
 			}
 			var got []string
-			for _, ch := range a.Report().Changes {
+			for _, ch := range a.Edits() {
 				if ch.Pointer == "/properties/p" && (ch.Action == actionDescribed || ch.Action == actionDropped) {
 					got = append(got, ch.Keyword+" "+string(ch.Action))
 				}

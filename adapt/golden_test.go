@@ -108,8 +108,8 @@ func TestGolden(t *testing.T) {
 					t.Fatal(err)
 				}
 				fmt.Fprintf(&b, "== %s\n%s\n-- report\n", p, pretty.Bytes())
-				if r := a.Report().String(); r != "" {
-					fmt.Fprintf(&b, "%s\n", r)
+				for _, e := range a.Edits() {
+					fmt.Fprintf(&b, "%s\n", e)
 				}
 				for _, x := range gc.examples {
 					fw, err := a.Forward(x)

@@ -52,17 +52,18 @@ func ParseProfile(name string) (Profile, error) {
 	return "", fmt.Errorf("unknown profile %q (profiles: %s)", name, strings.Join(names, ", "))
 }
 
-// Rule is one of a profile's limits: a name (as violations give it), what
-// it requires, and where the provider says so.
-type Rule struct {
+// Requirement is one of what a profile's provider requires of a schema:
+// a name (as violations give it), what it requires, and where the
+// provider says so.
+type Requirement struct {
 	Name   string `json:"name"`
 	Text   string `json:"text"`
 	Source string `json:"source"`
 }
 
-// Rules returns the profile's rules, as its checker applies them; nil for
-// an unknown profile.
-func (p Profile) Rules() []Rule {
+// Requirements returns the profile's requirements, as its checker applies
+// them; nil for an unknown profile.
+func (p Profile) Requirements() []Requirement {
 	lim := profiles[p]
 	if lim == nil {
 		return nil
@@ -97,7 +98,7 @@ type limits struct {
 	same  bool // MCP: the schema unchanged
 	form  form
 	refs  refMode
-	rules []Rule
+	rules []Requirement
 
 	allRequired bool // every property in "required"; optional ones nullable
 	closed      bool // "additionalProperties": false written on every object
@@ -196,7 +197,7 @@ var profiles = map[Profile]*limits{
 		// Earlier limits were 100 properties, 5 levels, 500 enum values and
 		// 15000 characters; the guide now says 5000, 10, 1000 and 120000.
 		maxDepth: 10, maxProperties: 5000, maxEnumValues: 1000, maxEnumLength: 15000, enumLengthFrom: 250, maxStringTotal: 120000,
-		rules: []Rule{
+		rules: []Requirement{
 			{"root-object", "the root is an object (type object), not anyOf", srcOpenAI + "; " + srcRootObject},
 			{"keywords", "only type, properties, required, additionalProperties, items, anyOf, enum, const, $ref, $defs, description, and pattern, format, multipleOf, minimum, maximum, exclusiveMinimum, exclusiveMaximum, minItems, maxItems; no allOf, oneOf, not, if/then/else, dependentSchemas, patternProperties, prefixItems, minLength, maxLength, uniqueItems, minProperties, maxProperties, propertyNames", srcOpenAI},
 			{"typed", "every schema has a type (or anyOf or $ref)", srcOpenAI},
@@ -238,7 +239,7 @@ var profiles = map[Profile]*limits{
 		},
 		enumStrings: true, enumNumbers: true, enumOther: true,
 		minItemsMax: 1,
-		rules: []Rule{
+		rules: []Requirement{
 			{"root-object", "the root is an object that says required ([] when no member is), not a union", srcAnthropic + "; " + srcRootObject + "; " + srcAnthropicMCP},
 			{"keywords", "only type, properties, required, additionalProperties, items, anyOf, enum, const, $ref, $defs, description, and format, minItems; no pattern (written into the description, as the SDK's transformJSONSchema does), no numeric bounds (minimum, maximum, multipleOf, exclusive*), no minLength/maxLength, no maxItems/uniqueItems, no oneOf, not, if/then/else, patternProperties, allOf (flattened)", srcAnthropic + "; " + srcAnthropicSDK},
 			{"typed", "every schema has a type (or anyOf or $ref)", srcAnthropicSDK},
@@ -267,7 +268,7 @@ var profiles = map[Profile]*limits{
 		},
 		enumStrings: true, enumNumbers: true,
 		minItemsMax: -1, int64Strings: true,
-		rules: []Rule{
+		rules: []Requirement{
 			{"root-object", "the root is an object, not a union", srcGeminiJSON + "; " + srcRootObject},
 			{"keywords", "only type, properties, required, additionalProperties, items, anyOf, enum, $ref, $defs, description, and format, minimum, maximum, minItems, maxItems; no allOf, oneOf, not, const, if/then/else, patternProperties, minLength, maxLength, pattern, exclusive bounds, multipleOf", srcGeminiJSON},
 			{"types", "type is one JSON type, or [type, \"null\"]", srcGeminiJSON},
@@ -298,7 +299,7 @@ var profiles = map[Profile]*limits{
 		},
 		enumStrings: true,
 		minItemsMax: -1, simplePatterns: true, int64Strings: true,
-		rules: []Rule{
+		rules: []Requirement{
 			{"root-object", "the root is an OBJECT, not a union", srcGeminiSchema + "; " + srcRootObject},
 			{"keywords", "only the Schema fields: type, format, description, nullable, enum, items, properties, required, anyOf, minimum, maximum, minItems, maxItems, minLength, maxLength, pattern, minProperties, maxProperties; no $ref, $defs, additionalProperties, allOf, oneOf, not, const, exclusive bounds, multipleOf", srcGeminiSchema},
 			{"types", "type is one of STRING, NUMBER, INTEGER, BOOLEAN, ARRAY, OBJECT (null by nullable)", srcGeminiSchema},
@@ -313,7 +314,7 @@ var profiles = map[Profile]*limits{
 	},
 	MCP: {
 		name: MCP, same: true,
-		rules: []Rule{
+		rules: []Requirement{
 			{"unchanged", "the schema as the MCP server published it", "MCP specification, Tool.inputSchema: any JSON Schema (2020-12 by default)"},
 		},
 	},

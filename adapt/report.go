@@ -1,9 +1,6 @@
 package adapt
 
-import (
-	"sort"
-	"strings"
-)
+import "sort"
 
 // Action is what the adaptation did at a location. Actions are stable
 // strings:
@@ -52,9 +49,9 @@ const (
 	actionWrapped     Action = "wrapped"
 )
 
-// Change is one thing the adaptation did, at a location of the original
+// Edit is one thing the adaptation did, at a location of the original
 // schema.
-type Change struct {
+type Edit struct {
 	// Pointer is the JSON Pointer of the schema in the original document
 	// ("" is the root).
 	Pointer string `json:"pointer"`
@@ -71,8 +68,8 @@ type Change struct {
 	Note string `json:"note,omitempty"`
 }
 
-// String renders the change on one line.
-func (c Change) String() string {
+// String renders the edit on one line.
+func (c Edit) String() string {
 	p := c.Pointer
 	if p == "" {
 		p = "/"
@@ -91,42 +88,9 @@ func (c Change) String() string {
 	return s
 }
 
-// Report lists what an adaptation changed, by location of the original
-// schema, in pointer order.
-type Report struct {
-	Profile Profile  `json:"profile"`
-	Changes []Change `json:"changes"`
-}
-
-// String renders one change per line.
-func (r *Report) String() string {
-	if r == nil {
-		return ""
-	}
-	lines := make([]string, len(r.Changes))
-	for i, c := range r.Changes {
-		lines[i] = c.String()
-	}
-	return strings.Join(lines, "\n")
-}
-
-// Lost returns the changes that lose something.
-func (r *Report) Lost() []Change {
-	if r == nil {
-		return nil
-	}
-	var out []Change
-	for _, c := range r.Changes {
-		if c.Lost != "" {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// reportBuilder collects changes, once each.
+// reportBuilder collects edits, once each.
 type reportBuilder struct {
-	changes []Change
+	changes []Edit
 	seen    map[string]bool
 }
 
@@ -139,11 +103,11 @@ func (b *reportBuilder) add(ptr, kw string, a Action, lost, note string) {
 		return
 	}
 	b.seen[key] = true
-	b.changes = append(b.changes, Change{Pointer: ptr, Keyword: kw, Action: a, Lost: lost, Note: note})
+	b.changes = append(b.changes, Edit{Pointer: ptr, Keyword: kw, Action: a, Lost: lost, Note: note})
 }
 
-func (b *reportBuilder) list() []Change {
-	out := append([]Change(nil), b.changes...)
+func (b *reportBuilder) list() []Edit {
+	out := append([]Edit(nil), b.changes...)
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Pointer != out[j].Pointer {
 			return out[i].Pointer < out[j].Pointer

@@ -129,7 +129,7 @@ func TestRules(t *testing.T) {
 	for _, p := range Profiles() {
 		cases := ruleCases[p]
 		var names []string
-		for _, r := range p.Rules() {
+		for _, r := range p.Requirements() {
 			names = append(names, r.Name)
 			if r.Text == "" || r.Source == "" {
 				t.Errorf("%s: rule %s has no text or no source", p, r.Name)
@@ -154,7 +154,7 @@ func TestRules(t *testing.T) {
 					}
 					found := false
 					for _, v := range vs {
-						found = found || v.Rule == name
+						found = found || v.Requirement == name
 					}
 					if !found {
 						t.Errorf("the checker does not name %s on %.200s: %v", name, tc.bad, vs)
@@ -168,7 +168,7 @@ func TestRules(t *testing.T) {
 				if err != nil || len(vs) > 0 {
 					t.Fatalf("the adapted schema breaks the rules: %v %v\n%.2000s", err, vs, a.JSON())
 				}
-				if p != MCP && len(a.Report().Changes) == 0 {
+				if p != MCP && len(a.Edits()) == 0 {
 					t.Errorf("the adaptation reports no change:\n%.2000s", a.JSON())
 				}
 				if p == MCP && string(a.JSON()) != string(mustCompact(t, tc.orig)) {

@@ -166,7 +166,7 @@ func TestScale(t *testing.T) {
 			for _, n := range bodies {
 				most, total = max(most, n), total+n
 			}
-			t.Logf("%s/%s: %v, %d bytes, %d changes, %d bodies of %d locations", sc.name, p, d.Round(time.Millisecond), len(a.JSON()), len(a.Report().Changes), total, len(bodies))
+			t.Logf("%s/%s: %v, %d bytes, %d changes, %d bodies of %d locations", sc.name, p, d.Round(time.Millisecond), len(a.JSON()), len(a.Edits()), total, len(bodies))
 			if most > 2 {
 				t.Errorf("%s/%s: a location's body written %d times", sc.name, p, most)
 			}
@@ -189,7 +189,7 @@ func TestScaleShared(t *testing.T) {
 			t.Fatalf("%s: %v", p, err)
 		}
 		text, refs := 0, strings.Count(string(a.JSON()), `"$ref"`)
-		for _, c := range a.Report().Changes {
+		for _, c := range a.Edits() {
 			if c.Action == actionText {
 				text++
 			}

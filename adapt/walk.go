@@ -100,7 +100,7 @@ type locLog struct{ entries []logEntry }
 type logEntry struct {
 	child  *plan.Loc // a location written here (when isLoc)
 	isLoc  bool
-	change Change
+	change Edit
 }
 
 func newRenderer(lim *limits, s *plan.Schema, ctx context.Context) *renderer {
@@ -305,7 +305,7 @@ func (r *renderer) bodyOf(l *plan.Loc, depth int) (map[string]any, metrics) {
 // and recorded is replaced.
 func (r *renderer) recut(l *plan.Loc, why string) {
 	r.text[l] = why
-	r.logs[l] = &locLog{entries: []logEntry{{change: Change{Pointer: l.Pointer(), Action: actionText,
+	r.logs[l] = &locLog{entries: []logEntry{{change: Edit{Pointer: l.Pointer(), Action: actionText,
 		Lost: "the structure of the value (written as JSON text; checked on restore)", Note: why}}}}
 	r.recs[l] = &restore.Rec{Text: true}
 	delete(r.fwd, l)
@@ -397,7 +397,7 @@ func (r *renderer) textNode(l *plan.Loc) map[string]any {
 
 // note reports a change of the location being written.
 func (r *renderer) note(ptr, kw string, a Action, lost, note string) {
-	r.cur.entries = append(r.cur.entries, logEntry{change: Change{Pointer: ptr, Keyword: kw, Action: a, Lost: lost, Note: note}})
+	r.cur.entries = append(r.cur.entries, logEntry{change: Edit{Pointer: ptr, Keyword: kw, Action: a, Lost: lost, Note: note}})
 }
 
 // rec is the restore record of the location being written, l.

@@ -55,7 +55,7 @@ func profileSchema(md protoreflect.MethodDescriptor, given, inSchema []byte, o O
 // "patternProperties" of exact proto names).
 func collapsesAliases(a *adapt.Schema, doc []byte) bool {
 	var tree any
-	for _, c := range a.Report().Changes {
+	for _, c := range a.Edits() {
 		if c.Action != "json-text" {
 			continue
 		}

@@ -77,7 +77,18 @@ type adaptResult struct {
 	Name        string          `json:"name,omitempty"`
 	Description string          `json:"description,omitempty"`
 	InputSchema json.RawMessage `json:"inputSchema"`
-	Report      *adapt.Report   `json:"report"`
+	Report      *adaptReport    `json:"report"`
+}
+
+// adaptReport is what an adaptation did, in --format json.
+type adaptReport struct {
+	Profile adapt.Profile `json:"profile"`
+	Changes []adapt.Edit  `json:"changes"`
+}
+
+// reportOf is the report of s.
+func reportOf(s *adapt.Schema) *adaptReport {
+	return &adaptReport{Profile: s.Profile(), Changes: s.Edits()}
 }
 
 // adaptSchema adapts the schema doc read from name. The whole schema must
@@ -136,13 +147,13 @@ func runAdapt(e *env, args []string) error {
 		return err
 	}
 	if format.value == "json" {
-		return jo.value(e, adaptResult{Name: sf.tool, InputSchema: s.JSON(), Report: s.Report()})
+		return jo.value(e, adaptResult{Name: sf.tool, InputSchema: s.JSON(), Report: reportOf(s)})
 	}
 	if err := jo.write(e, s.JSON()); err != nil {
 		return err
 	}
-	if r := s.Report().String(); r != "" {
-		fmt.Fprintln(e.stderr, r)
+	for _, c := range s.Edits() {
+		fmt.Fprintln(e.stderr, c)
 	}
 	return nil
 }
@@ -165,9 +176,9 @@ func adaptTools(e *env, jo jsonOutput, sf *schemaFlags, p adapt.Profile, format 
 			failed = append(failed, fmt.Sprintf("tool %q: %v", t.Name, err))
 			continue
 		}
-		res := adaptResult{Name: t.Name, Description: t.Description, InputSchema: s.JSON(), Report: s.Report()}
+		res := adaptResult{Name: t.Name, Description: t.Description, InputSchema: s.JSON(), Report: reportOf(s)}
 		if format == "text" {
-			for _, c := range s.Report().Changes {
+			for _, c := range s.Edits() {
 				fmt.Fprintf(e.stderr, "%s: %s\n", t.Name, c)
 			}
 			res.Report = nil
@@ -189,16 +200,16 @@ func writeRules(e *env, jo jsonOutput, p adapt.Profile, format string) error {
 		profiles = []adapt.Profile{p}
 	}
 	if format == "json" {
-		out := map[string][]adapt.Rule{}
+		out := map[string][]adapt.Requirement{}
 		for _, q := range profiles {
-			out[string(q)] = q.Rules()
+			out[string(q)] = q.Requirements()
 		}
 		return jo.value(e, out)
 	}
 	var b strings.Builder
 	for _, q := range profiles {
 		fmt.Fprintf(&b, "%s\n", q)
-		for _, r := range q.Rules() {
+		for _, r := range q.Requirements() {
 			fmt.Fprintf(&b, "  %-18s %s\n  %-18s source: %s\n", r.Name, r.Text, "", r.Source)
 		}
 	}

@@ -267,8 +267,7 @@ func (j jsonOutput) write(e *env, b []byte) error {
 	return writeOutput(e, append(b[:len(b):len(b)], '\n'))
 }
 
-// value writes v through the token layer's writer (no HTML escaping;
-// values such as adapt.Report write themselves).
+// value writes v through the token layer's writer (no HTML escaping).
 func (j jsonOutput) value(e *env, v any) error {
 	b, err := jsonvalue.Marshal(v)
 	if err != nil {

@@ -102,7 +102,7 @@ func runSchema(e *env, args []string) error {
 			return fmt.Errorf("schema: profile %s: %w", pf.p, err)
 		}
 		out = a.JSON()
-		for _, c := range a.Report().Changes {
+		for _, c := range a.Edits() {
 			fmt.Fprintln(e.stderr, c.String())
 		}
 	}
