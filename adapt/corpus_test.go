@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/internal/jsontext"
@@ -252,6 +253,64 @@ func corpusTool1(t *testing.T, p Profile, tool corpusTool, st *stats) {
 	}
 }
 
+// sameFromStruct: the answer y held in a Struct (as Vertex AI hands it
+// over) restores, read in place, as the JSON the Struct stands for does:
+// the same arguments, problems and changes. A Struct holding a string of
+// digits beyond 2^53 is left to TestRestoreStruct: read in place, such a
+// string where the original has integers is the integer the codec
+// carries, and read as JSON text it is the string it is.
+func sameFromStruct(t *testing.T, name string, a *Schema, y []byte) {
+	t.Helper()
+	var in structpb.Struct
+	if err := structconv.Unmarshal(y, &in); err != nil || holdsCarried(structpb.NewStructValue(&in)) {
+		return
+	}
+	text, err := structconv.Marshal(&in)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	wantOut, wantRep, wantErr := a.Restore(text)
+	got, rep, err := RestoreOptions{Schema: a}.Struct(context.Background(), "", &in)
+	if (err == nil) != (wantErr == nil) {
+		t.Errorf("%s: from a Struct: %v; from its JSON %s: %v", name, err, text, wantErr)
+		return
+	}
+	if err != nil {
+		return
+	}
+	if fmt.Sprint(rep.Changes, rep.Problems) != fmt.Sprint(wantRep.Changes, wantRep.Problems) {
+		t.Errorf("%s: the report from a Struct differs from its JSON's %s:\n got  %v %v\n want %v %v", name, text, rep.Changes, rep.Problems, wantRep.Changes, wantRep.Problems)
+	}
+	var want structpb.Struct
+	if err := (structconv.UnmarshalOptions{Schema: a.Original()}).Unmarshal(wantOut, &want); err != nil {
+		t.Fatalf("%s: %s: %v", name, wantOut, err)
+	}
+	if !proto.Equal(got, &want) {
+		t.Errorf("%s: restored from a Struct: %v; from its JSON %s: %s", name, got, text, wantOut)
+	}
+}
+
+// holdsCarried reports whether v holds a string of digits beyond 2^53.
+func holdsCarried(v *structpb.Value) bool {
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_StringValue:
+		return jsontext.Carried(k.StringValue)
+	case *structpb.Value_StructValue:
+		for _, e := range k.StructValue.GetFields() {
+			if holdsCarried(e) {
+				return true
+			}
+		}
+	case *structpb.Value_ListValue:
+		for _, e := range k.ListValue.GetValues() {
+			if holdsCarried(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // roundTrip checks the first invariant on x.
 func roundTrip(t *testing.T, name string, a *Schema, adapted *structconv.Schema, x []byte, st *stats) {
 	t.Helper()
@@ -297,6 +356,7 @@ func answer(t *testing.T, name string, a *Schema, y []byte, st *stats) {
 		return
 	}
 	st.answers++
+	sameFromStruct(t, name, a, y)
 	if rep.Valid() {
 		if ps, err := a.Original().Validate(context.Background(), decode(t, out)); err != nil || len(ps) > 0 {
 			t.Errorf("%s: restored arguments reported valid are not: %v\n y: %s\n out: %s", name, ps, y, out)

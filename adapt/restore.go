@@ -57,43 +57,31 @@ var errNoSchema = errors.New("adapt: RestoreOptions needs the adapted Schema")
 // JSON (a *structconv.Error), an original schema the validator cannot
 // compile (a *coerce.SchemaError), or ctx's error.
 func (o RestoreOptions) JSON(ctx context.Context, tool string, answer []byte) ([]byte, *coerce.Report, error) {
-	if o.Schema == nil {
-		return nil, nil, errNoSchema
-	}
 	// The check applies the restore while it reads the answer: it is
 	// given the original schema and, as its hook, the table of the
 	// adapted schema's stand-ins.
-	return o.check(ctx, tool, answer, &restore.Run{T: o.Schema.tbl})
+	out, _, rep, err := o.check(ctx, tool, restore.Input{JSON: answer})
+	return out, rep, err
 }
 
 // Struct restores an answer held in a Struct, such as Vertex AI's
-// FunctionCall.args: its values are read as JSON shows them (each number
-// the double the Struct holds, so a 64-bit integer the adapted schema
-// asks as a string stays exact) and restored as JSON does. It returns the
-// arguments as a Struct under the original schema (integers beyond 2^53
-// carried as decimal strings, as structconv.Unmarshal carries them). ctx
-// and tool are as for JSON.
+// FunctionCall.args, read in place as the JSON it stands for (each
+// number the double the Struct holds, so a 64-bit integer the adapted
+// schema asks as a string stays exact; a string of digits beyond 2^53
+// where the original schema has integers is that integer, as the codec
+// carries it) and restored as JSON is, in the same one pass. It returns
+// the arguments as a Struct under the original schema (integers beyond
+// 2^53 carried as decimal strings, as structconv.Unmarshal carries them).
+// ctx and tool are as for JSON.
 func (o RestoreOptions) Struct(ctx context.Context, tool string, answer *structpb.Struct) (*structpb.Struct, *coerce.Report, error) {
-	if o.Schema == nil {
-		return nil, nil, errNoSchema
+	if answer == nil {
+		answer = &structpb.Struct{}
 	}
-	b, err := structconv.Marshal(answer)
+	_, v, rep, err := o.check(ctx, tool, restore.Input{Tree: structpb.NewStructValue(answer)})
 	if err != nil {
 		return nil, nil, err
 	}
-	// Read as the Struct holds it (FromStruct): a string of digits beyond
-	// ±2^53 where the numbers restore carried big integers is such an
-	// integer (the codec's convention), where from JSON text it is the
-	// string it is.
-	out, rep, err := o.check(ctx, tool, b, &restore.Run{T: o.Schema.tbl, FromStruct: true})
-	if err != nil {
-		return nil, nil, err
-	}
-	var st structpb.Struct
-	if err := (structconv.UnmarshalOptions{Schema: o.Schema.orig}).Unmarshal(out, &st); err != nil {
-		return nil, nil, err
-	}
-	return &st, rep, nil
+	return v.GetStructValue(), rep, nil
 }
 
 // Restore restores an answer given as JSON text with the default options;
@@ -103,9 +91,12 @@ func (s *Schema) Restore(answer []byte) ([]byte, *coerce.Report, error) {
 }
 
 // check runs the codec's check of the answer under the original schema,
-// with the hook h applying the stand-ins while it is read.
-func (o RestoreOptions) check(ctx context.Context, tool string, answer []byte, h restore.Hook) ([]byte, *coerce.Report, error) {
+// with the table of the adapted schema's stand-ins as its hook.
+func (o RestoreOptions) check(ctx context.Context, tool string, answer restore.Input) ([]byte, *structpb.Value, *coerce.Report, error) {
+	if o.Schema == nil {
+		return nil, nil, nil, errNoSchema
+	}
 	c := o.CheckOptions
-	return restore.CheckJSON(ctx, restore.Check{Policy: c.Policy, Observer: c.Observer, MaxDepth: c.MaxDepth,
-		MaxNumberDigits: c.MaxNumberDigits}, tool, (*plan.Schema)(o.Schema.orig), answer, h)
+	return restore.CheckInput(ctx, restore.Check{Policy: c.Policy, Observer: c.Observer, MaxDepth: c.MaxDepth,
+		MaxNumberDigits: c.MaxNumberDigits}, tool, (*plan.Schema)(o.Schema.orig), answer, &restore.Run{T: o.Schema.tbl})
 }

@@ -54,10 +54,10 @@ func background(ctx context.Context) context.Context {
 
 func init() {
 	// Package adapt restores an answer in the check's one pass: the
-	// hook is an argument of the check (see restore.CheckJSON).
-	restore.CheckJSON = func(ctx context.Context, c restore.Check, tool string, s *plan.Schema, args []byte, h restore.Hook) ([]byte, *coerce.Report, error) {
+	// hook is an argument of the check (see restore.CheckInput).
+	restore.CheckInput = func(ctx context.Context, c restore.Check, tool string, s *plan.Schema, in restore.Input, h restore.Hook) ([]byte, *structpb.Value, *coerce.Report, error) {
 		o := CheckOptions{Policy: c.Policy, Observer: c.Observer, MaxDepth: c.MaxDepth, MaxNumberDigits: c.MaxNumberDigits}
-		return o.checkJSON(background(ctx), tool, (*Schema)(s), args, h)
+		return o.check(background(ctx), tool, (*Schema)(s), in, h)
 	}
 }
 
@@ -72,33 +72,37 @@ func init() {
 // a schema the validator cannot compile (a *coerce.SchemaError, the same
 // on every method of CheckOptions), or for ctx's error.
 func (o CheckOptions) JSON(ctx context.Context, tool string, schema *Schema, args []byte) ([]byte, *coerce.Report, error) {
-	return o.checkJSON(background(ctx), tool, schema, args, nil)
+	out, _, rep, err := o.check(background(ctx), tool, schema, restore.Input{JSON: args}, nil)
+	return out, rep, err
 }
 
-// checkJSON is the check of JSON arguments in one pass over them: the
-// decoder reads them once, applying the integer rules, the policy and
-// hook (a restore, or nil) at each location, and keeps the literals whose
-// double is not their value; the encoder writes the result and records,
-// as it writes, the instance the validator reads (numbers exact: the
-// literals kept, carried big integers as the integers they are); the
-// validator evaluates it once.
-func (o CheckOptions) checkJSON(ctx context.Context, tool string, schema *Schema, args []byte, hook restore.Hook) ([]byte, *coerce.Report, error) {
+// check is the check of arguments in one pass over them: the decoder
+// reads them once (JSON text, or a Struct tree as the JSON it stands
+// for), applying the integer rules, the policy and hook (a restore, or
+// nil) at each location, and keeps the literals whose double is not their
+// value; the encoder writes the result (for a tree, without keeping the
+// text) and records, as it writes, the instance the validator reads
+// (numbers exact: the literals kept, carried big integers as the integers
+// they are); the validator evaluates it once. It returns the text of the
+// arguments for JSON in, their tree for a tree in.
+func (o CheckOptions) check(ctx context.Context, tool string, schema *Schema, in restore.Input, hook restore.Hook) ([]byte, *structpb.Value, *coerce.Report, error) {
 	if schema == nil {
-		return nil, nil, errNoSchema
+		return nil, nil, nil, errNoSchema
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	rep := &coerce.Report{}
-	var s structpb.Value
+	s := &structpb.Value{}
 	var lits literals
 	if err := (UnmarshalOptions{Schema: schema, Policy: o.Policy, Report: rep, MaxDepth: o.MaxDepth,
-		MaxNumberDigits: o.MaxNumberDigits}).unmarshal(args, &s, hook, &lits); err != nil {
-		return nil, nil, err
+		MaxNumberDigits: o.MaxNumberDigits}).unmarshal(in, s, hook, &lits); err != nil {
+		return nil, nil, nil, err
 	}
-	out, problems, err := o.write(ctx, schema, &s, &lits, false)
+	tree := in.Tree != nil
+	out, problems, err := o.write(ctx, schema, s, &lits, tree)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if hook != nil {
 		problems = append(problems, hook.Problems()...)
@@ -106,10 +110,13 @@ func (o CheckOptions) checkJSON(ctx context.Context, tool string, schema *Schema
 	// JSON in, JSON out: a big integer the decoder carried as digits is
 	// written back as the number it was, so its carry is no change of the
 	// arguments and is not reported (it would read as if the server got a
-	// string).
+	// string). A tree out carries it as the tree in did.
 	rep.Changes = slices.DeleteFunc(rep.Changes, func(c coerce.Change) bool { return c.Rule == coerce.RuleBigIntCarried })
 	o.finish(tool, rep, problems)
-	return out, rep, nil
+	if tree {
+		return nil, s, rep, nil
+	}
+	return out, nil, rep, nil
 }
 
 // Struct checks arguments held in a *structpb.Struct (or Value or

@@ -22,8 +22,8 @@ import (
 // of the original schema, at the original schema's locations, with the
 // integer rules and the lenient policy applied as usual. Changes are
 // reported at the restored value's paths. Only the check reaches this,
-// for a schema from package adapt (plan.Schema.Restoring); no public option
-// turns it on. The JSON is read by the decoder's one object iterator and
+// given restore's hook by package adapt (restore.CheckInput); no public
+// option turns it on. The JSON is read by the decoder's one object iterator and
 // one array iterator (unmarshal.go); this file only says what the
 // stand-ins' values become.
 

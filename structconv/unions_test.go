@@ -387,7 +387,7 @@ func TestUnionsRestoring(t *testing.T) {
 		{`{"value":"18446744073709551615","kind":"int"}`, coerce.Policy{}, false},
 		{`{"value":"18446744073709551615","kind":"int"}`, coerce.Policy{StringToInteger: true}, true},
 	} {
-		out, rep, err := restore.CheckJSON(context.Background(), restore.Check{Policy: tc.policy}, "", (*plan.Schema)(s), []byte(tc.in),
+		out, _, rep, err := restore.CheckInput(context.Background(), restore.Check{Policy: tc.policy}, "", (*plan.Schema)(s), restore.Input{JSON: []byte(tc.in)},
 			&restore.Run{T: restore.NewTable()})
 		if err != nil {
 			t.Fatal(err)

@@ -76,14 +76,15 @@ func Unmarshal(b []byte, m proto.Message) error { return UnmarshalOptions{}.Unma
 // Strings in the result share the memory of one copy of the input, so one
 // retained string keeps that copy alive.
 func (o UnmarshalOptions) Unmarshal(b []byte, m proto.Message) error {
-	return o.unmarshal(b, m, nil, nil)
+	return o.unmarshal(restore.Input{JSON: b}, m, nil, nil)
 }
 
-// unmarshal is Unmarshal with the check's two parameters: rt, when not
-// nil, applies an adapted schema's stand-ins while reading (restore.go);
-// lits, when not nil, keeps the number literals whose double is not their
-// value, for the check to validate exactly (check.go).
-func (o UnmarshalOptions) unmarshal(b []byte, m proto.Message, rt restore.Hook, lits *literals) error {
+// unmarshal is Unmarshal of the check's input (JSON text, or a Struct
+// tree read as the JSON it stands for) with the check's two parameters:
+// rt, when not nil, applies an adapted schema's stand-ins while reading
+// (restore.go); lits, when not nil, keeps the number literals whose
+// double is not their value, for the check to validate exactly (check.go).
+func (o UnmarshalOptions) unmarshal(in restore.Input, m proto.Message, rt restore.Hook, lits *literals) error {
 	if m == nil || !m.ProtoReflect().IsValid() {
 		return &Error{Code: CodeType, Offset: -1, Msg: fmt.Sprintf("cannot unmarshal into a nil %T", m)}
 	}
@@ -97,8 +98,14 @@ func (o UnmarshalOptions) unmarshal(b []byte, m proto.Message, rt restore.Hook, 
 		rt:       rt,
 		lits:     lits,
 	}
-	d.reset(string(b), d.maxDepth)
-	d.slabSize = slabSizeFor(len(b))
+	if in.Tree != nil {
+		d.r.ResetValue(in.Tree, jsontext.Options{MaxDepth: d.maxDepth, MaxDigits: d.digits})
+		d.tree = true
+		d.slabSize = slabSizeFor(64)
+	} else {
+		d.reset(string(in.JSON), d.maxDepth)
+		d.slabSize = slabSizeFor(len(in.JSON))
+	}
 	d.path, d.elems, d.hints = d.pathBuf[:0], d.elemBuf[:0], d.hintBuf[:0]
 	root := planOf(o.Schema).Root()
 	var err error
@@ -156,6 +163,10 @@ type decoder struct {
 	rt       restore.Hook // restoring an answer under an adapted schema; nil otherwise
 	xtra     []pair       // restore: undeclared members read from the extra member, a stack
 	lits     *literals    // the check's exact literals; nil otherwise
+	// tree: the input is a Struct tree (restore.Input.Tree), whose
+	// strings of digits beyond ±2^53 at a location that restores carried
+	// integers are those integers (carried by the codec's convention).
+	tree bool
 	// embedErr is the first limit JSON text held in a string ran into
 	// (readEmbedded): the document fails with it, rather than keep the
 	// string as if it were not JSON text.
@@ -222,7 +233,7 @@ func (d *decoder) syntax(err error) error {
 	case jsontext.ErrDepth:
 		code = CodeDepth
 		msg = fmt.Sprintf("nesting deeper than %d levels", d.maxDepth) // the reader of embedded text counts from its string
-	case jsontext.ErrDigits:
+	case jsontext.ErrDigits, jsontext.ErrNumber:
 		code = CodeNumber
 	}
 	return &Error{Code: code, Path: pointerOf(d.path), Offset: se.Offset, Msg: msg, limit: limit}
@@ -248,6 +259,9 @@ func (d *decoder) wrongRoot(format string) error {
 func (d *decoder) describe() string {
 	switch k := d.r.Peek(); k {
 	case jsontext.Invalid, jsontext.ObjectClose, jsontext.ArrayClose:
+		if d.tree {
+			return "a google.protobuf.Value of no kind"
+		}
 		r, _ := utf8.DecodeRuneInString(d.r.Source()[d.r.Offset():])
 		return strconv.QuoteRune(r)
 	default:
@@ -298,6 +312,13 @@ func (d *decoder) valueOf(t jsontext.Kind, l *plan.Loc) (*structpb.Value, error)
 			if v, ok := d.restoreString(s, l); ok {
 				return v, nil
 			}
+		}
+		if d.tree && l.RestoresCarried() && jsontext.Carried(s) {
+			v, err := d.numberOf(s, true, -1, l)
+			if err == nil && d.report != nil {
+				d.note(coerce.RuleBigIntRestored, strconv.Quote(s), s, l)
+			}
+			return v, err
 		}
 		if d.lenient && l != nil {
 			if d.undecided > 0 {
@@ -509,7 +530,7 @@ func (d *decoder) array(l *plan.Loc, pr *pairsRead) ([]*structpb.Value, bool, er
 		t, err := d.r.Next()
 		if err != nil {
 			var se *jsontext.SyntaxError
-			if n > 0 && errors.As(err, &se) && se.Offset >= after && !strings.Contains(d.r.Source()[after:se.Offset], ",") {
+			if n > 0 && !d.tree && errors.As(err, &se) && se.Offset >= after && !strings.Contains(d.r.Source()[after:se.Offset], ",") {
 				d.path[depth].index = n - 1 // at the separator after the last element
 			}
 			return nil, false, d.syntax(err)

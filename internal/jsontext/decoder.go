@@ -58,7 +58,8 @@ type Decoder struct {
 	names    Names
 	scratch  []byte
 	err      *SyntaxError
-	tok      Token // the current token
+	tok      Token        // the current token
+	src      *valueSource // ResetValue's tree; nil when reading text
 }
 
 // NewDecoder returns a Decoder reading the document s.
@@ -70,7 +71,7 @@ func NewDecoder(s string, o Options) *Decoder {
 
 // Reset makes d read the document s from the start.
 func (d *Decoder) Reset(s string, o Options) {
-	d.s, d.i, d.state, d.err, d.tok = s, 0, stValue, nil, Token{}
+	d.s, d.i, d.state, d.err, d.tok, d.src = s, 0, stValue, nil, Token{}, nil
 	d.maxDepth = o.MaxDepth
 	if d.maxDepth <= 0 {
 		d.maxDepth = DefaultMaxDepth
@@ -90,8 +91,14 @@ func (d *Decoder) Reset(s string, o Options) {
 func (d *Decoder) Source() string { return d.s }
 
 // Offset returns the offset just past the last token read (past white
-// space after it, once Peek has looked beyond).
-func (d *Decoder) Offset() int { return d.i }
+// space after it, once Peek has looked beyond); -1 reading a tree
+// (ResetValue).
+func (d *Decoder) Offset() int {
+	if d.src != nil {
+		return -1
+	}
+	return d.i
+}
 
 // Depth returns how many arrays and objects are open.
 func (d *Decoder) Depth() int { return d.depth }
@@ -133,6 +140,9 @@ func (d *Decoder) push(obj bool) {
 // '-' a Number); Invalid for a byte no token starts with (',' and ':'
 // included), EOF at the end of the input. It reads nothing.
 func (d *Decoder) Peek() Kind {
+	if d.src != nil {
+		return d.valuePeek()
+	}
 	d.skipSpace()
 	if d.i >= len(d.s) {
 		return EOF
@@ -198,6 +208,9 @@ func (d *Decoder) Read() (Token, error) {
 func (d *Decoder) Next() (Kind, error) {
 	if d.err != nil {
 		return Invalid, d.err
+	}
+	if d.src != nil {
+		return d.valueNext()
 	}
 	s := d.s
 	i := skipSpace(s, d.i)
@@ -506,6 +519,9 @@ func (d *Decoder) Current() Token {
 
 // Text returns the current token's Text.
 func (d *Decoder) Text() string {
+	if d.src != nil {
+		return d.tok.text
+	}
 	switch t := &d.tok; t.kind {
 	case String, Name:
 		if t.esc {
@@ -525,4 +541,9 @@ func (d *Decoder) Start() int { return d.tok.off }
 func (d *Decoder) Plain() bool { return d.tok.plain }
 
 // Bool returns the current token's Bool.
-func (d *Decoder) Bool() bool { return d.tok.kind == Bool && d.s[d.tok.off] == 't' }
+func (d *Decoder) Bool() bool {
+	if d.src != nil {
+		return d.tok.kind == Bool && d.tok.text == "true"
+	}
+	return d.tok.kind == Bool && d.s[d.tok.off] == 't'
+}

@@ -26,6 +26,9 @@ const (
 	// ErrDigits: a number literal with more digits than
 	// Options.MaxDigits; Offset is the literal's.
 	ErrDigits
+	// ErrNumber: a number no JSON text can write (NaN, an infinity), in a
+	// tree read with ResetValue.
+	ErrNumber
 )
 
 func (k ErrorKind) String() string {
@@ -40,6 +43,8 @@ func (k ErrorKind) String() string {
 		return "depth"
 	case ErrDigits:
 		return "digits"
+	case ErrNumber:
+		return "number"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -48,7 +53,8 @@ func (k ErrorKind) String() string {
 // with errors.As.
 type SyntaxError struct {
 	Kind ErrorKind
-	// Offset is the byte offset in the input at which the problem is.
+	// Offset is the byte offset in the input at which the problem is; -1
+	// in a tree read with ResetValue.
 	Offset int
 	// Msg says what is wrong, without the location.
 	Msg string
@@ -57,6 +63,9 @@ type SyntaxError struct {
 }
 
 func (e *SyntaxError) Error() string {
+	if e.Offset < 0 {
+		return "jsontext: " + e.Msg
+	}
 	line, col := e.LineCol()
 	return "jsontext: " + strconv.Itoa(line) + ":" + strconv.Itoa(col) + ": " + e.Msg +
 		" (at byte " + strconv.Itoa(e.Offset) + ")"

@@ -268,14 +268,8 @@ type Hook interface {
 // the way. It is the Hook of one answer; it is not safe for concurrent
 // use (the table is).
 type Run struct {
-	T *Table
-	// FromStruct: the answer was held in a google.protobuf.Struct, so a
-	// string of digits beyond ±2^53 where the numbers restore carried big
-	// integers is the carried integer it stands for (the codec's
-	// convention for what a Struct cannot hold). Read from JSON text, such
-	// a string is the string it is (only a rule makes it a number).
-	FromStruct bool
-	problems   []coerce.Problem
+	T        *Table
+	problems []coerce.Problem
 }
 
 // Check is the configuration of the codec's check (the fields of
@@ -286,24 +280,30 @@ type Check struct {
 	MaxDepth, MaxNumberDigits int
 }
 
-// CheckJSON is the codec's check of JSON arguments for the tool named
-// tool under s, with h (nil for none) deciding the stand-ins while the
-// answer is read, in the check's one pass. Package structconv sets it
-// when it is initialised; package adapt, which imports structconv, calls
-// it to restore an answer. The hook is an argument of the check, not
-// something the schema carries.
-var CheckJSON func(ctx context.Context, c Check, tool string, s *plan.Schema, args []byte, h Hook) ([]byte, *coerce.Report, error)
+// Input is what the check reads: JSON text, or, when Tree is not nil, a
+// Struct tree read as the JSON it stands for (without writing it), its
+// strings of digits beyond ±2^53 where the plan restores carried integers
+// read as those integers, as the codec carries them.
+type Input struct {
+	JSON []byte
+	Tree *structpb.Value
+}
+
+// CheckInput is the codec's check of arguments for the tool named tool
+// under s, with h (nil for none) deciding the stand-ins while the
+// answer is read, in the check's one pass. It returns, for JSON text, the
+// arguments' text; for a tree, the arguments' tree (big integers carried
+// as decimal strings). Package structconv sets it when it is
+// initialised; package adapt, which imports structconv, calls it to
+// restore an answer. The hook is an argument of the check, not something
+// the schema carries.
+var CheckInput func(ctx context.Context, c Check, tool string, s *plan.Schema, in Input, h Hook) ([]byte, *structpb.Value, *coerce.Report, error)
 
 var _ Hook = (*Run)(nil)
 
 // String implements Hook.
 func (r *Run) String(l *plan.Loc, s string) Decision {
-	d := r.T.String(l, s)
-	if d.Action == Keep && r.FromStruct && l.RestoresCarried() && jsontext.Carried(s) {
-		f, _ := jsontext.ParseFloat(s)
-		return Decision{Action: Replace, Rule: coerce.RuleBigIntRestored, Out: lenient.Scalar{Type: jsontype.Integer, Num: f, Text: s}}
-	}
-	return d
+	return r.T.String(l, s)
 }
 
 // ChildText implements Hook.
