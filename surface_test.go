@@ -34,11 +34,10 @@ import (
 // CallError. The library: 148 and 352 once adapt's Report, Change and Rule
 // were no second set of coerce's (Schema.Edits and Lost, Edit,
 // Requirement), with structconv.DefaultMaxDepth, the one default nesting
-// limit, in place of jsonvalue.IsIndex; 147 and 348 with protoargs'
-// FieldError a *protoschema.Error (Element, and Err with Unwrap).
+// limit, in place of jsonvalue.IsIndex.
 const (
-	maxTopLevel   = 147
-	maxIdentifier = 348
+	maxTopLevel   = 148
+	maxIdentifier = 352
 
 	maxGatewayTopLevel   = 52
 	maxGatewayIdentifier = 222
