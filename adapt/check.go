@@ -43,7 +43,7 @@ func (p Profile) Check(schema []byte) ([]Violation, error) {
 		_, err := ParseProfile(string(p))
 		return nil, err
 	}
-	doc, err := jsontext.Decode(schema, jsontext.Options{})
+	doc, err := jsontext.Decode(schema, jsontext.Options{MaxDepth: jsontext.SchemaMaxDepth})
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,11 @@ const (
 	// DefaultMaxDepth is the nesting limit when Options.MaxDepth is zero:
 	// structconv.DefaultMaxDepth, the one default of every layer.
 	DefaultMaxDepth = 512
+	// SchemaMaxDepth is the nesting a schema document is read with: a
+	// schema level is two JSON levels (properties, then the member), and
+	// the schema model bounds its locations at 1000 JSON Pointer tokens
+	// itself. Schemas are not arguments: this limit is not DefaultMaxDepth.
+	SchemaMaxDepth = 2000
 	// MaxDepthLimit caps Options.MaxDepth, so that the callers' recursion
 	// over a document stays far from Go's stack limit.
 	MaxDepthLimit = 100000

@@ -15,7 +15,7 @@ import (
 
 // decodeDoc decodes JSON text given as a schema or a resource.
 func decodeDoc(b []byte) (any, error) {
-	v, err := jsontext.Decode(b, jsontext.Options{})
+	v, err := jsontext.Decode(b, jsontext.Options{MaxDepth: jsontext.SchemaMaxDepth})
 	if err != nil {
 		return nil, &Error{Msg: "not a JSON document", Err: err}
 	}
