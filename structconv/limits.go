@@ -15,7 +15,8 @@ import "github.com/structkit/structkit/internal/jsontext"
 // naming the location.
 // DefaultMaxDepth is the nesting of arrays and objects allowed where an
 // option's MaxDepth is zero: the one default of structkit and of its
-// gateway, for what is read and what is sent. It stays under the 1000
+// gateway for arguments and results, read and sent (schema documents,
+// two JSON levels a schema level, are read with 2000). It stays under the 1000
 // levels at which the MCP go-sdk refuses a JSON-RPC message (whose frame
 // adds levels of its own, and a stdio server built on it ends the
 // session), and, a JSON level being two protobuf message levels, well
