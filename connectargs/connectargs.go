@@ -64,7 +64,9 @@ func Problems(err error) (report *structkitv1.Report, badRequest *errdetails.Bad
 			details = append(details, v)
 		}
 	}
-	return protoargs.FromDetails(details)
+	report, br, ok := protoargs.FromDetails(details)
+	badRequest, _ = br.(*errdetails.BadRequest)
+	return report, badRequest, ok
 }
 
 type interceptor struct{ o Options }

@@ -25,6 +25,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/protoadapt"
 
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
 	"github.com/structkit/structkit/protoargs"
@@ -38,7 +39,12 @@ func Status(res *protoargs.Result) *status.Status {
 		return nil
 	}
 	st := status.New(codes.InvalidArgument, res.Summary())
-	if withDetails, err := st.WithDetails(res.BadRequest(), res.Proto()); err == nil {
+	details := res.Details()
+	v1 := make([]protoadapt.MessageV1, len(details))
+	for i, d := range details {
+		v1[i] = protoadapt.MessageV1Of(d)
+	}
+	if withDetails, err := st.WithDetails(v1...); err == nil {
 		return withDetails
 	}
 	return st
@@ -51,7 +57,9 @@ func Problems(err error) (report *structkitv1.Report, badRequest *errdetails.Bad
 	if !isStatus || st == nil {
 		return nil, nil, false
 	}
-	return protoargs.FromDetails(st.Details())
+	report, br, ok := protoargs.FromDetails(st.Details())
+	badRequest, _ = br.(*errdetails.BadRequest)
+	return report, badRequest, ok
 }
 
 // Options configure the interceptors: protoargs.RPCOptions, the options

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/structkit/structkit/coerce"
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
@@ -127,22 +127,43 @@ func (r *Result) Proto() *structkitv1.Report {
 	return out
 }
 
-// BadRequest returns the problems as a google.rpc.BadRequest, one field
+// badRequestName is the detail the transports carry beside the report.
+// protoargs builds it through protoreflect from the type registered under
+// this name (each transport imports genproto's errdetails, which registers
+// it), so that the library's module does not require genproto.
+const badRequestName protoreflect.FullName = "google.rpc.BadRequest"
+
+// badRequest returns the problems as a google.rpc.BadRequest, one field
 // violation per problem, whose field paths join the protobuf field path
-// and the JSON Pointer inside the Struct ("arguments.filters[0].value").
-func (r *Result) BadRequest() *errdetails.BadRequest {
-	br := &errdetails.BadRequest{}
-	if r == nil {
-		return br
+// and the JSON Pointer inside the Struct ("arguments.filters[0].value");
+// nil when the type is not registered.
+func (r *Result) badRequest() proto.Message {
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(badRequestName)
+	if err != nil {
+		return nil
 	}
-	for _, f := range r.Fields {
+	br := mt.New()
+	list := br.Mutable(br.Descriptor().Fields().ByName("field_violations")).List()
+	for _, f := range r.fieldsOrNil() {
 		for _, p := range f.Problems {
-			br.FieldViolations = append(br.FieldViolations, &errdetails.BadRequest_FieldViolation{
-				Field: fieldPath(f.Field, p.Path), Description: p.String(), Reason: p.Keyword,
-			})
+			v := list.NewElement().Message()
+			fields := v.Descriptor().Fields()
+			for name, s := range map[protoreflect.Name]string{"field": fieldPath(f.Field, p.Path), "description": p.String(), "reason": p.Keyword} {
+				if fd := fields.ByName(name); fd != nil && s != "" {
+					v.Set(fd, protoreflect.ValueOfString(s))
+				}
+			}
+			list.Append(protoreflect.ValueOfMessage(v))
 		}
 	}
-	return br
+	return br.Interface()
+}
+
+func (r *Result) fieldsOrNil() []FieldReport {
+	if r == nil {
+		return nil
+	}
+	return r.Fields
 }
 
 // Summary is the one-line message of an invalid result, as the
@@ -171,22 +192,30 @@ func (r *Result) Summary() string {
 }
 
 // Details are the details an invalid result's error carries on every
-// transport, in this order: the google.rpc.BadRequest, then the
-// structkit.v1.Report.
+// transport, in this order: a google.rpc.BadRequest (one field violation
+// per problem, with field paths such as "arguments.filters[0].value"),
+// then the structkit.v1.Report. The BadRequest is there when its Go type
+// is linked, as every transport's package links it.
 func (r *Result) Details() []proto.Message {
-	return []proto.Message{r.BadRequest(), r.Proto()}
+	if br := r.badRequest(); br != nil {
+		return []proto.Message{br, r.Proto()}
+	}
+	return []proto.Message{r.Proto()}
 }
 
 // FromDetails picks the structkit.v1.Report and the google.rpc.BadRequest
 // out of the details of an error (as each transport's Problems function
-// reads them); ok is false when they hold neither.
-func FromDetails(details []any) (report *structkitv1.Report, badRequest *errdetails.BadRequest, ok bool) {
+// reads them, and asserts the BadRequest to genproto's
+// *errdetails.BadRequest); ok is false when they hold neither.
+func FromDetails(details []any) (report *structkitv1.Report, badRequest proto.Message, ok bool) {
 	for _, d := range details {
 		switch v := d.(type) {
 		case *structkitv1.Report:
 			report = v
-		case *errdetails.BadRequest:
-			badRequest = v
+		case proto.Message:
+			if v.ProtoReflect().Descriptor().FullName() == badRequestName {
+				badRequest = v
+			}
 		}
 	}
 	return report, badRequest, report != nil || badRequest != nil

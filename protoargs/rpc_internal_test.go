@@ -7,7 +7,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -16,6 +20,53 @@ import (
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
 	"github.com/structkit/structkit/structconv"
 )
+
+// The root module links no genproto (its go.mod would pass it on to every
+// library user), so the tests register a google.rpc.BadRequest of their
+// own, built from its descriptor: protoargs finds the type by name, as it
+// finds errdetails' in a transport's program.
+func init() {
+	str := descriptorpb.FieldDescriptorProto_TYPE_STRING.Enum()
+	opt := descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum()
+	fd, err := protodesc.NewFile(&descriptorpb.FileDescriptorProto{
+		Name: proto.String("google/rpc/error_details.proto"), Package: proto.String("google.rpc"), Syntax: proto.String("proto3"),
+		MessageType: []*descriptorpb.DescriptorProto{{
+			Name: proto.String("BadRequest"),
+			Field: []*descriptorpb.FieldDescriptorProto{{Name: proto.String("field_violations"), JsonName: proto.String("fieldViolations"), Number: proto.Int32(1),
+				Label: descriptorpb.FieldDescriptorProto_LABEL_REPEATED.Enum(), Type: descriptorpb.FieldDescriptorProto_TYPE_MESSAGE.Enum(), TypeName: proto.String(".google.rpc.BadRequest.FieldViolation")}},
+			NestedType: []*descriptorpb.DescriptorProto{{Name: proto.String("FieldViolation"), Field: []*descriptorpb.FieldDescriptorProto{
+				{Name: proto.String("field"), JsonName: proto.String("field"), Number: proto.Int32(1), Label: opt, Type: str},
+				{Name: proto.String("description"), JsonName: proto.String("description"), Number: proto.Int32(2), Label: opt, Type: str},
+				{Name: proto.String("reason"), JsonName: proto.String("reason"), Number: proto.Int32(3), Label: opt, Type: str},
+			}}},
+		}},
+	}, nil)
+	if err != nil {
+		panic(err)
+	}
+	if err := protoregistry.GlobalTypes.RegisterMessage(dynamicpb.NewMessageType(fd.Messages().Get(0))); err != nil {
+		panic(err)
+	}
+}
+
+// violations reads the field violations of a result's BadRequest detail
+// (field, description, reason).
+func violations(t *testing.T, r *Result) [][3]string {
+	t.Helper()
+	d := r.Details()
+	if len(d) != 2 || d[0].ProtoReflect().Descriptor().FullName() != badRequestName {
+		t.Fatalf("details %v: want a BadRequest and a Report", d)
+	}
+	br := d[0].ProtoReflect()
+	list := br.Get(br.Descriptor().Fields().ByName("field_violations")).List()
+	var out [][3]string
+	for i := 0; i < list.Len(); i++ {
+		v := list.Get(i).Message()
+		f := v.Descriptor().Fields()
+		out = append(out, [3]string{v.Get(f.ByName("field")).String(), v.Get(f.ByName("description")).String(), v.Get(f.ByName("reason")).String()})
+	}
+	return out
+}
 
 func TestFieldPath(t *testing.T) {
 	tests := []struct{ field, ptr, want, why string }{
@@ -49,7 +100,7 @@ func TestProto(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	var none *Result
-	if len(none.Proto().GetChanges()) != 0 || !none.Valid() || none.Changed() || none.Summary() != "" || len(none.BadRequest().GetFieldViolations()) != 0 {
+	if len(none.Proto().GetChanges()) != 0 || !none.Valid() || none.Changed() || none.Summary() != "" || len(violations(t, none)) != 0 {
 		t.Error("a nil result must be valid, unchanged and empty")
 	}
 }
@@ -102,10 +153,8 @@ func TestCheck(t *testing.T) {
 	if got, want := res.Summary(), "invalid arguments: arguments.limit: expected at least 1, got integer 0"; got != want {
 		t.Errorf("Summary = %q, want %q", got, want)
 	}
-	br := res.BadRequest()
-	if len(br.GetFieldViolations()) != 1 || br.GetFieldViolations()[0].GetField() != "arguments.limit" ||
-		br.GetFieldViolations()[0].GetDescription() != "/limit: expected at least 1, got integer 0" || br.GetFieldViolations()[0].GetReason() != "minimum" {
-		t.Errorf("BadRequest = %v", br)
+	if got, want := violations(t, res), [][3]string{{"arguments.limit", "/limit: expected at least 1, got integer 0", "minimum"}}; !cmp.Equal(got, want) {
+		t.Errorf("BadRequest = %q, want %q", got, want)
 	}
 	two, _ := (RPCOptions{Checker: checker(`{"properties":{"a":{"type":"integer"},"b":{"type":"integer"}}}`, nil)}).Check(ctx, request(t, `{"a":"x","b":"y"}`))
 	if got := two.Summary(); got != `invalid arguments: arguments.a: expected integer, got string "x" (and more: see the details)` {

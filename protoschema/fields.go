@@ -55,16 +55,16 @@ func (g *gen) field(fd protoreflect.FieldDescriptor) map[string]any {
 	switch {
 	case fd.IsMap():
 		val := g.single(fd.MapValue())
-		if rules != nil && rules.GetMap().GetValues() != nil {
-			extra = append(extra, g.applyRules(fd, val, fd.MapValue(), rules.GetMap().GetValues(), "map.values.")...)
+		if r := getMessage(getMessage(rules, "map"), "values"); r != nil {
+			extra = append(extra, g.applyRules(fd, val, fd.MapValue(), r, "map.values.")...)
 		}
 		s = map[string]any{schema.KwType: "object", schema.KwAdditionalProperties: val}
 		keys := keyNames(fd.MapKey())
-		if rules != nil && rules.GetMap().GetKeys() != nil {
+		if r := getMessage(getMessage(rules, "map"), "keys"); r != nil {
 			if keys == nil {
 				keys = map[string]any{}
 			}
-			extra = append(extra, g.applyRules(fd, keys, fd.MapKey(), rules.GetMap().GetKeys(), "map.keys.")...)
+			extra = append(extra, g.applyRules(fd, keys, fd.MapKey(), r, "map.keys.")...)
 			if len(keys) == 1 && keys[schema.KwType] == "string" {
 				keys = nil
 			}
@@ -77,8 +77,8 @@ func (g *gen) field(fd protoreflect.FieldDescriptor) map[string]any {
 		}
 	case fd.IsList():
 		item := g.single(fd)
-		if rules != nil && rules.GetRepeated().GetItems() != nil {
-			extra = append(extra, g.applyRules(fd, item, fd, rules.GetRepeated().GetItems(), "repeated.items.")...)
+		if r := getMessage(getMessage(rules, "repeated"), "items"); r != nil {
+			extra = append(extra, g.applyRules(fd, item, fd, r, "repeated.items.")...)
 		}
 		s = map[string]any{schema.KwType: "array", schema.KwItems: item}
 	default:

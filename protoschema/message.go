@@ -89,22 +89,28 @@ func (g *gen) message(md protoreflect.MessageDescriptor, at string) map[string]a
 				}
 			}
 		}
-		if oneofRequired(od) {
+		required := getBool(rulesOf(od.Options(), extOneofRules), "required")
+		if required {
 			groups = append(groups, reqGroup{what: fmt.Sprintf("oneof %q", od.Name()), names: all})
 		}
 		line := fmt.Sprintf("At most one of %s may be set (oneof %s)", quoteList(jsonNames(members)), od.Name())
-		if oneofRequired(od) {
+		if required {
 			line = fmt.Sprintf("Exactly one of %s must be set (oneof %s)", quoteList(jsonNames(members)), od.Name())
 		}
 		extra = append(extra, line+".")
 	}
 
 	// protovalidate message rules: oneof groups, CEL.
-	if mr := messageRules(md); mr != nil {
-		for _, r := range mr.GetOneof() {
+	if mr := rulesOf(md.Options(), extMessageRules); mr != nil {
+		var oneofs protoreflect.List
+		if v := get(mr, "oneof"); v.IsValid() {
+			oneofs = v.List()
+		}
+		for i := 0; oneofs != nil && i < oneofs.Len(); i++ {
+			r := oneofs.Get(i).Message()
 			var members [][]string
 			var all []string
-			for _, f := range r.GetFields() {
+			for _, f := range getStrings(r, "fields") {
 				fd := fields.ByName(protoreflect.Name(f))
 				if fd == nil {
 					g.note(md.FullName(), "message.oneof", fmt.Sprintf("names %q, which is not a field", f))
@@ -118,25 +124,20 @@ func (g *gen) message(md protoreflect.MessageDescriptor, at string) map[string]a
 				for b := a + 1; b < len(members); b++ {
 					for _, x := range members[a] {
 						for _, y := range members[b] {
-							exclude(x, y, "at most one of "+quoteList(r.GetFields())+" may be set")
+							exclude(x, y, "at most one of "+quoteList(getStrings(r, "fields"))+" may be set")
 						}
 					}
 				}
 			}
-			if r.GetRequired() && len(all) > 0 {
+			if getBool(r, "required") && len(all) > 0 {
 				groups = append(groups, reqGroup{what: "one of " + quoteList(jsonNames(members)), names: all})
 			}
 			extra = append(extra, fmt.Sprintf("At most one of %s may be set.", quoteList(jsonNames(members))))
 		}
-		for _, c := range mr.GetCel() {
-			text := celText(c.GetId(), c.GetMessage(), c.GetExpression())
-			g.note(md.FullName(), "message.cel", text+": no JSON Schema equivalent")
+		forEachCEL(mr, func(rule, text string) {
+			g.note(md.FullName(), "message."+rule, text+": no JSON Schema equivalent")
 			extra = append(extra, "Also checked by the server: "+text+".")
-		}
-		for _, c := range mr.GetCelExpression() {
-			g.note(md.FullName(), "message.cel_expression", "CEL `"+c+"`: no JSON Schema equivalent")
-			extra = append(extra, "Also checked by the server: CEL `"+c+"`.")
-		}
+		})
 	}
 
 	s[schema.KwProperties] = props

@@ -1,77 +1,175 @@
 package protoschema
 
 import (
-	"buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
-	"google.golang.org/genproto/googleapis/api/annotations"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
-	"google.golang.org/protobuf/types/descriptorpb"
 )
 
-// extension reads an extension of an options message, also when it arrived
-// as unknown bytes (descriptors built from a descriptor set or a
+// The options read here, protovalidate's rules and
+// google.api.field_behavior, are found by name in
+// protoregistry.GlobalTypes and read through protoreflect. A program
+// whose .proto files import buf/validate/validate.proto or
+// google/api/field_behavior.proto links the Go packages that register
+// them; protoschema does not import those packages, so that a library
+// user does not inherit their modules. A program that reads descriptors
+// from elsewhere (a descriptor set, gRPC reflection) links them itself,
+// as the gateway does.
+const (
+	extFieldRules    protoreflect.FullName = "buf.validate.field"
+	extMessageRules  protoreflect.FullName = "buf.validate.message"
+	extOneofRules    protoreflect.FullName = "buf.validate.oneof"
+	extFieldBehavior protoreflect.FullName = "google.api.field_behavior"
+)
+
+// extension reads the extension name of an options message, also when it
+// arrived as unknown bytes (descriptors built from a descriptor set or a
 // reflection answer whose options were parsed before the extension was
-// known). The zero value means not set.
-func extension[T any](opts proto.Message, xt protoreflect.ExtensionType) T {
-	var zero T
+// known). The invalid Value means not set, or not registered.
+func extension(opts protoreflect.ProtoMessage, name protoreflect.FullName) protoreflect.Value {
 	if opts == nil || !opts.ProtoReflect().IsValid() {
-		return zero
+		return protoreflect.Value{}
 	}
-	if proto.HasExtension(opts, xt) {
-		if v, ok := proto.GetExtension(opts, xt).(T); ok {
-			return v
-		}
-	}
-	if len(opts.ProtoReflect().GetUnknown()) == 0 {
-		return zero
-	}
-	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(opts)
+	xt, err := protoregistry.GlobalTypes.FindExtensionByName(name)
 	if err != nil {
-		return zero
+		return protoreflect.Value{}
 	}
-	again := opts.ProtoReflect().New().Interface()
-	if err := (proto.UnmarshalOptions{Resolver: protoregistry.GlobalTypes}).Unmarshal(b, again); err != nil {
-		return zero
+	m, xd := opts.ProtoReflect(), xt.TypeDescriptor()
+	if m.Has(xd) {
+		return m.Get(xd)
 	}
-	if !proto.HasExtension(again, xt) {
-		return zero
+	if len(m.GetUnknown()) == 0 {
+		return protoreflect.Value{}
 	}
-	v, _ := proto.GetExtension(again, xt).(T)
-	return v
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m.Interface())
+	if err != nil {
+		return protoreflect.Value{}
+	}
+	again := m.New()
+	if err := (proto.UnmarshalOptions{Resolver: protoregistry.GlobalTypes}).Unmarshal(b, again.Interface()); err != nil || !again.Has(xd) {
+		return protoreflect.Value{}
+	}
+	return again.Get(xd)
 }
 
-func fieldRules(fd protoreflect.FieldDescriptor) *validate.FieldRules {
-	opts, _ := fd.Options().(*descriptorpb.FieldOptions)
-	r := extension[*validate.FieldRules](opts, validate.E_Field)
-	if r.GetIgnore() == validate.Ignore_IGNORE_ALWAYS {
+// get returns the field name of a rules message m when it is set; the
+// invalid Value otherwise, also when m is nil.
+func get(m protoreflect.Message, name protoreflect.Name) protoreflect.Value {
+	if m == nil {
+		return protoreflect.Value{}
+	}
+	fd := m.Descriptor().Fields().ByName(name)
+	if fd == nil || !m.Has(fd) {
+		return protoreflect.Value{}
+	}
+	return m.Get(fd)
+}
+
+// getMessage returns the message field name of m, or nil when unset.
+func getMessage(m protoreflect.Message, name protoreflect.Name) protoreflect.Message {
+	v := get(m, name)
+	if !v.IsValid() {
+		return nil
+	}
+	return v.Message()
+}
+
+func getBool(m protoreflect.Message, name protoreflect.Name) bool {
+	v := get(m, name)
+	return v.IsValid() && v.Bool()
+}
+
+// getStrings returns the repeated string field name of m.
+func getStrings(m protoreflect.Message, name protoreflect.Name) []string {
+	v := get(m, name)
+	if !v.IsValid() {
+		return nil
+	}
+	l := v.List()
+	out := make([]string, l.Len())
+	for i := range out {
+		out[i] = l.Get(i).String()
+	}
+	return out
+}
+
+// enumName names the enum value of field name of m ("" when unset).
+func enumName(m protoreflect.Message, name protoreflect.Name) protoreflect.Name {
+	v := get(m, name)
+	if !v.IsValid() {
+		return ""
+	}
+	if ev := m.Descriptor().Fields().ByName(name).Enum().Values().ByNumber(v.Enum()); ev != nil {
+		return ev.Name()
+	}
+	return ""
+}
+
+// rulesOf returns the protovalidate rules (a buf.validate.FieldRules,
+// MessageRules or OneofRules) an options message holds under the
+// extension name, or nil.
+func rulesOf(opts protoreflect.ProtoMessage, name protoreflect.FullName) protoreflect.Message {
+	v := extension(opts, name)
+	if !v.IsValid() {
+		return nil
+	}
+	return v.Message()
+}
+
+// fieldRules returns the buf.validate.FieldRules of a field, or nil (also
+// when they say IGNORE_ALWAYS).
+func fieldRules(fd protoreflect.FieldDescriptor) protoreflect.Message {
+	r := rulesOf(fd.Options(), extFieldRules)
+	if enumName(r, "ignore") == "IGNORE_ALWAYS" {
 		return nil
 	}
 	return r
 }
 
-func messageRules(md protoreflect.MessageDescriptor) *validate.MessageRules {
-	opts, _ := md.Options().(*descriptorpb.MessageOptions)
-	return extension[*validate.MessageRules](opts, validate.E_Message)
-}
-
-func oneofRequired(od protoreflect.OneofDescriptor) bool {
-	opts, _ := od.Options().(*descriptorpb.OneofOptions)
-	return extension[*validate.OneofRules](opts, validate.E_Oneof).GetRequired()
+// forEachCEL calls f for each CEL rule of a FieldRules or MessageRules:
+// rule is the field ("cel", "cel_expression"), text the rule as people
+// read it.
+func forEachCEL(r protoreflect.Message, f func(rule, text string)) {
+	if v := get(r, "cel"); v.IsValid() {
+		l := v.List()
+		for i := 0; i < l.Len(); i++ {
+			c := l.Get(i).Message()
+			str := func(n protoreflect.Name) string {
+				if v := get(c, n); v.IsValid() {
+					return v.String()
+				}
+				return ""
+			}
+			f("cel", celText(str("id"), str("message"), str("expression")))
+		}
+	}
+	for _, c := range getStrings(r, "cel_expression") {
+		f("cel_expression", "CEL `"+c+"`")
+	}
 }
 
 type behaviors struct{ required, outputOnly, inputOnly bool }
 
 func fieldBehaviors(fd protoreflect.FieldDescriptor) behaviors {
-	opts, _ := fd.Options().(*descriptorpb.FieldOptions)
 	var b behaviors
-	for _, v := range extension[[]annotations.FieldBehavior](opts, annotations.E_FieldBehavior) {
-		switch v {
-		case annotations.FieldBehavior_REQUIRED:
+	v := extension(fd.Options(), extFieldBehavior)
+	if !v.IsValid() {
+		return b
+	}
+	xt, _ := protoregistry.GlobalTypes.FindExtensionByName(extFieldBehavior)
+	values := xt.TypeDescriptor().Enum().Values()
+	l := v.List()
+	for i := 0; i < l.Len(); i++ {
+		ev := values.ByNumber(l.Get(i).Enum())
+		if ev == nil {
+			continue
+		}
+		switch ev.Name() {
+		case "REQUIRED":
 			b.required = true
-		case annotations.FieldBehavior_OUTPUT_ONLY:
+		case "OUTPUT_ONLY":
 			b.outputOnly = true
-		case annotations.FieldBehavior_INPUT_ONLY:
+		case "INPUT_ONLY":
 			b.inputOnly = true
 		}
 	}
@@ -81,5 +179,5 @@ func fieldBehaviors(fd protoreflect.FieldDescriptor) behaviors {
 // isRequired reports whether a field must be present: proto2 required,
 // google.api.field_behavior REQUIRED, or buf.validate required.
 func (g *gen) isRequired(fd protoreflect.FieldDescriptor) bool {
-	return fd.Cardinality() == protoreflect.Required || fieldBehaviors(fd).required || fieldRules(fd).GetRequired()
+	return fd.Cardinality() == protoreflect.Required || fieldBehaviors(fd).required || getBool(fieldRules(fd), "required")
 }

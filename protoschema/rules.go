@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -54,7 +53,7 @@ func addPattern(s map[string]any, p string) {
 // applyRules applies the protovalidate rules r of field fd (whose values
 // have the kind of kfd) to the schema s, and returns description lines for
 // what it cannot express (each also a Note).
-func (g *gen) applyRules(fd protoreflect.FieldDescriptor, s map[string]any, kfd protoreflect.FieldDescriptor, r *validate.FieldRules, prefix string) []string {
+func (g *gen) applyRules(fd protoreflect.FieldDescriptor, s map[string]any, kfd protoreflect.FieldDescriptor, r protoreflect.Message, prefix string) []string {
 	var extra []string
 	el := fd.FullName()
 	// unsupported keeps a rule without an equivalent: text is the rule
@@ -63,13 +62,8 @@ func (g *gen) applyRules(fd protoreflect.FieldDescriptor, s map[string]any, kfd 
 		g.note(el, prefix+rule, text+": no JSON Schema equivalent")
 		extra = append(extra, "Also checked by the server: "+text+".")
 	}
-	for _, c := range r.GetCel() {
-		unsupported("cel", celText(c.GetId(), c.GetMessage(), c.GetExpression()))
-	}
-	for _, c := range r.GetCelExpression() {
-		unsupported("cel_expression", "CEL `"+c+"`")
-	}
-	m := r.ProtoReflect()
+	forEachCEL(r, unsupported)
+	m := r
 	od := m.Descriptor().Oneofs().ByName("type")
 	if od == nil {
 		return extra

@@ -8,6 +8,11 @@ import (
 	"sort"
 	"strconv"
 
+	// protoschema finds protovalidate's rules and google.api.field_behavior
+	// by name in protoregistry.GlobalTypes; descriptors read by reflection
+	// keep them only when their Go types are linked, as here.
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	rpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
