@@ -9,11 +9,4 @@ require (
 	google.golang.org/protobuf v1.36.12
 )
 
-require (
-	golang.org/x/net v0.60.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
-	golang.org/x/text v0.42.0 // indirect
-	google.golang.org/grpc v1.85.0 // indirect
-)
-
 replace github.com/structkit/structkit => ../

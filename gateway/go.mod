@@ -10,6 +10,7 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/structkit/structkit v0.0.0-00010101000000-000000000000
+	github.com/structkit/structkit/examples v0.0.0-00010101000000-000000000000
 	go.opentelemetry.io/contrib/exporters/autoexport v0.72.0
 	go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc v0.72.0
 	go.opentelemetry.io/contrib/propagators/autoprop v0.72.0
@@ -80,8 +81,11 @@ require (
 	golang.org/x/text v0.42.0 // indirect
 )
 
-// The library at the root of this repository. A replace in a module that
-// is not the main module is ignored by its users, who get the library
-// version this go.mod requires; here it lets go mod tidy and a build
-// outside the workspace (go.work) use the library beside it.
-replace github.com/structkit/structkit => ../
+// The library at the root of this repository and its examples module. A
+// replace in a module that is not the main module is ignored by its users,
+// who get the versions this go.mod requires; here it lets go mod tidy and
+// a build outside the workspace (go.work) use the modules beside it.
+replace (
+	github.com/structkit/structkit => ../
+	github.com/structkit/structkit/examples => ../examples
+)

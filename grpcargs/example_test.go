@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
+	examplev1grpc "github.com/structkit/structkit/examples/gen/structkit/example/v1"
 	examplev1 "github.com/structkit/structkit/gen/structkit/example/v1"
 	"github.com/structkit/structkit/grpcargs"
 	"github.com/structkit/structkit/protoargs"
@@ -18,7 +19,7 @@ import (
 
 // search is a ToolService whose Search answers with the arguments it got.
 type search struct {
-	examplev1.UnimplementedToolServiceServer
+	examplev1grpc.UnimplementedToolServiceServer
 }
 
 func (search) Search(ctx context.Context, req *examplev1.SearchRequest) (*examplev1.SearchResponse, error) {
@@ -42,7 +43,7 @@ func ExampleUnaryServerInterceptor() {
 		grpc.UnaryInterceptor(grpcargs.UnaryServerInterceptor(opts)),
 		grpc.StreamInterceptor(grpcargs.StreamServerInterceptor(opts)),
 	)
-	examplev1.RegisterToolServiceServer(srv, search{})
+	examplev1grpc.RegisterToolServiceServer(srv, search{})
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		panic(err)
@@ -55,7 +56,7 @@ func ExampleUnaryServerInterceptor() {
 		panic(err)
 	}
 	defer conn.Close()
-	client := examplev1.NewToolServiceClient(conn)
+	client := examplev1grpc.NewToolServiceClient(conn)
 	for _, m := range []map[string]any{
 		{"query": "deadlock", "limit": "7"}, // repaired: string-to-integer
 		{"query": "deadlock", "limit": 0},   // invalid: below the minimum

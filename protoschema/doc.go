@@ -8,6 +8,13 @@
 // The guide docs/grpc-tools.md of the repository has the mapping, field by
 // field, and the limits for descriptors nobody vetted.
 //
+// protovalidate's rules (buf.validate) and google.api.field_behavior are
+// read by name through protoreflect, when their Go types are registered:
+// a program whose .proto files import them links those packages; one that
+// reads descriptors from elsewhere (a descriptor set, gRPC reflection)
+// imports them for their side effect. protoschema does not import them, so
+// that its users do not inherit their modules.
+//
 // Messages are read and written by structkit's own proto3 JSON reader and
 // writer, driven by protoreflect, not by protojson, which the tests keep as
 // the oracle of what is accepted and built (the decode and encode

@@ -354,7 +354,7 @@ func TestCheckOnePassAgreesWithOracleMCP(t *testing.T) {
 // the JSON Schema suite (draft 2020-12 and draft-07) and a variant of
 // each with literals sprinkled in.
 func TestCheckOnePassAgreesWithOracleSuite(t *testing.T) {
-	raw, _ := suiteRemotes(t)
+	raw := suiteRemotes(t)
 	var checked int
 	for _, dr := range suiteDrafts {
 		files, err := filepath.Glob(filepath.Join(suiteDir, "tests", dr.dir, "*.json"))

@@ -12,7 +12,10 @@ import (
 	"connectrpc.com/connect/v2"
 	"connectrpc.com/connect/v2/connecthttp"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
@@ -31,10 +34,34 @@ const (
 // The specs a protoc-gen-connect-go v2 file would declare; CallTools is
 // served as a client stream, as v1's tests do (bidi needs HTTP/2).
 var (
-	toolService   = examplev1.File_structkit_example_v1_tools_proto.Services().ByName("ToolService")
+	toolService   = toolServiceDescriptor()
 	searchSpec    = connect.Spec{StreamType: connect.StreamTypeUnary, Schema: toolService.Methods().ByName("Search"), Procedure: searchPath}
 	callToolsSpec = connect.Spec{StreamType: connect.StreamTypeClient, Schema: toolService.Methods().ByName("CallTools"), Procedure: callToolsPath}
 )
+
+// toolServiceDescriptor builds structkit.example.v1.ToolService as
+// tool_service.proto declares it. Its Go code is the examples module's,
+// which needs grpc; this module's tests need only its descriptor, whose
+// messages are the library's examplev1.
+func toolServiceDescriptor() protoreflect.ServiceDescriptor {
+	method := func(name, in, out string, stream bool) *descriptorpb.MethodDescriptorProto {
+		return &descriptorpb.MethodDescriptorProto{Name: proto.String(name), InputType: proto.String(".structkit.example.v1." + in),
+			OutputType: proto.String(".structkit.example.v1." + out), ClientStreaming: proto.Bool(stream), ServerStreaming: proto.Bool(stream)}
+	}
+	fd, err := protodesc.NewFile(&descriptorpb.FileDescriptorProto{
+		Name: proto.String("structkit/example/v1/tool_service.proto"), Package: proto.String("structkit.example.v1"), Syntax: proto.String("proto3"),
+		Dependency: []string{examplev1.File_structkit_example_v1_tools_proto.Path()},
+		Service: []*descriptorpb.ServiceDescriptorProto{{Name: proto.String("ToolService"), Method: []*descriptorpb.MethodDescriptorProto{
+			method("Search", "SearchRequest", "SearchResponse", false),
+			method("CallTool", "CallToolRequest", "CallToolResponse", false),
+			method("CallTools", "CallToolsRequest", "CallToolsResponse", true),
+		}}},
+	}, protoregistry.GlobalFiles)
+	if err != nil {
+		panic(err)
+	}
+	return fd.Services().Get(0)
+}
 
 // searchSchema is the inline schema of SearchRequest.arguments, given by
 // name for the stream's CallToolsRequest.arguments.

@@ -15,10 +15,10 @@ import (
 	"google.golang.org/grpc/reflection"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	examplev2 "github.com/structkit/structkit/examples/gen/structkit/example/v2"
 	"github.com/structkit/structkit/gateway/grpcmcp"
 	"github.com/structkit/structkit/gateway/internal/fixture/orders"
 	"github.com/structkit/structkit/gateway/mcpbridge"
-	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
 	"github.com/structkit/structkit/structconv"
 )
 

@@ -15,9 +15,9 @@ import (
 
 	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/coerce"
+	examplev2 "github.com/structkit/structkit/examples/gen/structkit/example/v2"
 	"github.com/structkit/structkit/gateway/grpcmcp"
 	"github.com/structkit/structkit/gateway/internal/fixture/orders"
-	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
 )
 
 // bigStructArgs puts plain big literals in the Struct, Value and

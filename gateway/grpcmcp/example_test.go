@@ -12,10 +12,10 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/reflection"
 
+	examplev2 "github.com/structkit/structkit/examples/gen/structkit/example/v2"
 	"github.com/structkit/structkit/gateway/examples/gen/structkit/example/v2/examplev2mcp"
 	"github.com/structkit/structkit/gateway/grpcmcp"
 	"github.com/structkit/structkit/gateway/internal/fixture/orders"
-	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
 )
 
 // A gRPC server, given only its address, as MCP tools: the services come

@@ -8,9 +8,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	examplev2 "github.com/structkit/structkit/examples/gen/structkit/example/v2"
 	"github.com/structkit/structkit/gateway/examples/gen/structkit/example/v2/examplev2mcp"
 	"github.com/structkit/structkit/gateway/grpcmcp"
-	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
 )
 
 // TestGeneratedRegistration: the function protoc-gen-structkit wrote for

@@ -11,9 +11,9 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/structkit/structkit/adapt"
+	examplev2 "github.com/structkit/structkit/examples/gen/structkit/example/v2"
 	"github.com/structkit/structkit/gateway/examples/gen/structkit/example/v2/examplev2mcp"
 	"github.com/structkit/structkit/gateway/grpcmcp"
-	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
 	"github.com/structkit/structkit/protoschema"
 )
 

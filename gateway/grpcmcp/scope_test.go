@@ -17,9 +17,9 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
+	examplev2 "github.com/structkit/structkit/examples/gen/structkit/example/v2"
 	"github.com/structkit/structkit/gateway/grpcmcp"
 	"github.com/structkit/structkit/gateway/internal/fixture/orders"
-	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
 )
 
 // orderService is the example OrderService's descriptor.

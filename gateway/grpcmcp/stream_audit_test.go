@@ -18,9 +18,9 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/reflection"
 
+	examplev2 "github.com/structkit/structkit/examples/gen/structkit/example/v2"
 	"github.com/structkit/structkit/gateway/grpcmcp"
 	"github.com/structkit/structkit/gateway/internal/fixture/orders"
-	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
 )
 
 // The accounts of floodServer.

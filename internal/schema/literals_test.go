@@ -29,6 +29,11 @@ var literalAllowed = map[string]map[string]string{
 	"protoschema/stringrules.go": {KwConst: "the rules' const", KwExample: "the rules' example",
 		KwPattern: "StringRules.pattern", KwContains: "StringRules.contains"},
 	"protoschema/enumrules.go": {KwConst: "the rules' const", KwExample: "the rules' example"},
+	"protoschema/options.go":   {KwRequired: "FieldRules.required", KwIDDraft4: "Rule.id"},
+	"protoschema/fields.go":    {KwItems: "RepeatedRules.items"},
+	"protoschema/message.go":   {KwRequired: "OneofRules.required, MessageOneofRule.required"},
+	// google.rpc.BadRequest.FieldViolation's fields, set by name.
+	"protoargs/rpc.go": {KwDescription: "FieldViolation.description"},
 }
 
 // keywordNames reads the compiler's keyword table: the values of the Kw

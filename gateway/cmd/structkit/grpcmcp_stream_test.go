@@ -15,8 +15,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/reflection"
 
+	examplev1grpc "github.com/structkit/structkit/examples/gen/structkit/example/v1"
 	"github.com/structkit/structkit/gateway/internal/fixture/orders"
-	examplev1 "github.com/structkit/structkit/gen/structkit/example/v1"
 )
 
 // TestMCPStreaming: through reflection and "structkit mcp" over stdio,
@@ -31,7 +31,7 @@ func TestMCPStreaming(t *testing.T) {
 	}
 	gs := grpc.NewServer()
 	orders.New().Register(gs)
-	examplev1.RegisterToolServiceServer(gs, examplev1.UnimplementedToolServiceServer{})
+	examplev1grpc.RegisterToolServiceServer(gs, examplev1grpc.UnimplementedToolServiceServer{})
 	reflection.Register(gs)
 	go func() { _ = gs.Serve(lis) }()
 	t.Cleanup(gs.Stop)

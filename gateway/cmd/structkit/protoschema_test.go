@@ -19,8 +19,8 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/structkit/structkit/adapt"
+	examplev2 "github.com/structkit/structkit/examples/gen/structkit/example/v2"
 	"github.com/structkit/structkit/gateway/internal/fixture/orders"
-	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
 )
 
 // exampleSet writes the example file alone as a descriptor set: its

@@ -38,5 +38,6 @@ require (
 
 replace (
 	github.com/structkit/structkit => ../../../
+	github.com/structkit/structkit/examples => ../../../examples
 	github.com/structkit/structkit/gateway => ../../
 )

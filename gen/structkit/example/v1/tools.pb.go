@@ -366,11 +366,7 @@ const file_structkit_example_v1_tools_proto_rawDesc = "" +
 	"\targuments\x18\x02 \x01(\v2\x17.google.protobuf.StructR\targuments\"r\n" +
 	"\x11CallToolsResponse\x12/\n" +
 	"\x06result\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x06result\x12,\n" +
-	"\x06report\x18\x02 \x01(\v2\x14.structkit.v1.ReportR\x06report2\x9f\x02\n" +
-	"\vToolService\x12S\n" +
-	"\x06Search\x12#.structkit.example.v1.SearchRequest\x1a$.structkit.example.v1.SearchResponse\x12Y\n" +
-	"\bCallTool\x12%.structkit.example.v1.CallToolRequest\x1a&.structkit.example.v1.CallToolResponse\x12`\n" +
-	"\tCallTools\x12&.structkit.example.v1.CallToolsRequest\x1a'.structkit.example.v1.CallToolsResponse(\x010\x01BCZAgithub.com/structkit/structkit/gen/structkit/example/v1;examplev1b\x06proto3"
+	"\x06report\x18\x02 \x01(\v2\x14.structkit.v1.ReportR\x06reportBCZAgithub.com/structkit/structkit/gen/structkit/example/v1;examplev1b\x06proto3"
 
 var (
 	file_structkit_example_v1_tools_proto_rawDescOnce sync.Once
@@ -396,26 +392,20 @@ var file_structkit_example_v1_tools_proto_goTypes = []any{
 	(*v1.Report)(nil),         // 7: structkit.v1.Report
 }
 var file_structkit_example_v1_tools_proto_depIdxs = []int32{
-	6,  // 0: structkit.example.v1.SearchRequest.arguments:type_name -> google.protobuf.Struct
-	6,  // 1: structkit.example.v1.SearchResponse.arguments:type_name -> google.protobuf.Struct
-	7,  // 2: structkit.example.v1.SearchResponse.report:type_name -> structkit.v1.Report
-	6,  // 3: structkit.example.v1.CallToolRequest.arguments:type_name -> google.protobuf.Struct
-	6,  // 4: structkit.example.v1.CallToolResponse.result:type_name -> google.protobuf.Struct
-	7,  // 5: structkit.example.v1.CallToolResponse.report:type_name -> structkit.v1.Report
-	6,  // 6: structkit.example.v1.CallToolsRequest.arguments:type_name -> google.protobuf.Struct
-	6,  // 7: structkit.example.v1.CallToolsResponse.result:type_name -> google.protobuf.Struct
-	7,  // 8: structkit.example.v1.CallToolsResponse.report:type_name -> structkit.v1.Report
-	0,  // 9: structkit.example.v1.ToolService.Search:input_type -> structkit.example.v1.SearchRequest
-	2,  // 10: structkit.example.v1.ToolService.CallTool:input_type -> structkit.example.v1.CallToolRequest
-	4,  // 11: structkit.example.v1.ToolService.CallTools:input_type -> structkit.example.v1.CallToolsRequest
-	1,  // 12: structkit.example.v1.ToolService.Search:output_type -> structkit.example.v1.SearchResponse
-	3,  // 13: structkit.example.v1.ToolService.CallTool:output_type -> structkit.example.v1.CallToolResponse
-	5,  // 14: structkit.example.v1.ToolService.CallTools:output_type -> structkit.example.v1.CallToolsResponse
-	12, // [12:15] is the sub-list for method output_type
-	9,  // [9:12] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	6, // 0: structkit.example.v1.SearchRequest.arguments:type_name -> google.protobuf.Struct
+	6, // 1: structkit.example.v1.SearchResponse.arguments:type_name -> google.protobuf.Struct
+	7, // 2: structkit.example.v1.SearchResponse.report:type_name -> structkit.v1.Report
+	6, // 3: structkit.example.v1.CallToolRequest.arguments:type_name -> google.protobuf.Struct
+	6, // 4: structkit.example.v1.CallToolResponse.result:type_name -> google.protobuf.Struct
+	7, // 5: structkit.example.v1.CallToolResponse.report:type_name -> structkit.v1.Report
+	6, // 6: structkit.example.v1.CallToolsRequest.arguments:type_name -> google.protobuf.Struct
+	6, // 7: structkit.example.v1.CallToolsResponse.result:type_name -> google.protobuf.Struct
+	7, // 8: structkit.example.v1.CallToolsResponse.report:type_name -> structkit.v1.Report
+	9, // [9:9] is the sub-list for method output_type
+	9, // [9:9] is the sub-list for method input_type
+	9, // [9:9] is the sub-list for extension type_name
+	9, // [9:9] is the sub-list for extension extendee
+	0, // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_structkit_example_v1_tools_proto_init() }
@@ -431,7 +421,7 @@ func file_structkit_example_v1_tools_proto_init() {
 			NumEnums:      0,
 			NumMessages:   6,
 			NumExtensions: 0,
-			NumServices:   1,
+			NumServices:   0,
 		},
 		GoTypes:           file_structkit_example_v1_tools_proto_goTypes,
 		DependencyIndexes: file_structkit_example_v1_tools_proto_depIdxs,

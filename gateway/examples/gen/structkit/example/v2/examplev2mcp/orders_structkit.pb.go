@@ -8,8 +8,8 @@ import (
 	json "encoding/json"
 	errors "errors"
 	mcp "github.com/modelcontextprotocol/go-sdk/mcp"
+	v2 "github.com/structkit/structkit/examples/gen/structkit/example/v2"
 	grpcmcp "github.com/structkit/structkit/gateway/grpcmcp"
-	v2 "github.com/structkit/structkit/gen/structkit/example/v2"
 	proto "google.golang.org/protobuf/proto"
 	io "io"
 )

@@ -6,7 +6,7 @@
 // source. scripts/buf.sh runs it before buf into .protodeps/ (git-ignored),
 // which buf.yaml names as a module of the workspace, excluded from lint.
 //
-//	go run ./scripts/protodeps DIR
+//	go -C examples run ./protodeps DIR
 //
 // The files declare the same types, fields, numbers and extensions as the
 // originals (what compiling and encoding options needs); comments and the
@@ -22,7 +22,7 @@ import (
 	"google.golang.org/genproto/googleapis/api/annotations"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/structkit/structkit/scripts/protodeps/protoprint"
+	"github.com/structkit/structkit/examples/protodeps/protoprint"
 )
 
 // files are the imported files to write.

@@ -2,12 +2,13 @@
 // versions:
 // - protoc-gen-go-grpc v1.6.2
 // - protoc             (unknown)
-// source: structkit/example/v1/tools.proto
+// source: structkit/example/v1/tool_service.proto
 
-package examplev1
+package examplev1grpc
 
 import (
 	context "context"
+	v1 "github.com/structkit/structkit/gen/structkit/example/v1"
 	grpc "google.golang.org/grpc"
 	codes "google.golang.org/grpc/codes"
 	status "google.golang.org/grpc/status"
@@ -33,11 +34,11 @@ const (
 // the examples run against.
 type ToolServiceClient interface {
 	// Search runs a code search; its arguments carry their schema inline.
-	Search(ctx context.Context, in *SearchRequest, opts ...grpc.CallOption) (*SearchResponse, error)
+	Search(ctx context.Context, in *v1.SearchRequest, opts ...grpc.CallOption) (*v1.SearchResponse, error)
 	// CallTool calls any tool by name; the schema is looked up by that name.
-	CallTool(ctx context.Context, in *CallToolRequest, opts ...grpc.CallOption) (*CallToolResponse, error)
+	CallTool(ctx context.Context, in *v1.CallToolRequest, opts ...grpc.CallOption) (*v1.CallToolResponse, error)
 	// CallTools is CallTool for a stream of calls.
-	CallTools(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[CallToolsRequest, CallToolsResponse], error)
+	CallTools(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[v1.CallToolsRequest, v1.CallToolsResponse], error)
 }
 
 type toolServiceClient struct {
@@ -48,9 +49,9 @@ func NewToolServiceClient(cc grpc.ClientConnInterface) ToolServiceClient {
 	return &toolServiceClient{cc}
 }
 
-func (c *toolServiceClient) Search(ctx context.Context, in *SearchRequest, opts ...grpc.CallOption) (*SearchResponse, error) {
+func (c *toolServiceClient) Search(ctx context.Context, in *v1.SearchRequest, opts ...grpc.CallOption) (*v1.SearchResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(SearchResponse)
+	out := new(v1.SearchResponse)
 	err := c.cc.Invoke(ctx, ToolService_Search_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -58,9 +59,9 @@ func (c *toolServiceClient) Search(ctx context.Context, in *SearchRequest, opts 
 	return out, nil
 }
 
-func (c *toolServiceClient) CallTool(ctx context.Context, in *CallToolRequest, opts ...grpc.CallOption) (*CallToolResponse, error) {
+func (c *toolServiceClient) CallTool(ctx context.Context, in *v1.CallToolRequest, opts ...grpc.CallOption) (*v1.CallToolResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(CallToolResponse)
+	out := new(v1.CallToolResponse)
 	err := c.cc.Invoke(ctx, ToolService_CallTool_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -68,18 +69,18 @@ func (c *toolServiceClient) CallTool(ctx context.Context, in *CallToolRequest, o
 	return out, nil
 }
 
-func (c *toolServiceClient) CallTools(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[CallToolsRequest, CallToolsResponse], error) {
+func (c *toolServiceClient) CallTools(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[v1.CallToolsRequest, v1.CallToolsResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &ToolService_ServiceDesc.Streams[0], ToolService_CallTools_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
-	x := &grpc.GenericClientStream[CallToolsRequest, CallToolsResponse]{ClientStream: stream}
+	x := &grpc.GenericClientStream[v1.CallToolsRequest, v1.CallToolsResponse]{ClientStream: stream}
 	return x, nil
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type ToolService_CallToolsClient = grpc.BidiStreamingClient[CallToolsRequest, CallToolsResponse]
+type ToolService_CallToolsClient = grpc.BidiStreamingClient[v1.CallToolsRequest, v1.CallToolsResponse]
 
 // ToolServiceServer is the server API for ToolService service.
 // All implementations must embed UnimplementedToolServiceServer
@@ -90,11 +91,11 @@ type ToolService_CallToolsClient = grpc.BidiStreamingClient[CallToolsRequest, Ca
 // the examples run against.
 type ToolServiceServer interface {
 	// Search runs a code search; its arguments carry their schema inline.
-	Search(context.Context, *SearchRequest) (*SearchResponse, error)
+	Search(context.Context, *v1.SearchRequest) (*v1.SearchResponse, error)
 	// CallTool calls any tool by name; the schema is looked up by that name.
-	CallTool(context.Context, *CallToolRequest) (*CallToolResponse, error)
+	CallTool(context.Context, *v1.CallToolRequest) (*v1.CallToolResponse, error)
 	// CallTools is CallTool for a stream of calls.
-	CallTools(grpc.BidiStreamingServer[CallToolsRequest, CallToolsResponse]) error
+	CallTools(grpc.BidiStreamingServer[v1.CallToolsRequest, v1.CallToolsResponse]) error
 	mustEmbedUnimplementedToolServiceServer()
 }
 
@@ -105,13 +106,13 @@ type ToolServiceServer interface {
 // pointer dereference when methods are called.
 type UnimplementedToolServiceServer struct{}
 
-func (UnimplementedToolServiceServer) Search(context.Context, *SearchRequest) (*SearchResponse, error) {
+func (UnimplementedToolServiceServer) Search(context.Context, *v1.SearchRequest) (*v1.SearchResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Search not implemented")
 }
-func (UnimplementedToolServiceServer) CallTool(context.Context, *CallToolRequest) (*CallToolResponse, error) {
+func (UnimplementedToolServiceServer) CallTool(context.Context, *v1.CallToolRequest) (*v1.CallToolResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CallTool not implemented")
 }
-func (UnimplementedToolServiceServer) CallTools(grpc.BidiStreamingServer[CallToolsRequest, CallToolsResponse]) error {
+func (UnimplementedToolServiceServer) CallTools(grpc.BidiStreamingServer[v1.CallToolsRequest, v1.CallToolsResponse]) error {
 	return status.Error(codes.Unimplemented, "method CallTools not implemented")
 }
 func (UnimplementedToolServiceServer) mustEmbedUnimplementedToolServiceServer() {}
@@ -136,7 +137,7 @@ func RegisterToolServiceServer(s grpc.ServiceRegistrar, srv ToolServiceServer) {
 }
 
 func _ToolService_Search_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(SearchRequest)
+	in := new(v1.SearchRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
@@ -148,13 +149,13 @@ func _ToolService_Search_Handler(srv interface{}, ctx context.Context, dec func(
 		FullMethod: ToolService_Search_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(ToolServiceServer).Search(ctx, req.(*SearchRequest))
+		return srv.(ToolServiceServer).Search(ctx, req.(*v1.SearchRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
 func _ToolService_CallTool_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(CallToolRequest)
+	in := new(v1.CallToolRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
@@ -166,17 +167,17 @@ func _ToolService_CallTool_Handler(srv interface{}, ctx context.Context, dec fun
 		FullMethod: ToolService_CallTool_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(ToolServiceServer).CallTool(ctx, req.(*CallToolRequest))
+		return srv.(ToolServiceServer).CallTool(ctx, req.(*v1.CallToolRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
 func _ToolService_CallTools_Handler(srv interface{}, stream grpc.ServerStream) error {
-	return srv.(ToolServiceServer).CallTools(&grpc.GenericServerStream[CallToolsRequest, CallToolsResponse]{ServerStream: stream})
+	return srv.(ToolServiceServer).CallTools(&grpc.GenericServerStream[v1.CallToolsRequest, v1.CallToolsResponse]{ServerStream: stream})
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type ToolService_CallToolsServer = grpc.BidiStreamingServer[CallToolsRequest, CallToolsResponse]
+type ToolService_CallToolsServer = grpc.BidiStreamingServer[v1.CallToolsRequest, v1.CallToolsResponse]
 
 // ToolService_ServiceDesc is the grpc.ServiceDesc for ToolService service.
 // It's only intended for direct use with grpc.RegisterService,
@@ -202,5 +203,5 @@ var ToolService_ServiceDesc = grpc.ServiceDesc{
 			ClientStreams: true,
 		},
 	},
-	Metadata: "structkit/example/v1/tools.proto",
+	Metadata: "structkit/example/v1/tool_service.proto",
 }

@@ -1242,7 +1242,7 @@ const file_structkit_example_v2_orders_proto_rawDesc = "" +
 	"\vCreateOrder\x12(.structkit.example.v2.CreateOrderRequest\x1a).structkit.example.v2.CreateOrderResponse\x12d\n" +
 	"\n" +
 	"ListOrders\x12'.structkit.example.v2.ListOrdersRequest\x1a(.structkit.example.v2.ListOrdersResponse\"\x03\x90\x02\x01\x12i\n" +
-	"\vWatchOrders\x12(.structkit.example.v2.WatchOrdersRequest\x1a).structkit.example.v2.WatchOrdersResponse\"\x03\x90\x02\x010\x01BCZAgithub.com/structkit/structkit/gen/structkit/example/v2;examplev2b\x06proto3"
+	"\vWatchOrders\x12(.structkit.example.v2.WatchOrdersRequest\x1a).structkit.example.v2.WatchOrdersResponse\"\x03\x90\x02\x010\x01BLZJgithub.com/structkit/structkit/examples/gen/structkit/example/v2;examplev2b\x06proto3"
 
 var (
 	file_structkit_example_v2_orders_proto_rawDescOnce sync.Once

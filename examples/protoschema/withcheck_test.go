@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/structkit/structkit/coerce"
-	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
+	examplev2 "github.com/structkit/structkit/examples/gen/structkit/example/v2"
 	"github.com/structkit/structkit/protoschema"
 	"github.com/structkit/structkit/structconv"
 )

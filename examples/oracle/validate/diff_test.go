@@ -1,4 +1,4 @@
-package validate
+package validate_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pointer"
+	"github.com/structkit/structkit/internal/validate"
 )
 
 // The differential test and the fuzzer generate schemas and instances and
@@ -363,7 +364,7 @@ next:
 	for ; n > 0; n-- {
 		v := make()
 		for _, w := range out {
-			if equalJSON(v, w) {
+			if jsonEqual(v, w) {
 				continue next
 			}
 		}
@@ -449,7 +450,7 @@ func compareOne(t testing.TB, draft int, doc map[string]any, format bool, instan
 	case err != nil:
 		return diffMismatch, fmt.Sprintf("draft %d: ours refuses what the reference compiles: %v\nschema: %s", d.ver, err, text), 0
 	}
-	v := Of(p)
+	v := validate.Of(p)
 	for _, inst := range instances {
 		ib, _ := json.Marshal(inst)
 		inst = decodeJSON(t, ib) // as a decoder hands it over: json.Number
@@ -646,7 +647,7 @@ func (g *gen) instanceFor(root, s any, depth int) any {
 // instances made to follow them (and stray from them).
 func TestDifferentialToolSchemas(t *testing.T) {
 	var schemas []json.RawMessage
-	files, _ := filepath.Glob("../../testdata/mcp-tools/schemas/*.json")
+	files, _ := filepath.Glob("../../../testdata/mcp-tools/schemas/*.json")
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -657,7 +658,7 @@ func TestDifferentialToolSchemas(t *testing.T) {
 			schemas = append(schemas, x.InputSchema)
 		}
 	}
-	lists, _ := filepath.Glob("../../testdata/mcp-tools/lists/*.json")
+	lists, _ := filepath.Glob("../../../testdata/mcp-tools/lists/*.json")
 	for _, f := range lists {
 		b, err := os.ReadFile(f)
 		if err != nil {

@@ -28,7 +28,7 @@ func File(fd protoreflect.FileDescriptor) (string, error) {
 		return "", fmt.Errorf("%s: editions files are not supported", fd.Path())
 	}
 	p.line(0, "")
-	p.line(0, "// Written by scripts/protodeps from the descriptor its Go package registers.")
+	p.line(0, "// Written by examples/protodeps from the descriptor its Go package registers.")
 	p.line(0, "")
 	p.line(0, "package "+string(fd.Package())+";")
 	p.line(0, "")

@@ -16,7 +16,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/structkit/structkit/coerce"
-	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
+	examplev2 "github.com/structkit/structkit/examples/gen/structkit/example/v2"
 	"github.com/structkit/structkit/protoschema"
 	"github.com/structkit/structkit/structconv"
 )

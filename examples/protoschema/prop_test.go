@@ -29,7 +29,7 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
+	examplev2 "github.com/structkit/structkit/examples/gen/structkit/example/v2"
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
 	"github.com/structkit/structkit/protoschema"
 )

@@ -19,7 +19,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/pluginpb"
 
-	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
+	examplev2 "github.com/structkit/structkit/examples/gen/structkit/example/v2"
 	"github.com/structkit/structkit/protoschema"
 )
 
@@ -91,7 +91,7 @@ func TestGolden(t *testing.T) {
 	}
 	// The v1 example's bidirectional CallTools is not a tool (gateway/examples/gen/ is this
 	// plugin's output, checked by .ci/run).
-	v1, err := os.ReadFile(filepath.Join("..", "..", "gateway", "examples", "gen", "structkit", "example", "v1", "examplev1mcp", "tools_structkit.pb.go"))
+	v1, err := os.ReadFile(filepath.Join("..", "..", "examples", "gen", "structkit", "example", "v1", "examplev1grpcmcp", "tool_service_structkit.pb.go"))
 	if err != nil || !strings.Contains(string(v1), `ByName("CallTool")`) || strings.Contains(string(v1), "CallTools") {
 		t.Errorf("v1: a bidirectional method became a tool, or no file (%v)", err)
 	}
@@ -227,7 +227,7 @@ func TestPackageSuffix(t *testing.T) {
 	if !ok || len(out) != 1 {
 		t.Fatalf("files: %v", keys(out))
 	}
-	for _, w := range []string{"package examplev2mcp\n", `v2 "github.com/structkit/structkit/gen/structkit/example/v2"`,
+	for _, w := range []string{"package examplev2mcp\n", `v2 "github.com/structkit/structkit/examples/gen/structkit/example/v2"`,
 		"client v2.OrderServiceClient,", "sd := v2.File_structkit_example_v2_orders_proto.Services()",
 		"return new(v2.GetOrderRequest)", "req.(*v2.GetOrderRequest)"} {
 		if !strings.Contains(got, w) {
@@ -238,7 +238,7 @@ func TestPackageSuffix(t *testing.T) {
 	unqualify := regexp.MustCompile(`(^|[^.\w])v2\.([A-Z])`)
 	var a, b []string
 	for _, l := range strings.Split(got, "\n") {
-		if !strings.Contains(l, `"github.com/structkit/structkit/gen/structkit/example/v2"`) {
+		if !strings.Contains(l, `"github.com/structkit/structkit/examples/gen/structkit/example/v2"`) {
 			a = append(a, strings.Replace(unqualify.ReplaceAllString(l, "$1$2"), "package examplev2mcp", "package examplev2", 1))
 		}
 	}

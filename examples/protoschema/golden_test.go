@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
+	examplev2 "github.com/structkit/structkit/examples/gen/structkit/example/v2"
 	"github.com/structkit/structkit/protoschema"
 )
 

@@ -31,6 +31,11 @@ import (
 	"fmt"
 	"os"
 
+	// protoschema finds protovalidate's rules and google.api.field_behavior
+	// by name in protoregistry.GlobalTypes: linked here, the options of the
+	// request's files are read as those types.
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	"google.golang.org/protobuf/compiler/protogen"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/pluginpb"

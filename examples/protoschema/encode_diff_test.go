@@ -19,7 +19,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
-	examplev2 "github.com/structkit/structkit/gen/structkit/example/v2"
+	examplev2 "github.com/structkit/structkit/examples/gen/structkit/example/v2"
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/protojsondec"
