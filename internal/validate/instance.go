@@ -253,14 +253,6 @@ func (in *instance) path(i int32) string {
 	return string(b)
 }
 
-// equalJSON reports whether two decoded values are equal as JSON: numbers
-// by value (1 equals 1.0), objects member by member.
-func equalJSON(a, b any) bool {
-	var in instance
-	in.add(a, -1)
-	return in.equalAt(0, b)
-}
-
 // equalAt reports whether the instance value at i equals the decoded
 // value w (a schema's const or enum member) as JSON.
 func (in *instance) equalAt(i int32, w any) bool {
