@@ -153,7 +153,8 @@ func (c *Codec) Unmarshal(ctx context.Context, tool string, args []byte, m proto
 	if repaired(rep) {
 		text = out
 	}
-	dec := protojsondec.Options{MaxDepth: check.MaxDepth, MaxDigits: check.MaxNumberDigits, Resolver: c.resolver()}
+	dec := protojsondec.Options{MaxDepth: check.MaxDepth, MaxDigits: check.MaxNumberDigits, Resolver: c.resolver(),
+		Loc: (*plan.Schema)(c.schema).Root()}
 	if err := dec.Unmarshal(string(text), m); err != nil {
 		var de *protojsondec.Error
 		if !errors.As(err, &de) {

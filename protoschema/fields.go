@@ -9,7 +9,9 @@ import (
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/schema"
+	"github.com/structkit/structkit/structconv"
 )
 
 // Bounds of the integer kinds, as JSON Schema writes them.
@@ -52,9 +54,17 @@ func (g *gen) field(fd protoreflect.FieldDescriptor) map[string]any {
 	rules := fieldRules(fd)
 	var extra []string
 	var s map[string]any
+	inline := false // the schema is the option's document, with its own words
+	single := func(v protoreflect.FieldDescriptor) map[string]any {
+		if opt := g.optionSchema(fd, v); opt != nil {
+			inline = true
+			return opt
+		}
+		return g.single(v)
+	}
 	switch {
 	case fd.IsMap():
-		val := g.single(fd.MapValue())
+		val := single(fd.MapValue())
 		if r := getMessage(getMessage(rules, "map"), "values"); r != nil {
 			extra = append(extra, g.applyRules(fd, val, fd.MapValue(), r, "map.values.")...)
 		}
@@ -76,13 +86,13 @@ func (g *gen) field(fd protoreflect.FieldDescriptor) map[string]any {
 			}
 		}
 	case fd.IsList():
-		item := g.single(fd)
+		item := single(fd)
 		if r := getMessage(getMessage(rules, "repeated"), "items"); r != nil {
 			extra = append(extra, g.applyRules(fd, item, fd, r, "repeated.items.")...)
 		}
 		s = map[string]any{schema.KwType: "array", schema.KwItems: item}
 	default:
-		s = g.single(fd)
+		s = single(fd)
 	}
 	if rules != nil {
 		extra = append(extra, g.applyRules(fd, s, fd, rules, "")...)
@@ -92,10 +102,82 @@ func (g *gen) field(fd protoreflect.FieldDescriptor) map[string]any {
 	} else if behaviors.inputOnly {
 		s[schema.KwWriteOnly] = true
 	}
-	if d := g.describe(fd, extra); d != "" {
-		s[schema.KwDescription] = d
+	if _, own := s[schema.KwDescription]; !own || !inline {
+		if d := g.describe(fd, extra); d != "" {
+			s[schema.KwDescription] = d
+		}
 	}
 	return s
+}
+
+// optionSchema returns the schema that the structkit.v1.schema option of
+// field fd gives inline for its values v, when they are Structs, Values or
+// ListValues: the schema protoargs checks them with, so that a tool's
+// published schema, and the Codec's conversion and check, say what the
+// service's own check says. A document that declares references or a
+// dialect becomes a resource of its own (an "$id" naming the field), so
+// that they resolve within it. nil otherwise, with a Note when the option
+// names a schema (resolved at run time, protoargs.Registry) or its
+// document does not compile.
+func (g *gen) optionSchema(fd, v protoreflect.FieldDescriptor) map[string]any {
+	if v.Message() == nil || !isStructKind(v.Message().FullName()) {
+		return nil
+	}
+	opt := extension(fd.Options(), extSchemaOption)
+	if !opt.IsValid() {
+		return nil
+	}
+	if name := getString(opt.Message(), "name"); name != "" {
+		g.note(fd.FullName(), "structkit.v1.schema", fmt.Sprintf("the schema named %q is looked up at run time: not part of this one", name))
+		return nil
+	}
+	text := getString(opt.Message(), "json")
+	if text == "" {
+		return nil
+	}
+	if _, err := structconv.Compile([]byte(text)); err != nil {
+		g.note(fd.FullName(), "structkit.v1.schema", "the inline schema does not compile: "+err.Error())
+		return nil
+	}
+	doc, err := jsontext.Decode([]byte(text), jsontext.Options{MaxDepth: jsontext.SchemaMaxDepth})
+	s, ok := doc.(map[string]any)
+	if err != nil || !ok {
+		return nil // true, or {}: any value, as without the option
+	}
+	if _, has := s[schema.KwID]; !has && declaresScope(s) {
+		s[schema.KwID] = "urn:structkit:field:" + string(fd.FullName())
+	}
+	return s
+}
+
+// isStructKind reports whether a message type is one of the types that
+// hold JSON: google.protobuf.Struct, Value and ListValue.
+func isStructKind(name protoreflect.FullName) bool {
+	return name == "google.protobuf.Struct" || name == "google.protobuf.Value" || name == "google.protobuf.ListValue"
+}
+
+// declaresScope reports whether a schema document holds a keyword that
+// resolves against its root or changes its dialect.
+func declaresScope(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			switch k {
+			case schema.KwRef, schema.KwDynamicRef, schema.KwRecursiveRef, schema.KwSchema, schema.KwAnchor, schema.KwDynamicAnchor, schema.KwRecursiveAnchor:
+				return true
+			}
+			if declaresScope(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if declaresScope(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // keyNames is the propertyNames schema of a map key kind, or nil for

@@ -2,6 +2,9 @@ package protoschema
 
 import (
 	"google.golang.org/protobuf/proto"
+
+	// The structkit.v1.schema option, read by name as the others are.
+	_ "github.com/structkit/structkit/gen/structkit/v1"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 )
@@ -20,6 +23,9 @@ const (
 	extMessageRules  protoreflect.FullName = "buf.validate.message"
 	extOneofRules    protoreflect.FullName = "buf.validate.oneof"
 	extFieldBehavior protoreflect.FullName = "google.api.field_behavior"
+	// extSchemaOption is structkit.v1.schema (gen/structkit/v1, linked
+	// here): the schema of a Struct, Value or ListValue field.
+	extSchemaOption protoreflect.FullName = "structkit.v1.schema"
 )
 
 // extension reads the extension name of an options message, also when it
@@ -72,6 +78,13 @@ func getMessage(m protoreflect.Message, name protoreflect.Name) protoreflect.Mes
 		return nil
 	}
 	return v.Message()
+}
+
+func getString(m protoreflect.Message, name protoreflect.Name) string {
+	if v := get(m, name); v.IsValid() {
+		return v.String()
+	}
+	return ""
 }
 
 func getBool(m protoreflect.Message, name protoreflect.Name) bool {
@@ -134,13 +147,7 @@ func forEachCEL(r protoreflect.Message, f func(rule, text string)) {
 		l := v.List()
 		for i := 0; i < l.Len(); i++ {
 			c := l.Get(i).Message()
-			str := func(n protoreflect.Name) string {
-				if v := get(c, n); v.IsValid() {
-					return v.String()
-				}
-				return ""
-			}
-			f("cel", celText(str("id"), str("message"), str("expression")))
+			f("cel", celText(getString(c, "id"), getString(c, "message"), getString(c, "expression")))
 		}
 	}
 	for _, c := range getStrings(r, "cel_expression") {

@@ -33,6 +33,7 @@ import (
 
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/msgtext"
+	"github.com/structkit/structkit/internal/plan"
 )
 
 // Resolver finds the message types google.protobuf.Any names and the
@@ -53,7 +54,13 @@ type Options struct {
 	MaxDigits int
 	// Resolver resolves the types of google.protobuf.Any and extensions;
 	// nil means protoregistry.GlobalTypes.
+	// Loc, when not nil, is the plan of the message's location: the number
+	// of a Struct, Value or ListValue field is then read as the codec reads
+	// it there (an integer literal beyond ±2^53 where the schema says
+	// integer is carried as its digits, whatever its form), not as it is
+	// read without a schema.
 	Resolver Resolver
+	Loc      *plan.Loc
 }
 
 // Error is the error of Unmarshal: what is wrong and where, in parts.
@@ -93,7 +100,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // is an *Error.
 func (o Options) Unmarshal(src string, m proto.Message) error {
 	proto.Reset(m)
-	d := &decoder{doc: src, opts: o, reread: new(int)}
+	d := &decoder{doc: src, opts: o, reread: new(int), loc: o.Loc}
 	if d.opts.Resolver == nil {
 		d.opts.Resolver = protoregistry.GlobalTypes
 	}
@@ -125,6 +132,7 @@ type decoder struct {
 	base int
 	r    jsontext.Decoder
 	opts Options
+	loc  *plan.Loc // the plan of the value being read; nil: no schema
 	// reread counts the bytes read again for Anys whose "@type" comes
 	// after other members, shared by the decoders of one document: it is
 	// bounded (maxReread) so that nesting such Anys cannot make the work
@@ -211,6 +219,7 @@ func (d *decoder) members(m protoreflect.Message, skipType bool) error {
 	fds := md.Fields()
 	var seen map[protoreflect.FieldNumber]bool
 	var oneofs map[int]string
+	cursor := d.loc.Members(nil)
 	for {
 		k, err := d.next()
 		if err != nil {
@@ -246,7 +255,10 @@ func (d *decoder) members(m protoreflect.Message, skipType bool) error {
 		if err != nil {
 			return err
 		}
+		parent := d.loc
+		d.loc = cursor.Property(name)
 		if k == jsontext.Null && (fd.IsList() || fd.IsMap() || !isValue(fd) && !isNullValue(fd)) {
+			d.loc = parent
 			continue // null means the default
 		}
 		switch {
@@ -272,6 +284,7 @@ func (d *decoder) members(m protoreflect.Message, skipType bool) error {
 				m.Set(fd, v)
 			}
 		}
+		d.loc = parent
 		if err != nil {
 			return err
 		}
@@ -317,7 +330,9 @@ func (d *decoder) list(l protoreflect.List, fd protoreflect.FieldDescriptor, k j
 	if k != jsontext.ArrayOpen {
 		return d.unexpected(k, "an array ("+describeField(fd)+")")
 	}
-	for {
+	parent := d.loc
+	defer func() { d.loc = parent }()
+	for i := 0; ; i++ {
 		k, err := d.next()
 		if err != nil {
 			return err
@@ -326,6 +341,7 @@ func (d *decoder) list(l protoreflect.List, fd protoreflect.FieldDescriptor, k j
 			return nil
 		}
 		if fd.Message() != nil {
+			d.loc = parent.Item(i, nil)
 			v := l.NewElement()
 			if err := d.message(v.Message(), k); err != nil {
 				return err
@@ -346,6 +362,9 @@ func (d *decoder) mapField(mp protoreflect.Map, fd protoreflect.FieldDescriptor,
 		return d.unexpected(k, "an object ("+describeField(fd)+")")
 	}
 	kd, vd := fd.MapKey(), fd.MapValue()
+	parent := d.loc
+	defer func() { d.loc = parent }()
+	cursor := parent.Members(nil)
 	for {
 		k, err := d.next()
 		if err != nil {
@@ -354,8 +373,8 @@ func (d *decoder) mapField(mp protoreflect.Map, fd protoreflect.FieldDescriptor,
 		if k == jsontext.ObjectClose {
 			return nil
 		}
-		at := d.at()
-		key, err := d.mapKey(kd, d.r.Text(), at)
+		at, name := d.at(), d.r.Text()
+		key, err := d.mapKey(kd, name, at)
 		if err != nil {
 			return err
 		}
@@ -367,6 +386,7 @@ func (d *decoder) mapField(mp protoreflect.Map, fd protoreflect.FieldDescriptor,
 		}
 		var v protoreflect.Value
 		if vd.Message() != nil {
+			d.loc = cursor.Property(name)
 			v = mp.NewValue()
 			err = d.message(v.Message(), k)
 		} else {

@@ -212,7 +212,7 @@ func (d *decoder) value(m protoreflect.Message, k jsontext.Kind) error {
 	case jsontext.Number:
 		lit := d.r.Text()
 		f, err := jsontext.ParseFloat(lit)
-		if len(lit) > 15 && carries(lit, d.r.Plain(), f, err) {
+		if len(lit) > 15 && carries(d.loc, lit, d.r.Plain(), f, err) {
 			canon, _ := jsontext.IntegerDigits(lit)
 			m.Set(fds.ByNumber(3), protoreflect.ValueOfString(canon))
 			return nil
@@ -247,14 +247,14 @@ func (d *decoder) value(m protoreflect.Message, k jsontext.Kind) error {
 
 // carries reports whether an integer literal, whose nearest double is f
 // (err from jsontext.ParseFloat), is beyond ±2^53 and is carried as its
-// digits: the plan's one decision (plan.Loc.BigInteger) where there is no
-// schema, as structconv reads it without a schema.
-func carries(lit string, plain bool, f float64, err error) bool {
+// digits: the plan's one decision (plan.Loc.BigInteger) at l, as
+// structconv reads it there (l nil: without a schema).
+func carries(l *plan.Loc, lit string, plain bool, f float64, err error) bool {
 	canon, ok := jsontext.IntegerDigits(lit)
 	if !ok || !jsontext.BeyondSafe(canon) {
 		return false
 	}
-	return (*plan.Loc)(nil).BigInteger(canon, plain, f, err == nil) == plan.BigCarry
+	return l.BigInteger(canon, plain, f, err == nil) == plan.BigCarry
 }
 
 func (d *decoder) structObject(m protoreflect.Message, k jsontext.Kind) error {
@@ -262,6 +262,9 @@ func (d *decoder) structObject(m protoreflect.Message, k jsontext.Kind) error {
 		return d.unexpected(k, "an object (google.protobuf.Struct)")
 	}
 	mp := m.Mutable(m.Descriptor().Fields().ByNumber(1)).Map()
+	parent := d.loc
+	defer func() { d.loc = parent }()
+	cursor := parent.Members(nil)
 	for {
 		k, err := d.next()
 		if err != nil {
@@ -270,10 +273,12 @@ func (d *decoder) structObject(m protoreflect.Message, k jsontext.Kind) error {
 		if k == jsontext.ObjectClose {
 			return nil
 		}
-		key := protoreflect.ValueOfString(d.r.Text()).MapKey()
+		name := d.r.Text()
+		key := protoreflect.ValueOfString(name).MapKey()
 		if k, err = d.next(); err != nil {
 			return err
 		}
+		d.loc = cursor.Property(name)
 		v := mp.NewValue()
 		if err := d.value(v.Message(), k); err != nil {
 			return err
@@ -287,7 +292,9 @@ func (d *decoder) listValue(m protoreflect.Message, k jsontext.Kind) error {
 		return d.unexpected(k, "an array (google.protobuf.ListValue)")
 	}
 	l := m.Mutable(m.Descriptor().Fields().ByNumber(1)).List()
-	for {
+	parent := d.loc
+	defer func() { d.loc = parent }()
+	for i := 0; ; i++ {
 		k, err := d.next()
 		if err != nil {
 			return err
@@ -295,6 +302,7 @@ func (d *decoder) listValue(m protoreflect.Message, k jsontext.Kind) error {
 		if k == jsontext.ArrayClose {
 			return nil
 		}
+		d.loc = parent.Item(i, nil)
 		v := l.NewElement()
 		if err := d.value(v.Message(), k); err != nil {
 			return err
@@ -312,6 +320,9 @@ func (d *decoder) any(m protoreflect.Message, k jsontext.Kind) error {
 	if k != jsontext.ObjectOpen {
 		return d.unexpected(k, "an object with \"@type\" (google.protobuf.Any)")
 	}
+	parent := d.loc // the schema says nothing of the message inside
+	d.loc = nil
+	defer func() { d.loc = parent }()
 	start := d.r.Start()
 	objAt := d.at()
 	k, err := d.next()
