@@ -34,10 +34,11 @@ import (
 // CallError. The library: 148 and 352 once adapt's Report, Change and Rule
 // were no second set of coerce's (Schema.Edits and Lost, Edit,
 // Requirement), with structconv.DefaultMaxDepth, the one default nesting
-// limit, in place of jsonvalue.IsIndex.
+// limit, in place of jsonvalue.IsIndex; 351 without
+// protoargs.Result.BadRequest (Details carries it).
 const (
 	maxTopLevel   = 148
-	maxIdentifier = 352
+	maxIdentifier = 351
 
 	maxGatewayTopLevel   = 52
 	maxGatewayIdentifier = 222
