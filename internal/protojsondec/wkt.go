@@ -257,58 +257,22 @@ func carries(l *plan.Loc, lit string, plain bool, f float64, err error) bool {
 	return l.BigInteger(canon, plain, f, err == nil) == plan.BigCarry
 }
 
+// structObject and listValue read a Struct and a ListValue as their one
+// field, a map of Values and a list of them, is read.
 func (d *decoder) structObject(m protoreflect.Message, k jsontext.Kind) error {
 	if k != jsontext.ObjectOpen {
 		return d.unexpected(k, "an object (google.protobuf.Struct)")
 	}
-	mp := m.Mutable(m.Descriptor().Fields().ByNumber(1)).Map()
-	parent := d.loc
-	defer func() { d.loc = parent }()
-	cursor := parent.Members(nil)
-	for {
-		k, err := d.next()
-		if err != nil {
-			return err
-		}
-		if k == jsontext.ObjectClose {
-			return nil
-		}
-		name := d.r.Text()
-		key := protoreflect.ValueOfString(name).MapKey()
-		if k, err = d.next(); err != nil {
-			return err
-		}
-		d.loc = cursor.Property(name)
-		v := mp.NewValue()
-		if err := d.value(v.Message(), k); err != nil {
-			return err
-		}
-		mp.Set(key, v)
-	}
+	fd := m.Descriptor().Fields().ByNumber(1)
+	return d.mapField(m.Mutable(fd).Map(), fd, k)
 }
 
 func (d *decoder) listValue(m protoreflect.Message, k jsontext.Kind) error {
 	if k != jsontext.ArrayOpen {
 		return d.unexpected(k, "an array (google.protobuf.ListValue)")
 	}
-	l := m.Mutable(m.Descriptor().Fields().ByNumber(1)).List()
-	parent := d.loc
-	defer func() { d.loc = parent }()
-	for i := 0; ; i++ {
-		k, err := d.next()
-		if err != nil {
-			return err
-		}
-		if k == jsontext.ArrayClose {
-			return nil
-		}
-		d.loc = parent.Item(i, nil)
-		v := l.NewElement()
-		if err := d.value(v.Message(), k); err != nil {
-			return err
-		}
-		l.Append(v)
-	}
+	fd := m.Descriptor().Fields().ByNumber(1)
+	return d.list(m.Mutable(fd).List(), fd, k)
 }
 
 // any reads a google.protobuf.Any: "@type" names the type (resolved with
