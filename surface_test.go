@@ -35,10 +35,12 @@ import (
 // were no second set of coerce's (Schema.Edits and Lost, Edit,
 // Requirement), with structconv.DefaultMaxDepth, the one default nesting
 // limit, in place of jsonvalue.IsIndex; 351 without
-// protoargs.Result.BadRequest (Details carries it).
+// protoargs.Result.BadRequest (Details carries it); 147 and 347 with
+// protoargs' FieldError a *protoschema.Error (Element, and Err with
+// Unwrap).
 const (
-	maxTopLevel   = 148
-	maxIdentifier = 351
+	maxTopLevel   = 147
+	maxIdentifier = 347
 
 	maxGatewayTopLevel   = 52
 	maxGatewayIdentifier = 222

@@ -36,7 +36,7 @@ type Checker struct {
 }
 
 // Check repairs and validates the fields of msg in place and returns what
-// it did. err is for a field whose schema cannot be had (a FieldError, or
+// it did. err is for a field whose schema cannot be had (a *protoschema.Error naming the field, or
 // the Resolver's error), not for invalid arguments: those are in the
 // Result.
 func (c *Checker) Check(ctx context.Context, msg proto.Message) (*Result, error) {

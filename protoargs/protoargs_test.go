@@ -19,6 +19,7 @@ import (
 	examplev1 "github.com/structkit/structkit/gen/structkit/example/v1"
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
 	"github.com/structkit/structkit/protoargs"
+	"github.com/structkit/structkit/protoschema"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -138,9 +139,9 @@ func TestInvalidInlineSchema(t *testing.T) {
 	c := &protoargs.Checker{Schemas: &protoargs.Schemas{}}
 	_, err1 := c.Check(context.Background(), msg)
 	_, err2 := c.Check(context.Background(), msg)
-	var fe *protoargs.FieldError
-	if !errors.As(err1, &fe) || fe.Field != "dynamic.invalid.v1.SearchRequest.arguments" {
-		t.Fatalf("err = %v, want a FieldError naming dynamic.invalid.v1.SearchRequest.arguments", err1)
+	var fe *protoschema.Error
+	if !errors.As(err1, &fe) || fe.Element != "dynamic.invalid.v1.SearchRequest.arguments" {
+		t.Fatalf("err = %v, want a *protoschema.Error naming dynamic.invalid.v1.SearchRequest.arguments", err1)
 	}
 	var se *coerce.SchemaError
 	if !errors.As(err1, &se) || se.Keyword != "$ref" {

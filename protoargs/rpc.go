@@ -16,6 +16,7 @@ import (
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
 	"github.com/structkit/structkit/internal/pointer"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/protoschema"
 )
 
 // RPCOptions configure the interceptors that check requests before they
@@ -38,7 +39,7 @@ type RPCOptions struct {
 // message is sent and on a server before the handler sees it. A message
 // that is not a protobuf message, or options without a Checker, pass
 // untouched (res nil). err is for a check that could not run (a
-// *FieldError, the Resolver's error, ctx's error), which interceptors
+// *protoschema.Error naming a field, the Resolver's error, ctx's error), which interceptors
 // answer as an internal error. Otherwise res says what was found; the
 // interceptor fails the call when Reject(res) is true.
 func (o RPCOptions) Check(ctx context.Context, msg any) (res *Result, err error) {
@@ -48,7 +49,7 @@ func (o RPCOptions) Check(ctx context.Context, msg any) (res *Result, err error)
 	}
 	res, err = o.Checker.Check(ctx, m)
 	if err != nil {
-		var fe *FieldError
+		var fe *protoschema.Error
 		if !errors.As(err, &fe) {
 			err = fmt.Errorf("checking arguments: %w", err)
 		}
@@ -220,29 +221,6 @@ func FromDetails(details []any) (report *structkitv1.Report, badRequest proto.Me
 	}
 	return report, badRequest, report != nil || badRequest != nil
 }
-
-// FieldError is the error for a field whose schema option cannot be used:
-// an inline schema that does not compile, or a name nothing registered.
-// Match it with errors.As.
-type FieldError struct {
-	// Field is the full name of the protobuf field.
-	Field protoreflect.FullName
-	// Msg says what is wrong.
-	Msg string
-	// Err is the underlying error, if any.
-	Err error
-}
-
-func (e *FieldError) Error() string {
-	s := "protoargs: field " + string(e.Field) + ": " + e.Msg
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return s
-}
-
-// Unwrap returns the underlying error.
-func (e *FieldError) Unwrap() error { return e.Err }
 
 type ctxKey struct{}
 

@@ -18,6 +18,7 @@ import (
 	"github.com/structkit/structkit/coerce"
 	examplev1 "github.com/structkit/structkit/gen/structkit/example/v1"
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
+	"github.com/structkit/structkit/protoschema"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -128,7 +129,7 @@ func request(t *testing.T, js string) *examplev1.CallToolRequest {
 }
 
 // Check decides alike for every transport and side: no Checker or no
-// message passes, a check that cannot run is an error (a FieldError keeps
+// message passes, a check that cannot run is an error (a *protoschema.Error keeps
 // its own words), and an invalid result is rejected unless PassInvalid.
 func TestCheck(t *testing.T) {
 	ctx := context.Background()
@@ -161,9 +162,9 @@ func TestCheck(t *testing.T) {
 		t.Errorf("Summary of two = %q", got)
 	}
 
-	var fe *FieldError
-	_, err = (RPCOptions{Checker: checker("", &FieldError{Field: "a.B.c", Msg: "no schema registered"})}).Check(ctx, request(t, `{}`))
-	if !errors.As(err, &fe) || err.Error() != "protoargs: field a.B.c: no schema registered" {
+	var fe *protoschema.Error
+	_, err = (RPCOptions{Checker: checker("", &protoschema.Error{Element: "a.B.c", Msg: "no schema registered"})}).Check(ctx, request(t, `{}`))
+	if !errors.As(err, &fe) || err.Error() != "protoschema: a.B.c: no schema registered" {
 		t.Errorf("field error: %v", err)
 	}
 	boom := errors.New("boom")

@@ -27,6 +27,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
+	"github.com/structkit/structkit/protoschema"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -88,7 +89,7 @@ func (s *Schemas) For(ctx context.Context, msg proto.Message, field protoreflect
 				sch = s.Registry.Lookup(name)
 			}
 			if sch == nil {
-				return nil, &FieldError{Field: field.FullName(), Msg: fmt.Sprintf("no schema registered under the name %q", name)}
+				return nil, &protoschema.Error{Element: field.FullName(), Msg: fmt.Sprintf("no schema registered under the name %q", name)}
 			}
 			return sch, nil
 		}
@@ -115,7 +116,7 @@ func (s *Schemas) option(field protoreflect.FieldDescriptor) *compiled {
 		}
 		c.schema, c.err = structconv.Compile([]byte(c.opt.GetJson()))
 		if c.err != nil {
-			c.err = &FieldError{Field: field.FullName(), Msg: "the inline schema of its structkit.v1.schema option does not compile", Err: c.err}
+			c.err = &protoschema.Error{Element: field.FullName(), Msg: "the inline schema of its structkit.v1.schema option does not compile", Err: c.err}
 		}
 	})
 	return c

@@ -79,18 +79,23 @@ type Note struct {
 // String renders the note on one line: element, rule, text.
 func (n Note) String() string { return string(n.Element) + ": " + n.Rule + ": " + n.Text }
 
-// Error is protoschema's one error type, matched with errors.As: the error
-// of Generate and of the Codec for a descriptor that cannot be given a
-// schema within the limits or a message of the wrong type (Msg), and the
-// error of Codec.Unmarshal for input that does not fit the schema or the
+// Error is the one error type of the protobuf layer (protoschema and
+// protoargs), matched with errors.As: the error of Generate and of the
+// Codec for a descriptor that cannot be given a schema within the limits
+// or a message of the wrong type (Msg); of protoargs for a field whose
+// structkit.v1.schema option cannot be used (an inline schema that does
+// not compile, Err the *coerce.SchemaError; a name nothing registered);
+// and of Codec.Unmarshal for input that does not fit the schema or the
 // message (Problems: every problem, located by JSON Pointer).
 type Error struct {
-	// Element is the full name of the descriptor at fault, or of the
-	// message type whose input is invalid.
+	// Element is the full name of the descriptor at fault (a message, a
+	// field), or of the message type whose input is invalid.
 	Element protoreflect.FullName
 	// Msg says what is wrong with a descriptor or a message; empty for
 	// invalid input, which Problems describes.
 	Msg string
+	// Err is the underlying error, if any.
+	Err error
 	// Problems, for input that does not fit the schema or the message
 	// (Codec.Unmarshal), are what is wrong, sorted by path, in words a
 	// model can act on: render them with coerce.FormatProblems.
@@ -113,6 +118,10 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Msg)
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
 	for i, p := range e.Problems {
 		if i > 0 {
 			b.WriteString("; ")
@@ -125,6 +134,9 @@ func (e *Error) Error() string {
 	}
 	return b.String()
 }
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Generate writes the JSON Schema 2020-12 document of md as compact JSON,
 // members sorted by name, deterministic byte for byte.

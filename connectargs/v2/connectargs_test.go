@@ -23,6 +23,7 @@ import (
 	examplev1 "github.com/structkit/structkit/gen/structkit/example/v1"
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
 	"github.com/structkit/structkit/protoargs"
+	"github.com/structkit/structkit/protoschema"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -320,7 +321,7 @@ func closeAndReceive(st connect.ClientStream) (*examplev1.CallToolsResponse, err
 func TestInternal(t *testing.T) {
 	broken := &protoargs.Checker{Schemas: &protoargs.Schemas{
 		Resolver: func(context.Context, proto.Message, protoreflect.FieldDescriptor) (*structconv.Schema, error) {
-			return nil, &protoargs.FieldError{Field: "structkit.example.v1.CallToolRequest.arguments", Msg: "no schema registered"}
+			return nil, &protoschema.Error{Element: "structkit.example.v1.CallToolRequest.arguments", Msg: "no schema registered"}
 		},
 	}}
 	svc := &service{}
@@ -330,9 +331,9 @@ func TestInternal(t *testing.T) {
 	if connect.CodeOf(err) != connect.CodeInternal {
 		t.Fatalf("err = %v", err)
 	}
-	var fe *protoargs.FieldError
+	var fe *protoschema.Error
 	if !errors.As(err, &fe) {
-		t.Errorf("err = %v, want a *protoargs.FieldError cause", err)
+		t.Errorf("err = %v, want a *protoschema.Error cause", err)
 	}
 	if _, _, ok := connectargs.Problems(err); ok {
 		t.Error("an internal failure carries invalid-argument details")
