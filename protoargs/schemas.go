@@ -23,10 +23,9 @@ import (
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
-	"google.golang.org/protobuf/types/descriptorpb"
 
 	structkitv1 "github.com/structkit/structkit/gen/structkit/v1"
+	"github.com/structkit/structkit/internal/protoopt"
 	"github.com/structkit/structkit/protoschema"
 	"github.com/structkit/structkit/structconv"
 )
@@ -127,32 +126,11 @@ func (s *Schemas) option(field protoreflect.FieldDescriptor) *compiled {
 // (protodesc, dynamicpb) alike, including options that arrived as bytes
 // the extension was not yet known for.
 func schemaOption(field protoreflect.FieldDescriptor) *structkitv1.SchemaOption {
-	opts, ok := field.Options().(*descriptorpb.FieldOptions)
-	if !ok || opts == nil {
+	v := protoopt.Extension(field.Options(), structkitv1.E_Schema.TypeDescriptor().FullName())
+	if !v.IsValid() {
 		return nil
 	}
-	if proto.HasExtension(opts, structkitv1.E_Schema) {
-		if o, ok := proto.GetExtension(opts, structkitv1.E_Schema).(*structkitv1.SchemaOption); ok {
-			return o
-		}
-	}
-	if len(opts.ProtoReflect().GetUnknown()) == 0 {
-		return nil
-	}
-	// The extension may sit in unknown fields: parse them again with the
-	// extension known.
-	b, err := proto.Marshal(opts)
-	if err != nil {
-		return nil
-	}
-	var again descriptorpb.FieldOptions
-	if err := (proto.UnmarshalOptions{Resolver: protoregistry.GlobalTypes}).Unmarshal(b, &again); err != nil {
-		return nil
-	}
-	if !proto.HasExtension(&again, structkitv1.E_Schema) {
-		return nil
-	}
-	o, _ := proto.GetExtension(&again, structkitv1.E_Schema).(*structkitv1.SchemaOption)
+	o, _ := v.Message().Interface().(*structkitv1.SchemaOption)
 	return o
 }
 

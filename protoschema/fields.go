@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/structkit/structkit/internal/jsontext"
+	"github.com/structkit/structkit/internal/protoopt"
 	"github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/structconv"
 )
@@ -123,7 +124,7 @@ func (g *gen) optionSchema(fd, v protoreflect.FieldDescriptor) map[string]any {
 	if v.Message() == nil || !isStructKind(v.Message().FullName()) {
 		return nil
 	}
-	opt := extension(fd.Options(), extSchemaOption)
+	opt := protoopt.Extension(fd.Options(), extSchemaOption)
 	if !opt.IsValid() {
 		return nil
 	}

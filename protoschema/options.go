@@ -1,12 +1,12 @@
 package protoschema
 
 import (
-	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	// The structkit.v1.schema option, read by name as the others are.
 	_ "github.com/structkit/structkit/gen/structkit/v1"
-	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
+	"github.com/structkit/structkit/internal/protoopt"
 )
 
 // The options read here, protovalidate's rules and
@@ -27,36 +27,6 @@ const (
 	// here): the schema of a Struct, Value or ListValue field.
 	extSchemaOption protoreflect.FullName = "structkit.v1.schema"
 )
-
-// extension reads the extension name of an options message, also when it
-// arrived as unknown bytes (descriptors built from a descriptor set or a
-// reflection answer whose options were parsed before the extension was
-// known). The invalid Value means not set, or not registered.
-func extension(opts protoreflect.ProtoMessage, name protoreflect.FullName) protoreflect.Value {
-	if opts == nil || !opts.ProtoReflect().IsValid() {
-		return protoreflect.Value{}
-	}
-	xt, err := protoregistry.GlobalTypes.FindExtensionByName(name)
-	if err != nil {
-		return protoreflect.Value{}
-	}
-	m, xd := opts.ProtoReflect(), xt.TypeDescriptor()
-	if m.Has(xd) {
-		return m.Get(xd)
-	}
-	if len(m.GetUnknown()) == 0 {
-		return protoreflect.Value{}
-	}
-	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m.Interface())
-	if err != nil {
-		return protoreflect.Value{}
-	}
-	again := m.New()
-	if err := (proto.UnmarshalOptions{Resolver: protoregistry.GlobalTypes}).Unmarshal(b, again.Interface()); err != nil || !again.Has(xd) {
-		return protoreflect.Value{}
-	}
-	return again.Get(xd)
-}
 
 // get returns the field name of a rules message m when it is set; the
 // invalid Value otherwise, also when m is nil.
@@ -122,7 +92,7 @@ func enumName(m protoreflect.Message, name protoreflect.Name) protoreflect.Name 
 // MessageRules or OneofRules) an options message holds under the
 // extension name, or nil.
 func rulesOf(opts protoreflect.ProtoMessage, name protoreflect.FullName) protoreflect.Message {
-	v := extension(opts, name)
+	v := protoopt.Extension(opts, name)
 	if !v.IsValid() {
 		return nil
 	}
@@ -159,7 +129,7 @@ type behaviors struct{ required, outputOnly, inputOnly bool }
 
 func fieldBehaviors(fd protoreflect.FieldDescriptor) behaviors {
 	var b behaviors
-	v := extension(fd.Options(), extFieldBehavior)
+	v := protoopt.Extension(fd.Options(), extFieldBehavior)
 	if !v.IsValid() {
 		return b
 	}
