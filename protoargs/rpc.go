@@ -149,9 +149,12 @@ func (r *Result) badRequest() proto.Message {
 		for _, p := range f.Problems {
 			v := list.NewElement().Message()
 			fields := v.Descriptor().Fields()
-			for name, s := range map[protoreflect.Name]string{"field": fieldPath(f.Field, p.Path), "description": p.String(), "reason": p.Keyword} {
-				if fd := fields.ByName(name); fd != nil && s != "" {
-					v.Set(fd, protoreflect.ValueOfString(s))
+			for _, kv := range [...]struct {
+				name protoreflect.Name
+				s    string
+			}{{"field", fieldPath(f.Field, p.Path)}, {"description", p.String()}, {"reason", p.Keyword}} {
+				if fd := fields.ByName(kv.name); fd != nil && kv.s != "" {
+					v.Set(fd, protoreflect.ValueOfString(kv.s))
 				}
 			}
 			list.Append(protoreflect.ValueOfMessage(v))

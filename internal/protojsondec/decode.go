@@ -256,7 +256,9 @@ func (d *decoder) members(m protoreflect.Message, skipType bool) error {
 			return err
 		}
 		parent := d.loc
-		d.loc = cursor.Property(name)
+		if fd.Message() != nil { // only a Struct, Value or ListValue inside reads it
+			d.loc = cursor.Property(name)
+		}
 		if k == jsontext.Null && (fd.IsList() || fd.IsMap() || !isValue(fd) && !isNullValue(fd)) {
 			d.loc = parent
 			continue // null means the default

@@ -251,8 +251,10 @@ func rpcError(ctx context.Context, addr, what string, usedTLS bool, err error) e
 	case codes.Unauthenticated:
 		msg += " (give the bridge's token with --auth-token-file)"
 	case codes.Unavailable:
+		// A probe that finds the cause says it in place of the transport's
+		// words, which vary with timing ("EOF", "connection reset by peer").
 		if hint := connectionHint(context.WithoutCancel(ctx), addr, "structkit bridge", "structkit bridge --listen "+addr, usedTLS); hint != "" {
-			msg += " (" + hint + ")"
+			msg = fmt.Sprintf("%s at %s: %s: %s", what, addr, st.Code(), hint)
 		}
 	}
 	return usagef("%s", msg)
