@@ -54,13 +54,13 @@ type Options struct {
 	MaxDigits int
 	// Resolver resolves the types of google.protobuf.Any and extensions;
 	// nil means protoregistry.GlobalTypes.
+	Resolver Resolver
 	// Loc, when not nil, is the plan of the message's location: the number
 	// of a Struct, Value or ListValue field is then read as the codec reads
 	// it there (an integer literal beyond ±2^53 where the schema says
 	// integer is carried as its digits, whatever its form), not as it is
 	// read without a schema.
-	Resolver Resolver
-	Loc      *plan.Loc
+	Loc *plan.Loc
 }
 
 // Error is the error of Unmarshal: what is wrong and where, in parts.
