@@ -108,45 +108,60 @@ type proc struct {
 	t      *testing.T
 	cmd    *exec.Cmd
 	stderr lockedBuffer
-	lines  chan string // stderr, line by line (the first 64 lines)
+	lines  chan string   // stderr, line by line (the first 64 lines)
+	exited chan struct{} // closed once Wait has returned: stderr is whole
+	line   []byte        // the part of stderr's last line not yet ended
 	waited bool
 	rss    int64
+}
+
+// Write takes the process's stderr. It runs in exec's copying goroutine,
+// which Wait waits for, so that stderr is whole once the process is
+// waited for (a pipe read beside Wait can lose the last lines: Wait
+// closes it).
+func (p *proc) Write(b []byte) (int, error) {
+	p.stderr.Write(b)
+	p.line = append(p.line, b...)
+	for {
+		i := bytes.IndexByte(p.line, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		p.send(string(p.line[:i+1]))
+		p.line = p.line[i+1:]
+	}
+}
+
+// send passes a line on to lines, while there is room.
+func (p *proc) send(l string) {
+	select {
+	case p.lines <- l:
+	default:
+	}
 }
 
 // startProc starts structkit with args, env added to the test's
 // environment; stdin and stdout are the caller's to set up in setup.
 func startProc(t *testing.T, ctx context.Context, env []string, setup func(*exec.Cmd), args ...string) *proc {
 	t.Helper()
-	p := &proc{t: t, lines: make(chan string, 64)}
+	p := &proc{t: t, lines: make(chan string, 64), exited: make(chan struct{})}
 	p.cmd = exec.CommandContext(ctx, structkit(t), args...)
 	p.cmd.Env = append(os.Environ(), env...)
 	p.cmd.WaitDelay = 10 * time.Second
 	if setup != nil {
 		setup(p.cmd)
 	}
-	errPipe, err := p.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p.cmd.Stderr = p
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	go func() {
-		r := bufio.NewReader(errPipe)
-		for {
-			l, err := r.ReadString('\n')
-			p.stderr.Write([]byte(l))
-			if l != "" {
-				select {
-				case p.lines <- l:
-				default:
-				}
-			}
-			if err != nil {
-				close(p.lines)
-				return
-			}
+		p.cmd.Wait()
+		if len(p.line) > 0 {
+			p.send(string(p.line))
 		}
+		close(p.lines)
+		close(p.exited)
 	}()
 	t.Cleanup(func() { p.wait(syscall.SIGKILL) })
 	return p
@@ -162,7 +177,7 @@ func (p *proc) wait(sig syscall.Signal) int {
 	if sig != 0 {
 		p.cmd.Process.Signal(sig)
 	}
-	p.cmd.Wait()
+	<-p.exited
 	if ru, ok := p.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		p.rss = ru.Maxrss // KiB on Linux
 	}
