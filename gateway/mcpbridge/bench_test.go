@@ -2,7 +2,9 @@ package mcpbridge_test
 
 import (
 	"context"
+	"io"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -11,8 +13,10 @@ import (
 )
 
 // BenchmarkCallTool compares a call through the bridge with a direct SDK
-// call of the same tool with the same arguments, on the in-memory
-// transport (the example server's code_nav and search_issues).
+// call of the same tool with the same arguments (the example server's
+// code_nav and search_issues), on two transports: the SDK's in-memory one
+// ("mem"), and newline-delimited JSON over in-process pipes ("pipe"), the
+// connection of a stdio server, which the bridge reads below the SDK.
 //
 //   - direct-map: the SDK's ClientSession.CallTool with a ready
 //     map[string]any, on a session of its own (no capture).
@@ -21,6 +25,11 @@ import (
 //     raw-result capture, structured result converted with the output
 //     schema).
 //   - bridge-check: the same with Check on.
+//   - paired: a direct-asmap call and a bridge call in turn, each timed,
+//     reporting the ratio of their times as bridge/direct. The speed of
+//     a shared machine drifts by 20% from one run to the next; calls in
+//     turn see the same drift, so their ratio holds where the ratio of
+//     two runs' ns/op does not.
 func BenchmarkCallTool(b *testing.B) {
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -34,62 +43,107 @@ func BenchmarkCallTool(b *testing.B) {
 		}},
 	} {
 		args := mustStruct(b, tc.args)
-		b.Run(tc.tool+"/direct-map", func(b *testing.B) {
-			cs := sdkSession(b, mcpserver.NewServer())
-			m := args.AsMap()
-			b.ReportAllocs()
-			for b.Loop() {
-				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: m})
-				if err != nil || res.IsError {
-					b.Fatal(err, sdkText(res))
-				}
-			}
-		})
-		b.Run(tc.tool+"/direct-asmap", func(b *testing.B) {
-			cs := sdkSession(b, mcpserver.NewServer())
-			b.ReportAllocs()
-			for b.Loop() {
-				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: args.AsMap()})
-				if err != nil || res.IsError {
-					b.Fatal(err, sdkText(res))
-				}
-			}
-		})
-		for _, check := range []bool{false, true} {
-			name := "/bridge"
-			if check {
-				name += "-check"
-			}
-			b.Run(tc.tool+name, func(b *testing.B) {
-				c := connect(b, mcpserver.NewServer(), mcpbridge.ClientOptions{Check: check})
+		for _, tr := range []string{"mem", "pipe"} {
+			b.Run(tc.tool+"/"+tr+"/direct-map", func(b *testing.B) {
+				cs := sdkSession(b, mcpserver.NewServer(), tr)
+				m := args.AsMap()
 				b.ReportAllocs()
 				for b.Loop() {
-					res, err := c.CallTool(ctx, tc.tool, args)
+					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: m})
 					if err != nil || res.IsError {
-						b.Fatal(err, res)
+						b.Fatal(err, sdkText(res))
 					}
 				}
 			})
+			b.Run(tc.tool+"/"+tr+"/paired", func(b *testing.B) {
+				cs := sdkSession(b, mcpserver.NewServer(), tr)
+				c, err := mcpbridge.Connect(ctx, transports(b, mcpserver.NewServer(), tr), mcpbridge.ClientOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { c.Close() })
+				var direct, bridge time.Duration
+				for b.Loop() {
+					t0 := time.Now()
+					dres, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: args.AsMap()})
+					if err != nil || dres.IsError {
+						b.Fatal(err, sdkText(dres))
+					}
+					t1 := time.Now()
+					bres, err := c.CallTool(ctx, tc.tool, args)
+					if err != nil || bres.IsError {
+						b.Fatal(err, bres)
+					}
+					direct, bridge = direct+t1.Sub(t0), bridge+time.Since(t1)
+				}
+				b.ReportMetric(float64(bridge)/float64(direct), "bridge/direct")
+			})
+			b.Run(tc.tool+"/"+tr+"/direct-asmap", func(b *testing.B) {
+				cs := sdkSession(b, mcpserver.NewServer(), tr)
+				b.ReportAllocs()
+				for b.Loop() {
+					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: args.AsMap()})
+					if err != nil || res.IsError {
+						b.Fatal(err, sdkText(res))
+					}
+				}
+			})
+			for _, check := range []bool{false, true} {
+				name := "/bridge"
+				if check {
+					name += "-check"
+				}
+				b.Run(tc.tool+"/"+tr+name, func(b *testing.B) {
+					ct := transports(b, mcpserver.NewServer(), tr)
+					c, err := mcpbridge.Connect(ctx, ct, mcpbridge.ClientOptions{Check: check})
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.Cleanup(func() { c.Close() })
+					b.ReportAllocs()
+					for b.Loop() {
+						res, err := c.CallTool(ctx, tc.tool, args)
+						if err != nil || res.IsError {
+							b.Fatal(err, res)
+						}
+					}
+				})
+			}
 		}
 	}
 }
 
-// sdkSession connects a plain SDK client to s over the in-memory transport.
-func sdkSession(tb testing.TB, s *mcp.Server) *mcp.ClientSession {
+// transports serves s on the server end of a transport of kind tr ("mem"
+// or "pipe") and returns the client end.
+func transports(tb testing.TB, s *mcp.Server, tr string) mcp.Transport {
 	tb.Helper()
-	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, st, nil)
+	var st, ct mcp.Transport
+	switch tr {
+	case "mem":
+		st, ct = mcp.NewInMemoryTransports()
+	case "pipe":
+		sr, cw := io.Pipe()
+		cr, sw := io.Pipe()
+		st = &mcp.IOTransport{Reader: sr, Writer: sw}
+		ct = &mcp.IOTransport{Reader: cr, Writer: cw}
+	default:
+		tb.Fatalf("no transport %q", tr)
+	}
+	ss, err := s.Connect(context.Background(), st, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "direct", Version: "v1"}, nil).Connect(ctx, ct, nil)
+	tb.Cleanup(func() { ss.Close() })
+	return ct
+}
+
+// sdkSession connects a plain SDK client to s over a transport of kind tr.
+func sdkSession(tb testing.TB, s *mcp.Server, tr string) *mcp.ClientSession {
+	tb.Helper()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "direct", Version: "v1"}, nil).Connect(context.Background(), transports(tb, s, tr), nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() {
-		cs.Close()
-		ss.Close()
-	})
+	tb.Cleanup(func() { cs.Close() })
 	return cs
 }

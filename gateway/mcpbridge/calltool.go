@@ -109,7 +109,8 @@ func argumentsError(ctx context.Context, server, tool string, err error) error {
 func (c *Client) send(ctx context.Context, name string, ti *ToolInfo, argJSON []byte, res *CallResult) (*CallResult, error) {
 	// The trace context of ctx goes in params._meta (the MCP semantic
 	// conventions' place), when there is one.
-	out, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(argJSON), Meta: mcptrace.InjectMeta(ctx, nil)})
+	// The Client's own call: its result is captured (see Capture.Own).
+	out, err := c.cs.CallTool(c.cap.Own(ctx), &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(argJSON), Meta: mcptrace.InjectMeta(ctx, nil)})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err

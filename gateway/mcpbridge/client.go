@@ -94,10 +94,7 @@ type ClientOptions struct {
 	// content on as JSON text only (CallResult.StructuredJSON, exact, in
 	// memory once) and leaves CallResult.Structured nil: a Struct tree
 	// costs about twenty times the bytes of a result of small numbers.
-	// Results the Client cannot capture still fill Structured. The SDK is
-	// then handed null in place of a captured structuredContent (its
-	// decoding would cost as much as the Struct): the results of tools/call
-	// requests made on Session directly have no StructuredContent.
+	// Results the Client cannot capture still fill Structured.
 	StructuredJSON bool
 	// Logger, if not nil, receives the SDK client's log, failures of
 	// background refreshes, and a warning when Connect's transport is one
@@ -278,9 +275,6 @@ func Connect(ctx context.Context, t mcp.Transport, opts ClientOptions) (*Client,
 	if c.opts.MinRelistInterval == 0 {
 		c.opts.MinRelistInterval = time.Second
 	}
-	if opts.StructuredJSON {
-		c.cap.NullStructured()
-	}
 	c.instr, c.netAttrs = mcptrace.New(opts.TracerProvider, opts.MeterProvider), transportAttrs(t)
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	impl := opts.Implementation
@@ -356,15 +350,11 @@ func (c *Client) Exact() bool { return c.exact }
 
 // Session returns the underlying SDK session. It is an escape hatch:
 // what goes through it bypasses the Client, so its calls are neither
-// converted nor checked, their numbers are the SDK's float64s, and they
-// make no spans or metrics. A tools/call result or a
-// listed tool it returns directly carries the Client's capture in its
-// Meta, under a key starting "structkit.dev/raw-result-" (a JSON string of
-// the raw structuredContent and content, or of the raw inputSchema and
-// outputSchema, or a reference to what was kept of the result); ignore it.
-// Over the command, IO and stdio transports a tools/call result is read
-// below the SDK, which decodes a stub: its StructuredContent is nil and
-// content other than plain text is empty (CallTool has them, exact).
+// converted nor checked, their results are the SDK's decoding (numbers
+// are float64s), and they make no spans or metrics. A listed tool it
+// returns directly carries the Client's capture in its Meta, under a key
+// starting "structkit.dev/raw-result-" (a JSON string of the raw
+// inputSchema and outputSchema); ignore it.
 func (c *Client) Session() *mcp.ClientSession { return c.cs }
 
 // Name returns the server's name (ClientOptions.Name, or "mcp").

@@ -274,6 +274,49 @@ func TestSDKTypedToolsRound(t *testing.T) {
 	}
 }
 
+// TestSessionCallsAreTheSDKs: a tools/call made on Session directly is
+// the SDK's, on every transport the Client wraps: its result is the SDK's
+// decoding (structured content and plain text present, numbers rounded),
+// with nothing of the Client's in it; the Client's own calls stay exact.
+func TestSessionCallsAreTheSDKs(t *testing.T) {
+	type out struct {
+		ID int64 `json:"id"`
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"integer"}}}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hi"}},
+				StructuredContent: json.RawMessage(`{"id":9007199254740993}`)}, nil
+		})
+	ctx := context.Background()
+	for _, tr := range []string{"mem", "pipe"} {
+		c, err := mcpbridge.Connect(ctx, transports(t, s, tr), mcpbridge.ClientOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		res, err := c.Session().CallTool(ctx, &mcp.CallToolParams{Name: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _ := res.StructuredContent.(map[string]any)
+		ours := false
+		for k := range res.Meta {
+			ours = ours || strings.HasPrefix(k, "structkit.dev/")
+		}
+		if m["id"] != float64(9007199254740992) || sdkText(res) != "hi" || ours {
+			t.Errorf("%s: the session's call got structured %#v, text %q, meta %v; want the SDK's decoding", tr, res.StructuredContent, sdkText(res), res.Meta)
+		}
+		br, err := c.CallTool(ctx, "t", &structpb.Struct{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !br.Exact || string(br.StructuredJSON) != `{"id":9007199254740993}` || text(t, br) != "hi" {
+			t.Errorf("%s: the Client's call: exact %v, %s, %q", tr, br.Exact, br.StructuredJSON, text(t, br))
+		}
+	}
+}
+
 func TestCheckLocal(t *testing.T) {
 	s := newServer()
 	obs := &recorder{}

@@ -46,6 +46,7 @@ package mcpcapture
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 
@@ -54,6 +55,7 @@ import (
 	// is the type of jsonvalue.Decode's literals. Nothing is read by it.
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -84,10 +86,9 @@ const maxBody = 64 << 20
 // Capture captures the raw results of the tools/call requests of one
 // client session. It is safe for concurrent use.
 type Capture struct {
-	key            string
-	readErr        atomic.Pointer[error]
-	nullStructured bool
-	kept           kept // results captured below the SDK (side.go)
+	key     string
+	readErr atomic.Pointer[error]
+	kept    kept // results captured below the SDK (side.go)
 }
 
 // New returns a Capture with a fresh private _meta key.
@@ -99,16 +100,33 @@ func New() *Capture {
 	return &Capture{key: MetaKeyPrefix + hex.EncodeToString(b[:])}
 }
 
-// NullStructured makes c hand the SDK null in place of the
-// structuredContent of every tools/call result it captures (the entry
-// holds it): the SDK's decoding of it, a tree of Go values some forty
-// times the bytes of small numbers or empty objects (and a literal
-// beyond a double's range, which fails the whole call), is never built.
-// CallToolResult.StructuredContent is then nil: read Take's. Call it
-// before the Capture wraps a transport. It returns c.
-func (c *Capture) NullStructured() *Capture {
-	c.nullStructured = true
-	return c
+// Own returns ctx marked as the context of a tools/call request of
+// c's own: only those are captured. c's owner reads their results with
+// Take, so the SDK is handed null in place of their structuredContent
+// (its decoding, a tree of Go values some forty times the bytes of small
+// numbers or empty objects, and a literal beyond a double's range, which
+// fails the whole call, are never built) and, when read below the SDK,
+// no content blocks. Other tools/call requests on the session pass as
+// the SDK decodes them, and nothing of them is kept.
+func (c *Capture) Own(ctx context.Context) context.Context {
+	return context.WithValue(ctx, ownKey{}, c)
+}
+
+type ownKey struct{}
+
+// kindOf returns the kind of a request's method, sent with ctx: a
+// tools/call is kindCall only when it is c's own (Own); kindNone for
+// the others.
+func (c *Capture) kindOf(ctx context.Context, method string) kind {
+	switch method {
+	case methodCallTool:
+		if own, _ := ctx.Value(ownKey{}).(*Capture); own == c {
+			return kindCall
+		}
+	case methodListTools:
+		return kindList
+	}
+	return kindNone
 }
 
 // Key is the private _meta key under which results carry their raw JSON.
@@ -163,9 +181,10 @@ func (c *Capture) readFailed(err error) {
 
 // Raw is the raw JSON of a tools/call result, as the server wrote it.
 type Raw struct {
-	// Content holds the content blocks, or is nil when every block was a
-	// plain text block ({"type":"text","text":...}), which the SDK decodes
-	// without loss.
+	// Content holds the content blocks, or is nil when the SDK was
+	// handed them: the result was annotated, not read below the SDK, and
+	// every block was a plain text block ({"type":"text","text":...}),
+	// which the SDK decodes without loss.
 	Content []json.RawMessage
 	// Structured is structuredContent; nil when absent or null.
 	Structured json.RawMessage
@@ -253,21 +272,16 @@ func (c *Capture) annotate(result []byte) (out []byte, ok bool) {
 	}
 	inner = append(inner, '}')
 	out, ok = c.spliceMeta(result, m, inner)
-	if !ok || !c.nullStructured || m.structured == nil || len(m.structured) < len("null") || isNull(m.structured) {
+	if !ok || m.structured == nil || isNull(m.structured) {
 		return out, ok
 	}
-	// The SDK is handed null in structuredContent's place (see
-	// NullStructured). The entry was spliced before the value, inside a
+	// The SDK is handed null in structuredContent's place (see Own). The entry was spliced before the value, inside a
 	// _meta that precedes it, or after it.
 	at := m.structuredAt
 	if m.meta < 0 || m.meta < m.structuredAt {
 		at += len(out) - len(result)
 	}
-	n := len(m.structured)
-	copy(out[at+4:], out[at+n:])
-	out = out[:len(out)-n+4]
-	copy(out[at:], "null")
-	return out, true
+	return slices.Replace(out, at, at+len(m.structured), []byte("null")...), true
 }
 
 // spliceMeta returns obj, an object scanObject read as m, with this
@@ -459,17 +473,6 @@ const (
 	kindCall      // tools/call
 	kindList      // tools/list
 )
-
-// kindOf returns the kind of a request's method; none for the others (kindNone).
-func kindOf(method string) kind {
-	switch method {
-	case methodCallTool:
-		return kindCall
-	case methodListTools:
-		return kindList
-	}
-	return kindNone
-}
 
 // pending is the set of tools/call and tools/list ids awaiting their
 // response on one connection.

@@ -64,13 +64,20 @@ func TestAnnotate(t *testing.T) {
 			if !ok {
 				return
 			}
-			if tc.spliced && !strings.HasSuffix(string(out), strings.TrimLeft(tc.result, " {")) {
+			// The SDK is handed null in place of structuredContent.
+			want := tc.result
+			if tc.sc != "" {
+				at := strings.Index(want, `"structuredContent"`)
+				at += strings.Index(want[at:], tc.sc)
+				want = want[:at] + "null" + want[at+len(tc.sc):]
+			}
+			if tc.spliced && !strings.HasSuffix(string(out), strings.TrimLeft(want, " {")) {
 				t.Errorf("result re-encoded: %s", out)
 			}
 			// Only the entry was added: without it, the result is as it came.
 			var a, b any
 			json.Unmarshal(out, &a)
-			json.Unmarshal([]byte(tc.result), &b)
+			json.Unmarshal([]byte(want), &b)
 			delete(a.(map[string]any)["_meta"].(map[string]any), c.Key())
 			if m := b.(map[string]any); m["_meta"] == nil {
 				if len(a.(map[string]any)["_meta"].(map[string]any)) == 0 {
@@ -267,8 +274,8 @@ func TestJSONBody(t *testing.T) {
 }
 
 // TestRoundTripperRequests: request bodies are read, never changed;
-// tools/call ids are registered, a cancellation or a failed request clears
-// them.
+// the ids of the Capture's own tools/call requests are registered, a
+// cancellation or a failed request clears them.
 func TestRoundTripperRequests(t *testing.T) {
 	var bodies []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -283,9 +290,10 @@ func TestRoundTripperRequests(t *testing.T) {
 	defer srv.Close()
 	rt := newRT()
 	rt.inner = http.DefaultTransport
+	ctx := context.Background()
 	post := func(body string, getBody bool) {
 		t.Helper()
-		req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, srv.URL, strings.NewReader(body))
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -303,6 +311,14 @@ func TestRoundTripperRequests(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"n":9007199254740993}}}`,
 		`{"jsonrpc":"2.0","id":"two","method":"tools/call","params":{"name":"b"}}`,
 	}
+	// Another's tools/call (a call on the session directly) is not
+	// registered: its result is the SDK's.
+	post(calls[0], true)
+	if rt.p.len() != 0 {
+		t.Fatalf("%d pending after a call not the Capture's own", rt.p.len())
+	}
+	bodies = nil
+	ctx = rt.c.Own(ctx)
 	post(calls[0], true)
 	post(calls[1], false)
 	if rt.p.len() != 2 {
@@ -318,8 +334,8 @@ func TestRoundTripperRequests(t *testing.T) {
 	}
 }
 
-// FuzzAnnotate: annotate declines, or adds its entry and changes nothing
-// else.
+// FuzzAnnotate: annotate declines, or adds its entry, which holds
+// structuredContent, puts null in its place and changes nothing else.
 func FuzzAnnotate(f *testing.F) {
 	for _, s := range []string{`{}`, `{"_meta":{"a":1},"content":[{"type":"text","text":"x"}],"structuredContent":{"n":1e2}}`,
 		` { "_meta" : null , "structuredContent" : [ "}" , "\"" ] } `, `{"a":{"_meta":1},"_meta":{}}`, `[]`, `{"a":"\\"}`} {
@@ -339,10 +355,18 @@ func FuzzAnnotate(f *testing.F) {
 			t.Fatalf("annotated %s, which is not an object: %v", in, err)
 		}
 		meta, _ := a["_meta"].(map[string]any)
-		if _, ok := meta[c.Key()].(string); !ok {
+		entry, ok := meta[c.Key()].(string)
+		if !ok {
 			t.Fatalf("%s -> %s: no entry", in, out)
 		}
 		delete(meta, c.Key())
+		if sc := b["structuredContent"]; sc != nil {
+			var e map[string]any
+			if err := json.Unmarshal([]byte(entry), &e); err != nil || !reflect.DeepEqual(e["structuredContent"], sc) {
+				t.Fatalf("%s -> %s: the entry does not hold structuredContent (%v)", in, out, err)
+			}
+			b["structuredContent"] = nil
+		}
 		if b["_meta"] == nil && len(meta) == 0 {
 			delete(a, "_meta")
 			delete(b, "_meta")

@@ -39,7 +39,7 @@ func (w *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if !ok {
 		return w.Connection.Write(ctx, msg)
 	}
-	switch k := kindOf(req.Method); {
+	switch k := w.c.kindOf(ctx, req.Method); {
 	case k != kindNone && req.IsCall():
 		if k == kindCall {
 			mcptrace.FromContext(ctx).RequestID(req.ID)

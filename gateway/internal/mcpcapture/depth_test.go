@@ -46,7 +46,7 @@ func TestDeepResultSessionLives(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for _, depth := range []int{499, 997, 998, 1000, 4999, 5000, 100000, 150000} {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "deep", Arguments: map[string]any{"depth": depth}})
+		res, err := cs.CallTool(c.Own(ctx), &mcp.CallToolParams{Name: "deep", Arguments: map[string]any{"depth": depth}})
 		// The frame nests two levels more: the message and its result.
 		if depth+2 <= SDKMaxDepth {
 			if err != nil {

@@ -90,14 +90,16 @@ func (rt *roundTripper) outgoing(req *http.Request) (string, *http.Request) {
 		return "", req
 	}
 	r, ok := msg.(*jsonrpc.Request)
-	switch {
-	case !ok:
-	case kindOf(r.Method) != kindNone && r.IsCall():
-		if kindOf(r.Method) == kindCall {
+	if !ok {
+		return "", req
+	}
+	switch k := rt.c.kindOf(req.Context(), r.Method); {
+	case k != kindNone && r.IsCall():
+		if k == kindCall {
 			mcptrace.FromContext(req.Context()).RequestID(r.ID)
 		}
 		id := idKey(r.ID)
-		rt.p.add(id, kindOf(r.Method))
+		rt.p.add(id, k)
 		return id, req
 	case r.Method == methodCancelled:
 		rt.p.take(cancelledID(r.Params))

@@ -209,11 +209,9 @@ func (c *Capture) stubResult(result, entry []byte) (raw Raw, stub []byte, ok boo
 	if m.structured != nil && !isNull(m.structured) {
 		raw.Structured = json.RawMessage(m.structured)
 	}
-	switch {
-	case m.content == nil:
-	case plainText(m.content):
-		stub = append(append(stub, `,"content":`...), m.content...)
-	default:
+	if m.content != nil {
+		// Plain text blocks too, which the SDK decodes without loss:
+		// what is kept is read once, and not decoded and re-encoded.
 		blocks, ok := elements(m.content)
 		if !ok {
 			return Raw{}, nil, false

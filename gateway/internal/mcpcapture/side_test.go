@@ -16,8 +16,9 @@ func TestStubResult(t *testing.T) {
 	c := New()
 	entry := []byte(`"K":"kept:1"`)
 	for _, tc := range []struct{ name, result, stub, structured, content string }{
-		{"structured", `{"content":[{"type":"text","text":"a"}],"structuredContent":{"n":9007199254740993}}`,
-			`{"_meta":{"K":"kept:1"},"content":[{"type":"text","text":"a"}]}`, `{"n":9007199254740993}`, ``},
+		{"structured, plain text kept", `{"content":[{"type":"text","text":"a"}],"structuredContent":{"n":9007199254740993}}`,
+			`{"_meta":{"K":"kept:1"},"content":[]}`, `{"n":9007199254740993}`, `{"type":"text","text":"a"}`},
+		{"no blocks", `{"content":[ ]}`, `{"_meta":{"K":"kept:1"},"content":[]}`, ``, ``},
 		{"own _meta and isError kept", `{"isError":true,"_meta":{"a/b":{"n":1}},"structuredContent":[1.0e2]}`,
 			`{"_meta":{"K":"kept:1","a/b":{"n":1}},"isError":true}`, `[1.0e2]`, ``},
 		{"_meta empty", `{"_meta":{ },"structuredContent":-1}`, `{"_meta":{"K":"kept:1"}}`, `-1`, ``},
@@ -82,7 +83,7 @@ func TestCapturedBelowSDK(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "r"})
+	res, err := cs.CallTool(c.Own(ctx), &mcp.CallToolParams{Name: "r"})
 	if err != nil {
 		t.Fatal(err)
 	}
