@@ -279,9 +279,6 @@ func TestSDKTypedToolsRound(t *testing.T) {
 // decoding (structured content and plain text present, numbers rounded),
 // with nothing of the Client's in it; the Client's own calls stay exact.
 func TestSessionCallsAreTheSDKs(t *testing.T) {
-	type out struct {
-		ID int64 `json:"id"`
-	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v1"}, nil)
 	s.AddTool(&mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"integer"}}}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
