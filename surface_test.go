@@ -37,10 +37,11 @@ import (
 // limit, in place of jsonvalue.IsIndex; 351 without
 // protoargs.Result.BadRequest (Details carries it); 147 and 347 with
 // protoargs' FieldError a *protoschema.Error (Element, and Err with
-// Unwrap).
+// Unwrap); 144 and 344 with jsonvalue's one Decode of text or bytes, and
+// without AppendWhole and InDoubleRange (strconv says as much).
 const (
-	maxTopLevel   = 147
-	maxIdentifier = 347
+	maxTopLevel   = 144
+	maxIdentifier = 344
 
 	maxGatewayTopLevel   = 52
 	maxGatewayIdentifier = 222

@@ -108,20 +108,14 @@ func syntaxOf(err error) error {
 	return &SyntaxError{Kind: ErrorKind(se.Kind), Offset: se.Offset, Msg: se.Msg, err: se}
 }
 
-// Decode reads the one JSON document b into a Go tree: objects as
-// map[string]any, arrays as []any, strings, booleans, nil for null, and
-// numbers as json.Number holding the literal exactly as written (nothing
-// is read by encoding/json). With Options.AllowDuplicateNames, the last
-// of repeated members stays.
-func Decode(b []byte, o Options) (any, error) {
-	v, err := jsontext.Decode(b, o.internal())
-	return v, syntax(err)
-}
-
-// DecodeString is Decode of a document held in a string; the strings of
-// the tree share its memory.
-func DecodeString(s string, o Options) (any, error) {
-	v, err := jsontext.DecodeString(s, o.internal())
+// Decode reads the one JSON document src, text or bytes, into a Go tree:
+// objects as map[string]any, arrays as []any, strings, booleans, nil for
+// null, and numbers as json.Number holding the literal exactly as written
+// (nothing is read by encoding/json). With Options.AllowDuplicateNames,
+// the last of repeated members stays. The tree's strings share the
+// memory of one string holding src (src itself when it is a string).
+func Decode[T ~string | ~[]byte](src T, o Options) (any, error) {
+	v, err := jsontext.DecodeString(string(src), o.internal())
 	return v, syntax(err)
 }
 
@@ -177,12 +171,6 @@ func AppendValue(b []byte, v any) ([]byte, error) { return jsontext.AppendValue(
 // not valid UTF-8.
 func AppendString(b []byte, s string) (_ []byte, ok bool) { return jsontext.AppendString(b, s) }
 
-// AppendWhole appends a whole, finite f as an integer literal holding the
-// exact value of the double, at any magnitude (1e21 →
-// 1000000000000000000000), as the codec writes it. Negative zero is
-// written as 0.
-func AppendWhole(b []byte, f float64) []byte { return jsontext.AppendWhole(b, f) }
-
 // IntegerDigits returns the exact value of a JSON number literal in
 // canonical decimal form, if that value is an integer ("12.50e1" → "125",
 // "-0.0" → "0", "1e3" → "1000"). ok is false for a literal that is not
@@ -193,11 +181,6 @@ func IntegerDigits(lit string) (digits string, ok bool) {
 	}
 	return jsontext.IntegerDigits(lit)
 }
-
-// InDoubleRange reports whether a JSON number literal lies within the
-// range of a double (underflow to zero is in range); false for text that
-// is not a number literal.
-func InDoubleRange(lit string) bool { return jsontext.IsNumber(lit) && jsontext.InDoubleRange(lit) }
 
 // PointerAt returns the JSON Pointer of the innermost value of src whose
 // text holds byte offset off, or of the member whose name starts there:

@@ -107,7 +107,7 @@ func (l *requestLog) wrap(h http.Handler) http.Handler {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		m, _ := jsonvalue.Members(string(body), jsonvalue.Options{})
-		method, _ := jsonvalue.DecodeString(m["method"], jsonvalue.Options{})
+		method, _ := jsonvalue.Decode(m["method"], jsonvalue.Options{})
 		s, _ := method.(string)
 		l.mu.Lock()
 		l.seen = append(l.seen, seenRequest{r.Method, s, r.Header.Values("X-Tenant")})

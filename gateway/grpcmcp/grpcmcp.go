@@ -482,7 +482,7 @@ func newTool(t Tool, reg *registration) (*tool, error) {
 // objectSchema checks that a tool's schema is an object of type "object".
 func objectSchema(sch []byte) error {
 	m, err := jsonvalue.Members(string(sch), jsonvalue.Options{})
-	typ, _ := jsonvalue.DecodeString(m["type"], jsonvalue.Options{})
+	typ, _ := jsonvalue.Decode(m["type"], jsonvalue.Options{})
 	if err != nil || m == nil || typ != "object" {
 		return errors.New(`a tool's schemas must be objects (type "object"); this one is not`)
 	}

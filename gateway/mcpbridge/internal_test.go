@@ -7,7 +7,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/structkit/structkit/gateway/internal/mcpcapture"
-	"github.com/structkit/structkit/jsonvalue"
 	"github.com/structkit/structkit/structconv"
 )
 
@@ -44,7 +43,8 @@ func TestResultFallback(t *testing.T) {
 	}
 	want := []string{
 		"/structuredContent/id: precision-unsafe 9007199254740994",
-		"/structuredContent/l/0: precision-unsafe " + string(jsonvalue.AppendWhole(nil, 1e300)),
+		// 1e300's exact digits.
+		"/structuredContent/l/0: precision-unsafe 1000000000000000052504760255204420248704468581108159154915854115511802457988908195786371375080447864043704443832883878176942523235360430575644792184786706982848387200926575803737830233794788090059368953234970799945081119038967640880074652742780142494579258788820056842838115669472196386865459400540160",
 		// 2^53 itself is what 9007199254740993 rounds to.
 		"/structuredContent/l/1: precision-unsafe 9007199254740992",
 	}

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -125,7 +126,7 @@ func read(tool, which string, s any) (any, error) {
 func outOfRange(v any, path []byte) (string, bool) {
 	switch x := v.(type) {
 	case json.Number:
-		if !jsonvalue.InDoubleRange(string(x)) {
+		if _, err := strconv.ParseFloat(string(x), 64); err != nil { // ErrRange: the literal is a number (Decode's)
 			return string(path), true
 		}
 	case map[string]any:

@@ -131,7 +131,7 @@ func idText(id jsonrpc.ID) string {
 // string with its quotes); "" for anything else.
 func RawIDText(raw string) string {
 	if strings.HasPrefix(raw, `"`) {
-		s, err := jsonvalue.DecodeString(raw, jsonvalue.Options{})
+		s, err := jsonvalue.Decode(raw, jsonvalue.Options{})
 		if str, ok := s.(string); err == nil && ok {
 			return str
 		}

@@ -286,7 +286,7 @@ func schemaText(m map[string]string, name string) ([]byte, error) {
 
 // stringMember is the string m's member name holds.
 func stringMember(m map[string]string, name string) (string, bool) {
-	v, err := jsonvalue.DecodeString(m[name], jsonvalue.Options{})
+	v, err := jsonvalue.Decode(m[name], jsonvalue.Options{})
 	s, ok := v.(string)
 	return s, err == nil && ok
 }

@@ -27,7 +27,7 @@ func ArgumentsText(raw []byte) []byte {
 // beyond the range of a double.
 func ReadArguments(args []byte, maxDepth, maxDigits int) (map[string]any, error) {
 	src := string(args)
-	tree, err := jsonvalue.DecodeString(src, jsonvalue.Options{MaxDepth: maxDepth, MaxDigits: maxDigits})
+	tree, err := jsonvalue.Decode(src, jsonvalue.Options{MaxDepth: maxDepth, MaxDigits: maxDigits})
 	if err != nil {
 		return nil, SyntaxError(src, err)
 	}
@@ -102,7 +102,7 @@ func TopString(raw []byte, name string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	v, err := jsonvalue.DecodeString(m[name], jsonvalue.Options{})
+	v, err := jsonvalue.Decode(m[name], jsonvalue.Options{})
 	s, isString := v.(string)
 	return s, err == nil && isString
 }

@@ -186,7 +186,7 @@ func flagLostDigits(rep *coerce.Report, v any, ptr []byte) {
 		}
 	case float64:
 		if math.Abs(t) >= 1<<53 && !math.IsInf(t, 0) && t == math.Trunc(t) { // whole and beyond 2^53; 2^53 itself may be a rounded 2^53+1
-			lit := string(jsonvalue.AppendWhole(nil, t))
+			lit := strconv.FormatFloat(t, 'f', 0, 64) // the double's exact digits
 			rep.Add(coerce.Change{Path: string(ptr), Rule: coerce.RulePrecisionUnsafe, From: lit, To: lit})
 		}
 	}

@@ -118,7 +118,7 @@ func TestInferSchemaGolden(t *testing.T) {
 		{`{"array":[1,-9223372036854775809]}`, false},
 		{`{"ptr":9223372036854775808}`, false},
 	} {
-		tree, err := jsonvalue.DecodeString(tc.doc, jsonvalue.Options{})
+		tree, err := jsonvalue.Decode(tc.doc, jsonvalue.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

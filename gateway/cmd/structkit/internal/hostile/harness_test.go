@@ -321,7 +321,7 @@ func parseToolResult(t *testing.T, result string) toolResult {
 	blocks, _ := jsonvalue.Elements(res["content"], jsonvalue.Options{})
 	if len(blocks) > 0 {
 		b, _ := jsonvalue.Members(blocks[0], jsonvalue.Options{})
-		if s, err := jsonvalue.DecodeString(b["text"], jsonvalue.Options{}); err == nil {
+		if s, err := jsonvalue.Decode(b["text"], jsonvalue.Options{}); err == nil {
 			tr.text, _ = s.(string)
 		}
 	}

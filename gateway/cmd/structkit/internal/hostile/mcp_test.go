@@ -54,14 +54,14 @@ func TestMCPWide(t *testing.T) {
 		}
 		for _, tool := range tools {
 			members, _ := jsonvalue.Members(tool, jsonvalue.Options{})
-			name, _ := jsonvalue.DecodeString(members["name"], jsonvalue.Options{})
+			name, _ := jsonvalue.Decode(members["name"], jsonvalue.Options{})
 			names = append(names, name.(string))
 		}
 		next, ok := res["nextCursor"]
 		if !ok {
 			break
 		}
-		c, _ := jsonvalue.DecodeString(next, jsonvalue.Options{})
+		c, _ := jsonvalue.Decode(next, jsonvalue.Options{})
 		cursor = c.(string)
 		if pages > 80 {
 			t.Fatal("tools/list pages do not end")

@@ -133,7 +133,7 @@ func (c *conn) track(msg jsonrpc.Message) {
 		var id jsonrpc.ID
 		switch raw := m["requestId"]; {
 		case strings.HasPrefix(raw, `"`):
-			s, err := jsonvalue.DecodeString(raw, jsonvalue.Loose)
+			s, err := jsonvalue.Decode(raw, jsonvalue.Loose)
 			if err != nil {
 				return
 			}
