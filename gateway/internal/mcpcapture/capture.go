@@ -7,12 +7,13 @@
 // float64, so 9007199254740993 reaches the caller as 9007199254740992, and
 // the raw JSON-RPC result is not exposed. A Capture therefore sits below
 // the SDK, on the response side only: it watches the requests going out
-// (without changing them) for tools/call calls and their JSON-RPC ids, and
-// rewrites the response with such an id before the SDK decodes it, adding
-// to the result's _meta, under a private key, a JSON string holding the
-// result's raw structuredContent (and its raw content, unless every block
-// is a plain text block, which the SDK decodes losslessly). The SDK keeps
-// that string in CallToolResult.Meta; Take reads it and removes it.
+// (without changing them) for its owner's tools/call calls (Own) and their
+// JSON-RPC ids, and rewrites the response with such an id before the SDK
+// decodes it, adding to the result's _meta, under a private key, a JSON
+// string holding the result's raw structuredContent (and its raw content,
+// unless every block is a plain text block, which the SDK decodes
+// losslessly), and null in structuredContent's place. The SDK keeps that
+// string in CallToolResult.Meta; Take reads it and removes it.
 //
 // The schemas of tools/list results are kept the same way (tools.go):
 // each tool object of a tools/list response gets, under the same key of
@@ -35,10 +36,9 @@
 // below the SDK (depth.go, side.go): each frame is read once through the
 // token layer, one nested beyond what the SDK reads (SDKMaxDepth, which
 // would end the session) is answered or dropped there, and a tools/call
-// result is captured there: what the SDK would decode lossily or at great
-// cost (structuredContent, content other than plain text) is kept as
-// slices of the line read, and the SDK is handed a stub whose _meta
-// entry refers to it.
+// result is captured there: structuredContent and the content blocks are
+// kept as slices of the line read, and the SDK is handed a stub whose
+// _meta entry refers to them.
 //
 // The SDK behaviours this relies on are pinned by canary_test.go and
 // depth_test.go.

@@ -14,8 +14,8 @@ import (
 
 // On the newline-delimited transports the result of a tools/call is
 // captured below the SDK's reader (in guardReader), before the SDK reads
-// the frame: the result's structuredContent and its content (unless plain
-// text) are kept aside, as slices of the frame the connection read, and
+// the frame: the result's structuredContent and its content blocks are
+// kept aside, as slices of the frame the connection read, and
 // the SDK is handed a stub, the result without them, whose _meta entry is
 // a reference to what was kept. The SDK then decodes a few bytes instead
 // of the whole result (its decoding of a tree of small numbers costs some
