@@ -2,7 +2,6 @@ package mcpbridge_test
 
 import (
 	"context"
-	"io"
 	"testing"
 	"time"
 
@@ -57,11 +56,7 @@ func BenchmarkCallTool(b *testing.B) {
 			})
 			b.Run(tc.tool+"/"+tr+"/paired", func(b *testing.B) {
 				cs := sdkSession(b, mcpserver.NewServer(), tr)
-				c, err := mcpbridge.Connect(ctx, transports(b, mcpserver.NewServer(), tr), mcpbridge.ClientOptions{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.Cleanup(func() { c.Close() })
+				c := connectOver(b, mcpserver.NewServer(), tr, mcpbridge.ClientOptions{})
 				var direct, bridge time.Duration
 				for b.Loop() {
 					t0 := time.Now()
@@ -94,12 +89,7 @@ func BenchmarkCallTool(b *testing.B) {
 					name += "-check"
 				}
 				b.Run(tc.tool+"/"+tr+name, func(b *testing.B) {
-					ct := transports(b, mcpserver.NewServer(), tr)
-					c, err := mcpbridge.Connect(ctx, ct, mcpbridge.ClientOptions{Check: check})
-					if err != nil {
-						b.Fatal(err)
-					}
-					b.Cleanup(func() { c.Close() })
+					c := connectOver(b, mcpserver.NewServer(), tr, mcpbridge.ClientOptions{Check: check})
 					b.ReportAllocs()
 					for b.Loop() {
 						res, err := c.CallTool(ctx, tc.tool, args)
@@ -111,39 +101,4 @@ func BenchmarkCallTool(b *testing.B) {
 			}
 		}
 	}
-}
-
-// transports serves s on the server end of a transport of kind tr ("mem"
-// or "pipe") and returns the client end.
-func transports(tb testing.TB, s *mcp.Server, tr string) mcp.Transport {
-	tb.Helper()
-	var st, ct mcp.Transport
-	switch tr {
-	case "mem":
-		st, ct = mcp.NewInMemoryTransports()
-	case "pipe":
-		sr, cw := io.Pipe()
-		cr, sw := io.Pipe()
-		st = &mcp.IOTransport{Reader: sr, Writer: sw}
-		ct = &mcp.IOTransport{Reader: cr, Writer: cw}
-	default:
-		tb.Fatalf("no transport %q", tr)
-	}
-	ss, err := s.Connect(context.Background(), st, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { ss.Close() })
-	return ct
-}
-
-// sdkSession connects a plain SDK client to s over a transport of kind tr.
-func sdkSession(tb testing.TB, s *mcp.Server, tr string) *mcp.ClientSession {
-	tb.Helper()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "direct", Version: "v1"}, nil).Connect(context.Background(), transports(tb, s, tr), nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { cs.Close() })
-	return cs
 }

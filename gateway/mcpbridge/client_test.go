@@ -287,11 +287,7 @@ func TestSessionCallsAreTheSDKs(t *testing.T) {
 		})
 	ctx := context.Background()
 	for _, tr := range []string{"mem", "pipe"} {
-		c, err := mcpbridge.Connect(ctx, transports(t, s, tr), mcpbridge.ClientOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
+		c := connectOver(t, s, tr, mcpbridge.ClientOptions{})
 		res, err := c.Session().CallTool(ctx, &mcp.CallToolParams{Name: "t"})
 		if err != nil {
 			t.Fatal(err)

@@ -3,6 +3,7 @@ package mcpbridge_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -71,21 +72,54 @@ func newServer() *server {
 // connect connects a bridge client to s over the in-memory transport.
 func connect(t testing.TB, s *mcp.Server, opts mcpbridge.ClientOptions) *mcpbridge.Client {
 	t.Helper()
-	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, st, nil)
+	return connectOver(t, s, "mem", opts)
+}
+
+// connectOver connects a Client to s over a transport of kind tr (see
+// transports).
+func connectOver(t testing.TB, s *mcp.Server, tr string, opts mcpbridge.ClientOptions) *mcpbridge.Client {
+	t.Helper()
+	c, err := mcpbridge.Connect(context.Background(), transports(t, s, tr), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := mcpbridge.Connect(ctx, ct, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		c.Close()
-		ss.Close()
-	})
+	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// transports serves s on the server end of a transport of kind tr ("mem"
+// or "pipe") and returns the client end.
+func transports(tb testing.TB, s *mcp.Server, tr string) mcp.Transport {
+	tb.Helper()
+	var st, ct mcp.Transport
+	switch tr {
+	case "mem":
+		st, ct = mcp.NewInMemoryTransports()
+	case "pipe":
+		sr, cw := io.Pipe()
+		cr, sw := io.Pipe()
+		st = &mcp.IOTransport{Reader: sr, Writer: sw}
+		ct = &mcp.IOTransport{Reader: cr, Writer: cw}
+	default:
+		tb.Fatalf("no transport %q", tr)
+	}
+	ss, err := s.Connect(context.Background(), st, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ss.Close() })
+	return ct
+}
+
+// sdkSession connects a plain SDK client to s over a transport of kind tr.
+func sdkSession(tb testing.TB, s *mcp.Server, tr string) *mcp.ClientSession {
+	tb.Helper()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "direct", Version: "v1"}, nil).Connect(context.Background(), transports(tb, s, tr), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { cs.Close() })
+	return cs
 }
 
 // mustStruct builds a Struct; numbers are doubles, as after a gRPC hop.

@@ -275,8 +275,9 @@ func (c *Capture) annotate(result []byte) (out []byte, ok bool) {
 	if !ok || m.structured == nil || isNull(m.structured) {
 		return out, ok
 	}
-	// The SDK is handed null in structuredContent's place (see Own). The entry was spliced before the value, inside a
-	// _meta that precedes it, or after it.
+	// The SDK is handed null in structuredContent's place (see Own). The
+	// entry was spliced before the value, inside a _meta that precedes
+	// it, or after it.
 	at := m.structuredAt
 	if m.meta < 0 || m.meta < m.structuredAt {
 		at += len(out) - len(result)
