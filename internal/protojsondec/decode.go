@@ -25,14 +25,14 @@
 // Why a reader of its own (and internal/protojsonenc, a writer) rather
 // than protojson: protojson rounds every number of a Struct field to a
 // double and writes 64-bit integers as strings, and neither can be
-// asked otherwise; its errors are text, without a location to hand a
-// model; and its limits are not the module's, so one document would be
-// refused by one layer and read by another. This reader takes the plan's
-// decision at each Struct field (Options.Loc), the one every other path
-// takes. It costs what protojson does: BenchmarkUnmarshal, a 410-byte
-// message of every kind of field, 85–92 µs against 88–98 µs in the same
-// run. Re-decide if protojson gains a hook for numbers and located
-// errors.
+// asked otherwise; its errors are text, with a line and column but no
+// JSON Pointer to hand a model; and its limits are not the module's, so
+// that one document would be refused by one layer and read by another.
+// This reader takes the plan's decision at each Struct field
+// (Options.Loc), the one every other path takes. It costs what protojson
+// does: BenchmarkUnmarshal, a 410-byte message of every kind of field,
+// 85–92 µs against 88–98 µs in the same run. Re-decide if protojson gains
+// a hook for numbers and located errors.
 package protojsondec
 
 import (
