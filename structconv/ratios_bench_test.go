@@ -19,9 +19,10 @@ import (
 // Marshal ÷ users' code (AsMap, then encoding/json). Each iteration calls
 // every side once, timed on its own, so that both sides of a ratio see
 // the same machine: on a shared machine the speed of separate benchmarks
-// drifts by 20%. The collector's work, most of it for users' code's
-// allocations, then slows both sides alike, so the codec's ratios are
-// higher than those of separate benchmarks.
+// drifts by 20%. Each side then runs after the others have filled the
+// caches and left the collector work, most of it for users' code's
+// allocations, so the codec's ratios are higher than those of separate
+// benchmarks.
 func BenchmarkRatios(b *testing.B) {
 	ctx := context.Background()
 	for _, c := range benchCases(b) {
