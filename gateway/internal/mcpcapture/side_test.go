@@ -1,6 +1,7 @@
 package mcpcapture
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/structkit/structkit/gateway/internal/fixture/deepmcp"
+	"github.com/structkit/structkit/jsonvalue"
 )
 
 func TestStubResult(t *testing.T) {
@@ -103,4 +105,70 @@ func TestReadAll(t *testing.T) {
 			t.Errorf("announced %d: %d bytes, %v", size, len(got), err)
 		}
 	}
+}
+
+// FuzzStubResult: what stubResult keeps, and the stub it hands the SDK,
+// are the result member for member: structuredContent and the content
+// blocks kept as written, every other member in the stub as written, and
+// the stub's _meta the entry beside the result's own members.
+func FuzzStubResult(f *testing.F) {
+	for _, s := range []string{`{}`, `{"content":[{"type":"text","text":"a"}],"structuredContent":{"n":1}}`,
+		`{"_meta":{"a":1},"isError":true,"content":[ ]}`, `{"structuredContent":null,"x":[1,{"y":2}]}`,
+		`{"content":[1,"2",[3]],"_meta":null,"tools":7}`, `{"content":[],"content":[{}]}`} {
+		f.Add(s)
+	}
+	c := New()
+	entry, _ := jsonvalue.AppendString(nil, c.key)
+	entry, _ = jsonvalue.AppendString(append(entry, ':'), refPrefix+"1")
+	f.Fuzz(func(t *testing.T, in string) {
+		raw, stub, ok := c.stubResult([]byte(in), entry)
+		if !ok {
+			return
+		}
+		orig, err := jsonvalue.Members(in, jsonvalue.Loose)
+		if err != nil || orig == nil {
+			t.Fatalf("stubbed %q, which is not an object: %v", in, err)
+		}
+		got, err := jsonvalue.Members(string(stub), jsonvalue.Loose)
+		if err != nil || got == nil {
+			t.Fatalf("%q: the stub %s is not an object: %v", in, stub, err)
+		}
+		meta, err := jsonvalue.Members(got["_meta"], jsonvalue.Loose)
+		if err != nil || meta[c.key] != `"`+refPrefix+`1"` {
+			t.Fatalf("%q: the stub's _meta %s lacks the entry", in, got["_meta"])
+		}
+		if own, _ := jsonvalue.Members(orig["_meta"], jsonvalue.Loose); own != nil {
+			for k, v := range own {
+				if meta[k] != v {
+					t.Errorf("%q: _meta member %q is %s in the stub", in, k, meta[k])
+				}
+			}
+		}
+		for k, v := range orig {
+			switch k {
+			case "_meta":
+			case "structuredContent":
+				if _, there := got[k]; there {
+					t.Errorf("%q: structuredContent handed to the SDK: %s", in, stub)
+				}
+				if want := string(bytes.TrimSpace([]byte(v))); want != "null" && string(raw.Structured) != v {
+					t.Errorf("%q: kept structuredContent %s, want %s", in, raw.Structured, v)
+				}
+			case "content":
+				blocks, _ := jsonvalue.Elements(v, jsonvalue.Loose)
+				if got[k] != "[]" || len(raw.Content) != len(blocks) {
+					t.Fatalf("%q: the stub's content %s, %d blocks kept of %d", in, got[k], len(raw.Content), len(blocks))
+				}
+				for i, b := range blocks {
+					if string(raw.Content[i]) != b {
+						t.Errorf("%q: block %d kept as %s", in, i, raw.Content[i])
+					}
+				}
+			default:
+				if got[k] != v {
+					t.Errorf("%q: member %q is %s in the stub, want %s", in, k, got[k], v)
+				}
+			}
+		}
+	})
 }
