@@ -100,7 +100,7 @@ func (o CheckOptions) check(ctx context.Context, tool string, schema *Schema, in
 		return nil, nil, nil, err
 	}
 	tree := in.Tree != nil
-	out, problems, err := o.write(ctx, schema, s, &lits, tree)
+	out, problems, err := o.write(ctx, schema, s, &lits, tree, nil)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -139,8 +139,10 @@ func (o CheckOptions) Struct(ctx context.Context, tool string, schema *Schema, a
 	// The Struct as the encoder would write it is what is validated: it is
 	// walked once, as it would be written, without the bytes being kept,
 	// and what JSON cannot hold (NaN, text that is not UTF-8) is left for
-	// the validator to name.
-	_, problems, err := o.write(ctx, schema, args, nil, true)
+	// the validator to name. The encoder reports there what the decoder
+	// reports of text: a fraction at an integer location, a double that
+	// may have lost digits.
+	_, problems, err := o.write(ctx, schema, args, nil, true, rep)
 	if err != nil {
 		return nil, err
 	}
@@ -185,18 +187,21 @@ var errNoSchema = &Error{Code: CodeType, Offset: -1, Msg: "a check needs a schem
 // JSON it read m from: those literals are written (and recorded) as they
 // were read, so that a number reaches the output as the number the input
 // held, schema or not. With scratch, the bytes are not kept and what JSON
-// cannot hold is written as it comes, for the validator to name. problems
-// is sorted by path.
-func (o CheckOptions) write(ctx context.Context, schema *Schema, m proto.Message, lits *literals, scratch bool) ([]byte, []coerce.Problem, error) {
+// cannot hold is written as it comes, for the validator to name. rep,
+// when not nil, receives the codec's rules that change what the
+// arguments say (not the integer literals every whole number gets, nor a
+// carried big integer written as the integer it is). problems is sorted
+// by path.
+func (o CheckOptions) write(ctx context.Context, schema *Schema, m proto.Message, lits *literals, scratch bool, rep *coerce.Report) ([]byte, []coerce.Problem, error) {
 	val := validate.Of(planOf(schema))
 	e := encoderPool.Get().(*encoder)
 	e.b = e.buf[:0]
-	e.lits = lits
+	e.lits, e.quiet = lits, rep != nil
 	if val != nil {
 		e.rec, e.tolerant = validate.NewRecorder(), scratch
 		defer e.rec.Release()
 	}
-	err := MarshalOptions{Schema: schema}.encode(e, m)
+	err := MarshalOptions{Schema: schema, Report: rep}.encode(e, m)
 	var out []byte
 	if err == nil && !scratch {
 		out = bytes.Clone(e.b)
@@ -241,6 +246,9 @@ func onlyPolicyChanges(changes []coerce.Change) []coerce.Change {
 			out = append(out, c)
 		}
 	}
+	if len(out) == 0 {
+		return nil // none, on every path
+	}
 	return out
 }
 
@@ -250,6 +258,7 @@ type check struct {
 	rec      *validate.Recorder
 	lits     *literals // what the decoder kept of the literals it read; nil for none
 	tolerant bool      // write NaN, ±Inf and text that is not UTF-8 as they come: the bytes are not kept
+	quiet    bool      // report only what changes what the arguments say (write)
 }
 
 // record records the scalar v, about to be written at l, for the

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -69,11 +70,17 @@ func oracleJSON(t *testing.T, o structconv.CheckOptions, schema *structconv.Sche
 	return run, err
 }
 
-// oracleStruct is the old CheckOptions.Struct: Fix, ToGo, validation.
+// oracleStruct is the old CheckOptions.Struct: Fix, ToGo, validation,
+// with the codec's rules that Marshal reports of the repaired Struct (a
+// carried big integer written as one is its form, not a change).
 func oracleStruct(o structconv.CheckOptions, schema *structconv.Schema, args proto.Message) (oracleRun, error) {
 	rep := &coerce.Report{}
 	if err := structconv.Fix(schema, o.Policy, rep, args); err != nil {
 		return oracleRun{}, err
+	}
+	var codec coerce.Report
+	if _, err := (structconv.MarshalOptions{Schema: schema, Report: &codec}).Marshal(args); err == nil {
+		rep.Changes = append(rep.Changes, slices.DeleteFunc(codec.Changes, func(c coerce.Change) bool { return c.Rule == coerce.RuleBigIntRestored })...)
 	}
 	v, err := structconv.GoOptions{Schema: schema}.ToGo(args)
 	if err != nil {
@@ -158,7 +165,7 @@ func oracleCompare(t *testing.T, what string, got, want oracleRun) {
 	if !bytes.Equal(got.out, want.out) {
 		t.Errorf("%s: output\n got  %s\n want %s", what, got.out, want.out)
 	}
-	if diff := cmp.Diff(want.changes, got.changes); diff != "" {
+	if diff := cmp.Diff(want.changes, got.changes, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("%s: changes (-oracle +one pass):\n%s", what, diff)
 	}
 	if diff := cmp.Diff(want.problems, got.problems); diff != "" {

@@ -293,7 +293,11 @@ func (g *goConv) str(s string, l *plan.Loc) any {
 func (g *goConv) fromValue(v *structpb.Value, l *plan.Loc) (any, error) {
 	if g.lenient && l != nil {
 		if sc, ok := scalarOf(v); ok && !isCarried(sc, l) {
-			if out, done, err := g.lenientGo(scalarGo(sc), l, false); done {
+			in := scalarGo(sc)
+			if n, ok := v.GetKind().(*structpb.Value_NumberValue); ok {
+				in = n.NumberValue // a double, read as its shortest form
+			}
+			if out, done, err := g.lenientGo(in, l, false); done {
 				return out, err
 			}
 		}

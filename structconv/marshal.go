@@ -205,9 +205,11 @@ func (e *encoder) number(f float64, l *plan.Loc) error {
 		if jsontext.IsWhole(f) {
 			start := len(e.b)
 			e.b = jsontext.AppendWhole(e.b, f)
-			if e.report != nil {
+			if e.report != nil && (!e.quiet || jsontext.Unsafe(f)) {
 				lit := string(e.b[start:])
-				e.note(coerce.RuleInteger, string(jsontext.AppendFloat(nil, f)), lit, l)
+				if !e.quiet {
+					e.note(coerce.RuleInteger, string(jsontext.AppendFloat(nil, f)), lit, l)
+				}
 				if jsontext.Unsafe(f) {
 					e.note(coerce.RulePrecisionUnsafe, lit, lit, l)
 				}
@@ -226,7 +228,7 @@ func (e *encoder) number(f float64, l *plan.Loc) error {
 func (e *encoder) str(s string, l *plan.Loc) error {
 	if l.RestoresCarried() && jsontext.Carried(s) {
 		e.b = append(e.b, s...)
-		if e.report != nil {
+		if e.report != nil && !e.quiet {
 			e.note(coerce.RuleBigIntRestored, `"`+s+`"`, s, l)
 		}
 		return nil

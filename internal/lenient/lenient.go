@@ -190,9 +190,9 @@ func fix(p coerce.Policy, l *plan.Loc, v Scalar) (out Scalar, rule coerce.Rule, 
 			} else {
 				text = plainDecimal(text, v.Num)
 			}
-		case jsontext.IsWhole(v.Num):
-			text = string(jsontext.AppendWhole(nil, v.Num))
 		default:
+			// A double without its literal reads as its shortest form (as
+			// a Struct's number reads on every path), in plain notation.
 			text = strconv.FormatFloat(v.Num, 'f', -1, 64)
 		}
 		if !l.AdmitsString(text) || l.Ambiguous()&jsontype.String != 0 {
