@@ -38,10 +38,12 @@ import (
 // protoargs.Result.BadRequest (Details carries it); 147 and 347 with
 // protoargs' FieldError a *protoschema.Error (Element, and Err with
 // Unwrap); 144 and 344 with jsonvalue's one Decode of text or bytes, and
-// without AppendWhole and InDoubleRange (strconv says as much).
+// without AppendWhole and InDoubleRange (strconv says as much); 343 with
+// protoschema's notes returned by Generate, not sent through a pointer in
+// SchemaOptions.
 const (
 	maxTopLevel   = 144
-	maxIdentifier = 344
+	maxIdentifier = 343
 
 	maxGatewayTopLevel   = 52
 	maxGatewayIdentifier = 222

@@ -13,7 +13,7 @@ import (
 // The JSON Schema of a message: 64-bit integers with exact bounds, a
 // oneof's members excluding each other.
 func ExampleSchemaOptions_Generate() {
-	b, err := protoschema.SchemaOptions{JSONNamesOnly: true}.Generate((&examplev1.Transfer{}).ProtoReflect().Descriptor())
+	b, _, err := protoschema.SchemaOptions{JSONNamesOnly: true}.Generate((&examplev1.Transfer{}).ProtoReflect().Descriptor())
 	if err != nil {
 		panic(err)
 	}

@@ -51,8 +51,7 @@ func TestSchemaOption(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := fd.Messages().Get(0)
-	var notes []protoschema.Note
-	b, err := protoschema.SchemaOptions{JSONNamesOnly: true, Notes: &notes}.Generate(md)
+	b, notes, err := protoschema.SchemaOptions{JSONNamesOnly: true}.Generate(md)
 	if err != nil {
 		t.Fatal(err)
 	}

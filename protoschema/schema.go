@@ -50,10 +50,6 @@ type SchemaOptions struct {
 	// NoDescriptions leaves out descriptions from comments (notes about
 	// rules without an equivalent are still written).
 	NoDescriptions bool
-	// Notes, if not nil, receives a Note for every rule or construct the
-	// schema cannot express.
-	Notes *[]Note
-
 	// MaxMessages bounds the message types one schema may define;
 	// 0 means 5000.
 	MaxMessages int
@@ -139,18 +135,21 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // Generate writes the JSON Schema 2020-12 document of md as compact JSON,
-// members sorted by name, deterministic byte for byte.
-func (o SchemaOptions) Generate(md protoreflect.MessageDescriptor) ([]byte, error) {
+// members sorted by name, deterministic byte for byte. notes are what the
+// document cannot say (a rule without an equivalent, an enum too large to
+// list), each also written in its element's description.
+func (o SchemaOptions) Generate(md protoreflect.MessageDescriptor) (doc []byte, notes []Note, err error) {
 	s, err := o.generate(md)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return s.json, nil
+	return s.json, s.notes, nil
 }
 
 // generated is a schema with what the codec needs to explain it.
 type generated struct {
-	json []byte
+	json  []byte
+	notes []Note
 	// groups are the required groups by the JSON Pointer of the schema of
 	// the message holding them: which names make each present.
 	groups map[string][]reqGroup
@@ -242,10 +241,7 @@ func (o SchemaOptions) generate(md protoreflect.MessageDescriptor) (out *generat
 	if len(doc) > o.maxSchemaBytes() {
 		return nil, &Error{Element: md.FullName(), Msg: fmt.Sprintf("the schema would take %d bytes, over the limit of %d", len(doc), o.maxSchemaBytes())}
 	}
-	if o.Notes != nil {
-		*o.Notes = append(*o.Notes, g.notes...)
-	}
-	return &generated{json: doc, groups: g.groups, why: g.why, pairs: g.pairs}, nil
+	return &generated{json: doc, notes: g.notes, groups: g.groups, why: g.why, pairs: g.pairs}, nil
 }
 
 func (g *gen) note(el protoreflect.FullName, rule, text string) {

@@ -30,7 +30,7 @@ func TestGolden(t *testing.T) {
 			if v.suffix != "" && md.Name() != "Order" {
 				continue
 			}
-			b, err := v.o.Generate(md)
+			b, _, err := v.o.Generate(md)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -86,15 +86,15 @@ func TestRecursion(t *testing.T) {
 func TestLimits(t *testing.T) {
 	// Many message types: fine under the default, an *Error past the bound.
 	big := chain(t, 3000).Messages().ByName("M0")
-	if _, err := (protoschema.SchemaOptions{}).Generate(big); err != nil {
+	if _, _, err := (protoschema.SchemaOptions{}).Generate(big); err != nil {
 		t.Errorf("3000 types: %v", err)
 	}
-	_, err := protoschema.SchemaOptions{MaxMessages: 100}.Generate(big)
+	_, _, err := protoschema.SchemaOptions{MaxMessages: 100}.Generate(big)
 	var pe *protoschema.Error
 	if !errors.As(err, &pe) || pe.Element != "c.M0" || !strings.Contains(pe.Msg, "more than 100 message types") {
 		t.Errorf("MaxMessages: %v", err)
 	}
-	_, err = protoschema.SchemaOptions{MaxSchemaBytes: 1000}.Generate(big)
+	_, _, err = protoschema.SchemaOptions{MaxSchemaBytes: 1000}.Generate(big)
 	if !errors.As(err, &pe) || !strings.Contains(pe.Msg, "over the limit of 1000") {
 		t.Errorf("MaxSchemaBytes: %v", err)
 	}
@@ -112,13 +112,12 @@ func TestLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var notes []protoschema.Note
-	got := prop(t, protoschema.SchemaOptions{Notes: &notes}, hf.Messages().ByName("M"), "e")
+	got, notes := prop(t, protoschema.SchemaOptions{}, hf.Messages().ByName("M"), "e")
 	if got != `{"description":"A value name of h.Huge (50000 values).","type":"string"}` || len(notes) != 1 || notes[0].Element != "h.Huge" {
 		t.Errorf("huge enum: %s %v", got, notes)
 	}
 	// Under the bound, names are listed.
-	if got := prop(t, protoschema.SchemaOptions{MaxEnumValues: 60000}, hf.Messages().ByName("M"), "e"); !strings.HasPrefix(got, `{"enum":["HUGE_0","HUGE_1",`) {
+	if got, _ := prop(t, protoschema.SchemaOptions{MaxEnumValues: 60000}, hf.Messages().ByName("M"), "e"); !strings.HasPrefix(got, `{"enum":["HUGE_0","HUGE_1",`) {
 		t.Errorf("listed enum: %.80s", got)
 	}
 }

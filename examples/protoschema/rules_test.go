@@ -74,9 +74,11 @@ func build(t *testing.T, msgs ...*descriptorpb.DescriptorProto) protoreflect.Fil
 	return fd
 }
 
-func prop(t *testing.T, o protoschema.SchemaOptions, md protoreflect.MessageDescriptor, name string) string {
+// prop returns the schema of md's property name, and the notes of md's
+// schema.
+func prop(t *testing.T, o protoschema.SchemaOptions, md protoreflect.MessageDescriptor, name string) (string, []protoschema.Note) {
 	t.Helper()
-	b, err := o.Generate(md)
+	b, notes, err := o.Generate(md)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +91,7 @@ func prop(t *testing.T, o protoschema.SchemaOptions, md protoreflect.MessageDesc
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
-	return string(doc.Properties[name])
+	return string(doc.Properties[name]), notes
 }
 
 // TestRules: each protovalidate rule and field behavior becomes the JSON
@@ -165,10 +167,8 @@ func TestRules(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fd := build(t, &descriptorpb.DescriptorProto{Name: proto.String("M"), Field: []*descriptorpb.FieldDescriptorProto{tc.field}})
-			var notes []protoschema.Note
-			o := tc.o
-			o.Notes = &notes
-			if got := prop(t, o, fd.Messages().ByName("M"), "f"); got != tc.want {
+			got, notes := prop(t, tc.o, fd.Messages().ByName("M"), "f")
+			if got != tc.want {
 				t.Errorf("\n got %s\nwant %s", got, tc.want)
 			}
 			if tc.note == "" && len(notes) > 0 || tc.note != "" && (len(notes) != 1 || notes[0].Rule != tc.note || notes[0].Element != "t.M.f") {
@@ -202,7 +202,7 @@ func TestMaps(t *testing.T) {
 	} {
 		e, f := entry("FEntry", tc.key, tc.rules)
 		fd := build(t, &descriptorpb.DescriptorProto{Name: proto.String("M"), NestedType: []*descriptorpb.DescriptorProto{e}, Field: []*descriptorpb.FieldDescriptorProto{f}})
-		if got := prop(t, protoschema.SchemaOptions{}, fd.Messages().ByName("M"), "f"); got != tc.want {
+		if got, _ := prop(t, protoschema.SchemaOptions{}, fd.Messages().ByName("M"), "f"); got != tc.want {
 			t.Errorf("%v:\n got %s\nwant %s", tc.key, got, tc.want)
 		}
 	}
@@ -226,7 +226,7 @@ func TestOneofsAndRequired(t *testing.T) {
 			f("id", 3, nil, req), f("user_id", 4, nil, nil, annotations.FieldBehavior_REQUIRED)},
 		OneofDecl: []*descriptorpb.OneofDescriptorProto{{Name: proto.String("choice"), Options: oneofOpts}}})
 	md := fd.Messages().ByName("M")
-	b, err := protoschema.SchemaOptions{}.Generate(md)
+	b, _, err := protoschema.SchemaOptions{}.Generate(md)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -185,8 +185,7 @@ func (r *registration) codec(md protoreflect.MessageDescriptor) (*lazyCodec, err
 	}
 	co := protoschema.CodecOptions{Schema: r.o.Schema, CheckOptions: r.o.CheckOptions, Resolver: r.o.Resolver}
 	co.Policy, co.Observer = coerce.Policy{}, nil
-	co.Schema.Notes = nil // told once, here, not at each compilation
-	doc, err := r.o.Schema.Generate(md)
+	doc, _, err := r.o.Schema.Generate(md)
 	if err == nil {
 		err = objectSchema(doc)
 	}

@@ -32,7 +32,7 @@ func profileSchema(md protoreflect.MethodDescriptor, given, inSchema []byte, o O
 		}
 	}
 	if adapted == nil {
-		doc, err := names.Generate(md.Input())
+		doc, _, err := names.Generate(md.Input())
 		if err != nil {
 			return fail(err)
 		}

@@ -52,7 +52,7 @@ func TestProfile(t *testing.T) {
 			var create *adapt.Schema
 			for _, tool := range list.Tools {
 				md := sd.Methods().ByName(protoreflect.Name(strings.TrimPrefix(tool.Name, "OrderService_")))
-				doc, err := protoschema.SchemaOptions{JSONNamesOnly: p != adapt.MCP}.Generate(md.Input())
+				doc, _, err := protoschema.SchemaOptions{JSONNamesOnly: p != adapt.MCP}.Generate(md.Input())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -145,7 +145,7 @@ func TestProfileGenerated(t *testing.T) {
 					t.Errorf("%s: %s", tool.Name, b)
 				}
 			}
-			doc, err := protoschema.SchemaOptions{JSONNamesOnly: p != adapt.MCP}.Generate((&examplev2.CreateOrderRequest{}).ProtoReflect().Descriptor())
+			doc, _, err := protoschema.SchemaOptions{JSONNamesOnly: p != adapt.MCP}.Generate((&examplev2.CreateOrderRequest{}).ProtoReflect().Descriptor())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -94,11 +94,11 @@ func genFile(gen *protogen.Plugin, f *protogen.File, p params) error {
 		g.P("sd := ", f.GoDescriptorIdent, ".Services().ByName(", strconv.Quote(string(s.Desc.Name())), ")")
 		g.P("return ", grpcmcpPackage.Ident("AddTools"), "(server, []", grpcmcpPackage.Ident("Tool"), "{")
 		for _, m := range tools {
-			in, err := o.Generate(m.Desc.Input())
+			in, _, err := o.Generate(m.Desc.Input())
 			if err != nil {
 				return fmt.Errorf("%s: input schema: %w", m.Desc.FullName(), err)
 			}
-			out, err := o.Generate(m.Desc.Output())
+			out, _, err := o.Generate(m.Desc.Output())
 			if err != nil {
 				return fmt.Errorf("%s: output schema: %w", m.Desc.FullName(), err)
 			}

@@ -178,11 +178,11 @@ func TestEdition2023(t *testing.T) {
 		t.Fatalf("files: %v", resp.GetFile())
 	}
 	got := resp.GetFile()[0].GetContent()
-	in, err := p.schema.Generate(fd.Messages().ByName("GetEntryRequest"))
+	in, _, err := p.schema.Generate(fd.Messages().ByName("GetEntryRequest"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := p.schema.Generate(fd.Messages().ByName("Entry"))
+	out, _, err := p.schema.Generate(fd.Messages().ByName("Entry"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/structkit/structkit/adapt"
 	"github.com/structkit/structkit/gateway/grpcmcp"
-	"github.com/structkit/structkit/protoschema"
 )
 
 // runSchema implements "structkit schema": the JSON Schema of a protobuf
@@ -84,10 +83,7 @@ func runSchema(e *env, args []string) error {
 	if !ok {
 		return fmt.Errorf("schema: %s is not a message", name)
 	}
-	var ns []protoschema.Note
-	o := so.options()
-	o.Notes = &ns
-	out, err := o.Generate(md)
+	out, ns, err := so.options().Generate(md)
 	if err != nil {
 		return fmt.Errorf("schema: %w", err)
 	}
