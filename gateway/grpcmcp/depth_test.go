@@ -65,7 +65,7 @@ func TestResultDepth(t *testing.T) {
 	depth := 0
 	kids := false
 	s := mcp.NewServer(&mcp.Implementation{Name: "deep", Version: "1"}, nil)
-	if _, err := grpcmcp.AddTools(s, []grpcmcp.Tool{{Method: md, Invoke: func(context.Context, proto.Message) (proto.Message, error) {
+	if _, _, err := grpcmcp.AddTools(s, []grpcmcp.Tool{{Method: md, Invoke: func(context.Context, proto.Message) (proto.Message, error) {
 		return nested(md.Output(), depth, kids), nil
 	}}}, grpcmcp.Options{}); err != nil {
 		t.Fatal(err)
@@ -112,7 +112,7 @@ func TestResultSize(t *testing.T) {
 	md := nodeMethod(t)
 	size := 0
 	s := mcp.NewServer(&mcp.Implementation{Name: "big", Version: "1"}, nil)
-	if _, err := grpcmcp.AddTools(s, []grpcmcp.Tool{{Method: md, Invoke: func(context.Context, proto.Message) (proto.Message, error) {
+	if _, _, err := grpcmcp.AddTools(s, []grpcmcp.Tool{{Method: md, Invoke: func(context.Context, proto.Message) (proto.Message, error) {
 		m := dynamicpb.NewMessage(md.Output())
 		m.Set(md.Output().Fields().ByName("s"), protoreflect.ValueOfString(strings.Repeat("x", size)))
 		return m, nil

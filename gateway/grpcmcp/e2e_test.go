@@ -57,7 +57,7 @@ func reflectedServer(t testing.TB, conn grpc.ClientConnInterface) *mcp.Server {
 		t.Fatalf("services = %v", r.Services)
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
-	names, err := grpcmcp.AddService(s, conn, r.Services[0], grpcmcp.Options{Resolver: r.Types})
+	names, _, err := grpcmcp.AddService(s, conn, r.Services[0], grpcmcp.Options{Resolver: r.Types})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func TestStructFieldsExact(t *testing.T) {
 			o.Policy = coerce.Lenient()
 		}
 		s := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
-		if _, err := grpcmcp.AddService(s, conn, r.Services[0], o); err != nil {
+		if _, _, err := grpcmcp.AddService(s, conn, r.Services[0], o); err != nil {
 			t.Fatal(err)
 		}
 		cs := inMemory(t, s)
@@ -141,7 +141,7 @@ func TestResultWithoutJSONForm(t *testing.T) {
 	} {
 		s := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
 		resp := tc.resp
-		if _, err := grpcmcp.AddTools(s, []grpcmcp.Tool{{Method: md, Invoke: func(context.Context, proto.Message) (proto.Message, error) { return resp, nil }}},
+		if _, _, err := grpcmcp.AddTools(s, []grpcmcp.Tool{{Method: md, Invoke: func(context.Context, proto.Message) (proto.Message, error) { return resp, nil }}},
 			grpcmcp.Options{}); err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +181,7 @@ func TestAddToolsHostileSchemas(t *testing.T) {
 						t.Fatalf("panic: %v", r)
 					}
 				}()
-				names, err = grpcmcp.AddTools(s, []grpcmcp.Tool{{Method: md, Invoke: invoke, Name: "fine"}, tool}, grpcmcp.Options{})
+				names, _, err = grpcmcp.AddTools(s, []grpcmcp.Tool{{Method: md, Invoke: invoke, Name: "fine"}, tool}, grpcmcp.Options{})
 			}()
 			if err == nil || names != nil {
 				t.Fatalf("added %v", names)
@@ -195,7 +195,7 @@ func TestAddToolsHostileSchemas(t *testing.T) {
 	// Under every profile, on the example service: no panic, no error.
 	for _, p := range adapt.Profiles() {
 		s := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
-		if _, err := grpcmcp.AddTools(s, []grpcmcp.Tool{{Method: md, Invoke: invoke}}, grpcmcp.Options{Profile: p}); err != nil {
+		if _, _, err := grpcmcp.AddTools(s, []grpcmcp.Tool{{Method: md, Invoke: invoke}}, grpcmcp.Options{Profile: p}); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
 	}

@@ -38,7 +38,7 @@ func ExampleAddService() {
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
 	for _, sd := range r.Services {
-		names, err := grpcmcp.AddService(server, conn, sd, grpcmcp.Options{Resolver: r.Types})
+		names, _, err := grpcmcp.AddService(server, conn, sd, grpcmcp.Options{Resolver: r.Types})
 		if err != nil {
 			panic(err)
 		}
@@ -93,9 +93,9 @@ func ExampleAddServices() {
 		panic(err)
 	}
 	mcpServer := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
-	var omitted []grpcmcp.Omission // what the limits left out, to be said
-	names, err := grpcmcp.AddServices(mcpServer, conn, r.Services, grpcmcp.Options{Resolver: r.Types,
-		CallTimeout: time.Minute, Omitted: &omitted})
+	// omitted is what the scope and the limits left out, to be said.
+	names, omitted, err := grpcmcp.AddServices(mcpServer, conn, r.Services, grpcmcp.Options{Resolver: r.Types,
+		CallTimeout: time.Minute})
 	if err != nil {
 		panic(err)
 	}
@@ -122,7 +122,7 @@ func ExampleAddTools() {
 	defer conn.Close()
 
 	mcpServer := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
-	names, err := examplev2mcp.RegisterOrderServiceTools(mcpServer, examplev2.NewOrderServiceClient(conn))
+	names, _, err := examplev2mcp.RegisterOrderServiceTools(mcpServer, examplev2.NewOrderServiceClient(conn))
 	if err != nil {
 		panic(err)
 	}

@@ -68,7 +68,7 @@ func TestForwardConcurrentTenants(t *testing.T) {
 	t.Cleanup(func() { conn.Close() })
 
 	s := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
-	if _, err := grpcmcp.AddService(s, conn, orderService, grpcmcp.Options{Forward: []string{"x-tenant"}}); err != nil {
+	if _, _, err := grpcmcp.AddService(s, conn, orderService, grpcmcp.Options{Forward: []string{"x-tenant"}}); err != nil {
 		t.Fatal(err)
 	}
 	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
@@ -130,7 +130,7 @@ func (r *recordingStream) RecvMsg(m any) error {
 func TestForwardHostileValues(t *testing.T) {
 	seen, conn := startOrders(t)
 	s := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
-	if _, err := grpcmcp.AddService(s, conn, orderService, grpcmcp.Options{Forward: []string{"x-tenant"}}); err != nil {
+	if _, _, err := grpcmcp.AddService(s, conn, orderService, grpcmcp.Options{Forward: []string{"x-tenant"}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

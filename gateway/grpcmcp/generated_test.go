@@ -19,7 +19,7 @@ import (
 func TestGeneratedRegistration(t *testing.T) {
 	orders, conn := startGRPC(t)
 	s := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
-	names, err := examplev2mcp.RegisterOrderServiceTools(s, examplev2.NewOrderServiceClient(conn))
+	names, _, err := examplev2mcp.RegisterOrderServiceTools(s, examplev2.NewOrderServiceClient(conn))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestGeneratedRegistration(t *testing.T) {
 	}
 	// Options reach the tools.
 	s2 := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
-	names, err = examplev2mcp.RegisterOrderServiceTools(s2, examplev2.NewOrderServiceClient(conn), grpcmcp.Options{ToolName: func(md protoreflect.MethodDescriptor) string { return "orders_" + strings.ToLower(string(md.Name())) }})
+	names, _, err = examplev2mcp.RegisterOrderServiceTools(s2, examplev2.NewOrderServiceClient(conn), grpcmcp.Options{ToolName: func(md protoreflect.MethodDescriptor) string { return "orders_" + strings.ToLower(string(md.Name())) }})
 	if err != nil || strings.Join(names, ",") != "orders_getorder,orders_createorder,orders_listorders,orders_watchorders" {
 		t.Errorf("names %v, %v", names, err)
 	}

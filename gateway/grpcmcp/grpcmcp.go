@@ -134,8 +134,8 @@ type Options struct {
 	MaxStreamBytes int
 
 	// The limits of one registration (a call of AddTools, AddService or
-	// AddServices). A method a limit leaves out is not a tool; it is
-	// recorded in Omitted, never silently dropped. Methods are taken in
+	// AddServices). A method a limit leaves out is not a tool; it is an
+	// Omission the registration returns, never silently dropped. Methods are taken in
 	// order, so that the first ones are kept.
 	//
 	// MaxTools bounds the tools; 0 means 1000 (the go-sdk's page of
@@ -152,10 +152,6 @@ type Options struct {
 	// is cut at a character boundary and says so ("… (description cut at
 	// N of its M bytes)"). 0 means 4000.
 	MaxDescription int
-	// Omitted, if not nil, receives an Omission for every method a limit
-	// left out.
-	Omitted *[]Omission
-
 	// Tools, ExcludeTools and ReadOnly scope what is exposed, before the
 	// limits count the tools: with Tools, only the methods one of
 	// whose names matches one of its patterns; never those matching a
@@ -166,8 +162,8 @@ type Options struct {
 	// full name with a slash ("pkg.OrderService/GetOrder",
 	// "pkg.OrderService/*") and with a dot ("pkg.OrderService.*"). A method
 	// they hide is not a tool: not listed, and a call to it is answered as
-	// one to a tool that does not exist. It is recorded in Omitted with
-	// Limit "Tools", "ExcludeTools" or "ReadOnly". A malformed pattern is
+	// one to a tool that does not exist. It is an Omission with Limit
+	// "Tools", "ExcludeTools" or "ReadOnly". A malformed pattern is
 	// an error wrapping path.ErrBadPattern.
 	Tools, ExcludeTools []string
 	ReadOnly            bool
@@ -252,12 +248,13 @@ type Tool struct {
 
 // AddService adds a tool to s for every unary and server-streaming method
 // of sd, forwarding calls over conn. It returns the names of the tools
-// added. Client-streaming and bidirectional methods are left out, each an
-// Omission (Limit "Streaming") in Options.Omitted. On an error (a schema
-// that cannot be generated, two tools of one name) nothing is added.
-func AddService(s *mcp.Server, conn grpc.ClientConnInterface, sd protoreflect.ServiceDescriptor, o Options) ([]string, error) {
+// added and the methods left out, each an Omission: client-streaming and
+// bidirectional methods (Limit "Streaming"), and those the scope and the
+// limits of o leave out (see AddTools). On an error (a schema that cannot
+// be generated, two tools of one name) nothing is added.
+func AddService(s *mcp.Server, conn grpc.ClientConnInterface, sd protoreflect.ServiceDescriptor, o Options) (tools []string, omitted []Omission, err error) {
 	if sd == nil {
-		return nil, errors.New("grpcmcp: AddService: nil service")
+		return nil, nil, errors.New("grpcmcp: AddService: nil service")
 	}
 	return AddServices(s, conn, []protoreflect.ServiceDescriptor{sd}, o)
 }
@@ -265,11 +262,11 @@ func AddService(s *mcp.Server, conn grpc.ClientConnInterface, sd protoreflect.Se
 // AddServices adds the tools of the services as one registration: a
 // message type used by methods of several services has one schema and
 // one codec, and the limits of o count the tools of all of them.
-func AddServices(s *mcp.Server, conn grpc.ClientConnInterface, sds []protoreflect.ServiceDescriptor, o Options) ([]string, error) {
+func AddServices(s *mcp.Server, conn grpc.ClientConnInterface, sds []protoreflect.ServiceDescriptor, o Options) (tools []string, omitted []Omission, err error) {
 	if conn == nil {
-		return nil, errors.New("grpcmcp: AddServices: nil connection")
+		return nil, nil, errors.New("grpcmcp: AddServices: nil connection")
 	}
-	var tools []Tool
+	var all []Tool
 	var skipped []Omission
 	// A result holds up to one MCP frame of JSON: the calls receive
 	// messages that large, not gRPC's default 4 MiB, so that the bounds
@@ -278,7 +275,7 @@ func AddServices(s *mcp.Server, conn grpc.ClientConnInterface, sds []protoreflec
 	callOpts := append([]grpc.CallOption{grpc.MaxCallRecvMsgSize(maxFrame)}, o.CallOptions...)
 	for _, sd := range sds {
 		if sd == nil {
-			return nil, errors.New("grpcmcp: AddServices: nil service")
+			return nil, nil, errors.New("grpcmcp: AddServices: nil service")
 		}
 		methods := sd.Methods()
 		for i := 0; i < methods.Len(); i++ {
@@ -287,17 +284,17 @@ func AddServices(s *mcp.Server, conn grpc.ClientConnInterface, sds []protoreflec
 			case md.IsStreamingClient():
 				skipped = append(skipped, streamingOmission(md, o))
 			case md.IsStreamingServer():
-				tools = append(tools, Tool{Method: md, InvokeStream: dynamicStream(conn, md, callOpts)})
+				all = append(all, Tool{Method: md, InvokeStream: dynamicStream(conn, md, callOpts)})
 			default:
-				tools = append(tools, Tool{Method: md, Invoke: dynamicInvoke(conn, md, callOpts)})
+				all = append(all, Tool{Method: md, Invoke: dynamicInvoke(conn, md, callOpts)})
 			}
 		}
 	}
-	names, err := AddTools(s, tools, o)
-	if err == nil && o.Omitted != nil {
-		*o.Omitted = append(*o.Omitted, skipped...)
+	tools, omitted, err = AddTools(s, all, o)
+	if err != nil {
+		return nil, nil, err
 	}
-	return names, err
+	return tools, append(omitted, skipped...), nil
 }
 
 // dynamicInvoke forwards a call over conn with a dynamic response message.
@@ -316,13 +313,14 @@ func dynamicInvoke(conn grpc.ClientConnInterface, md protoreflect.MethodDescript
 // AddTools adds the tools to s. It checks every tool first (a missing
 // Invoke or InvokeStream, a client-streaming method, two tools of one name, a schema the go-sdk
 // would refuse) and adds none on an error. The tools of one message type
-// share its schema and codec. The limits of o leave out, in o.Omitted,
-// the tools past them, and the tools whose message types are beyond the
+// share its schema and codec. It returns the names of the tools added
+// and the tools left out, each an Omission: those the scope of o hides,
+// those past its limits, and those whose message types are beyond the
 // limits of o.Schema (a *protoschema.Error): one method a schema cannot
 // be generated for does not keep the others from being served.
-func AddTools(s *mcp.Server, tools []Tool, o Options) ([]string, error) {
+func AddTools(s *mcp.Server, tools []Tool, o Options) ([]string, []Omission, error) {
 	if s == nil {
-		return nil, errors.New("grpcmcp: AddTools: nil server")
+		return nil, nil, errors.New("grpcmcp: AddTools: nil server")
 	}
 	seen := map[string]bool{}
 	var ready []*tool
@@ -330,7 +328,7 @@ func AddTools(s *mcp.Server, tools []Tool, o Options) ([]string, error) {
 	reg := newRegistration(o)
 	scoped, err := reg.scope()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	maxTools := orDefault(o.MaxTools, defaultMaxTools)
 	for _, t := range tools {
@@ -350,7 +348,7 @@ func AddTools(s *mcp.Server, tools []Tool, o Options) ([]string, error) {
 				continue
 			}
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if limit != "" {
 				omitted = append(omitted, Omission{Method: t.Method.FullName(), Tool: toolName(t, o), Limit: limit, Msg: msg})
@@ -363,10 +361,10 @@ func AddTools(s *mcp.Server, tools []Tool, o Options) ([]string, error) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if seen[rt.name] {
-			return nil, fmt.Errorf("grpcmcp: two tools named %q", rt.name)
+			return nil, nil, fmt.Errorf("grpcmcp: two tools named %q", rt.name)
 		}
 		if limit, msg := reg.admit(rt); limit != "" {
 			omitted = append(omitted, Omission{Method: rt.method.FullName(), Tool: rt.name, Limit: limit, Msg: msg})
@@ -379,7 +377,7 @@ func AddTools(s *mcp.Server, tools []Tool, o Options) ([]string, error) {
 		// What the SDK's AddTool would panic on is an error here, for
 		// every tool before any is added.
 		if err := mcptool.Check(rt.mcpTool); err != nil {
-			return nil, fmt.Errorf("grpcmcp: %s: %w", rt.method.FullName(), err)
+			return nil, nil, fmt.Errorf("grpcmcp: %s: %w", rt.method.FullName(), err)
 		}
 	}
 	names := make([]string, len(ready))
@@ -387,10 +385,7 @@ func AddTools(s *mcp.Server, tools []Tool, o Options) ([]string, error) {
 		s.AddTool(rt.mcpTool, rt.handler())
 		names[i] = rt.name
 	}
-	if o.Omitted != nil {
-		*o.Omitted = append(*o.Omitted, omitted...)
-	}
-	return names, nil
+	return names, omitted, nil
 }
 
 type tool struct {

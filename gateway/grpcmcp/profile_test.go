@@ -41,7 +41,7 @@ func TestProfile(t *testing.T) {
 	for _, p := range adapt.Profiles() {
 		t.Run(string(p), func(t *testing.T) {
 			s := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
-			if _, err := grpcmcp.AddService(s, conn, sd, grpcmcp.Options{Resolver: r.Types, Profile: p}); err != nil {
+			if _, _, err := grpcmcp.AddService(s, conn, sd, grpcmcp.Options{Resolver: r.Types, Profile: p}); err != nil {
 				t.Fatal(err)
 			}
 			cs := inMemory(t, s)
@@ -126,7 +126,7 @@ func TestProfileGenerated(t *testing.T) {
 	for _, p := range adapt.Profiles() {
 		t.Run(string(p), func(t *testing.T) {
 			s := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
-			if _, err := examplev2mcp.RegisterOrderServiceTools(s, examplev2.NewOrderServiceClient(conn), grpcmcp.Options{Profile: p}); err != nil {
+			if _, _, err := examplev2mcp.RegisterOrderServiceTools(s, examplev2.NewOrderServiceClient(conn), grpcmcp.Options{Profile: p}); err != nil {
 				t.Fatal(err)
 			}
 			cs := inMemory(t, s)

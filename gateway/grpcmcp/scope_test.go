@@ -113,13 +113,11 @@ func TestScopedTools(t *testing.T) {
 		{"read-only and include", grpcmcp.Options{ReadOnly: true, Tools: []string{"*_List*", "*_Create*"}}, "OrderService_ListOrders", "Tools|ReadOnly"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var omitted []grpcmcp.Omission
-			tc.o.Omitted = &omitted
 			if tc.want != "" {
 				tc.o.MaxTools = strings.Count(tc.want, ",") + 1 // hidden methods do not count
 			}
 			s := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
-			names, err := grpcmcp.AddService(s, conn, orderService, tc.o)
+			names, omitted, err := grpcmcp.AddService(s, conn, orderService, tc.o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,7 +156,7 @@ func TestScopedTools(t *testing.T) {
 func TestReadOnlyAnnotations(t *testing.T) {
 	_, conn := startOrders(t)
 	s := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
-	if _, err := grpcmcp.AddService(s, conn, orderService, grpcmcp.Options{}); err != nil {
+	if _, _, err := grpcmcp.AddService(s, conn, orderService, grpcmcp.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := inMemory(t, s).ListTools(context.Background(), nil)
@@ -177,12 +175,12 @@ func TestScopeErrors(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
 	_, conn := startOrders(t)
 	for _, o := range []grpcmcp.Options{{Tools: []string{"["}}, {ExcludeTools: []string{"ok", ""}}} {
-		if _, err := grpcmcp.AddService(s, conn, orderService, o); !errors.Is(err, path.ErrBadPattern) {
+		if _, _, err := grpcmcp.AddService(s, conn, orderService, o); !errors.Is(err, path.ErrBadPattern) {
 			t.Errorf("%v: err = %v, want ErrBadPattern", o.Tools, err)
 		}
 	}
 	for _, h := range []string{"connection", ":authority", "grpc-timeout", "x-id-bin", "content-type", "mcp-session-id", "x tenant"} {
-		if _, err := grpcmcp.AddService(s, conn, orderService, grpcmcp.Options{Forward: []string{h}}); err == nil || !strings.Contains(err.Error(), "Forward") {
+		if _, _, err := grpcmcp.AddService(s, conn, orderService, grpcmcp.Options{Forward: []string{h}}); err == nil || !strings.Contains(err.Error(), "Forward") {
 			t.Errorf("Forward %q: err = %v", h, err)
 		}
 	}
@@ -218,7 +216,7 @@ func overHTTP(t *testing.T, s *mcp.Server, h http.Header) *mcp.ClientSession {
 func TestForwardHeaders(t *testing.T) {
 	seen, conn := startOrders(t)
 	s := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
-	if _, err := grpcmcp.AddService(s, conn, orderService, grpcmcp.Options{Forward: []string{"Authorization", "x-tenant"}}); err != nil {
+	if _, _, err := grpcmcp.AddService(s, conn, orderService, grpcmcp.Options{Forward: []string{"Authorization", "x-tenant"}}); err != nil {
 		t.Fatal(err)
 	}
 	h := http.Header{"Authorization": {"Bearer abc"}, "X-Tenant": {"t1", "t2"}, "X-Secret": {"not forwarded"}}
@@ -260,7 +258,7 @@ func TestForwardHeaders(t *testing.T) {
 func TestForwardHeadersNotByDefault(t *testing.T) {
 	seen, conn := startOrders(t)
 	s := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
-	if _, err := grpcmcp.AddService(s, conn, orderService, grpcmcp.Options{}); err != nil {
+	if _, _, err := grpcmcp.AddService(s, conn, orderService, grpcmcp.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	cs := overHTTP(t, s, http.Header{"Authorization": {"Bearer abc"}, "X-Tenant": {"t1"}})

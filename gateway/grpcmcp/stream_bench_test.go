@@ -26,7 +26,7 @@ func BenchmarkStream(b *testing.B) {
 				b.Fatal(err)
 			}
 			s := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
-			if _, err := grpcmcp.AddServices(s, conn, r.Services, grpcmcp.Options{Resolver: r.Types}); err != nil {
+			if _, _, err := grpcmcp.AddServices(s, conn, r.Services, grpcmcp.Options{Resolver: r.Types}); err != nil {
 				b.Fatal(err)
 			}
 			st, ct := mcp.NewInMemoryTransports()

@@ -37,7 +37,7 @@ func TestStreamMessageDepthAndSize(t *testing.T) {
 	md := nodeStream(t)
 	var msgs []proto.Message
 	s := mcp.NewServer(&mcp.Implementation{Name: "deep", Version: "1"}, nil)
-	if _, err := grpcmcp.AddTools(s, []grpcmcp.Tool{{Method: md, InvokeStream: func(_ context.Context, _ proto.Message, recv func(proto.Message) error) error {
+	if _, _, err := grpcmcp.AddTools(s, []grpcmcp.Tool{{Method: md, InvokeStream: func(_ context.Context, _ proto.Message, recv func(proto.Message) error) error {
 		for _, m := range msgs {
 			if err := recv(m); err != nil {
 				return err
@@ -89,7 +89,7 @@ func TestStreamMessageDepthAndSize(t *testing.T) {
 func TestStreamStubbornInvoke(t *testing.T) {
 	md := nodeStream(t)
 	s := mcp.NewServer(&mcp.Implementation{Name: "deep", Version: "1"}, nil)
-	if _, err := grpcmcp.AddTools(s, []grpcmcp.Tool{{Method: md, InvokeStream: func(_ context.Context, _ proto.Message, recv func(proto.Message) error) error {
+	if _, _, err := grpcmcp.AddTools(s, []grpcmcp.Tool{{Method: md, InvokeStream: func(_ context.Context, _ proto.Message, recv func(proto.Message) error) error {
 		for _, n := range []int{10, 2000, 10, 10} {
 			m := dynamicpb.NewMessage(md.Output())
 			m.Set(md.Output().Fields().ByName("s"), protoreflect.ValueOfString(strings.Repeat("x", n)))

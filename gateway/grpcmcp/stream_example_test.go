@@ -42,7 +42,7 @@ func ExampleAddServices_streaming() {
 		panic(err)
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
-	if _, err := grpcmcp.AddServices(server, conn, r.Services, grpcmcp.Options{Resolver: r.Types, MaxStreamMessages: 100}); err != nil {
+	if _, _, err := grpcmcp.AddServices(server, conn, r.Services, grpcmcp.Options{Resolver: r.Types, MaxStreamMessages: 100}); err != nil {
 		panic(err)
 	}
 

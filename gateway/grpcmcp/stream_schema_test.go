@@ -102,7 +102,7 @@ func TestStreamSchemaOwnID(t *testing.T) {
 	} {
 		s := mcp.NewServer(&mcp.Implementation{Name: "x", Version: "v1"}, nil)
 		stream := func(_ context.Context, _ proto.Message, _ func(proto.Message) error) error { return nil }
-		if _, err := grpcmcp.AddTools(s, []grpcmcp.Tool{{Method: sd.Methods().ByName("Down"), InvokeStream: stream, OutputSchema: json.RawMessage(own)}}, grpcmcp.Options{}); err != nil {
+		if _, _, err := grpcmcp.AddTools(s, []grpcmcp.Tool{{Method: sd.Methods().ByName("Down"), InvokeStream: stream, OutputSchema: json.RawMessage(own)}}, grpcmcp.Options{}); err != nil {
 			if own == `{}` {
 				continue // not an object schema: refused, as for a unary tool
 			}

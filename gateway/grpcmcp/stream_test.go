@@ -190,7 +190,7 @@ func watchMCP(t *testing.T, conn grpc.ClientConnInterface, o grpcmcp.Options) *m
 	}
 	o.Resolver = r.Types
 	s := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1"}, nil)
-	names, err := grpcmcp.AddServices(s, conn, r.Services, o)
+	names, _, err := grpcmcp.AddServices(s, conn, r.Services, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -503,9 +503,8 @@ func streamingService(t *testing.T) protoreflect.ServiceDescriptor {
 func TestStreamingKinds(t *testing.T) {
 	_, conn := startWatch(t)
 	sd := streamingService(t)
-	var omitted []grpcmcp.Omission
 	s := mcp.NewServer(&mcp.Implementation{Name: "x", Version: "v1"}, nil)
-	names, err := grpcmcp.AddService(s, conn, sd, grpcmcp.Options{Omitted: &omitted})
+	names, omitted, err := grpcmcp.AddService(s, conn, sd, grpcmcp.Options{})
 	if err != nil || strings.Join(names, ",") != "Kinds_Get,Kinds_Down" {
 		t.Fatalf("%v %v", names, err)
 	}
@@ -533,7 +532,7 @@ func TestStreamingKinds(t *testing.T) {
 		{grpcmcp.Tool{Method: methods.ByName("Get"), Invoke: invoke, InvokeStream: stream}, "InvokeStream for a unary method"},
 	} {
 		s := mcp.NewServer(&mcp.Implementation{Name: "x", Version: "v1"}, nil)
-		if names, err := grpcmcp.AddTools(s, []grpcmcp.Tool{tc.tool}, grpcmcp.Options{}); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if names, _, err := grpcmcp.AddTools(s, []grpcmcp.Tool{tc.tool}, grpcmcp.Options{}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v %v, want %q", names, err, tc.want)
 		}
 	}
@@ -546,7 +545,7 @@ func TestStreamGenerated(t *testing.T) {
 	ws, conn := startWatch(t)
 	for _, o := range []grpcmcp.Options{{}, {MaxStreamMessages: 2}} {
 		s := mcp.NewServer(&mcp.Implementation{Name: "x", Version: "v1"}, nil)
-		if _, err := examplev2mcp.RegisterOrderServiceTools(s, examplev2.NewOrderServiceClient(conn), o); err != nil {
+		if _, _, err := examplev2mcp.RegisterOrderServiceTools(s, examplev2.NewOrderServiceClient(conn), o); err != nil {
 			t.Fatal(err)
 		}
 		p := &progress{}

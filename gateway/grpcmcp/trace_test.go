@@ -100,7 +100,7 @@ func tracedMCP(t *testing.T, rec *spans.Recorder, o grpcmcp.Options, withHandler
 	if rec != nil {
 		o.TracerProvider = rec
 	}
-	if _, err := grpcmcp.AddServices(s, conn, r.Services, o); err != nil {
+	if _, _, err := grpcmcp.AddServices(s, conn, r.Services, o); err != nil {
 		t.Fatal(err)
 	}
 	if rec != nil {

@@ -74,8 +74,7 @@ func TestWideShared(t *testing.T) {
 		t.Skip("builds a 2000-type schema")
 	}
 	before, alloc := heapUse(), totalAlloc()
-	var omitted []grpcmcp.Omission
-	names, s := serveWide(t, wide.Spec{Types: 2000, Methods: 80}, grpcmcp.Options{Omitted: &omitted})
+	names, omitted, s := serveWide(t, wide.Spec{Types: 2000, Methods: 80}, grpcmcp.Options{})
 	retained, allocated := heapUse()-before, totalAlloc()-alloc
 	runtime.KeepAlive(s)
 	t.Logf("%d tools, %d omitted, %d MiB retained, %d MiB allocated", len(names), len(omitted), retained>>20, allocated>>20)
@@ -104,8 +103,7 @@ func TestWideShared(t *testing.T) {
 func TestWideTrivial(t *testing.T) {
 	long.Skip(t, "the large-descriptor suite")
 	before := heapUse()
-	var omitted []grpcmcp.Omission
-	names, s := serveWide(t, wide.Spec{Trivial: 30000}, grpcmcp.Options{Omitted: &omitted})
+	names, omitted, s := serveWide(t, wide.Spec{Trivial: 30000}, grpcmcp.Options{})
 	retained := heapUse() - before
 	runtime.KeepAlive(s)
 	if retained > 64<<20 {
@@ -118,7 +116,7 @@ func TestWideTrivial(t *testing.T) {
 		t.Errorf("the client lists %d tools", got)
 	}
 	// A smaller limit is a smaller registration.
-	names, _ = serveWide(t, wide.Spec{Trivial: 30}, grpcmcp.Options{MaxTools: 7})
+	names, _, _ = serveWide(t, wide.Spec{Trivial: 30}, grpcmcp.Options{MaxTools: 7})
 	if len(names) != 7 {
 		t.Errorf("MaxTools 7: %d tools", len(names))
 	}
@@ -127,7 +125,7 @@ func TestWideTrivial(t *testing.T) {
 // TestWideComment: a 29 MB method comment is cut to MaxDescription, and
 // says so; tools/list reaches the client.
 func TestWideComment(t *testing.T) {
-	names, s := serveWide(t, wide.Spec{Trivial: 2, Comment: 29 << 20}, grpcmcp.Options{})
+	names, _, s := serveWide(t, wide.Spec{Trivial: 2, Comment: 29 << 20}, grpcmcp.Options{})
 	if len(names) != 2 {
 		t.Fatalf("tools %v", names)
 	}
@@ -139,7 +137,7 @@ func TestWideComment(t *testing.T) {
 			t.Errorf("description of %d bytes ends %q", len(tool.Description), tool.Description[max(0, len(tool.Description)-80):])
 		}
 	}
-	_, s = serveWide(t, wide.Spec{Trivial: 1, Comment: 5000}, grpcmcp.Options{MaxDescription: 100})
+	_, _, s = serveWide(t, wide.Spec{Trivial: 1, Comment: 5000}, grpcmcp.Options{MaxDescription: 100})
 	if d := listAll(t, s)[0].Description; !strings.HasSuffix(d, " … (description cut at 100 of its 5000 bytes)") {
 		t.Errorf("MaxDescription 100: %q", d)
 	}
@@ -148,13 +146,11 @@ func TestWideComment(t *testing.T) {
 // TestWideByteLimits: one tool over MaxToolBytes, and tools past
 // MaxListBytes, are left out and said.
 func TestWideByteLimits(t *testing.T) {
-	var omitted []grpcmcp.Omission
-	names, _ := serveWide(t, wide.Spec{Types: 3, Methods: 1, Trivial: 5}, grpcmcp.Options{MaxToolBytes: 1500, Omitted: &omitted})
+	names, omitted, _ := serveWide(t, wide.Spec{Types: 3, Methods: 1, Trivial: 5}, grpcmcp.Options{MaxToolBytes: 1500})
 	if len(names) != 5 || len(omitted) != 1 || omitted[0].Limit != "MaxToolBytes" || omitted[0].Tool != "Wide_Big0" {
 		t.Errorf("MaxToolBytes: tools %v, omitted %+v", names, omitted)
 	}
-	omitted = nil
-	names, _ = serveWide(t, wide.Spec{Trivial: 10}, grpcmcp.Options{MaxListBytes: 2000, Omitted: &omitted})
+	names, omitted, _ = serveWide(t, wide.Spec{Trivial: 10}, grpcmcp.Options{MaxListBytes: 2000})
 	if len(names) == 0 || len(names) == 10 || len(names)+len(omitted) != 10 || omitted[0].Limit != "MaxListBytes" {
 		t.Errorf("MaxListBytes: tools %v, omitted %+v", names, omitted)
 	}
@@ -164,8 +160,7 @@ func TestWideByteLimits(t *testing.T) {
 // over MaxMessages' 5000) leaves out the methods that use it, said, and
 // the others are served.
 func TestWideSchemaLimit(t *testing.T) {
-	var omitted []grpcmcp.Omission
-	names, _ := serveWide(t, wide.Spec{Types: 6000, Methods: 3, Trivial: 2}, grpcmcp.Options{Omitted: &omitted})
+	names, omitted, _ := serveWide(t, wide.Spec{Types: 6000, Methods: 3, Trivial: 2}, grpcmcp.Options{})
 	if len(names) != 2 || len(omitted) != 3 || omitted[0].Limit != "Schema" || !strings.Contains(omitted[0].Msg, "more than 5000 message types") {
 		t.Errorf("tools %v, omitted %+v", names, omitted)
 	}
@@ -188,7 +183,7 @@ func hangingTool(t *testing.T, o grpcmcp.Options) (*wide.Server, *mcp.ClientSess
 	}
 	o.Resolver = r.Types
 	s := mcp.NewServer(&mcp.Implementation{Name: "wide", Version: "v1"}, nil)
-	if _, err := grpcmcp.AddServices(s, conn, r.Services, o); err != nil {
+	if _, _, err := grpcmcp.AddServices(s, conn, r.Services, o); err != nil {
 		t.Fatal(err)
 	}
 	return ws, connect(t, s)
@@ -237,7 +232,7 @@ func TestCallCancelled(t *testing.T) {
 // TestSharedConcurrent: tools of one message type, called at once, share
 // its codec, compiled once on first use.
 func TestSharedConcurrent(t *testing.T) {
-	_, s := serveWide(t, wide.Spec{Trivial: 20}, grpcmcp.Options{})
+	_, _, s := serveWide(t, wide.Spec{Trivial: 20}, grpcmcp.Options{})
 	cs := connect(t, s)
 	errs := make(chan error, 20)
 	for i := 0; i < 20; i++ {
@@ -267,8 +262,7 @@ func TestWideWrapped(t *testing.T) {
 		t.Skip("builds 2000-type schemas")
 	}
 	before, alloc := heapUse(), totalAlloc()
-	var omitted []grpcmcp.Omission
-	names, s := serveWide(t, wide.Spec{Types: 2000, Wrapped: 200}, grpcmcp.Options{Omitted: &omitted})
+	names, omitted, s := serveWide(t, wide.Spec{Types: 2000, Wrapped: 200}, grpcmcp.Options{})
 	retained, allocated := heapUse()-before, totalAlloc()-alloc
 	runtime.KeepAlive(s)
 	t.Logf("%d tools, %d omitted, %d MiB retained, %d MiB allocated", len(names), len(omitted), retained>>20, allocated>>20)

@@ -53,7 +53,7 @@ func main() {
 
 	// Its methods as the tools of an MCP server: the generated function.
 	server := mcp.NewServer(&mcp.Implementation{Name: "ledger", Version: "v1"}, nil)
-	names, err := ledgerv1.RegisterLedgerServiceTools(server, ledgerv1.NewLedgerServiceClient(conn))
+	names, _, err := ledgerv1.RegisterLedgerServiceTools(server, ledgerv1.NewLedgerServiceClient(conn))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -101,14 +101,13 @@ func runMCP(e *env, args []string) error {
 	// tools/list in pages that fit the client's frame, however large the
 	// tools: the total (--max-list-bytes) bounds what is kept.
 	mcptool.PageByBytes(server, lf.pageBytes())
-	var omitted []grpcmcp.Omission
-	o := grpcmcp.Options{Schema: so.options(), Resolver: r.Types, Profile: pf.p, Omitted: &omitted, TracerProvider: tel.TracerProvider, MeterProvider: tel.MeterProvider}
+	o := grpcmcp.Options{Schema: so.options(), Resolver: r.Types, Profile: pf.p, TracerProvider: tel.TracerProvider, MeterProvider: tel.MeterProvider}
 	lf.apply(&o)
 	o.Tools, o.ExcludeTools, o.ReadOnly, o.Forward = sf.tools, sf.exclude, sf.readOnly, sf.forward
 	if *lenient {
 		o.Policy = coerce.Lenient()
 	}
-	all, err := grpcmcp.AddServices(server, conn, r.Services, o)
+	all, omitted, err := grpcmcp.AddServices(server, conn, r.Services, o)
 	if err != nil {
 		return fmt.Errorf("mcp: %w", err)
 	}

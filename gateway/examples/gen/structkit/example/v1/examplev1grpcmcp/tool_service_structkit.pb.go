@@ -18,8 +18,9 @@ import (
 // The schemas were generated from the .proto source by protoc-gen-structkit;
 // arguments and results go through structkit's codec, so 64-bit integers keep
 // every digit. opts, at most one, configures grpcmcp (tool names, policy,
-// call options). It returns the names of the tools added.
-func RegisterToolServiceTools(server *mcp.Server, client v1.ToolServiceClient, opts ...grpcmcp.Options) ([]string, error) {
+// call options). It returns the names of the tools added and the methods
+// the scope and limits of opts left out.
+func RegisterToolServiceTools(server *mcp.Server, client v1.ToolServiceClient, opts ...grpcmcp.Options) ([]string, []grpcmcp.Omission, error) {
 	var o grpcmcp.Options
 	if len(opts) > 0 {
 		o = opts[0]
