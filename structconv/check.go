@@ -139,9 +139,11 @@ func (o CheckOptions) Struct(ctx context.Context, tool string, schema *Schema, a
 	// The Struct as the encoder would write it is what is validated: it is
 	// walked once, as it would be written, without the bytes being kept,
 	// and what JSON cannot hold (NaN, text that is not UTF-8) is left for
-	// the validator to name. The encoder reports there what the decoder
-	// reports of text: a fraction at an integer location, a double that
-	// may have lost digits.
+	// the validator to name. The encoder reports there the codec's rules
+	// that say something of the arguments: a fraction at an integer
+	// location (as the decoder does of text) and a whole double beyond
+	// ±2^53 that may have lost digits (as Marshal does). They follow the
+	// policy's changes.
 	_, problems, err := o.write(ctx, schema, args, nil, true, rep)
 	if err != nil {
 		return nil, err

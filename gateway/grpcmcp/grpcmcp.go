@@ -135,8 +135,8 @@ type Options struct {
 
 	// The limits of one registration (a call of AddTools, AddService or
 	// AddServices). A method a limit leaves out is not a tool; it is an
-	// Omission the registration returns, never silently dropped. Methods are taken in
-	// order, so that the first ones are kept.
+	// Omission the registration returns, never silently dropped. Methods
+	// are taken in order, so that the first ones are kept.
 	//
 	// MaxTools bounds the tools; 0 means 1000 (the go-sdk's page of
 	// tools/list).
