@@ -132,18 +132,16 @@ func (o CheckOptions) Struct(ctx context.Context, tool string, schema *Schema, a
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// The Struct is walked once, by the encoder, as Marshal under the
+	// policy would write it (the bytes are not kept): each repair is made
+	// in the Struct as it is written, what is written is what the
+	// validator reads, and what JSON cannot hold (NaN, text that is not
+	// UTF-8) is left for the validator to name. The report has, in
+	// document order, the repairs and the codec's rules that say
+	// something of the arguments: a fraction at an integer location (as
+	// the decoder reports of text) and a whole double beyond ±2^53 that
+	// may have lost digits (as Marshal reports).
 	rep := &coerce.Report{}
-	if err := fix(schema, o.Policy, rep, args); err != nil {
-		return nil, err
-	}
-	// The Struct as the encoder would write it is what is validated: it is
-	// walked once, as it would be written, without the bytes being kept,
-	// and what JSON cannot hold (NaN, text that is not UTF-8) is left for
-	// the validator to name. The encoder reports there the codec's rules
-	// that say something of the arguments: a fraction at an integer
-	// location (as the decoder does of text) and a whole double beyond
-	// ±2^53 that may have lost digits (as Marshal does). They follow the
-	// policy's changes.
 	_, problems, err := o.write(ctx, schema, args, nil, true, rep)
 	if err != nil {
 		return nil, err
@@ -199,11 +197,15 @@ func (o CheckOptions) write(ctx context.Context, schema *Schema, m proto.Message
 	e := encoderPool.Get().(*encoder)
 	e.b = e.buf[:0]
 	e.lits, e.quiet = lits, rep != nil
+	policy := coerce.Policy{}
+	if lits == nil && rep != nil { // a Struct's check: its policy repairs it in place
+		policy, e.inPlace = o.Policy, true
+	}
 	if val != nil {
 		e.rec, e.tolerant = validate.NewRecorder(), scratch
 		defer e.rec.Release()
 	}
-	err := MarshalOptions{Schema: schema, Report: rep}.encode(e, m)
+	err := MarshalOptions{Schema: schema, Report: rep, Policy: policy}.encode(e, m)
 	var out []byte
 	if err == nil && !scratch {
 		out = bytes.Clone(e.b)
@@ -261,6 +263,7 @@ type check struct {
 	lits     *literals // what the decoder kept of the literals it read; nil for none
 	tolerant bool      // write NaN, ±Inf and text that is not UTF-8 as they come: the bytes are not kept
 	quiet    bool      // report only what changes what the arguments say (write)
+	inPlace  bool      // make the policy's repairs in the Struct written, too
 }
 
 // record records the scalar v, about to be written at l, for the

@@ -148,14 +148,22 @@ func BenchmarkCheckCodec(b *testing.B) {
 					}
 				})
 			})
-			b.Run("check_struct", func(b *testing.B) {
-				b.ReportAllocs()
-				loopCPU(b, func() {
-					if _, err := (structconv.CheckOptions{}).Struct(context.Background(), "", c.schema, c.msg); err != nil {
-						b.Fatal(err)
-					}
+			for _, p := range []struct {
+				name string
+				opts structconv.CheckOptions
+			}{
+				{"check_struct", structconv.CheckOptions{}},
+				{"check_struct_lenient", structconv.CheckOptions{Policy: coerce.Lenient()}},
+			} {
+				b.Run(p.name, func(b *testing.B) {
+					b.ReportAllocs()
+					loopCPU(b, func() {
+						if _, err := p.opts.Struct(context.Background(), "", c.schema, c.msg); err != nil {
+							b.Fatal(err)
+						}
+					})
 				})
-			})
+			}
 		})
 	}
 }

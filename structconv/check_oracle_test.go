@@ -70,17 +70,21 @@ func oracleJSON(t *testing.T, o structconv.CheckOptions, schema *structconv.Sche
 	return run, err
 }
 
-// oracleStruct is the old CheckOptions.Struct: Fix, ToGo, validation,
-// with the codec's rules that Marshal reports of the repaired Struct (a
-// carried big integer written as one is its form, not a change).
+// oracleStruct is CheckOptions.Struct by two walks: Fix repairs args in
+// place, then ToGo and validation. The changes, in document order, are
+// what Marshal under the policy reports of the Struct given (a carried
+// big integer written as one is its form, not a change).
 func oracleStruct(o structconv.CheckOptions, schema *structconv.Schema, args proto.Message) (oracleRun, error) {
 	rep := &coerce.Report{}
-	if err := structconv.Fix(schema, o.Policy, rep, args); err != nil {
-		return oracleRun{}, err
+	if _, err := (structconv.MarshalOptions{Schema: schema, Policy: o.Policy, Report: rep}).Marshal(args); err != nil {
+		rep = &coerce.Report{} // what JSON cannot hold: the changes are the fixer's
+		if err := structconv.Fix(schema, o.Policy, rep, proto.Clone(args)); err != nil {
+			return oracleRun{}, err
+		}
 	}
-	var codec coerce.Report
-	if _, err := (structconv.MarshalOptions{Schema: schema, Report: &codec}).Marshal(args); err == nil {
-		rep.Changes = append(rep.Changes, slices.DeleteFunc(codec.Changes, func(c coerce.Change) bool { return c.Rule == coerce.RuleBigIntRestored })...)
+	rep.Changes = slices.DeleteFunc(rep.Changes, func(c coerce.Change) bool { return c.Rule == coerce.RuleBigIntRestored })
+	if err := structconv.Fix(schema, o.Policy, nil, args); err != nil {
+		return oracleRun{}, err
 	}
 	v, err := structconv.GoOptions{Schema: schema}.ToGo(args)
 	if err != nil {

@@ -155,6 +155,21 @@ func fuzzUnion(t *testing.T, data []byte) {
 	if !bytes.Equal(lchecked, lout) && !sameStruct(t, lchecked, lout) {
 		t.Fatalf("the lenient check wrote %s, Unmarshal and Marshal %s", lchecked, lout)
 	}
+	// The check of a Struct, in its one pass, leaves the Struct the fixer
+	// (a walk of its own) leaves: unchanged when strict, repaired in place
+	// under the policy.
+	for _, policy := range []coerce.Policy{{}, coerce.Lenient()} {
+		one, walked := proto.Clone(&v).(*structpb.Value), proto.Clone(&v).(*structpb.Value)
+		if _, err := (structconv.CheckOptions{Policy: policy}).Struct(context.Background(), "", unionFuzzSchema, one); err != nil {
+			t.Fatalf("check of the Struct of %s: %v", data, err)
+		}
+		if err := structconv.Fix(unionFuzzSchema, policy, nil, walked); err != nil {
+			t.Fatal(err)
+		}
+		if !proto.Equal(one, walked) {
+			t.Fatalf("the check of the Struct of %s under %v left\n%v\nthe fixer\n%v", data, policy, one, walked)
+		}
+	}
 }
 
 // sameStruct reports whether a and b read under the union schema give the

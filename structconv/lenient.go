@@ -18,9 +18,10 @@ import (
 // This file holds what the lenient coercion policy (coerce.Policy) needs
 // from the codec. Package internal/lenient decides, once, what the policy
 // does with a value at a location; each conversion path only applies that
-// decision: the decoder (Unmarshal) and the encoder (Marshal) here, the
-// fixer (CheckOptions.Struct, in place) in fix.go, and the Go-value
-// converter (GoOptions) in lenientgo.go. Embedded JSON ("json-string") is
+// decision: the decoder (Unmarshal) and the encoder (Marshal, and the
+// check of a Struct, which makes the encoder's repairs in the Struct as
+// it writes) here, and the Go-value converter (GoOptions) in
+// lenientgo.go. Embedded JSON ("json-string") is
 // read by the codec's own strict decoder on every path.
 
 // isCarried reports whether a string read from a Struct is the codec's
@@ -304,6 +305,9 @@ func (e *encoder) lenientValue(v *structpb.Value, l *plan.Loc) (done bool, err e
 			if err := e.value(parsed, l); err != nil {
 				return true, err
 			}
+			if e.inPlace {
+				v.Kind = parsed.Kind
+			}
 			if e.report != nil {
 				e.note(dec.Rule, strconv.Quote(sc.Text), string(e.b[start:]), l)
 				moveLast(e.report, mark)
@@ -316,12 +320,11 @@ func (e *encoder) lenientValue(v *structpb.Value, l *plan.Loc) (done bool, err e
 	case lenient.Wrap:
 		start := len(e.b)
 		mark := reportMark(e.report)
-		e.b = append(e.b, '[')
-		depth := len(e.path)
-		e.path = append(e.path, seg{index: 0})
-		err := e.value(v, l.Item(0, nil))
-		e.path = e.path[:depth]
-		e.b = append(e.b, ']')
+		list := &structpb.ListValue{Values: []*structpb.Value{{Kind: v.Kind}}}
+		err := e.list(list, l)
+		if e.inPlace {
+			v.Kind = &structpb.Value_ListValue{ListValue: list}
+		}
 		if err == nil && e.report != nil {
 			e.note(dec.Rule, sc.JSON(), string(e.b[start:]), l)
 			moveLast(e.report, mark)
@@ -329,6 +332,12 @@ func (e *encoder) lenientValue(v *structpb.Value, l *plan.Loc) (done bool, err e
 		return true, err
 	case lenient.Replace:
 		e.b = appendScalar(e.b, dec.Out)
+		if e.inPlace {
+			v.Kind = scalarValue(dec.Out).Kind
+			if e.rec != nil {
+				e.record(v, l)
+			}
+		}
 		if e.report != nil {
 			e.note(dec.Rule, sc.JSON(), dec.Out.JSON(), l)
 		}

@@ -2,6 +2,7 @@ package structconv_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math/big"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/structkit/structkit/coerce"
@@ -255,24 +257,23 @@ func lenPathB(t *testing.T, schema *structconv.Schema, c lenCase) lenRun {
 	return lenRun{out, lenPolicyChanges(&r)}
 }
 
-// (c) JSON → Struct without a schema; Fix in place; Struct → JSON with
-// the schema only.
+// (c) JSON → Struct without a schema; the check of the Struct repairs it
+// in place; Struct → JSON with the schema only.
 func lenPathC(t *testing.T, schema *structconv.Schema, c lenCase) lenRun {
 	t.Helper()
 	v := lenRead(t, c.in)
-	var r coerce.Report
-	var err error
+	var m proto.Message = v
 	switch {
 	case v.GetStructValue() != nil:
-		err = structconv.Fix(schema, c.policy, &r, v.GetStructValue())
+		m = v.GetStructValue()
 	case v.GetListValue() != nil:
-		err = structconv.Fix(schema, c.policy, &r, v.GetListValue())
-	default:
-		err = structconv.Fix(schema, c.policy, &r, v)
+		m = v.GetListValue()
 	}
+	rep, err := structconv.CheckOptions{Policy: c.policy}.Struct(context.Background(), "", schema, m)
 	if err != nil {
-		t.Fatalf("path c: Fix: %v", err)
+		t.Fatalf("path c: CheckOptions.Struct: %v", err)
 	}
+	r := coerce.Report{Changes: rep.Changes}
 	out, err := structconv.MarshalOptions{Schema: schema}.Marshal(v)
 	if err != nil {
 		t.Fatalf("path c: Marshal: %v", err)
@@ -337,12 +338,12 @@ func TestReportOrderDeterministic(t *testing.T) {
 				}
 				return &r
 			},
-			"Fix": func() *coerce.Report {
-				var r coerce.Report
-				if err := structconv.Fix(schema, lenL, &r, lenRead(t, string(doc))); err != nil {
+			"CheckOptions.Struct": func() *coerce.Report {
+				rep, err := structconv.CheckOptions{Policy: lenL}.Struct(context.Background(), "", schema, lenRead(t, string(doc)))
+				if err != nil {
 					t.Fatal(err)
 				}
-				return &r
+				return &coerce.Report{Changes: rep.Changes}
 			},
 		} {
 			got := report().String()

@@ -110,10 +110,10 @@ func TestInMemoryDepth(t *testing.T) {
 	wantDepth(t, "ToGo", err)
 	_, err = structconv.GoOptions{Schema: recursive}.ToGo(deep)
 	wantDepth(t, "ToGo with a schema", err)
-	err = structconv.Fix(recursive, coerce.Lenient(), nil, deep)
-	wantDepth(t, "Fix", err)
 	_, err = structconv.CheckOptions{}.Struct(context.Background(), "", recursive, deep)
 	wantDepth(t, "CheckOptions.Struct", err)
+	_, err = structconv.CheckOptions{Policy: coerce.Lenient()}.Struct(context.Background(), "", recursive, deep)
+	wantDepth(t, "CheckOptions.Struct, lenient", err)
 	var g any = nil
 	for range structconv.MaxDepthLimit + 5 {
 		g = []any{g}

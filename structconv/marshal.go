@@ -284,9 +284,17 @@ func (e *encoder) object(s *structpb.Struct, l *plan.Loc) error {
 		child := cursor.Property(p.key)
 		val := p.val
 		if e.lenient && l != nil {
-			if val = dropEmpty(e.policy, e, e.report != nil, l, p.key, child, val); val == nil {
+			after := dropEmpty(e.policy, e, e.report != nil, l, p.key, child, val)
+			switch {
+			case after == nil:
+				if e.inPlace {
+					delete(fields, p.key)
+				}
 				continue
+			case after != val && e.inPlace:
+				val.Kind = after.Kind
 			}
+			val = after
 		}
 		if wrote > 0 {
 			e.b = append(e.b, ',')

@@ -159,6 +159,8 @@ var pathsRows = []pathsRow{
 		report: []string{`/b: boolean-words "yes" -> true`}},
 	{name: "number to string", in: `{"s":12345}`, policy: pathsAll, out: `{"s":"12345"}`,
 		report: []string{`/s: number-to-string 12345 -> "12345"`}},
+	{name: "a repair and a fraction", in: `{"i":1.5,"s":12345}`, policy: pathsAll, out: `{"i":1.5,"s":"12345"}`,
+		report: []string{"/i: fraction-at-integer 1.5", `/s: number-to-string 12345 -> "12345"`, "/i: expected integer, got number 1.5"}},
 	{name: "number to string, 2^60 shortest", in: `{"s":1152921504606847000}`, policy: pathsAll, out: `{"s":"1152921504606847000"}`,
 		report: []string{`/s: number-to-string 1152921504606847000 -> "1152921504606847000"`}},
 	{name: "enum case", in: `{"e":"Fast"}`, policy: coerce.Lenient(), out: `{"e":"fast"}`,

@@ -89,8 +89,14 @@ func (r *Recorder) Key(name string) {
 // Array records an array of n items; their values follow, then End.
 func (r *Recorder) Array(n int) { r.open(tArray, n) }
 
-// End closes the object or array last opened.
-func (r *Recorder) End() { r.stack = r.stack[:len(r.stack)-1] }
+// End closes the object or array last opened. An object may have been
+// given fewer members than Object said (a member the pass left out, as a
+// repair that drops it): it has those it was given.
+func (r *Recorder) End() {
+	top := r.stack[len(r.stack)-1]
+	r.in.vals[top.loc].n = top.next
+	r.stack = r.stack[:len(r.stack)-1]
+}
 
 // Null records null.
 func (r *Recorder) Null() { r.in.vals[r.slot()].t = tNull }

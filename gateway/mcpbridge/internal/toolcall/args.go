@@ -3,6 +3,7 @@ package toolcall
 import (
 	"bytes"
 	"errors"
+	"slices"
 
 	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/jsonvalue"
@@ -117,6 +118,17 @@ func AppendChanges(rep *coerce.Report, changes []coerce.Change, prefix string) {
 		ch.Path = prefix + ch.Path
 		rep.Changes = append(rep.Changes, ch)
 	}
+}
+
+// appendUnchecked is AppendChanges of a conversion of arguments that the
+// check of their Struct reads too: the check reports, of that Struct,
+// what the codec's rules say (a fraction at an integer location, a
+// double that may have lost digits), so the conversion's own word on
+// those is left out.
+func appendUnchecked(rep *coerce.Report, changes []coerce.Change) {
+	AppendChanges(rep, slices.DeleteFunc(changes, func(ch coerce.Change) bool {
+		return ch.Rule == coerce.RuleFraction || ch.Rule == coerce.RulePrecisionUnsafe
+	}), "")
 }
 
 // NotValidated tells a schema the validator cannot compile (the arguments

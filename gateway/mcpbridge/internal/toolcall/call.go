@@ -97,7 +97,10 @@ func (c *Call) Struct(ctx context.Context, args *structpb.Struct) (*Args, error)
 			return a, nil
 		}
 		marshal.Policy = coerce.Policy{} // applied by the check
-		a.JSON, err = marshalReporting(marshal, fixed, &a.Report)
+		var mrep coerce.Report
+		marshal.Report = &mrep
+		a.JSON, err = marshal.Marshal(fixed)
+		appendUnchecked(&a.Report, mrep.Changes)
 	default:
 		a.JSON, err = marshalReporting(marshal, args, &a.Report)
 	}

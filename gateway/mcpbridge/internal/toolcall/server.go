@@ -94,7 +94,11 @@ func StructArguments(ctx context.Context, tool string, in *structconv.Schema, ra
 		return nil, InvalidText(tool, err)
 	}
 	var all coerce.Report
-	AppendChanges(&all, rep.Changes, "")
+	if check {
+		appendUnchecked(&all, rep.Changes)
+	} else {
+		AppendChanges(&all, rep.Changes, "")
+	}
 	if check {
 		c := o
 		c.Observer = nil // observed with the whole report

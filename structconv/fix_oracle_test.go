@@ -13,7 +13,9 @@ import (
 	"github.com/structkit/structkit/internal/plan"
 )
 
-// Fixer (CheckOptions.Struct).
+// The fixer that CheckOptions.Struct ran before its encoder pass made the
+// repairs in place (a walk of its own): the oracle of the Struct that
+// pass leaves (Fix; check_oracle_test.go, lenient_test.go).
 
 // fix rewrites m, a *structpb.Struct, *structpb.Value or
 // *structpb.ListValue, in place under the policy (see CheckOptions.Struct),
