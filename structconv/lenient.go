@@ -21,8 +21,8 @@ import (
 // decision: the decoder (Unmarshal) and the encoder (Marshal, and the
 // check of a Struct, which makes the encoder's repairs in the Struct as
 // it writes) here, and the Go-value converter (GoOptions) in
-// lenientgo.go. Embedded JSON ("json-string") is
-// read by the codec's own strict decoder on every path.
+// lenientgo.go. Embedded JSON ("json-string") is read by the codec's own
+// strict decoder on every path.
 
 // isCarried reports whether a string read from a Struct is the codec's
 // carried form of a big integer at a location that takes it as one. The
@@ -332,10 +332,13 @@ func (e *encoder) lenientValue(v *structpb.Value, l *plan.Loc) (done bool, err e
 		return true, err
 	case lenient.Replace:
 		e.b = appendScalar(e.b, dec.Out)
-		if e.inPlace {
-			v.Kind = scalarValue(dec.Out).Kind
+		if e.inPlace || e.rec != nil {
+			out := scalarValue(dec.Out)
+			if e.inPlace {
+				v.Kind = out.Kind
+			}
 			if e.rec != nil {
-				e.record(v, l)
+				e.record(out, l)
 			}
 		}
 		if e.report != nil {
