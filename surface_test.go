@@ -40,11 +40,13 @@ import (
 // Unwrap); 144 and 344 with jsonvalue's one Decode of text or bytes, and
 // without AppendWhole and InDoubleRange (strconv says as much); 343 with
 // protoschema's notes returned by Generate, not sent through a pointer in
-// SchemaOptions. The gateway: 221 with grpcmcp's omissions returned by
-// the registration, not sent through Options.Omitted.
+// SchemaOptions; 137 and 331 with jsonvalue's errors the codec's
+// *structconv.Error (no SyntaxError, ErrorKind and its five kinds). The
+// gateway: 221 with grpcmcp's omissions returned by the registration,
+// not sent through Options.Omitted.
 const (
-	maxTopLevel   = 144
-	maxIdentifier = 343
+	maxTopLevel   = 137
+	maxIdentifier = 331
 
 	maxGatewayTopLevel   = 52
 	maxGatewayIdentifier = 221

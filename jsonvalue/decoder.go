@@ -26,7 +26,7 @@ func (k Kind) String() string { return jsontext.Kind(k).String() }
 
 // A Decoder reads one document from a string as a sequence of tokens,
 // each with the byte offset at which it starts, under the Options it was
-// made with. Its errors are *SyntaxError.
+// made with. Its errors are *structconv.Error (see the package doc).
 type Decoder struct{ d *jsontext.Decoder }
 
 // NewDecoder returns a Decoder reading the document s under o.
@@ -36,7 +36,7 @@ func NewDecoder(s string, o Options) *Decoder { return &Decoder{jsontext.NewDeco
 // then describe it.
 func (d *Decoder) Next() (Kind, error) {
 	k, err := d.d.Next()
-	return Kind(k), syntax(err)
+	return Kind(k), syntax(d.d.Source(), err)
 }
 
 // Text returns the current token's text: a string's or name's value
@@ -68,7 +68,7 @@ func (d *Decoder) Peek() Kind { return Kind(d.d.Peek()) }
 // it reads nothing and returns that token's end.
 func (d *Decoder) SkipValue() (end int, err error) {
 	end, err = d.d.SkipValue()
-	return end, syntax(err)
+	return end, syntax(d.d.Source(), err)
 }
 
 // Member is one member of an object as EachMember reads it: its name,
@@ -86,5 +86,5 @@ type Member struct {
 // error of the reader stops it too and is returned.
 func (d *Decoder) EachMember(fn func(Member) bool) (done bool, err error) {
 	done, err = d.d.EachMember(func(m jsontext.Member) bool { return fn(Member(m)) })
-	return done, syntax(err)
+	return done, syntax(d.d.Source(), err)
 }

@@ -9,7 +9,13 @@
 // Compact and Indent rewrite a document token for token; Marshal,
 // AppendValue and AppendString write JSON. A Decoder reads a document as
 // tokens. PointerAt, ValueAt and LineCol place an offset for a message.
-// Every error of the reader is a *SyntaxError.
+//
+// Every error of the reader is the codec's *structconv.Error, with the
+// code structconv.Unmarshal gives the same fault: CodeSyntax,
+// CodeInvalidUTF8, CodeDuplicateKey, CodeDepth (nesting beyond
+// Options.MaxDepth) or CodeNumber (a literal with more digits than
+// Options.MaxDigits), with the byte Offset of the fault and, as Path,
+// the JSON Pointer PointerAt gives that offset.
 package jsonvalue
 
 import (
@@ -17,6 +23,7 @@ import (
 
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/pointer"
+	"github.com/structkit/structkit/structconv"
 )
 
 // Options are the limits a document is read under. The zero value applies
@@ -24,11 +31,11 @@ import (
 // digits per number literal) and refuses repeated member names.
 type Options struct {
 	// MaxDepth limits the nesting of arrays and objects: a document of
-	// MaxDepth levels is read, one more fails with ErrDepth. 0 or less
+	// MaxDepth levels is read, one more fails with CodeDepth. 0 or less
 	// means the default, 512; at most 100000 is used.
 	MaxDepth int
 	// MaxDigits limits the digits (mantissa and exponent) of one number
-	// literal; a longer one fails with ErrDigits. 0 or less means the
+	// literal; a longer one fails with CodeNumber. 0 or less means the
 	// default, 4300.
 	MaxDigits int
 	// AllowDuplicateNames turns the check for repeated member names off;
@@ -46,66 +53,37 @@ func (o Options) internal() jsontext.Options {
 	return jsontext.Options{MaxDepth: o.MaxDepth, MaxDigits: o.MaxDigits, AllowDuplicateNames: o.AllowDuplicateNames}
 }
 
-// ErrorKind classifies a SyntaxError, for callers to map to their own
-// error codes without reading the message.
-type ErrorKind uint8
-
-// The error kinds (the token layer's, value for value: TestKinds).
-const (
-	// ErrSyntax: the text is not JSON (a stray character, a malformed
-	// number or escape, truncation, trailing data).
-	ErrSyntax ErrorKind = iota + 1
-	// ErrUTF8: a string or member name is not valid UTF-8, or holds an
-	// unpaired surrogate escape.
-	ErrUTF8
-	// ErrDuplicate: an object names the same member twice; Offset is the
-	// second name's.
-	ErrDuplicate
-	// ErrDepth: nesting deeper than Options.MaxDepth; Offset is the
-	// opening bracket's.
-	ErrDepth
-	// ErrDigits: a number literal with more digits than
-	// Options.MaxDigits; Offset is the literal's.
-	ErrDigits
-)
-
-// SyntaxError is the error of the reader: what is wrong and where. Match
-// it with errors.As.
-type SyntaxError struct {
-	Kind ErrorKind
-	// Offset is the byte offset in the input at which the problem is.
-	Offset int
-	// Msg says what is wrong, without the location.
-	Msg string
-
-	err *jsontext.SyntaxError
-}
-
-// Error is "jsontext: line:col: Msg (at byte Offset)".
-func (e *SyntaxError) Error() string { return e.err.Error() }
-
-// LineCol returns the 1-based line and column of the error in the input
-// (see LineCol).
-func (e *SyntaxError) LineCol() (line, col int) { return e.err.LineCol() }
-
-// syntax turns the token layer's *jsontext.SyntaxError into a
-// *SyntaxError; other errors (encoding/json's, for Marshal) pass. It is
-// on every token's path (Decoder.Next): a nil error costs nothing.
-func syntax(err error) error {
+// syntax turns the token layer's error in src into the codec's
+// *structconv.Error: its code for the kind of the fault, at the JSON
+// Pointer of the offset (placed by a read of src up to it: errors only);
+// other errors (encoding/json's, for Marshal) pass. It is on every
+// token's path (Decoder.Next): a nil error costs nothing.
+func syntax(src string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return syntaxOf(err)
+	return syntaxOf(src, err)
 }
 
 // syntaxOf is syntax of an error (its errors.As target escapes: the
 // allocation is on the error's path only).
-func syntaxOf(err error) error {
+func syntaxOf(src string, err error) error {
 	var se *jsontext.SyntaxError
 	if !errors.As(err, &se) {
 		return err
 	}
-	return &SyntaxError{Kind: ErrorKind(se.Kind), Offset: se.Offset, Msg: se.Msg, err: se}
+	code := structconv.CodeSyntax
+	switch se.Kind {
+	case jsontext.ErrUTF8:
+		code = structconv.CodeInvalidUTF8
+	case jsontext.ErrDuplicate:
+		code = structconv.CodeDuplicateKey
+	case jsontext.ErrDepth:
+		code = structconv.CodeDepth
+	case jsontext.ErrDigits, jsontext.ErrNumber:
+		code = structconv.CodeNumber
+	}
+	return &structconv.Error{Code: code, Path: jsontext.PointerAt(src, se.Offset), Offset: se.Offset, Msg: se.Msg}
 }
 
 // Decode reads the one JSON document src, text or bytes, into a Go tree:
@@ -115,8 +93,9 @@ func syntaxOf(err error) error {
 // the last of repeated members stays. The tree's strings share the
 // memory of one string holding src (src itself when it is a string).
 func Decode[T ~string | ~[]byte](src T, o Options) (any, error) {
-	v, err := jsontext.DecodeString(string(src), o.internal())
-	return v, syntax(err)
+	s := string(src)
+	v, err := jsontext.DecodeString(s, o.internal())
+	return v, syntax(s, err)
 }
 
 // Members reads the one document src holds, under o, and returns the
@@ -126,14 +105,14 @@ func Decode[T ~string | ~[]byte](src T, o Options) (any, error) {
 // that is not an object.
 func Members(src string, o Options) (map[string]string, error) {
 	m, err := jsontext.Members(src, o.internal())
-	return m, syntax(err)
+	return m, syntax(src, err)
 }
 
 // Elements is Members for an array: each element's text as written; nil
 // and no error for a document that is not an array.
 func Elements(src string, o Options) ([]string, error) {
 	e, err := jsontext.Elements(src, o.internal())
-	return e, syntax(err)
+	return e, syntax(src, err)
 }
 
 // Compact appends to dst the one document src holds without its
@@ -141,7 +120,7 @@ func Elements(src string, o Options) ([]string, error) {
 // escapes, numbers their literal), read under o.
 func Compact(dst []byte, src string, o Options) ([]byte, error) {
 	b, err := jsontext.Compact(dst, src, o.internal())
-	return b, syntax(err)
+	return b, syntax(src, err)
 }
 
 // Indent appends to dst the one document src holds as encoding/json's
@@ -151,7 +130,7 @@ func Compact(dst []byte, src string, o Options) ([]byte, error) {
 // under o.
 func Indent(dst []byte, src, indent string, o Options) ([]byte, error) {
 	b, err := jsontext.Indent(dst, src, indent, o.internal())
-	return b, syntax(err)
+	return b, syntax(src, err)
 }
 
 // Marshal writes v as compact JSON, byte for byte as encoding/json's
@@ -185,7 +164,7 @@ func IntegerDigits(lit string) (digits string, ok bool) {
 // PointerAt returns the JSON Pointer of the innermost value of src whose
 // text holds byte offset off, or of the member whose name starts there:
 // the location, in the document's terms, of a problem found at off (a
-// SyntaxError's Offset). Between the members or elements of a container
+// *structconv.Error's Offset). Between the members or elements of a container
 // it is the container's; after the document, the root's. It costs a read
 // of src up to off: call it for errors.
 func PointerAt(src string, off int) string { return jsontext.PointerAt(src, off) }

@@ -8,24 +8,29 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/types/known/structpb"
+
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/jsonvalue"
+	"github.com/structkit/structkit/structconv"
 )
 
-// TestSyntaxError: the reader's errors are *SyntaxError with their kind,
-// offset and place, under the limits the Options set.
+// TestSyntaxError: the reader's errors are *structconv.Error with the
+// code Unmarshal gives the fault, its offset and its place, under the
+// limits the Options set.
 func TestSyntaxError(t *testing.T) {
 	for _, tc := range []struct {
 		src  string
 		o    jsonvalue.Options
-		kind jsonvalue.ErrorKind
+		code structconv.ErrorCode
 		off  int
+		path string
 	}{
-		{`{"a": 007}`, jsonvalue.Options{}, jsonvalue.ErrSyntax, 7},
-		{`{"a":1,"a":2}`, jsonvalue.Options{}, jsonvalue.ErrDuplicate, 7},
-		{"[\"\xff\"]", jsonvalue.Options{}, jsonvalue.ErrUTF8, 2},
-		{`[[[1]]]`, jsonvalue.Options{MaxDepth: 2}, jsonvalue.ErrDepth, 2},
-		{`[12345]`, jsonvalue.Options{MaxDigits: 4}, jsonvalue.ErrDigits, 1},
+		{`{"a": 007}`, jsonvalue.Options{}, structconv.CodeSyntax, 7, "/a"},
+		{`{"a":1,"a":2}`, jsonvalue.Options{}, structconv.CodeDuplicateKey, 7, "/a"},
+		{"[\"\xff\"]", jsonvalue.Options{}, structconv.CodeInvalidUTF8, 2, "/0"},
+		{`[[[1]]]`, jsonvalue.Options{MaxDepth: 2}, structconv.CodeDepth, 2, "/0/0"},
+		{`[12345]`, jsonvalue.Options{MaxDigits: 4}, structconv.CodeNumber, 1, "/0"},
 	} {
 		for name, read := range map[string]func() error{
 			"Decode":       func() error { _, err := jsonvalue.Decode(tc.src, tc.o); return err },
@@ -42,13 +47,15 @@ func TestSyntaxError(t *testing.T) {
 				}
 			},
 		} {
-			var se *jsonvalue.SyntaxError
-			if err := read(); !errors.As(err, &se) || se.Kind != tc.kind || se.Offset != tc.off || se.Msg == "" {
-				t.Errorf("%s(%q): %#v, want a *SyntaxError of kind %d at %d", name, tc.src, err, tc.kind, tc.off)
+			var se *structconv.Error
+			if err := read(); !errors.As(err, &se) || se.Code != tc.code || se.Offset != tc.off || se.Path != tc.path || se.Msg == "" {
+				t.Errorf("%s(%q): %#v, want a *structconv.Error (%s) at %d, %s", name, tc.src, err, tc.code, tc.off, tc.path)
 				continue
 			}
-			if line, col := se.LineCol(); line != 1 || col != tc.off+1 || !strings.Contains(se.Error(), fmt.Sprintf("1:%d: ", col)) {
-				t.Errorf("%s(%q): at %d:%d, %q", name, tc.src, line, col, se.Error())
+			// Unmarshal's code for the same text (a Struct holds an object).
+			var ue *structconv.Error
+			if err := (structconv.UnmarshalOptions{MaxDepth: tc.o.MaxDepth, MaxNumberDigits: tc.o.MaxDigits}).Unmarshal([]byte(tc.src), &structpb.Value{}); !errors.As(err, &ue) || ue.Code != se.Code || ue.Offset != se.Offset || ue.Path != se.Path {
+				t.Errorf("%s(%q): %v; Unmarshal: %v", name, tc.src, se, err)
 			}
 		}
 	}
@@ -175,10 +182,10 @@ func Example() {
 
 	src := "{\"ids\": [1,\n 2, 03]}"
 	_, err := jsonvalue.Decode(src, jsonvalue.Options{})
-	var se *jsonvalue.SyntaxError
+	var se *structconv.Error
 	if errors.As(err, &se) {
-		line, col := se.LineCol()
-		fmt.Printf("%d:%d %s: %s\n", line, col, jsonvalue.PointerAt(src, se.Offset), se.Msg)
+		line, col := jsonvalue.LineCol(src, se.Offset)
+		fmt.Printf("%d:%d %s: %s\n", line, col, se.Path, se.Msg)
 	}
 	// Output:
 	// 9007199254740993
@@ -204,8 +211,8 @@ func TestDecoderAllocs(t *testing.T) {
 	}
 }
 
-// TestKinds: the kinds are the token layer's, value for value (Next and
-// the errors convert them as numbers).
+// TestKinds: the kinds are the token layer's, value for value (Next
+// converts them as numbers).
 func TestKinds(t *testing.T) {
 	kinds := map[jsonvalue.Kind]jsontext.Kind{
 		jsonvalue.Invalid: jsontext.Invalid, jsonvalue.EOF: jsontext.EOF, jsonvalue.Null: jsontext.Null,
@@ -218,16 +225,7 @@ func TestKinds(t *testing.T) {
 			t.Errorf("Kind %d (%s) is the token layer's %d (%s)", k, k, want, want)
 		}
 	}
-	errs := map[jsonvalue.ErrorKind]jsontext.ErrorKind{
-		jsonvalue.ErrSyntax: jsontext.ErrSyntax, jsonvalue.ErrUTF8: jsontext.ErrUTF8, jsonvalue.ErrDuplicate: jsontext.ErrDuplicate,
-		jsonvalue.ErrDepth: jsontext.ErrDepth, jsonvalue.ErrDigits: jsontext.ErrDigits,
-	}
-	for k, want := range errs {
-		if uint8(k) != uint8(want) {
-			t.Errorf("ErrorKind %d is the token layer's %d (%s)", k, want, want)
-		}
-	}
-	if len(kinds) != 11 || len(errs) != 5 {
-		t.Errorf("%d kinds, %d error kinds", len(kinds), len(errs))
+	if len(kinds) != 11 {
+		t.Errorf("%d kinds", len(kinds))
 	}
 }

@@ -72,9 +72,9 @@ func checkResult(b []byte, limit int) error {
 	d := jsonvalue.NewDecoder(string(b), jsonvalue.Options{MaxDepth: limit, MaxDigits: math.MaxInt32, AllowDuplicateNames: true})
 	for {
 		k, err := d.Next()
-		var se *jsonvalue.SyntaxError
+		var se *structconv.Error
 		switch {
-		case errors.As(err, &se) && se.Kind == jsonvalue.ErrDepth:
+		case errors.As(err, &se) && se.Code == structconv.CodeDepth:
 			return errResultDepth{limit}
 		case err != nil:
 			return err

@@ -130,8 +130,13 @@ func btoi(b bool) int {
 // the pointer of the value that failed to read. It costs a read of src up
 // to off: call it for errors.
 func PointerAt(src string, off int) string {
+	// The pointers are prefixes of one buffer, each known by its length,
+	// so that a read of n levels costs O(n), not O(n²): a frame's own
+	// pointer is buf[:self], and best is buf[:best]. A child's pointer is
+	// written after its container's, over what was there; best is set
+	// anew whenever that happens.
 	type frame struct {
-		self string // the container's pointer
+		self int // the container's pointer, as a length of buf
 		obj  bool
 		key  string // the member being read
 		next int    // the next element's index
@@ -139,24 +144,27 @@ func PointerAt(src string, off int) string {
 	var (
 		d     Decoder
 		stack []frame
-		best  string
+		buf   []byte
+		best  int
 	)
-	// child returns the pointer of the value starting in the innermost
-	// container ("" at the top).
-	child := func() string {
+	// child writes the pointer of the value starting in the innermost
+	// container (none at the top) and returns its length.
+	child := func() int {
 		if len(stack) == 0 {
-			return ""
+			return 0
 		}
 		f := &stack[len(stack)-1]
 		if f.obj {
-			return string(pointer.AppendToken([]byte(f.self), f.key))
+			buf = pointer.AppendToken(buf[:f.self], f.key)
+		} else {
+			f.next++
+			buf = pointer.AppendIndex(buf[:f.self], f.next-1)
 		}
-		f.next++
-		return string(pointer.AppendIndex([]byte(f.self), f.next-1))
+		return len(buf)
 	}
-	container := func() string {
+	container := func() int {
 		if len(stack) == 0 {
-			return ""
+			return 0
 		}
 		return stack[len(stack)-1].self
 	}
@@ -170,12 +178,12 @@ func PointerAt(src string, off int) string {
 			// array has just opened or a ',' came after the last one.
 			if n := len(stack); n > 0 && !stack[n-1].obj &&
 				(last == ArrayOpen || strings.HasPrefix(strings.TrimLeft(src[lastEnd:se.Offset], " \t\r\n"), ",")) {
-				return child()
+				return string(buf[:child()])
 			}
-			return best
+			return string(buf[:best])
 		}
 		if err != nil || k == EOF || d.Start() > off {
-			return best
+			return string(buf[:best])
 		}
 		last, lastEnd = k, d.Current().End()
 		switch k {

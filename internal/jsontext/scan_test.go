@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -118,6 +119,25 @@ func TestPointerAt(t *testing.T) {
 	}
 	if got := PointerAt(`[`+strings.Repeat(`[`, 3000), 3000); got != strings.Repeat("/0", 3000) {
 		t.Errorf("deep: %d bytes", len(got))
+	}
+}
+
+// TestPointerAtLinear: placing an offset n levels deep costs O(n)
+// memory, not a pointer per level (O(n²): 20 GB at the reader's 100000
+// levels, which a hostile frame reaches). Bytes allocated are counted,
+// not time taken.
+func TestPointerAtLinear(t *testing.T) {
+	const depth = 50000
+	src := strings.Repeat(`[`, depth+1)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got := PointerAt(src, depth)
+	runtime.ReadMemStats(&after)
+	if got != strings.Repeat("/0", depth) {
+		t.Fatalf("deep: %d bytes", len(got))
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1024*depth { // some 240 bytes a level; a pointer per level is 50000 times that
+		t.Errorf("PointerAt %d levels deep allocated %d bytes, want O(n)", depth, n)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/structkit/structkit/jsonvalue"
+	"github.com/structkit/structkit/structconv"
 )
 
 // readJSON reads the one JSON document of a file the CLI was given (a
@@ -15,20 +16,20 @@ import (
 func readJSON(name string, data []byte) (any, error) {
 	v, err := jsonvalue.Decode(data, jsonvalue.Options{})
 	if err != nil {
-		return nil, syntaxAt(name, "not a JSON document: ", err)
+		return nil, syntaxAt(name, data, "not a JSON document: ", err)
 	}
 	return v, nil
 }
 
-// syntaxAt places a *jsonvalue.SyntaxError (however wrapped) in the named
-// input: "name:line:col: what message"; any other error is only prefixed
-// with the name.
-func syntaxAt(name, what string, err error) error {
-	var se *jsonvalue.SyntaxError
-	if !errors.As(err, &se) {
+// syntaxAt places a *structconv.Error of the reader (however wrapped) in
+// the named input, data: "name:line:col: what message"; any other error
+// is only prefixed with the name.
+func syntaxAt(name string, data []byte, what string, err error) error {
+	var se *structconv.Error
+	if !errors.As(err, &se) || se.Offset < 0 {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	line, col := se.LineCol()
+	line, col := jsonvalue.LineCol(string(data), se.Offset)
 	return &locatedError{fmt.Sprintf("%s:%d:%d: %s%s", name, line, col, what, se.Msg), err}
 }
 

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/structkit/structkit/jsonvalue"
+	"github.com/structkit/structkit/structconv"
 )
 
 // SDKMaxDepth is the nesting at which the go-sdk's client refuses a
@@ -37,8 +38,8 @@ func tooDeep(frame []byte) bool {
 	for {
 		k, err := d.Next()
 		if err != nil {
-			var se *jsonvalue.SyntaxError
-			return errors.As(err, &se) && se.Kind == jsonvalue.ErrDepth
+			var se *structconv.Error
+			return errors.As(err, &se) && se.Code == structconv.CodeDepth
 		}
 		if k == jsonvalue.EOF {
 			return false

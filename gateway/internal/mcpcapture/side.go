@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/structkit/structkit/jsonvalue"
+	"github.com/structkit/structkit/structconv"
 )
 
 // On the newline-delimited transports the result of a tools/call is
@@ -180,8 +181,8 @@ func (c *Capture) captureFrame(frame []byte, p *pending) (stub []byte, v verdict
 // depthOf is the verdict of a reading that err stopped (nil: a frame that
 // is not an object, read to its first token only).
 func depthOf(err error) verdict {
-	var se *jsonvalue.SyntaxError
-	if errors.As(err, &se) && se.Kind == jsonvalue.ErrDepth {
+	var se *structconv.Error
+	if errors.As(err, &se) && se.Code == structconv.CodeDepth {
 		return deep
 	}
 	return notRead

@@ -23,6 +23,7 @@ import (
 
 	"github.com/structkit/structkit/gateway/internal/msgtext"
 	"github.com/structkit/structkit/jsonvalue"
+	"github.com/structkit/structkit/structconv"
 )
 
 // sdkMaxDepth is the nesting the SDK's JSON reader accepts
@@ -111,8 +112,8 @@ func read(tool, which string, s any) (any, error) {
 	}
 	v, err := jsonvalue.Decode(b, jsonvalue.Options{MaxDepth: sdkMaxDepth})
 	if err != nil {
-		if se, ok := err.(*jsonvalue.SyntaxError); ok {
-			return nil, &Error{Tool: tool, Schema: which, Path: jsonvalue.PointerAt(string(b), se.Offset), Msg: se.Msg}
+		if se, ok := err.(*structconv.Error); ok {
+			return nil, &Error{Tool: tool, Schema: which, Path: se.Path, Msg: se.Msg}
 		}
 		return nil, &Error{Tool: tool, Schema: which, Msg: err.Error()}
 	}

@@ -30,7 +30,7 @@ func ReadArguments(args []byte, maxDepth, maxDigits int) (map[string]any, error)
 	src := string(args)
 	tree, err := jsonvalue.Decode(src, jsonvalue.Options{MaxDepth: maxDepth, MaxDigits: maxDigits})
 	if err != nil {
-		return nil, SyntaxError(src, err)
+		return nil, err
 	}
 	obj, ok := tree.(map[string]any)
 	if !ok {
@@ -54,31 +54,9 @@ func ReadArguments(args []byte, maxDepth, maxDigits int) (map[string]any, error)
 	return obj, nil
 }
 
-// SyntaxError is the *structconv.Error of a token layer error in src: the
-// codes structconv gives its kinds, at the JSON Pointer of the offset.
-func SyntaxError(src string, err error) error {
-	var se *jsonvalue.SyntaxError
-	if !errors.As(err, &se) {
-		return err
-	}
-	code := structconv.CodeSyntax
-	switch se.Kind {
-	case jsonvalue.ErrUTF8:
-		code = structconv.CodeInvalidUTF8
-	case jsonvalue.ErrDuplicate:
-		code = structconv.CodeDuplicateKey
-	case jsonvalue.ErrDepth:
-		code = structconv.CodeDepth
-	case jsonvalue.ErrDigits:
-		code = structconv.CodeNumber
-	}
-	return &structconv.Error{Code: code, Path: jsonvalue.PointerAt(src, se.Offset), Offset: se.Offset, Msg: se.Msg}
-}
-
 // Located is the *structconv.Error of a result's text the token layer
 // refused, its path prefixed by where the text is in the result.
-func Located(prefix, src string, err error) error {
-	err = SyntaxError(src, err)
+func Located(prefix string, err error) error {
 	var se *structconv.Error
 	if errors.As(err, &se) {
 		loc := *se

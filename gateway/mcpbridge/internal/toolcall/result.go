@@ -36,7 +36,7 @@ func RawContent(raw []json.RawMessage, limits jsonvalue.Options) ([]json.RawMess
 		// the token layer's grammar, the rest is the caller's.
 		cb, err := jsonvalue.Compact(nil, string(b), limits)
 		if err != nil {
-			return nil, Located("/content/"+strconv.Itoa(i), string(b), err)
+			return nil, Located("/content/"+strconv.Itoa(i), err)
 		}
 		out[i] = cb
 	}
@@ -64,7 +64,7 @@ func MarshalContent[C any](blocks []C) ([]json.RawMessage, error) {
 func RawStructured(raw []byte, out *structconv.Schema, limits jsonvalue.Options, jsonOnly bool, rep *coerce.Report) (json.RawMessage, *structpb.Value, error) {
 	sj, err := compacted(raw, limits)
 	if err != nil {
-		return nil, nil, Located(StructuredPath, string(raw), err)
+		return nil, nil, Located(StructuredPath, err)
 	}
 	if jsonOnly {
 		return sj, nil, nil
@@ -73,7 +73,7 @@ func RawStructured(raw []byte, out *structconv.Schema, limits jsonvalue.Options,
 	v := &structpb.Value{}
 	if err := (structconv.UnmarshalOptions{Schema: out, Report: &urep, MaxDepth: limits.MaxDepth,
 		MaxNumberDigits: limits.MaxDigits}).Unmarshal(sj, v); err != nil {
-		return nil, nil, Located(StructuredPath, string(sj), err)
+		return nil, nil, Located(StructuredPath, err)
 	}
 	AppendChanges(rep, urep.Changes, StructuredPath)
 	return sj, v, nil

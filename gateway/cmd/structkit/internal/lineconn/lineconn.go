@@ -40,6 +40,7 @@ import (
 
 	"github.com/structkit/structkit/gateway/internal/mcptrace"
 	"github.com/structkit/structkit/jsonvalue"
+	"github.com/structkit/structkit/structconv"
 )
 
 // The default bounds of a Transport.
@@ -282,11 +283,11 @@ func (c *conn) decode(n int, line []byte) jsonrpc.Message {
 		k, err = d.Next()
 	}
 	if err != nil {
-		var se *jsonvalue.SyntaxError
+		var se *structconv.Error
 		if errors.As(err, &se) {
-			_, col := se.LineCol()
+			_, col := jsonvalue.LineCol(string(line), se.Offset)
 			msg := fmt.Sprintf("line %d is not JSON: at column %d: %s", n, col, se.Msg)
-			if se.Kind == jsonvalue.ErrDepth {
+			if se.Code == structconv.CodeDepth {
 				msg = fmt.Sprintf("line %d nests deeper than %d levels (at column %d)", n, c.t.MaxDepth, col)
 			}
 			c.bad(n, CodeParseError, msg)
