@@ -201,16 +201,17 @@ func (o CheckOptions) write(ctx context.Context, schema *Schema, m proto.Message
 	if lits == nil && rep != nil { // a Struct's check: its policy repairs it in place
 		policy, e.inPlace = o.Policy, true
 	}
+	var rec *validate.Recorder
 	if val != nil {
-		e.rec, e.tolerant = validate.NewRecorder(), scratch
-		defer e.rec.Release()
+		rec = validate.NewRecorder()
+		defer rec.Release()
+		e.rec, e.tolerant = rec, scratch
 	}
 	err := MarshalOptions{Schema: schema, Report: rep, Policy: policy}.encode(e, m)
 	var out []byte
 	if err == nil && !scratch {
 		out = bytes.Clone(e.b)
 	}
-	rec := e.rec
 	if cap(e.b) <= maxPooledBuffer {
 		e.buf = e.b[:0]
 	}
@@ -259,11 +260,27 @@ func onlyPolicyChanges(changes []coerce.Change) []coerce.Change {
 // check is what the encoder keeps for the check's recording of what it
 // writes (write); the zero value records nothing.
 type check struct {
-	rec      *validate.Recorder
+	rec      recorder
 	lits     *literals // what the decoder kept of the literals it read; nil for none
 	tolerant bool      // write NaN, ±Inf and text that is not UTF-8 as they come: the bytes are not kept
+	discard  bool      // write no numbers nor strings: nothing reads the text (ToGo without a report)
 	quiet    bool      // report only what changes what the arguments say (write)
 	inPlace  bool      // make the policy's repairs in the Struct written, too
+}
+
+// recorder receives each value the encoder writes, in the order
+// validate.Recorder documents: the check's *validate.Recorder, which
+// records the instance for the validator, or ToGo's goTree.
+type recorder interface {
+	Object(n int)
+	Key(name string)
+	Array(n int)
+	End()
+	Null()
+	Bool(b bool)
+	String(s string)
+	Float(f float64, integer bool)
+	Literal(lit string)
 }
 
 // record records the scalar v, about to be written at l, for the

@@ -53,6 +53,28 @@ func TestStructCheckRefusesOtherMessages(t *testing.T) {
 	}
 }
 
+// TestNilValueIsNull: a nil *structpb.Value is null on every path that
+// takes a message, as Marshal writes it: the check validates null (it
+// panicked, recording nothing), and ToGo gives nil.
+func TestNilValueIsNull(t *testing.T) {
+	schema, err := structconv.Compile([]byte(`{"type":"object"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, policy := range []coerce.Policy{{}, coerce.Lenient()} {
+		rep, err := structconv.CheckOptions{Policy: policy}.Struct(context.Background(), "", schema, (*structpb.Value)(nil))
+		if err != nil || len(rep.Problems) != 1 || rep.Problems[0].Path != "" {
+			t.Errorf("CheckOptions.Struct(nil Value) under %v = %+v, %v; want the one problem that null is no object", policy, rep, err)
+		}
+	}
+	if v, err := (structconv.GoOptions{Schema: schema}).ToGo((*structpb.Value)(nil)); v != nil || err != nil {
+		t.Errorf("ToGo(nil Value) = %#v, %v; want nil, nil", v, err)
+	}
+	if out, err := structconv.Marshal((*structpb.Value)(nil)); string(out) != "null" || err != nil {
+		t.Errorf("Marshal(nil Value) = %s, %v; want null", out, err)
+	}
+}
+
 // TestCheckSchemaErrorsAlike: a schema the validator cannot compile
 // (compiled with LazyValidator, else Compile itself refuses it) is the same
 // *coerce.SchemaError from every method of CheckOptions.

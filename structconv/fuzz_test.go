@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -302,6 +304,12 @@ func FuzzMarshal(f *testing.F) {
 			if !json.Valid(out) {
 				t.Fatalf("invalid JSON %q", out)
 			}
+			// ToGo is Marshal's pass: its tree is the text Marshal wrote.
+			tree, err := structconv.GoOptions{Schema: sch}.ToGo(s)
+			text, derr := jsontext.Decode(out, jsontext.Options{})
+			if err != nil || derr != nil || !reflect.DeepEqual(fuzzNumbers(tree), fuzzNumbers(text)) {
+				t.Fatalf("ToGo = %#v, %v; Marshal wrote %s (%v)", tree, err, out, derr)
+			}
 			var back structpb.Struct
 			if err := (structconv.UnmarshalOptions{Schema: sch}).Unmarshal(out, &back); err != nil {
 				t.Fatalf("re-reading %q: %v", out, err)
@@ -312,6 +320,31 @@ func FuzzMarshal(f *testing.F) {
 		}
 		fuzzMarshalUnion(t, num, str)
 	})
+}
+
+// fuzzNumbers writes each number of a Go tree as the text of its value
+// (a float64 in its shortest form), so that a tree ToGo built and one
+// decoded from text compare by what they say.
+func fuzzNumbers(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := map[string]any{}
+		for k, e := range x {
+			m[k] = fuzzNumbers(e)
+		}
+		return m
+	case []any:
+		a := make([]any, len(x))
+		for i, e := range x {
+			a[i] = fuzzNumbers(e)
+		}
+		return a
+	case float64:
+		return json.Number(jsontext.AppendFloat(nil, x))
+	case int64, uint64:
+		return json.Number(fmt.Sprint(x))
+	}
+	return v
 }
 
 // fuzzMarshalUnion: under a tagged union, each value is written as its

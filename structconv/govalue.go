@@ -56,17 +56,24 @@ func (o GoOptions) conv() goConv {
 // beyond ±2^53) become the same integer types; elsewhere numbers are
 // float64 and strings stay strings.
 func (o GoOptions) ToGo(m proto.Message) (any, error) {
-	g := o.conv()
-	root := planOf(o.Schema).Root()
-	switch v := m.(type) {
-	case *structpb.Struct:
-		return g.fromStruct(v, root)
-	case *structpb.ListValue:
-		return g.fromList(v, root)
-	case *structpb.Value:
-		return g.fromValue(v, root)
+	// The encoder's one pass, as Marshal under the same schema and policy
+	// writes m: each value it writes is given to a goTree (the rules are
+	// those of the text, decided in one place); the text is not kept, nor
+	// written but for a report's sake. What JSON cannot hold (NaN, text
+	// that is not UTF-8) comes through as it is.
+	e := encoderPool.Get().(*encoder)
+	e.b = e.buf[:0]
+	t := &goTree{}
+	e.rec, e.tolerant, e.discard = t, true, o.Report == nil
+	err := MarshalOptions{Schema: o.Schema, Report: o.Report, Policy: o.Policy}.encode(e, m)
+	if cap(e.b) <= maxPooledBuffer {
+		e.buf = e.b[:0]
 	}
-	return nil, &Error{Code: CodeType, Offset: -1, Msg: fmt.Sprintf("cannot convert %T: want *structpb.Struct, *structpb.Value or *structpb.ListValue", m)}
+	e.release()
+	if err != nil {
+		return nil, err
+	}
+	return t.root, nil
 }
 
 // Apply applies the schema to an already-decoded Go value tree, such as a
@@ -279,99 +286,60 @@ func (g *goConv) number(f float64, l *plan.Loc) any {
 	return n
 }
 
-// str applies the carried-integer rule to a string at l.
-func (g *goConv) str(s string, l *plan.Loc) any {
-	if l.RestoresCarried() && jsontext.Carried(s) {
-		if g.report != nil {
-			g.note(coerce.RuleBigIntRestored, strconv.Quote(s), s, l)
-		}
-		return digitsInt(s)
-	}
-	return s
+// goTree builds the Go value tree of what the encoder writes (ToGo), as
+// the validator's Recorder records it: whole numbers at integer locations
+// (and carried big integers) as the narrowest exact Go integer, other
+// numbers as float64.
+type goTree struct {
+	stack []goFrame
+	root  any
 }
 
-func (g *goConv) fromValue(v *structpb.Value, l *plan.Loc) (any, error) {
-	if g.lenient && l != nil {
-		if sc, ok := scalarOf(v); ok && !isCarried(sc, l) {
-			in := scalarGo(sc)
-			if n, ok := v.GetKind().(*structpb.Value_NumberValue); ok {
-				in = n.NumberValue // a double, read as its shortest form
-			}
-			if out, done, err := g.lenientGo(in, l, false); done {
-				return out, err
-			}
-		}
-	}
-	switch k := v.GetKind().(type) {
-	case *structpb.Value_NullValue:
-		return nil, nil
-	case *structpb.Value_BoolValue:
-		return k.BoolValue, nil
-	case *structpb.Value_NumberValue:
-		return g.number(k.NumberValue, l), nil
-	case *structpb.Value_StringValue:
-		return g.str(k.StringValue, l), nil
-	case *structpb.Value_StructValue:
-		return g.fromStruct(k.StructValue, l)
-	case *structpb.Value_ListValue:
-		return g.fromList(k.ListValue, l)
-	}
-	return nil, g.fail(CodeType, "google.protobuf.Value has no kind set")
+// goFrame is a container being built, and the name of the member whose
+// value comes next.
+type goFrame struct {
+	m   map[string]any // nil for an array
+	a   []any
+	key string
 }
 
-func (g *goConv) fromStruct(s *structpb.Struct, l *plan.Loc) (any, error) {
-	if err := g.enter(); err != nil {
-		return nil, err
+func (t *goTree) put(v any) {
+	if len(t.stack) == 0 {
+		t.root = v
+		return
 	}
-	if l.Narrows() {
-		l = l.Narrow((*structInstance)(s))
+	f := &t.stack[len(t.stack)-1]
+	if f.m != nil {
+		f.m[f.key] = v
+	} else {
+		f.a = append(f.a, v)
 	}
-	var inst plan.Instance
-	if l.DependsOnValue() {
-		inst = (*structInstance)(s)
-	}
-	fields := s.GetFields()
-	out := make(map[string]any, len(fields))
-	depth := len(g.path)
-	g.path = append(g.path, seg{isKey: true})
-	for k := range keysOf(g, fields) {
-		v := fields[k]
-		g.path[depth].key = k
-		child := l.Property(k, inst)
-		e, err := g.fromValue(v, child)
-		if err != nil {
-			return nil, err
-		}
-		out[k] = e
-		if g.lenient && l != nil {
-			g.dropGo(out, k, l, child)
-		}
-	}
-	g.path = g.path[:depth]
-	return out, nil
 }
 
-func (g *goConv) fromList(lv *structpb.ListValue, l *plan.Loc) (any, error) {
-	if err := g.enter(); err != nil {
-		return nil, err
+func (t *goTree) Object(n int)     { t.stack = append(t.stack, goFrame{m: make(map[string]any, n)}) }
+func (t *goTree) Array(n int)      { t.stack = append(t.stack, goFrame{a: make([]any, 0, n)}) }
+func (t *goTree) Key(name string)  { t.stack[len(t.stack)-1].key = name }
+func (t *goTree) Null()            { t.put(nil) }
+func (t *goTree) Bool(b bool)      { t.put(b) }
+func (t *goTree) String(s string)  { t.put(s) }
+func (t *goTree) Literal(s string) { t.put(digitsInt(s)) }
+
+func (t *goTree) End() {
+	f := t.stack[len(t.stack)-1]
+	t.stack = t.stack[:len(t.stack)-1]
+	if f.m != nil {
+		t.put(f.m)
+	} else {
+		t.put(f.a)
 	}
-	var inst plan.Instance
-	if l.DependsOnValue() {
-		inst = (*listInstance)(lv)
+}
+
+func (t *goTree) Float(f float64, integer bool) {
+	if integer && jsontext.IsWhole(f) {
+		t.put(wholeInt(f))
+		return
 	}
-	out := make([]any, len(lv.GetValues()))
-	depth := len(g.path)
-	g.path = append(g.path, seg{})
-	for i, v := range lv.GetValues() {
-		g.path[depth].index = i
-		e, err := g.fromValue(v, l.Item(i, inst))
-		if err != nil {
-			return nil, err
-		}
-		out[i] = e
-	}
-	g.path = g.path[:depth]
-	return out, nil
+	t.put(f)
 }
 
 // goInstance shows a Go value tree to the plan.
@@ -473,7 +441,7 @@ func (g *goConv) apply(v any, l *plan.Loc) (any, error) {
 		return x, nil
 	}
 	if g.lenient {
-		if out, done, err := g.lenientGo(v, l, true); done {
+		if out, done, err := g.lenientGo(v, l); done {
 			return out, err
 		}
 	}

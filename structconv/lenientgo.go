@@ -50,10 +50,9 @@ func goScalar(v any) (lenient.Scalar, bool) {
 	return lenient.Scalar{}, false
 }
 
-// lenientGo applies the policy's decision to a Go scalar; done is false
-// when no rule fired. tree tells that the walk is of a Go tree (Apply),
-// not of a Struct's values (ToGo).
-func (g *goConv) lenientGo(v any, l *plan.Loc, tree bool) (out any, done bool, err error) {
+// lenientGo applies the policy's decision to a Go scalar (Apply); done is
+// false when no rule fired.
+func (g *goConv) lenientGo(v any, l *plan.Loc) (out any, done bool, err error) {
 	sc, ok := goScalar(v)
 	if !ok {
 		return v, false, nil
@@ -61,7 +60,7 @@ func (g *goConv) lenientGo(v any, l *plan.Loc, tree bool) (out any, done bool, e
 	dec := lenient.Value(g.policy, l, sc)
 	if dec.Action == lenient.ParseJSON {
 		mark := reportMark(g.report)
-		res, ok, err := g.embedded(sc.Text, l, tree)
+		res, ok, err := g.embedded(sc.Text, l)
 		if err != nil {
 			return nil, true, err
 		}
@@ -99,21 +98,11 @@ func (g *goConv) lenientGo(v any, l *plan.Loc, tree bool) (out any, done bool, e
 	return v, false, nil
 }
 
-// embedded reads the JSON text held in a string at l for RuleJSONString:
-// in a walk of a Go tree (tree), into the tree it stands for (numbers as
-// json.Number, exact) under the same limits; otherwise through a Struct,
-// as the Struct paths read it. ok is false when the text is not one JSON
-// document.
-func (g *goConv) embedded(text string, l *plan.Loc, tree bool) (res any, ok bool, err error) {
+// embedded reads the JSON text held in a string at l for RuleJSONString
+// into the tree it stands for (numbers as json.Number, exact) under the
+// same limits. ok is false when the text is not one JSON document.
+func (g *goConv) embedded(text string, l *plan.Loc) (res any, ok bool, err error) {
 	depth := maxDepthLimit - len(g.path)
-	if !tree {
-		parsed, ok := parseStrict(text, depth)
-		if !ok {
-			return nil, false, nil
-		}
-		res, err := g.fromValue(parsed, l)
-		return res, true, err
-	}
 	if depth <= 0 {
 		return nil, false, nil
 	}

@@ -99,6 +99,9 @@ func (o MarshalOptions) encode(e *encoder, m proto.Message) error {
 	case *structpb.Value:
 		if v == nil {
 			e.b = append(e.b, "null"...)
+			if e.rec != nil {
+				e.rec.Null()
+			}
 			return nil
 		}
 		return e.value(v, root)
@@ -180,7 +183,7 @@ func (e *encoder) value(v *structpb.Value, l *plan.Loc) error {
 				e.b = append(e.b, k.StringValue...)
 				return nil
 			}
-			return e.plainStr(k.StringValue)
+			return e.plainStr(k.StringValue, "string")
 		}
 		return e.str(k.StringValue, l)
 	case *structpb.Value_StructValue:
@@ -200,6 +203,9 @@ func (e *encoder) number(f float64, l *plan.Loc) error {
 			return nil
 		}
 		return e.fail(CodeNumber, "%v cannot be written as a JSON number", f)
+	}
+	if e.discard {
+		return nil
 	}
 	if l.Integer() {
 		if jsontext.IsWhole(f) {
@@ -233,14 +239,17 @@ func (e *encoder) str(s string, l *plan.Loc) error {
 		}
 		return nil
 	}
-	return e.plainStr(s)
+	return e.plainStr(s, "string")
 }
 
-// plainStr writes s as a JSON string.
-func (e *encoder) plainStr(s string) error {
+// plainStr writes s, a string or a member name (what), as a JSON string.
+func (e *encoder) plainStr(s, what string) error {
 	var ok bool
+	if e.discard {
+		return nil
+	}
 	if e.b, ok = jsontext.AppendString(e.b, s); !ok && !e.tolerant {
-		return e.fail(CodeInvalidUTF8, "string is not valid UTF-8")
+		return e.fail(CodeInvalidUTF8, "%s is not valid UTF-8", what)
 	}
 	return nil
 }
@@ -303,9 +312,8 @@ func (e *encoder) object(s *structpb.Struct, l *plan.Loc) error {
 		if e.rec != nil {
 			e.rec.Key(p.key)
 		}
-		var ok bool
-		if e.b, ok = jsontext.AppendString(e.b, p.key); !ok && !e.tolerant {
-			return e.fail(CodeInvalidUTF8, "member name is not valid UTF-8")
+		if err := e.plainStr(p.key, "member name"); err != nil {
+			return err
 		}
 		e.b = append(e.b, ':')
 		if err := e.value(val, child); err != nil {
