@@ -183,7 +183,7 @@ func (e *encoder) value(v *structpb.Value, l *plan.Loc) error {
 				e.b = append(e.b, k.StringValue...)
 				return nil
 			}
-			return e.plainStr(k.StringValue, "string")
+			return e.str(k.StringValue, nil) // nil: a string as it is
 		}
 		return e.str(k.StringValue, l)
 	case *structpb.Value_StructValue:
@@ -239,17 +239,12 @@ func (e *encoder) str(s string, l *plan.Loc) error {
 		}
 		return nil
 	}
-	return e.plainStr(s, "string")
-}
-
-// plainStr writes s, a string or a member name (what), as a JSON string.
-func (e *encoder) plainStr(s, what string) error {
 	var ok bool
 	if e.discard {
 		return nil
 	}
 	if e.b, ok = jsontext.AppendString(e.b, s); !ok && !e.tolerant {
-		return e.fail(CodeInvalidUTF8, "%s is not valid UTF-8", what)
+		return e.fail(CodeInvalidUTF8, "string is not valid UTF-8")
 	}
 	return nil
 }
@@ -312,8 +307,11 @@ func (e *encoder) object(s *structpb.Struct, l *plan.Loc) error {
 		if e.rec != nil {
 			e.rec.Key(p.key)
 		}
-		if err := e.plainStr(p.key, "member name"); err != nil {
-			return err
+		if !e.discard {
+			var ok bool
+			if e.b, ok = jsontext.AppendString(e.b, p.key); !ok && !e.tolerant {
+				return e.fail(CodeInvalidUTF8, "member name is not valid UTF-8")
+			}
 		}
 		e.b = append(e.b, ':')
 		if err := e.value(val, child); err != nil {

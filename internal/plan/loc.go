@@ -62,15 +62,16 @@ type Loc struct {
 	deps       []dep   // dependent schemas, by member name
 
 	// derived by info()
-	admit   jsontype.Set // what may stand here, through every in-place applicator
-	named   jsontype.Set // types some applicable schema names explicitly
-	multi   jsontype.Set // types that more than one branch of a oneOf admits
-	done    bool
-	cond    bool       // children depend on the value (if, dependentSchemas)
-	trivial bool       // constrains nothing at all
-	strs    *strSet    // the strings admitted here; nil: any string
-	req     []string   // member names some applicable schema requires, sorted
-	nar     *narrowing // set where alternatives may be narrowed by the value (narrow.go)
+	admit    jsontype.Set // what may stand here, through every in-place applicator
+	named    jsontype.Set // types some applicable schema names explicitly
+	multi    jsontype.Set // types that more than one branch of a oneOf admits
+	done     bool
+	cond     bool       // children depend on the value (if, dependentSchemas)
+	trivial  bool       // constrains nothing at all
+	strs     *strSet    // the strings admitted here; nil: any string
+	restores bool       // RestoresCarried
+	req      []string   // member names some applicable schema requires, sorted
+	nar      *narrowing // set where alternatives may be narrowed by the value (narrow.go)
 
 	// children prepared by precompute(); read-only afterwards
 	kidsOK   bool
@@ -161,13 +162,7 @@ func (l *Loc) BigInteger(canon string, plain bool, f float64, ok bool) Big {
 // a number type (integer or number) is named here and string is named
 // nowhere (an open alternative beside a numeric one admits both forms;
 // the number is what was carried).
-func (l *Loc) RestoresCarried() bool {
-	if l == nil {
-		return false
-	}
-	return l.admit&jsontype.Numeric != 0 && (l.admit&jsontype.String == 0 || l.strs != nil && !slices.ContainsFunc(l.strs.list, jsontext.Carried)) ||
-		l.named&l.admit&jsontype.Numeric != 0 && l.named&jsontype.String == 0
-}
+func (l *Loc) RestoresCarried() bool { return l != nil && l.restores }
 
 // DependsOnValue reports whether the plans of the children depend on the
 // value here (through if/then/else or dependentSchemas). Only then do
@@ -351,6 +346,8 @@ func (l *Loc) info() {
 	})
 	l.admit, l.named, l.cond = admit, named, cond
 	l.deriveFacts()
+	l.restores = admit&jsontype.Numeric != 0 && (admit&jsontype.String == 0 || l.strs != nil && !slices.ContainsFunc(l.strs.list, jsontext.Carried)) ||
+		named&admit&jsontype.Numeric != 0 && named&jsontype.String == 0
 	if l.narrowable() {
 		l.nar = &narrowing{}
 	}
