@@ -234,6 +234,9 @@ func runBridge(e *env, args []string) error {
 	if len(pos) > 0 {
 		return usagef("bridge takes no arguments, got %s; the MCP servers are given with --mcp NAME=COMMAND", strings.Join(pos, " "))
 	}
+	if err := exclusive(fs, "lenient", "rules"); err != nil {
+		return err
+	}
 	policy, err := coerce.ParsePolicy(f.rules)
 	if err != nil {
 		return usagef("bridge: --rules: %v", err)

@@ -199,6 +199,11 @@ func TestBridgeHelp(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2; stderr: %s", args, code, stderr)
 		}
 	}
+	// As the usage says and check and restore do (the bridge took both;
+	// the bad limit fails it fast if it takes them again).
+	if code, _, stderr := invoke(nil, "bridge", "--max-message-bytes", "0", "--lenient", "--rules", "enum-case"); code != 2 || !strings.Contains(stderr, "--lenient and --rules exclude each other") {
+		t.Errorf("bridge --lenient --rules: exit %d, want 2 saying they exclude each other; stderr: %s", code, stderr)
+	}
 }
 
 // syncBuffer is a buffer safe for concurrent use.
