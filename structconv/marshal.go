@@ -108,7 +108,7 @@ func (o MarshalOptions) encode(e *encoder, m proto.Message) error {
 	case *structpb.ListValue:
 		return e.list(v, root)
 	}
-	return &Error{Code: CodeType, Offset: -1, Msg: fmt.Sprintf("cannot marshal %T: want *structpb.Struct, *structpb.Value or *structpb.ListValue", m)}
+	return &Error{Code: CodeType, Offset: -1, Msg: fmt.Sprintf("cannot convert %T: want *structpb.Struct, *structpb.Value or *structpb.ListValue", m)}
 }
 
 // release returns e to the pool, keeping only its own scratch storage.
