@@ -54,7 +54,8 @@ func (o GoOptions) conv() goConv {
 // integer, whole numbers become int64 (uint64 above math.MaxInt64,
 // json.Number beyond that) and carried big integers (decimal strings
 // beyond ±2^53) become the same integer types; elsewhere numbers are
-// float64 and strings stay strings.
+// float64 and strings stay strings. The tree is what Marshal writes under
+// the same schema and policy (a nil *structpb.Value is null, nil).
 func (o GoOptions) ToGo(m proto.Message) (any, error) {
 	// The encoder's one pass, as Marshal under the same schema and policy
 	// writes m: each value it writes is given to a goTree (the rules are
