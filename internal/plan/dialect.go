@@ -27,3 +27,6 @@ const DefaultBaseURI = schema.DefaultBaseURI
 // MaxSchemaDepth bounds how deep schemas nest, counted in JSON Pointer
 // tokens ("properties/a" is two).
 const MaxSchemaDepth = schema.MaxSchemaDepth
+
+// DialectOf reads a "$schema" URI. Unknown URIs yield DialectUnknown.
+func DialectOf(uri string) Dialect { return schema.DialectOf(uri) }
