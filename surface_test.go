@@ -41,12 +41,15 @@ import (
 // without AppendWhole and InDoubleRange (strconv says as much); 343 with
 // protoschema's notes returned by Generate, not sent through a pointer in
 // SchemaOptions; 137 and 331 with jsonvalue's errors the codec's
-// *structconv.Error (no SyntaxError, ErrorKind and its five kinds). The
+// *structconv.Error (no SyntaxError, ErrorKind and its five kinds); 332
+// with CheckOptions.Repair, the check's pass without validation, which
+// the MCP bridge's JSON arguments take in place of five walks of a Go
+// tree. The
 // gateway: 221 with grpcmcp's omissions returned by the registration,
 // not sent through Options.Omitted.
 const (
 	maxTopLevel   = 137
-	maxIdentifier = 331
+	maxIdentifier = 332
 
 	maxGatewayTopLevel   = 52
 	maxGatewayIdentifier = 221

@@ -57,7 +57,7 @@ func init() {
 	// hook is an argument of the check (see restore.CheckInput).
 	restore.CheckInput = func(ctx context.Context, c restore.Check, tool string, s *plan.Schema, in restore.Input, h restore.Hook) ([]byte, *structpb.Value, *coerce.Report, error) {
 		o := CheckOptions{Policy: c.Policy, Observer: c.Observer, MaxDepth: c.MaxDepth, MaxNumberDigits: c.MaxNumberDigits}
-		return o.check(background(ctx), tool, (*Schema)(s), in, h)
+		return o.check(background(ctx), tool, (*Schema)(s), in, h, true)
 	}
 }
 
@@ -65,28 +65,45 @@ func init() {
 // the tool named tool (for the Observer); ctx bounds the check: once it
 // is done, the check stops and returns its error (context.Canceled or
 // context.DeadlineExceeded, matchable with errors.Is). It returns the
-// arguments as they should be sent (coerced, integers as integer
-// literals) and the report: changes made and problems found. The
-// arguments are valid when the report has no problems. err is only for
-// input that is not JSON or cannot be converted at all (an *Error), for
-// a schema the validator cannot compile (a *coerce.SchemaError, the same
-// on every method of CheckOptions), or for ctx's error.
+// arguments as they should be sent and the report: changes made and
+// problems found. The arguments are valid when the report has no
+// problems. They go out compact, members sorted, and every literal as
+// the input wrote it (1.50 stays 1.50, 1e21 stays 1e21), but where the
+// schema calls for a change: an integer literal at an integer location
+// (5.0 becomes 5), an integer beyond ±2^53 rounded where the plan rounds
+// it (bigint-rounded), and the policy's repairs, which the report lists.
+// err is only for input that is not JSON or cannot be converted at all
+// (an *Error), for a schema the validator cannot compile (a
+// *coerce.SchemaError, the same on every method of CheckOptions), or for
+// ctx's error.
 func (o CheckOptions) JSON(ctx context.Context, tool string, schema *Schema, args []byte) ([]byte, *coerce.Report, error) {
-	out, _, rep, err := o.check(background(ctx), tool, schema, restore.Input{JSON: args}, nil)
+	out, _, rep, err := o.check(background(ctx), tool, schema, restore.Input{JSON: args}, nil, true)
+	return out, rep, err
+}
+
+// Repair is JSON without the validation: the arguments as they should be
+// sent, with the changes the schema's integer rules and the policy made,
+// for callers that forward arguments whatever the schema says (a schema
+// the validator cannot compile, or a bridge with its check off). The
+// report has changes only. A nil schema means none: the text is read
+// strictly and within the limits, and written back compact, every
+// literal as written.
+func (o CheckOptions) Repair(ctx context.Context, tool string, schema *Schema, args []byte) ([]byte, *coerce.Report, error) {
+	out, _, rep, err := o.check(background(ctx), tool, schema, restore.Input{JSON: args}, nil, false)
 	return out, rep, err
 }
 
 // check is the check of arguments in one pass over them: the decoder
 // reads them once (JSON text, or a Struct tree as the JSON it stands
 // for), applying the integer rules, the policy and hook (a restore, or
-// nil) at each location, and keeps the literals whose double is not their
-// value; the encoder writes the result (for a tree, without keeping the
+// nil) at each location, and keeps the literals not written as their
+// double is (literals); the encoder writes the result (for a tree, without keeping the
 // text) and records, as it writes, the instance the validator reads
 // (numbers exact: the literals kept, carried big integers as the integers
 // they are); the validator evaluates it once. It returns the text of the
 // arguments for JSON in, their tree for a tree in.
-func (o CheckOptions) check(ctx context.Context, tool string, schema *Schema, in restore.Input, hook restore.Hook) ([]byte, *structpb.Value, *coerce.Report, error) {
-	if schema == nil {
+func (o CheckOptions) check(ctx context.Context, tool string, schema *Schema, in restore.Input, hook restore.Hook, validating bool) ([]byte, *structpb.Value, *coerce.Report, error) {
+	if schema == nil && validating {
 		return nil, nil, nil, errNoSchema
 	}
 	if err := ctx.Err(); err != nil {
@@ -100,7 +117,7 @@ func (o CheckOptions) check(ctx context.Context, tool string, schema *Schema, in
 		return nil, nil, nil, err
 	}
 	tree := in.Tree != nil
-	out, problems, err := o.write(ctx, schema, s, &lits, tree, nil)
+	out, problems, err := o.write(ctx, schema, s, &lits, tree, nil, validating)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -142,7 +159,7 @@ func (o CheckOptions) Struct(ctx context.Context, tool string, schema *Schema, a
 	// the decoder reports of text) and a whole double beyond ±2^53 that
 	// may have lost digits (as Marshal reports).
 	rep := &coerce.Report{}
-	_, problems, err := o.write(ctx, schema, args, nil, true, rep)
+	_, problems, err := o.write(ctx, schema, args, nil, true, rep, true)
 	if err != nil {
 		return nil, err
 	}
@@ -192,8 +209,11 @@ var errNoSchema = &Error{Code: CodeType, Offset: -1, Msg: "a check needs a schem
 // arguments say (not the integer literals every whole number gets, nor a
 // carried big integer written as the integer it is). problems is sorted
 // by path.
-func (o CheckOptions) write(ctx context.Context, schema *Schema, m proto.Message, lits *literals, scratch bool, rep *coerce.Report) ([]byte, []coerce.Problem, error) {
-	val := validate.Of(planOf(schema))
+func (o CheckOptions) write(ctx context.Context, schema *Schema, m proto.Message, lits *literals, scratch bool, rep *coerce.Report, validating bool) ([]byte, []coerce.Problem, error) {
+	var val *validate.Validator
+	if validating {
+		val = validate.Of(planOf(schema))
+	}
 	e := encoderPool.Get().(*encoder)
 	e.b = e.buf[:0]
 	e.lits, e.quiet = lits, rep != nil
@@ -294,7 +314,7 @@ func (e *encoder) record(v *structpb.Value, l *plan.Loc) {
 	case *structpb.Value_BoolValue:
 		e.rec.Bool(k.BoolValue)
 	case *structpb.Value_NumberValue:
-		if lit, ok := e.lits.number(k); ok {
+		if lit, ok := e.lits.number(k); ok && inexact(lit, k.NumberValue) {
 			e.rec.Literal(lit)
 			return
 		}
@@ -309,13 +329,14 @@ func (e *encoder) record(v *structpb.Value, l *plan.Loc) {
 }
 
 // literals keeps, for the check, what a Struct cannot say of the number
-// literals the decoder read, so that the check's output and its
-// validation read them exactly, JSON in to JSON out: the literals whose
-// double is not their value (1.0000000000000001 reads as 1), and the big
-// integers it carried as strings of digits (which, where the schema does
-// not say integer, such as a location with no schema, could not be told
-// from strings the input wrote). They are kept by the value's kind (what
-// Unmarshal keeps of the root it read into a Value).
+// literals the decoder read, so that the check's output says what its
+// input wrote, JSON in to JSON out, and its validation reads the numbers
+// exactly: the literals that are not the text the encoder would write of
+// their double (1.50, 1e2, 1.0000000000000001, whose double is 1), and
+// the big integers it carried as strings of digits (which, where the
+// schema does not say integer, such as a location with no schema, could
+// not be told from strings the input wrote). They are kept by the value's
+// kind (what Unmarshal keeps of the root it read into a Value).
 type literals struct {
 	m       map[*structpb.Value_NumberValue]string
 	carried map[*structpb.Value_StringValue]struct{}
@@ -343,6 +364,21 @@ func (t *literals) number(k *structpb.Value_NumberValue) (lit string, ok bool) {
 	return lit, ok
 }
 
+// written returns the literal to write for k: the one kept for it, but
+// for an integer beyond ±2^53 that the plan rounded to its double
+// (bigint-rounded), which is written as that double; "" for none.
+func (t *literals) written(k *structpb.Value_NumberValue) string {
+	lit, ok := t.number(k)
+	if !ok {
+		return ""
+	}
+	if canon, ok := jsontext.IntegerDigits(lit); ok && jsontext.BeyondSafe(canon) &&
+		string(jsontext.AppendWhole(nil, k.NumberValue)) != canon {
+		return ""
+	}
+	return lit
+}
+
 // isCarried reports whether k is a big integer the input wrote as a
 // number.
 func (t *literals) isCarried(k *structpb.Value_StringValue) bool {
@@ -353,21 +389,39 @@ func (t *literals) isCarried(k *structpb.Value_StringValue) bool {
 	return ok
 }
 
-// keep keeps lit, the literal v was read from, when v is a double that
-// is not lit's value.
+// keep keeps lit, the literal v was read from, when v is a double whose
+// text, as the encoder writes it, is not lit.
 func (t *literals) keep(v *structpb.Value, lit string) {
 	k, ok := v.GetKind().(*structpb.Value_NumberValue)
-	if !ok || exactDouble(lit) {
-		return
-	}
-	n, ok := schema.ParseNumber(lit)
-	if f, fok := schema.NumberOf(k.NumberValue); !ok || !fok || n.Cmp(f) == 0 {
+	if !ok || asWritten(lit, k.NumberValue) {
 		return
 	}
 	if t.m == nil {
 		t.m = map[*structpb.Value_NumberValue]string{}
 	}
 	t.m[k] = lit
+}
+
+// asWritten reports whether lit is the text the encoder writes of f, its
+// double: at once for an integer literal of at most 15 digits (most of
+// what models write), else by writing f.
+func asWritten(lit string, f float64) bool {
+	if len(lit) <= 15 && !strings.ContainsAny(lit, ".eE") && (len(lit) < 2 || lit[0] != '-' || lit[1] != '0') {
+		return true
+	}
+	var buf [32]byte
+	return string(jsontext.AppendFloat(buf[:0], f)) == lit
+}
+
+// inexact reports whether f, the double of the literal lit, is not lit's
+// value as validation reads a double (its shortest decimal).
+func inexact(lit string, f float64) bool {
+	if exactDouble(lit) {
+		return false
+	}
+	n, ok := schema.ParseNumber(lit)
+	d, dok := schema.NumberOf(f)
+	return ok && dok && n.Cmp(d) != 0
 }
 
 // exactDouble reports, without parsing, whether the literal's double is

@@ -3,6 +3,7 @@ package structconv_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -187,5 +188,58 @@ func TestOpenNumberLocationRestoresCarried(t *testing.T) {
 	}
 	if string(out) != in {
 		t.Errorf("sent %s, want %s", out, in)
+	}
+}
+
+// TestRepair: Repair is JSON without the validation. It converts under a
+// schema the validator cannot compile, reports changes and never
+// problems, and with no schema writes the text back compact, every
+// literal as written; text that is not JSON is an *Error at its offset.
+func TestRepair(t *testing.T) {
+	lazy, err := structconv.CompileOptions{LazyValidator: true}.Compile([]byte(`{"type":"object","properties":{"i":{"type":"integer"},"s":{"type":"string","pattern":"(("}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	strict, err := structconv.Compile(`{"type":"object","properties":{"i":{"type":"integer"},"s":{"type":"string"}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		schema  *structconv.Schema
+		policy  coerce.Policy
+		in, out string
+		changes []string
+	}{
+		{"no schema", nil, coerce.Policy{}, ` { "z": 1.50, "a": [9007199254740993, 1e21, "9007199254740993"] } `,
+			`{"a":[9007199254740993,1e21,"9007199254740993"],"z":1.50}`, nil},
+		{"integer rule", lazy, coerce.Policy{}, `{"i":5.0,"s":"x"}`, `{"i":5,"s":"x"}`, nil},
+		{"invalid stays, unreported", strict, coerce.Policy{}, `{"i":"20","s":7}`, `{"i":"20","s":7}`, nil},
+		{"a repair", lazy, coerce.Lenient(), `{"i":"20"}`, `{"i":20}`, []string{`/i: string-to-integer "20" -> 20`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, rep, err := structconv.CheckOptions{Policy: tc.policy}.Repair(context.Background(), "t", tc.schema, []byte(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(out) != tc.out {
+				t.Errorf("out %s, want %s", out, tc.out)
+			}
+			var changes []string
+			for _, c := range rep.Changes {
+				changes = append(changes, c.String())
+			}
+			if !slices.Equal(changes, tc.changes) || len(rep.Problems) != 0 {
+				t.Errorf("report %v, want changes %q and no problems", rep, tc.changes)
+			}
+		})
+	}
+	if _, _, err := (structconv.CheckOptions{}).JSON(context.Background(), "t", lazy, []byte(`{"i":5.0}`)); err == nil {
+		t.Error("JSON validated under a schema the validator cannot compile")
+	}
+	_, _, err = structconv.CheckOptions{}.Repair(context.Background(), "t", nil, []byte(`{"a":1,"a":2}`))
+	var se *structconv.Error
+	if !errors.As(err, &se) || se.Offset != 7 || se.Path != "/a" {
+		t.Errorf("repeated member: %v, want an *Error at offset 7, /a", err)
 	}
 }

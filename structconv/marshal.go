@@ -2,6 +2,7 @@ package structconv
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -168,7 +169,7 @@ func (e *encoder) value(v *structpb.Value, l *plan.Loc) error {
 			e.b = append(e.b, "false"...)
 		}
 	case *structpb.Value_NumberValue:
-		return e.number(k.NumberValue, l)
+		return e.number(k.NumberValue, e.lits.written(k), l)
 	case *structpb.Value_StringValue:
 		if e.lits != nil {
 			// The check of JSON knows what its input wrote: a big
@@ -196,7 +197,9 @@ func (e *encoder) value(v *structpb.Value, l *plan.Loc) error {
 	return nil
 }
 
-func (e *encoder) number(f float64, l *plan.Loc) error {
+// number writes f at l; lit, when not empty, is the literal the check's
+// input wrote for it, written as it is unless l makes f an integer.
+func (e *encoder) number(f float64, lit string, l *plan.Loc) error {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		if e.tolerant {
 			e.b = append(e.b, "null"...)
@@ -223,9 +226,13 @@ func (e *encoder) number(f float64, l *plan.Loc) error {
 			return nil
 		}
 		if e.report != nil && l.Admits()&jsontype.Number == 0 {
-			lit := string(jsontext.AppendFloat(nil, f))
-			e.note(coerce.RuleFraction, lit, lit, l)
+			text := cmp.Or(lit, string(jsontext.AppendFloat(nil, f)))
+			e.note(coerce.RuleFraction, text, text, l)
 		}
+	}
+	if lit != "" {
+		e.b = append(e.b, lit...)
+		return nil
 	}
 	e.b = jsontext.AppendFloat(e.b, f)
 	return nil

@@ -69,6 +69,7 @@ type pathsRow struct {
 	// big integer as a string of its digits, which nothing can tell from a
 	// string the input wrote: at a free-form location it is written as a
 	// string, at an integer location a string of digits as an integer.
+	// Nor can it hold a literal as written (1.50, 1e21), but as its double.
 	// JSON in, JSON out, and Go trees (json.Number), keep what was written.
 	held string
 	// heldReport, where held is set, is the report of the paths that
@@ -125,7 +126,10 @@ var pathsRows = []pathsRow{
 
 	// Numbers at number locations: exact digits survive there too, and
 	// the shortest form of a double stays that double.
-	{name: "number 5.0", in: `{"n":5.0}`, out: `{"n":5}`},
+	{name: "number 5.0", in: `{"n":5.0}`, out: `{"n":5.0}`, held: `{"n":5}`},
+	{name: "number 1.50", in: `{"n":1.50}`, out: `{"n":1.50}`, held: `{"n":1.5}`},
+	{name: "number 1E+2", in: `{"nums":[1E+2,2.50]}`, out: `{"nums":[1E+2,2.50]}`, held: `{"nums":[100,2.5]}`},
+	{name: "number beyond a double's digits", in: `{"n":1.0000000000000001}`, out: `{"n":1.0000000000000001}`, held: `{"n":1}`},
 	{name: "number 2^53+1", in: `{"n":9007199254740993}`, out: `{"n":9007199254740993}`},
 	{name: "number 2^60 shortest", in: `{"n":1152921504606847000}`, out: `{"n":1152921504606847000}`},
 	{name: "number int64 min", in: `{"n":-9223372036854775808}`, out: `{"n":-9223372036854775808}`},
@@ -135,7 +139,7 @@ var pathsRows = []pathsRow{
 	{name: "if-else", in: `{"cond":{"k":"x","v":9007199254740993}}`, out: `{"cond":{"k":"x","v":9007199254740993}}`},
 
 	// Free-form locations.
-	{name: "free 1e21", in: `{"f":1e21}`, out: `{"f":1e+21}`},
+	{name: "free 1e21", in: `{"f":1e21}`, out: `{"f":1e21}`, held: `{"f":1e+21}`},
 	{name: "free 1.5", in: `{"f":1.5}`, out: `{"f":1.5}`},
 
 	// Carried big-integer strings: a string the model wrote stays a string
@@ -199,7 +203,7 @@ var pathsRows = []pathsRow{
 	{name: "free 2^60 shortest", schema: pathsFree, in: `{"v":1152921504606847000}`, out: `{"v":1152921504606847000}`},
 	{name: "free 2^60 exact", schema: pathsFree, in: `{"v":1152921504606846976}`, out: `{"v":1152921504606846976}`, held: `{"v":"1152921504606846976"}`},
 	{name: "free beyond any double", schema: pathsFree, in: `{"v":[` + pathsBig400 + `]}`, out: `{"v":[` + pathsBig400 + `]}`, held: `{"v":["` + pathsBig400 + `"]}`},
-	{name: "free nested", schema: pathsFree, in: `{"v":{"a":[5.0,1e21,18446744073709551615]}}`, out: `{"v":{"a":[5,1e+21,18446744073709551615]}}`,
+	{name: "free nested", schema: pathsFree, in: `{"v":{"a":[5.0,1e21,18446744073709551615]}}`, out: `{"v":{"a":[5.0,1e21,18446744073709551615]}}`,
 		held: `{"v":{"a":[5,1e+21,"18446744073709551615"]}}`},
 	{name: "free digits string", schema: pathsFree, in: `{"v":"9007199254740993"}`, out: `{"v":"9007199254740993"}`},
 }
@@ -237,6 +241,11 @@ var pathsPaths = []pathsPath{
 		out, rep, err := structconv.CheckOptions{Policy: r.policy}.JSON(pathsCtx, "", p.schema, []byte(r.in))
 		must(t, err)
 		return pathsResult{out: out, report: pathsReport(rep, nil)}
+	}},
+	{"repair JSON", false, func(t *testing.T, p *pathsEnv, r pathsRow) pathsResult {
+		out, rep, err := structconv.CheckOptions{Policy: r.policy}.Repair(pathsCtx, "", p.schema, []byte(r.in))
+		must(t, err)
+		return pathsResult{out: out, report: pathsReport(rep, p.validate(t, out))}
 	}},
 	{"Unmarshal, Marshal", false, func(t *testing.T, p *pathsEnv, r pathsRow) pathsResult {
 		var rep coerce.Report

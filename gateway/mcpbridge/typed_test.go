@@ -254,7 +254,7 @@ func TestTypedToolLenient(t *testing.T) {
 	}
 	obs.mu.Lock()
 	defer obs.mu.Unlock()
-	want := []string{"ids /node_id " + string(coerce.RuleStringToInteger), "ids /repo_id " + string(coerce.RuleStringToInteger)}
+	want := []string{"ids /repo_id " + string(coerce.RuleStringToInteger), "ids /node_id " + string(coerce.RuleStringToInteger)} // in document order
 	if fmt.Sprint(obs.changes) != fmt.Sprint(want) || len(obs.problems) != 0 {
 		t.Errorf("observed %v %v, want %v", obs.changes, obs.problems, want)
 	}

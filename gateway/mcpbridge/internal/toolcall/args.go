@@ -19,41 +19,6 @@ func ArgumentsText(raw []byte) []byte {
 	return raw
 }
 
-// ReadArguments reads arguments given as JSON text in one pass through
-// the token layer: a Go tree whose numbers are json.Number holding each
-// literal as written. It refuses what structconv.Unmarshal refuses, with
-// the same *structconv.Error (code, JSON Pointer, byte offset): text that
-// is not one JSON object, repeated members, invalid UTF-8, nesting beyond
-// maxDepth, literals with more than maxDigits digits (0: the default) or
-// beyond the range of a double.
-func ReadArguments(args []byte, maxDepth, maxDigits int) (map[string]any, error) {
-	src := string(args)
-	tree, err := jsonvalue.Decode(src, jsonvalue.Options{MaxDepth: maxDepth, MaxDigits: maxDigits})
-	if err != nil {
-		return nil, err
-	}
-	obj, ok := tree.(map[string]any)
-	if !ok {
-		d := jsonvalue.NewDecoder(src, jsonvalue.Options{})
-		k := d.Peek()
-		return nil, &structconv.Error{Code: structconv.CodeType, Offset: d.Offset(), Msg: "want a JSON object for the arguments, got " + k.String()}
-	}
-	// The range of the literals (1e400), checked where the tree is held
-	// to the literals' rules.
-	if _, err := (structconv.GoOptions{MaxNumberDigits: maxDigits}).Apply(obj); err != nil {
-		var se *structconv.Error
-		if errors.As(err, &se) && se.Offset < 0 {
-			located := *se // placed in the text, as Unmarshal places it
-			if off, ok := jsonvalue.ValueAt(src, se.Path); ok {
-				located.Offset = off
-			}
-			return nil, &located
-		}
-		return nil, err
-	}
-	return obj, nil
-}
-
 // Located is the *structconv.Error of a result's text the token layer
 // refused, its path prefixed by where the text is in the result.
 func Located(prefix string, err error) error {

@@ -116,48 +116,51 @@ func (c *Call) Struct(ctx context.Context, args *structpb.Struct) (*Args, error)
 // for a change (integer literals at integer locations, the lenient
 // repairs, which the report lists). The text is read strictly, as
 // structconv.Unmarshal reads (duplicate members, invalid UTF-8, nesting
-// beyond MaxDepth and over-long numbers are refused with their location).
+// beyond MaxDepth and over-long numbers are refused with their location),
+// in the check's one pass (CheckOptions.JSON, or Repair when the check is
+// off or the validator cannot compile the schema).
 func (c *Call) JSON(ctx context.Context, args []byte) (*Args, error) {
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = []byte("{}")
 	}
-	// The one reading of the text, strict and within the limits, before
-	// anything else.
-	tree, err := ReadArguments(args, c.MaxDepth, c.Options.MaxNumberDigits)
-	if err != nil {
-		return nil, err
-	}
-	a := &Args{}
+	o, a := c.check(), &Args{}
+	input := c.Input
 	if c.Unchecked {
-		a.JSON = bytes.TrimSpace(args)
-		return a, nil
+		input, o.Policy = nil, coerce.Policy{}
 	}
-	if c.Check {
-		checked, crep, err := c.check().Go(ctx, c.Tool, c.Input, tree)
-		if why, ok := NotValidated(err); ok {
-			a.NotValidated = why
-		} else if err != nil {
-			return nil, err
-		} else {
-			if c.local(a, crep) {
-				return a, nil
-			}
-			if a.JSON, err = jsonvalue.Marshal(checked); err != nil {
-				return nil, err
-			}
-			return a, nil
-		}
+	check := o.Repair
+	if c.Check && !c.Unchecked {
+		check = o.JSON
 	}
-	var arep coerce.Report
-	applied, err := structconv.GoOptions{Schema: c.Input, Policy: c.Options.Policy, Report: &arep}.Apply(tree)
+	out, rep, err := check(ctx, c.Tool, input, args)
+	if why, ok := NotValidated(err); ok {
+		// The validator cannot compile the schema (an ECMAScript-only
+		// pattern, say): convert without validating, and say so.
+		a.NotValidated = why
+		out, rep, err = o.Repair(ctx, c.Tool, input, args)
+	}
+	if err == nil {
+		err = wantObject(args)
+	}
 	if err != nil {
 		return nil, err
 	}
-	AppendChanges(&a.Report, arep.Changes, "")
-	if a.JSON, err = jsonvalue.Marshal(applied); err != nil {
-		return nil, err
+	switch {
+	case c.Unchecked:
+		a.JSON = bytes.TrimSpace(args) // read strictly, sent as it is
+	case !c.local(a, rep):
+		a.JSON = out
 	}
 	return a, nil
+}
+
+// wantObject refuses arguments, read well, that are not a JSON object.
+func wantObject(args []byte) error {
+	d := jsonvalue.NewDecoder(string(args), jsonvalue.Options{})
+	if k := d.Peek(); k != jsonvalue.ObjectOpen {
+		return &structconv.Error{Code: structconv.CodeType, Offset: d.Offset(), Msg: "want a JSON object for the arguments, got " + k.String()}
+	}
+	return nil
 }
 
 // marshalReporting marshals args with o, adding its changes (but the

@@ -107,31 +107,25 @@ func TypedSchema(given any, rt reflect.Type, input bool) ([]byte, error) {
 // decodes them into In. problem, when not empty, is the
 // IsError text to answer with instead of calling the handler.
 //
-// The check is CheckOptions.Go over the tree the token layer reads
-// (json.Number literals), as a client's CallToolJSON checks: every literal
-// stays as written where the schema does not make it an integer, where
-// the one-pass CheckOptions.JSON would carry an integer beyond ±2^53 at a
-// location of any type as a string, which an `any` field of In would then
-// receive.
+// The check is CheckOptions.JSON's one pass, as a client's CallToolJSON
+// checks: every literal stays as written where the schema does not make
+// it an integer, and an integer beyond ±2^53 is written as the number it
+// is wherever it stands, so that an `any` field of In receives a number.
 func TypedArguments[In any](ctx context.Context, tt *Typed, raw []byte) (in In, problem string) {
 	if problem := tt.Limits.Refused(tt.Tool, raw); problem != "" {
 		return in, problem
 	}
-	tree, err := ReadArguments(ArgumentsText(raw), tt.Check.MaxDepth, tt.Check.MaxNumberDigits)
-	if err != nil {
-		return in, InvalidText(tt.Tool, err)
-	}
+	raw = ArgumentsText(raw)
 	check := tt.Check
 	check.Observer = nil // observed below
-	checked, rep, err := check.Go(ctx, tt.Tool, tt.In, tree)
-	var serr *coerce.SchemaError
-	if errors.As(err, &serr) {
+	text, rep, err := check.JSON(ctx, tt.Tool, tt.In, raw)
+	if _, ok := NotValidated(err); ok {
 		// The validator cannot compile the schema (the registration said
 		// so): the arguments are converted and repaired, not validated.
-		var arep coerce.Report
-		checked, err = structconv.GoOptions{Schema: tt.In, Policy: check.Policy, Report: &arep, MaxNumberDigits: check.MaxNumberDigits}.Apply(tree)
-		rep = &coerce.Report{}
-		AppendChanges(rep, arep.Changes, "")
+		text, rep, err = check.Repair(ctx, tt.Tool, tt.In, raw)
+	}
+	if err == nil {
+		err = wantObject(raw)
 	}
 	if err != nil {
 		return in, InvalidText(tt.Tool, err)
@@ -141,12 +135,14 @@ func TypedArguments[In any](ctx context.Context, tt *Typed, raw []byte) (in In, 
 	if !rep.Valid() {
 		return in, coerce.FormatProblems(tt.Tool, rep.Problems)
 	}
-	if p, ok := FoldedMember(tt.shape, checked, nil); ok {
-		return in, coerce.FormatProblems(tt.Tool, []coerce.Problem{p})
-	}
-	text, err := jsonvalue.Marshal(checked)
-	if err != nil {
-		return in, InvalidText(tt.Tool, err)
+	if tt.shape != nil {
+		checked, err := jsonvalue.Decode(string(text), jsonvalue.Options{})
+		if err != nil {
+			return in, InvalidText(tt.Tool, err)
+		}
+		if p, ok := FoldedMember(tt.shape, checked, nil); ok {
+			return in, coerce.FormatProblems(tt.Tool, []coerce.Problem{p})
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.UseNumber()
@@ -178,11 +174,7 @@ func (tt *Typed) Result(ctx context.Context, outval any) ([]byte, error) {
 	if tt.Out == nil {
 		return b, nil
 	}
-	tree, err := jsonvalue.Decode(b, jsonvalue.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("tool %q: reading the output: %w", tt.Tool, err)
-	}
-	_, rep, err := structconv.CheckOptions{}.Go(ctx, tt.Tool, tt.Out, tree)
+	_, rep, err := structconv.CheckOptions{}.JSON(ctx, tt.Tool, tt.Out, b)
 	var serr *coerce.SchemaError
 	switch {
 	case errors.As(err, &serr):
