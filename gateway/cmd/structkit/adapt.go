@@ -223,8 +223,8 @@ func runRestore(e *env, args []string) error {
 	sf.register(fs)
 	var pf profileFlag
 	fs.Var(&pf, "profile", "the provider `NAME` the answer was written for: "+profileNames())
-	lenient := fs.Bool("lenient", false, "also repair the unambiguous typing slips models make (the safe preset: "+joinRules(coerce.Lenient().Rules())+")")
-	rules := fs.String("rules", "", "repair with these `RULES` only, comma-separated: "+ruleList()+"; or lenient, all")
+	var pol policyFlags
+	pol.register(fs)
 	format := newEnum("text", "text", "json")
 	fs.Var(format, "format", "`FORMAT` of the output: text (arguments on stdout, report on stderr) or json (one object on stdout)")
 	var jo jsonOutput
@@ -233,18 +233,12 @@ func runRestore(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := exclusive(fs, "lenient", "rules"); err != nil {
+	policy, err := pol.policy(fs)
+	if err != nil {
 		return err
 	}
 	if pf.p == "" {
 		return usagef("restore needs --profile NAME (%s)", profileNames())
-	}
-	policy, err := coerce.ParsePolicy(*rules)
-	if err != nil {
-		return usagef("restore: --rules: %v", err)
-	}
-	if *lenient {
-		policy = policy.Or(coerce.Lenient())
 	}
 	name, doc, err := sf.sourceSchema(e)
 	if err != nil {

@@ -164,11 +164,11 @@ const gracePeriod = 10 * time.Second
 
 // bridgeFlags are the flags of "structkit bridge".
 type bridgeFlags struct {
-	listen, metricsListen     string
-	healthListen              string
-	mcps                      mcpFlags
-	check, lenient            bool
-	rules                     string
+	listen, metricsListen string
+	healthListen          string
+	mcps                  mcpFlags
+	check                 bool
+	policyFlags
 	tlsCert, tlsKey, clientCA string
 	tokenFile                 string
 	insecure, reflection      bool
@@ -190,8 +190,7 @@ func (f *bridgeFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.mcps, "mcp", "front the MCP server `NAME=COMMAND` (a stdio command line, restarted when it exits) or NAME=URL (streamable HTTP); repeatable")
 	fs.BoolVar(&f.failFast, "fail-fast", false, "exit at start, naming it, if an MCP server cannot start; without it the bridge serves those that start and starts the others again")
 	fs.BoolVar(&f.check, "check", false, "check each call's arguments against the tool's input schema first; invalid ones are answered with is_error and the problems")
-	fs.BoolVar(&f.lenient, "lenient", false, "repair the unambiguous typing slips models make (the safe preset: "+joinRules(coerce.Lenient().Rules())+")")
-	fs.StringVar(&f.rules, "rules", "", "repair with these `RULES` only, comma-separated: "+ruleList()+"; or lenient, all")
+	f.policyFlags.register(fs)
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve TLS (1.2 or newer) with the PEM certificate chain in `FILE` (needs --tls-key)")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key of --tls-cert, in `FILE`")
 	fs.StringVar(&f.clientCA, "client-ca", "", "mutual TLS: require client certificates signed by the PEM authorities in `FILE` (needs --tls-cert)")
@@ -234,15 +233,9 @@ func runBridge(e *env, args []string) error {
 	if len(pos) > 0 {
 		return usagef("bridge takes no arguments, got %s; the MCP servers are given with --mcp NAME=COMMAND", strings.Join(pos, " "))
 	}
-	if err := exclusive(fs, "lenient", "rules"); err != nil {
-		return err
-	}
-	policy, err := coerce.ParsePolicy(f.rules)
+	policy, err := f.policy(fs)
 	if err != nil {
-		return usagef("bridge: --rules: %v", err)
-	}
-	if f.lenient {
-		policy = policy.Or(coerce.Lenient())
+		return err
 	}
 	if f.maxMessageBytes <= 0 {
 		return usagef("bridge: --max-message-bytes %d: want a positive number of bytes", f.maxMessageBytes)

@@ -34,8 +34,8 @@ func runCheck(e *env, args []string) error {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	var sf schemaFlags
 	sf.register(fs)
-	lenient := fs.Bool("lenient", false, "repair the unambiguous typing slips models make (the safe preset: "+joinRules(coerce.Lenient().Rules())+")")
-	rules := fs.String("rules", "", "repair with these `RULES` only, comma-separated: "+ruleList()+"; or lenient, all")
+	var pol policyFlags
+	pol.register(fs)
 	format := newEnum("text", "text", "json")
 	fs.Var(format, "format", "`FORMAT` of the output: text (arguments on stdout, report on stderr) or json (one object on stdout)")
 	var jo jsonOutput
@@ -44,15 +44,9 @@ func runCheck(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := exclusive(fs, "lenient", "rules"); err != nil {
-		return err
-	}
-	policy, err := coerce.ParsePolicy(*rules)
+	policy, err := pol.policy(fs)
 	if err != nil {
-		return usagef("check: --rules: %v", err)
-	}
-	if *lenient {
-		policy = policy.Or(coerce.Lenient())
+		return err
 	}
 	schema, err := sf.load(e)
 	if err != nil {

@@ -196,21 +196,37 @@ func readInput(e *env, cmd string, pos []string) (name string, data []byte, err 
 	return e.readFile("the input", pos[0])
 }
 
-// exclusive refuses flags of fs that exclude each other: of names, at most
-// one may be set on the command line.
-func exclusive(fs *flag.FlagSet, names ...string) error {
-	var set []string
-	fs.Visit(func(f *flag.Flag) {
-		for _, n := range names {
-			if f.Name == n {
-				set = append(set, "--"+n)
-			}
+// policyFlags are --lenient and --rules, which choose the repairs: the
+// safe preset, or the rules named. They exclude each other.
+type policyFlags struct {
+	lenient bool
+	rules   string
+}
+
+func (f *policyFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&f.lenient, "lenient", false, "repair the unambiguous typing slips models make (the safe preset: "+joinRules(coerce.Lenient().Rules())+")")
+	fs.StringVar(&f.rules, "rules", "", "repair with these `RULES` only, comma-separated: "+ruleList()+"; or lenient, all")
+}
+
+// policy is the policy the flags of fs, parsed, chose.
+func (f *policyFlags) policy(fs *flag.FlagSet) (coerce.Policy, error) {
+	both := 0
+	fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == "lenient" || fl.Name == "rules" {
+			both++
 		}
 	})
-	if len(set) > 1 {
-		return usagef("%s: %s exclude each other: give one", fs.Name(), strings.Join(set, " and "))
+	if both > 1 {
+		return coerce.Policy{}, usagef("%s: --lenient and --rules exclude each other: give one", fs.Name())
 	}
-	return nil
+	p, err := coerce.ParsePolicy(f.rules)
+	if err != nil {
+		return coerce.Policy{}, usagef("%s: --rules: %v", fs.Name(), err)
+	}
+	if f.lenient {
+		p = p.Or(coerce.Lenient())
+	}
+	return p, nil
 }
 
 // inputError places err, as returned by structconv for input data (nil

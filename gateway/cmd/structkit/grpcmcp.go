@@ -16,7 +16,6 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/structkit/structkit/adapt"
-	"github.com/structkit/structkit/coerce"
 	"github.com/structkit/structkit/gateway/cmd/structkit/internal/lineconn"
 	"github.com/structkit/structkit/gateway/grpcmcp"
 	"github.com/structkit/structkit/gateway/internal/mcptool"
@@ -50,7 +49,8 @@ func runMCP(e *env, args []string) error {
 	var services listFlag
 	fs.Var(&services, "service", "expose only the service of this full `NAME` (repeatable); default: every service")
 	httpAddr := fs.String("http", "", "serve streamable HTTP at `ADDR` instead of stdio")
-	lenient := fs.Bool("lenient", false, "repair models' typing slips (coerce.Lenient), reported")
+	var pol policyFlags
+	pol.register(fs)
 	var pf profileFlag
 	fs.Var(&pf, "profile", "publish the input schemas adapted to the provider profile `NAME` ("+profileNames()+") and restore the answers written under them")
 	var so schemaOptFlags
@@ -75,6 +75,10 @@ func runMCP(e *env, args []string) error {
 		return err
 	}
 	if err := sf.check("mcp"); err != nil {
+		return err
+	}
+	policy, err := pol.policy(fs)
+	if err != nil {
 		return err
 	}
 	tel, stopTracing, err := startTracing(context.Background(), "mcp", "structkit-mcp", nil, func(_ bool, msg string) {
@@ -104,9 +108,7 @@ func runMCP(e *env, args []string) error {
 	o := grpcmcp.Options{Schema: so.options(), Resolver: r.Types, Profile: pf.p, TracerProvider: tel.TracerProvider, MeterProvider: tel.MeterProvider}
 	lf.apply(&o)
 	o.Tools, o.ExcludeTools, o.ReadOnly, o.Forward = sf.tools, sf.exclude, sf.readOnly, sf.forward
-	if *lenient {
-		o.Policy = coerce.Lenient()
-	}
+	o.Policy = policy
 	all, omitted, err := grpcmcp.AddServices(server, conn, r.Services, o)
 	if err != nil {
 		return fmt.Errorf("mcp: %w", err)
@@ -171,7 +173,7 @@ func (s *schemaOptFlags) options() protoschema.SchemaOptions {
 }
 
 func mcpUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprint(w, `Usage: structkit mcp --grpc ADDR [--service NAME]... [--http ADDR]
+	fmt.Fprint(w, `Usage: structkit mcp --grpc ADDR [--service NAME]... [--http ADDR] [--lenient | --rules r1,r2]
        [--tools PATTERNS] [--exclude-tools PATTERNS] [--read-only] [--forward-header NAMES]
 
 Mcp serves the unary and server-streaming methods of a gRPC server's
@@ -180,7 +182,9 @@ It learns the services through the server's reflection service
 (grpc.reflection.v1, else v1alpha). Each tool's inputSchema is the JSON
 Schema of the request message, its outputSchema that of the response;
 arguments reach the server and results come back with 64-bit integers
-exact to the last digit. Tools are named Service_Method.
+exact to the last digit; --lenient or --rules repair the typing slips of
+models' arguments first, as check does, each repair reported. Tools are
+named Service_Method.
 
 A server-streaming method's result is {"messages":[...]}, the stream's
 messages in order; a call that asks for progress (_meta.progressToken)

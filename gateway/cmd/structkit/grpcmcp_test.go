@@ -324,3 +324,39 @@ func TestMCPStdioPiped(t *testing.T) {
 		t.Errorf("answers to %v, want 1, 2 and 3:\n%.2000s", ids, out.String())
 	}
 }
+
+// TestMCPRules: "structkit mcp" repairs models' typing slips under
+// --rules (or --lenient), as check, restore and bridge do, and refuses
+// the two together, or a rule it does not know, before connecting.
+func TestMCPRules(t *testing.T) {
+	addr := startOrders(t)
+	args := json.RawMessage(`{"orderId":"9223372036854775807"}`)
+	for _, tc := range []struct {
+		flags []string
+		ok    bool
+	}{
+		{nil, false},
+		{[]string{"--rules", "string-to-integer"}, true},
+		{[]string{"--lenient"}, true},
+	} {
+		c := startMCPCLI(t, append([]string{"--grpc", addr}, tc.flags...)...)
+		cs := c.client(t)
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "OrderService_GetOrder", Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		if got := !res.IsError && strings.Contains(text, `"orderId":9223372036854775807`); got != tc.ok {
+			t.Errorf("%v: result %v %s, want success %v", tc.flags, res.IsError, text, tc.ok)
+		}
+		cs.Close()
+		if code := c.exit(); code != 0 {
+			t.Errorf("%v: exit %d: %s", tc.flags, code, c.stderr.String())
+		}
+	}
+	for _, flags := range [][]string{{"--lenient", "--rules", "enum-case"}, {"--rules", "no-such-rule"}} {
+		if code, _, errOut := invoke(nil, append([]string{"mcp", "--grpc", "127.0.0.1:1"}, flags...)...); code != 2 || !strings.Contains(errOut, "mcp: --") {
+			t.Errorf("%v: exit %d, want 2 before connecting; stderr: %s", flags, code, errOut)
+		}
+	}
+}
