@@ -42,23 +42,33 @@ func smallInteger(lit string, plain bool) (f float64, ok bool) {
 
 // numberOf applies the integer rules to the number literal lit at l,
 // which starts at offset start and is plain when written with digits
-// only.
+// only. A number a tree holds (jsontext.Decoder.Double) is the double it
+// is, lit its shortest form: it has no digits beyond the double's, and a
+// whole one beyond ±2^53 at an integer location is written as the
+// integer the double holds, as Marshal writes it (precision-unsafe).
 func (d *decoder) numberOf(lit string, plain bool, start int, l *plan.Loc) (*structpb.Value, error) {
-	if f, ok := smallInteger(lit, plain); ok { // exact: no rule applies
-		return d.numberValue(f), nil
-	}
-	f, err := jsontext.ParseFloat(lit)
-	if err != nil {
-		// A plain integer literal too long for any double is still an exact
-		// integer: carried where integers are carried (any length).
-		if canon, ok := jsontext.IntegerDigits(lit); ok && d.bigInts == BigIntegersCarry && l.BigInteger(canon, plain, f, false) == plan.BigCarry {
-			return d.bigInteger(lit, canon, plan.BigCarry, f, l, start)
+	f, tree := d.r.Double()
+	switch {
+	case tree && jsontext.Unsafe(f) && d.report != nil && l.Integer():
+		exact := string(jsontext.AppendWhole(nil, f))
+		d.note(coerce.RulePrecisionUnsafe, exact, exact, l)
+	case !tree:
+		if f, ok := smallInteger(lit, plain); ok { // exact: no rule applies
+			return d.numberValue(f), nil
 		}
-		return nil, d.failAt(start, CodeNumber, "number %s is out of range of a double", msgtext.Clip(lit, 40))
-	}
-	if jsontext.Unsafe(f) || f == jsontext.MaxSafe || f == -jsontext.MaxSafe {
-		if canon, ok := jsontext.IntegerDigits(lit); ok && jsontext.BeyondSafe(canon) {
-			return d.bigInteger(lit, canon, l.BigInteger(canon, plain, f, true), f, l, start)
+		var err error
+		if f, err = jsontext.ParseFloat(lit); err != nil {
+			// A plain integer literal too long for any double is still an
+			// exact integer: carried where integers are carried (any length).
+			if canon, ok := jsontext.IntegerDigits(lit); ok && d.bigInts == BigIntegersCarry && l.BigInteger(canon, plain, f, false) == plan.BigCarry {
+				return d.bigInteger(lit, canon, plan.BigCarry, f, l, start)
+			}
+			return nil, d.failAt(start, CodeNumber, "number %s is out of range of a double", msgtext.Clip(lit, 40))
+		}
+		if jsontext.Unsafe(f) || f == jsontext.MaxSafe || f == -jsontext.MaxSafe {
+			if canon, ok := jsontext.IntegerDigits(lit); ok && jsontext.BeyondSafe(canon) {
+				return d.bigInteger(lit, canon, l.BigInteger(canon, plain, f, true), f, l, start)
+			}
 		}
 	}
 	// A fraction written in the text is a fraction, whatever the double

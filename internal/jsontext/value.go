@@ -19,6 +19,8 @@ type valueSource struct {
 	done  bool // the root was read
 	stack []valueFrame
 	lit   []byte // a number's text
+	f     float64
+	dbl   bool // the current token is a number, the double f
 }
 
 // valueFrame is an open object (names not nil) or array.
@@ -43,6 +45,17 @@ type valueFrame struct {
 func (d *Decoder) ResetValue(v *structpb.Value, o Options) {
 	d.Reset("", o)
 	d.src = &valueSource{root: v}
+}
+
+// Double returns the double a Number token read from a tree (ResetValue)
+// stands for: its text is the double's shortest form, which as a literal
+// would read as another integer beyond ±2^53 (1152921504606847000, for
+// 2^60 = 1152921504606846976). ok is false for a token read from text.
+func (d *Decoder) Double() (f float64, ok bool) {
+	if d.src == nil || !d.src.dbl {
+		return 0, false
+	}
+	return d.src.f, true
 }
 
 // valueNext is Next over a value tree.
@@ -140,7 +153,9 @@ func (d *Decoder) valueToken(v *structpb.Value) (Kind, error) {
 		t := d.src
 		t.lit = AppendFloat(t.lit[:0], f)
 		lit := string(t.lit)
-		return d.setText(Number, lit, !strings.ContainsAny(lit, ".eE"))
+		kind, err := d.setText(Number, lit, !strings.ContainsAny(lit, ".eE"))
+		t.f, t.dbl = f, true
+		return kind, err
 	case *structpb.Value_StringValue:
 		if !utf8.ValidString(k.StringValue) {
 			return d.fail(ErrUTF8, -1, "string is not valid UTF-8")
@@ -186,6 +201,7 @@ func (d *Decoder) valueClose(k Kind) (Kind, error) {
 // from an input.
 func (d *Decoder) setText(k Kind, text string, plain bool) (Kind, error) {
 	d.tok = Token{kind: k, plain: plain, esc: true, off: -1, end: -1, text: text}
+	d.src.dbl = false
 	return k, nil
 }
 

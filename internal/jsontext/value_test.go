@@ -218,3 +218,46 @@ func TestValueErrors(t *testing.T) {
 		t.Errorf("6 levels under a limit of 6: %v", err)
 	}
 }
+
+// TestValueDouble: a number read from a tree is the double it holds
+// (Double), beside its shortest form as the token's text; other tokens,
+// and every token read from text, have none.
+func TestValueDouble(t *testing.T) {
+	v, err := structpb.NewValue(map[string]any{"a": float64(1 << 60), "b": "1152921504606846976", "c": []any{0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d Decoder
+	d.ResetValue(v, Options{})
+	var got []string
+	for {
+		k, err := d.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k == EOF {
+			break
+		}
+		if f, ok := d.Double(); ok {
+			got = append(got, d.Text()+"="+strconvExact(f))
+		} else if k == Number {
+			t.Errorf("number %s read from a tree without its double", d.Text())
+		}
+	}
+	if want := []string{"1152921504606847000=1152921504606846976", "0.5=0.5"}; !slices.Equal(got, want) {
+		t.Errorf("doubles %q, want %q", got, want)
+	}
+	d.Reset(`[1152921504606847000]`, Options{})
+	for k, err := d.Next(); k != EOF && err == nil; k, err = d.Next() {
+		if _, ok := d.Double(); ok {
+			t.Errorf("text token %s has a double", d.Text())
+		}
+	}
+}
+
+func strconvExact(f float64) string {
+	if IsWhole(f) {
+		return string(AppendWhole(nil, f))
+	}
+	return string(AppendFloat(nil, f))
+}
