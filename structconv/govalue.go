@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -22,6 +21,7 @@ import (
 	"github.com/structkit/structkit/internal/msgtext"
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pragma"
+	"github.com/structkit/structkit/internal/restore"
 )
 
 // GoOptions configures conversion between Struct messages and Go value
@@ -95,50 +95,34 @@ func (o GoOptions) Apply(v any) (any, error) {
 }
 
 // FromGo fills m (a *structpb.Struct, *structpb.Value or
-// *structpb.ListValue) from a Go value tree, keeping exact integers exact:
-// an int64, uint64 or integral json.Number beyond ±2^53 is carried as a
-// decimal string, as Unmarshal carries big literals by default (one rule,
-// see the package doc: 1e21 where the schema does not say integer is a
-// double, 1152921504606847000 too).
-// A float64 is stored as it is: it has no further digits to keep.
+// *structpb.ListValue) from a Go value tree, as Unmarshal fills it from
+// the JSON text the tree stands for (one decoder, reading the tree as its
+// tokens): an int64, uint64 or integral json.Number beyond ±2^53 is
+// carried as a decimal string where Unmarshal carries such a literal (one
+// rule, see the package doc: 1e21 where the schema does not say integer
+// is a double, 1152921504606847000 too), and the report has what
+// Unmarshal reports. A float64 is stored as it is: it has no further
+// digits to keep. Errors are *Error values naming the path: a value of a
+// Go type JSON has no form for, NaN, text that is not UTF-8, a
+// json.Number that is no JSON literal or has more than MaxNumberDigits
+// digits, nesting beyond the hard cap of 100000 levels.
 func (o GoOptions) FromGo(v any, m proto.Message) error {
-	g := o.conv()
-	root := planOf(o.Schema).Root()
-	switch t := m.(type) {
+	var want string
+	switch m.(type) {
 	case *structpb.Struct:
-		mv, ok := v.(map[string]any)
-		if !ok {
-			return &Error{Code: CodeType, Offset: -1, Msg: fmt.Sprintf("want a map[string]any for a google.protobuf.Struct, got %T", v)}
+		if _, ok := v.(map[string]any); !ok {
+			want = "a map[string]any for a google.protobuf.Struct"
 		}
-		pv, err := g.toValue(mv, root)
-		if err != nil {
-			return err
-		}
-		proto.Reset(t)
-		t.Fields = pv.GetStructValue().GetFields()
-		return nil
 	case *structpb.ListValue:
-		av, ok := v.([]any)
-		if !ok {
-			return &Error{Code: CodeType, Offset: -1, Msg: fmt.Sprintf("want a []any for a google.protobuf.ListValue, got %T", v)}
+		if _, ok := v.([]any); !ok {
+			want = "a []any for a google.protobuf.ListValue"
 		}
-		pv, err := g.toValue(av, root)
-		if err != nil {
-			return err
-		}
-		proto.Reset(t)
-		t.Values = pv.GetListValue().GetValues()
-		return nil
-	case *structpb.Value:
-		pv, err := g.toValue(v, root)
-		if err != nil {
-			return err
-		}
-		proto.Reset(t)
-		t.Kind = pv.Kind
-		return nil
 	}
-	return &Error{Code: CodeType, Offset: -1, Msg: fmt.Sprintf("cannot fill %T: want *structpb.Struct, *structpb.Value or *structpb.ListValue", m)}
+	if want != "" {
+		return &Error{Code: CodeType, Offset: -1, Msg: fmt.Sprintf("want %s, got %T", want, v)}
+	}
+	return UnmarshalOptions{Schema: o.Schema, Report: o.Report, MaxDepth: maxDepthLimit,
+		MaxNumberDigits: o.MaxNumberDigits}.unmarshal(restore.Input{Go: &v}, m, nil, nil)
 }
 
 type goConv struct {
@@ -147,7 +131,6 @@ type goConv struct {
 	lenient bool
 	digits  int // most digits a json.Number may have
 	path    []seg
-	lits    *literals // marks the big integers carried, for reports; nil for none
 }
 
 // enter bounds the nesting of a walk over values built in memory.
@@ -518,149 +501,4 @@ func (g *goConv) bounded(v any) error {
 		return g.checkNumber(string(x), nil)
 	}
 	return nil
-}
-
-// toValue builds a Struct value from a Go value.
-func (g *goConv) toValue(v any, l *plan.Loc) (*structpb.Value, error) {
-	switch x := v.(type) {
-	case nil:
-		return structpb.NewNullValue(), nil
-	case bool:
-		return structpb.NewBoolValue(x), nil
-	case string:
-		if !utf8.ValidString(x) {
-			return nil, g.fail(CodeInvalidUTF8, "string is not valid UTF-8")
-		}
-		return structpb.NewStringValue(x), nil
-	case float64:
-		return g.float(x)
-	case float32:
-		return g.float(float64(x))
-	case int:
-		return g.integer(strconv.FormatInt(int64(x), 10), "", l)
-	case int8:
-		return structpb.NewNumberValue(float64(x)), nil
-	case int16:
-		return structpb.NewNumberValue(float64(x)), nil
-	case int32:
-		return structpb.NewNumberValue(float64(x)), nil
-	case int64:
-		return g.integer(strconv.FormatInt(x, 10), "", l)
-	case uint:
-		return g.integer(strconv.FormatUint(uint64(x), 10), "", l)
-	case uint8:
-		return structpb.NewNumberValue(float64(x)), nil
-	case uint16:
-		return structpb.NewNumberValue(float64(x)), nil
-	case uint32:
-		return structpb.NewNumberValue(float64(x)), nil
-	case uint64:
-		return g.integer(strconv.FormatUint(x, 10), "", l)
-	case json.Number:
-		lit := string(x)
-		if !jsontext.IsNumber(lit) {
-			return nil, g.fail(CodeNumber, "json.Number %q is not a number", msgtext.Clip(lit, 40))
-		}
-		if err := g.checkDigits(lit); err != nil {
-			return nil, err
-		}
-		if canon, ok := jsontext.IntegerDigits(lit); ok {
-			return g.integer(canon, lit, l)
-		}
-		f, err := jsontext.ParseFloat(lit)
-		if err != nil {
-			return nil, g.fail(CodeNumber, "number %s is out of range of a double", msgtext.Clip(lit, 40))
-		}
-		return structpb.NewNumberValue(f), nil
-	case map[string]any:
-		if err := g.enter(); err != nil {
-			return nil, err
-		}
-		if l.Narrows() {
-			l = l.Narrow(goInstance{x})
-		}
-		var inst plan.Instance
-		if l.DependsOnValue() {
-			inst = goInstance{x}
-		}
-		fields := make(map[string]*structpb.Value, len(x))
-		depth := len(g.path)
-		g.path = append(g.path, seg{isKey: true})
-		for k, e := range x {
-			g.path[depth].key = k
-			if !utf8.ValidString(k) {
-				return nil, g.fail(CodeInvalidUTF8, "member name is not valid UTF-8")
-			}
-			pv, err := g.toValue(e, l.Property(k, inst))
-			if err != nil {
-				return nil, err
-			}
-			fields[k] = pv
-		}
-		g.path = g.path[:depth]
-		return structpb.NewStructValue(&structpb.Struct{Fields: fields}), nil
-	case []any:
-		if err := g.enter(); err != nil {
-			return nil, err
-		}
-		var inst plan.Instance
-		if l.DependsOnValue() {
-			inst = goInstance{x}
-		}
-		values := make([]*structpb.Value, len(x))
-		depth := len(g.path)
-		g.path = append(g.path, seg{})
-		for i, e := range x {
-			g.path[depth].index = i
-			pv, err := g.toValue(e, l.Item(i, inst))
-			if err != nil {
-				return nil, err
-			}
-			values[i] = pv
-		}
-		g.path = g.path[:depth]
-		return structpb.NewListValue(&structpb.ListValue{Values: values}), nil
-	}
-	return nil, g.fail(CodeType, "cannot hold a %T in a google.protobuf.Value", v)
-}
-
-func (g *goConv) float(f float64) (*structpb.Value, error) {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return nil, g.fail(CodeNumber, "%v cannot be held as a JSON number", f)
-	}
-	return structpb.NewNumberValue(f), nil
-}
-
-// integer stores an exact integer given as canonical digits, written as
-// lit (a json.Number's literal; "" for a Go integer): a double when it is
-// within ±2^53, otherwise as the plan decides (plan.Loc.BigInteger), as
-// Unmarshal does.
-func (g *goConv) integer(canon, lit string, l *plan.Loc) (*structpb.Value, error) {
-	if lit == "" {
-		lit = canon
-	}
-	plain := !strings.ContainsAny(lit, ".eE")
-	f, err := strconv.ParseFloat(canon, 64)
-	if err == nil && !jsontext.BeyondSafe(canon) {
-		return structpb.NewNumberValue(f), nil
-	}
-	switch l.BigInteger(canon, plain, f, err == nil) {
-	case plan.BigCarry:
-		if g.report != nil {
-			g.note(coerce.RuleBigIntCarried, lit, strconv.Quote(canon), l)
-		}
-		v := structpb.NewStringValue(canon)
-		if g.lits != nil {
-			g.lits.carry(v)
-		}
-		return v, nil
-	case plan.BigRound:
-		if err == nil && g.report != nil && string(jsontext.AppendWhole(nil, f)) != canon {
-			g.note(coerce.RuleBigIntRounded, lit, string(jsontext.AppendFloat(nil, f)), l)
-		}
-	}
-	if err != nil {
-		return nil, g.fail(CodeNumber, "number %s is out of range of a double", msgtext.Clip(canon, 40))
-	}
-	return structpb.NewNumberValue(f), nil
 }

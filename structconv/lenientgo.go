@@ -8,10 +8,13 @@ import (
 	"slices"
 	"strconv"
 
+	"google.golang.org/protobuf/types/known/structpb"
+
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/jsontype"
 	"github.com/structkit/structkit/internal/lenient"
 	"github.com/structkit/structkit/internal/plan"
+	"github.com/structkit/structkit/internal/restore"
 )
 
 // Go values (GoOptions).
@@ -118,14 +121,14 @@ func (g *goConv) embedded(text string, l *plan.Loc) (res any, ok bool, err error
 // reports: the same text on every path (a big integer the Go value holds
 // as a number is written as one).
 func goJSON(v any, l *plan.Loc) string {
-	g := goConv{digits: effectiveDigits(0), lits: &literals{}}
-	pv, err := g.toValue(v, nil)
-	if err != nil {
+	var pv structpb.Value
+	lits := &literals{}
+	if err := (UnmarshalOptions{MaxDepth: maxDepthLimit}).unmarshal(restore.Input{Go: &v}, &pv, nil, lits); err != nil {
 		return fmt.Sprint(v)
 	}
 	e := encoder{maxDepth: maxDepthLimit}
-	e.lits = g.lits
-	_ = e.value(pv, l)
+	e.lits = lits
+	_ = e.value(&pv, l)
 	return string(e.b)
 }
 

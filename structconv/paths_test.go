@@ -293,12 +293,12 @@ var pathsPaths = []pathsPath{
 		return pathsResult{tree: tree, held: true, fromHeld: true, report: append(pathsRounded(read), pathsReport(&rep, p.validate(t, pathsText(t, tree)))...)}
 	}},
 	{"GoOptions.FromGo, Marshal with the policy", false, func(t *testing.T, p *pathsEnv, r pathsRow) pathsResult {
-		var rep coerce.Report
+		var read, rep coerce.Report
 		var v structpb.Value
-		must(t, structconv.GoOptions{Schema: p.schema, Report: &rep}.FromGo(pathsTree(t, r.in), &v))
+		must(t, structconv.GoOptions{Schema: p.schema, Report: &read}.FromGo(pathsTree(t, r.in), &v))
 		out, err := structconv.MarshalOptions{Schema: p.schema, Policy: r.policy, Report: &rep}.Marshal(&v)
 		must(t, err)
-		return pathsResult{out: out, held: true, fromHeld: true, report: pathsReport(&rep, p.validate(t, out))}
+		return pathsResult{out: out, held: true, fromHeld: true, report: append(pathsRounded(&read), pathsReport(&rep, p.validate(t, out))...)}
 	}},
 	{"adapt (openai) Forward, Restore", false, func(t *testing.T, p *pathsEnv, r pathsRow) pathsResult {
 		return pathsAdapt(t, p, r, adapt.OpenAI)

@@ -98,11 +98,16 @@ func (o UnmarshalOptions) unmarshal(in restore.Input, m proto.Message, rt restor
 		rt:       rt,
 		lits:     lits,
 	}
-	if in.Tree != nil {
+	switch {
+	case in.Tree != nil:
 		d.r.ResetValue(in.Tree, jsontext.Options{MaxDepth: d.maxDepth, MaxDigits: d.digits})
 		d.tree = true
 		d.slabSize = slabSizeFor(64)
-	} else {
+	case in.Go != nil:
+		// The members in order when the report lists what it says of them.
+		d.r.ResetGo(*in.Go, jsontext.Options{MaxDepth: d.maxDepth, MaxDigits: d.digits}, d.report != nil)
+		d.slabSize = slabSizeFor(64)
+	default:
 		d.reset(string(in.JSON), d.maxDepth)
 		d.slabSize = slabSizeFor(len(in.JSON))
 	}
@@ -235,6 +240,8 @@ func (d *decoder) syntax(err error) error {
 		msg = fmt.Sprintf("nesting deeper than %d levels", d.maxDepth) // the reader of embedded text counts from its string
 	case jsontext.ErrDigits, jsontext.ErrNumber:
 		code = CodeNumber
+	case jsontext.ErrType:
+		code = CodeType
 	}
 	return &Error{Code: code, Path: pointerOf(d.path), Offset: se.Offset, Msg: msg, limit: limit}
 }
@@ -259,7 +266,7 @@ func (d *decoder) wrongRoot(format string) error {
 func (d *decoder) describe() string {
 	switch k := d.r.Peek(); k {
 	case jsontext.Invalid, jsontext.ObjectClose, jsontext.ArrayClose:
-		if d.tree {
+		if d.r.Offset() < 0 { // a tree
 			return "a google.protobuf.Value of no kind"
 		}
 		r, _ := utf8.DecodeRuneInString(d.r.Source()[d.r.Offset():])
@@ -470,6 +477,9 @@ func (d *decoder) scalar(t jsontext.Kind) (v *structpb.Value, ok bool) {
 	case jsontext.String:
 		return d.stringValue(d.r.Text()), true
 	case jsontext.Number:
+		if f, ok := d.r.Double(); ok { // a tree's: no integer rule applies
+			return d.numberValue(f), true
+		}
 		if f, ok := smallInteger(d.r.Text(), d.r.Plain()); ok {
 			return d.numberValue(f), true
 		}
@@ -530,7 +540,7 @@ func (d *decoder) array(l *plan.Loc, pr *pairsRead) ([]*structpb.Value, bool, er
 		t, err := d.r.Next()
 		if err != nil {
 			var se *jsontext.SyntaxError
-			if n > 0 && !d.tree && errors.As(err, &se) && se.Offset >= after && !strings.Contains(d.r.Source()[after:se.Offset], ",") {
+			if n > 0 && after >= 0 && errors.As(err, &se) && se.Offset >= after && !strings.Contains(d.r.Source()[after:se.Offset], ",") {
 				d.path[depth].index = n - 1 // at the separator after the last element
 			}
 			return nil, false, d.syntax(err)

@@ -525,6 +525,9 @@ func (d *Decoder) Current() Token {
 // Text returns the current token's Text.
 func (d *Decoder) Text() string {
 	if d.src != nil {
+		if d.src.dbl {
+			return d.doubleText()
+		}
 		return d.tok.text
 	}
 	switch t := &d.tok; t.kind {
@@ -543,7 +546,12 @@ func (d *Decoder) Text() string {
 func (d *Decoder) Start() int { return d.tok.off }
 
 // Plain returns the current token's Plain.
-func (d *Decoder) Plain() bool { return d.tok.plain }
+func (d *Decoder) Plain() bool {
+	if d.src != nil && d.src.dbl {
+		d.doubleText()
+	}
+	return d.tok.plain
+}
 
 // Bool returns the current token's Bool.
 func (d *Decoder) Bool() bool {

@@ -26,9 +26,13 @@ const (
 	// ErrDigits: a number literal with more digits than
 	// Options.MaxDigits; Offset is the literal's.
 	ErrDigits
-	// ErrNumber: a number no JSON text can write (NaN, an infinity), in a
-	// tree read with ResetValue.
+	// ErrNumber: a number no JSON text can write (NaN, an infinity, a
+	// json.Number that is no JSON literal), in a tree read with
+	// ResetValue or ResetGo.
 	ErrNumber
+	// ErrType: a value of a Go type JSON has no form for, in a tree read
+	// with ResetGo.
+	ErrType
 )
 
 func (k ErrorKind) String() string {
@@ -45,6 +49,8 @@ func (k ErrorKind) String() string {
 		return "digits"
 	case ErrNumber:
 		return "number"
+	case ErrType:
+		return "Go type"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }

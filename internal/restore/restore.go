@@ -287,6 +287,7 @@ type Check struct {
 type Input struct {
 	JSON []byte
 	Tree *structpb.Value
+	Go   *any // a Go value tree (GoOptions.FromGo), when not nil
 }
 
 // CheckInput is the codec's check of arguments for the tool named tool

@@ -90,6 +90,8 @@ func DecodedStructured(sc any, out *structconv.Schema, rep *coerce.Report) (*str
 	if err := (structconv.GoOptions{Schema: out, Report: &urep}).FromGo(sc, v); err != nil {
 		return nil, err
 	}
+	// Flagged below wherever they stand, not only at integer locations.
+	urep.Changes = slices.DeleteFunc(urep.Changes, func(c coerce.Change) bool { return c.Rule == coerce.RulePrecisionUnsafe })
 	flagLostDigits(&urep, sc, nil)
 	AppendChanges(rep, urep.Changes, StructuredPath)
 	return v, nil
