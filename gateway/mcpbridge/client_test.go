@@ -672,17 +672,31 @@ func TestNotValidated(t *testing.T) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
 		})
 	c := connect(t, s.Server, mcpbridge.ClientOptions{Check: true, CheckOptions: structconv.CheckOptions{Policy: coerce.Lenient()}})
-	res, err := c.CallTool(context.Background(), "zod", mustStruct(t, map[string]any{"email": "a@x", "n": "5"}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Local || res.IsError || res.Unconverted != "" || text(t, res) != `{"email":"a@x","n":5}` {
-		t.Errorf("local %v error %v unconverted %q: %s", res.Local, res.IsError, res.Unconverted, text(t, res))
-	}
-	if !strings.Contains(res.NotValidated, "/properties/email (pattern)") || !strings.Contains(res.NotValidated, "does not compile") {
-		t.Errorf("not validated: %q", res.NotValidated)
-	}
-	if len(res.Report.Changes) != 1 || !hasRule(res.Report, "/n", coerce.RuleStringToInteger) || !res.Report.Valid() {
-		t.Errorf("report: %s", res.Report.String())
+	for _, call := range []struct {
+		name string
+		do   func() (*mcpbridge.CallResult, error)
+		want string
+	}{
+		{"CallTool", func() (*mcpbridge.CallResult, error) {
+			return c.CallTool(context.Background(), "zod", mustStruct(t, map[string]any{"email": "a@x", "n": "5"}))
+		}, `{"email":"a@x","n":5}`},
+		// The JSON text's literals go out as written (CheckOptions.Repair).
+		{"CallToolJSON", func() (*mcpbridge.CallResult, error) {
+			return c.CallToolJSON(context.Background(), "zod", []byte(`{"n":"5","email":"a@x","r":1.50}`))
+		}, `{"email":"a@x","n":5,"r":1.50}`},
+	} {
+		res, err := call.do()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Local || res.IsError || res.Unconverted != "" || text(t, res) != call.want {
+			t.Errorf("%s: local %v error %v unconverted %q: %s", call.name, res.Local, res.IsError, res.Unconverted, text(t, res))
+		}
+		if !strings.Contains(res.NotValidated, "/properties/email (pattern)") || !strings.Contains(res.NotValidated, "does not compile") {
+			t.Errorf("%s: not validated: %q", call.name, res.NotValidated)
+		}
+		if len(res.Report.Changes) != 1 || !hasRule(res.Report, "/n", coerce.RuleStringToInteger) || !res.Report.Valid() {
+			t.Errorf("%s: report: %s", call.name, res.Report.String())
+		}
 	}
 }
