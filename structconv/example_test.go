@@ -130,3 +130,23 @@ func ExampleCheckOptions_JSON() {
 	// - /limit: expected at least 1, got integer 0
 	// Correct these arguments and call the tool again.
 }
+
+// Repair converts arguments as the check does without validating them: for
+// a bridge whose check is off. Literals the schema does not change go out
+// as written.
+func ExampleCheckOptions_Repair() {
+	schema, err := structconv.Compile(`{"type": "object", "properties": {"line": {"type": "integer"}, "ratio": {"type": "number"}}}`)
+	if err != nil {
+		panic(err)
+	}
+	out, report, err := structconv.CheckOptions{Policy: coerce.Lenient()}.Repair(context.Background(), "code_nav", schema,
+		[]byte(`{"ratio": 1.50, "line": "5", "col": 7.0}`))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(string(out))
+	fmt.Println(report)
+	// Output:
+	// {"col":7.0,"line":5,"ratio":1.50}
+	// /line: string-to-integer "5" -> 5
+}
