@@ -57,7 +57,9 @@ func init() {
 	// hook is an argument of the check (see restore.CheckInput).
 	restore.CheckInput = func(ctx context.Context, c restore.Check, tool string, s *plan.Schema, in restore.Input, h restore.Hook) ([]byte, *structpb.Value, *coerce.Report, error) {
 		o := CheckOptions{Policy: c.Policy, Observer: c.Observer, MaxDepth: c.MaxDepth, MaxNumberDigits: c.MaxNumberDigits}
-		return o.check(background(ctx), tool, (*Schema)(s), in, h, true)
+		out, tree, rep, err := o.check(background(ctx), tool, (*Schema)(s), in, h, true)
+		v, _ := tree.(*structpb.Value)
+		return out, v, rep, err
 	}
 }
 
@@ -94,15 +96,16 @@ func (o CheckOptions) Repair(ctx context.Context, tool string, schema *Schema, a
 }
 
 // check is the check of arguments in one pass over them: the decoder
-// reads them once (JSON text, or a Struct tree as the JSON it stands
-// for), applying the integer rules, the policy and hook (a restore, or
+// reads them once (JSON text, or a Struct or Go tree as the JSON it
+// stands for), applying the integer rules, the policy and hook (a restore, or
 // nil) at each location, and keeps the literals not written as their
 // double is (literals); the encoder writes the result (for a tree, without keeping the
 // text) and records, as it writes, the instance the validator reads
 // (numbers exact: the literals kept, carried big integers as the integers
 // they are); the validator evaluates it once. It returns the text of the
-// arguments for JSON in, their tree for a tree in.
-func (o CheckOptions) check(ctx context.Context, tool string, schema *Schema, in restore.Input, hook restore.Hook, validating bool) ([]byte, *structpb.Value, *coerce.Report, error) {
+// arguments for JSON in, their tree for a tree in: a *structpb.Value for
+// a Struct, a Go tree (built as ToGo builds it) for a Go tree.
+func (o CheckOptions) check(ctx context.Context, tool string, schema *Schema, in restore.Input, hook restore.Hook, validating bool) ([]byte, any, *coerce.Report, error) {
 	if schema == nil && validating {
 		return nil, nil, nil, errNoSchema
 	}
@@ -116,8 +119,11 @@ func (o CheckOptions) check(ctx context.Context, tool string, schema *Schema, in
 		MaxNumberDigits: o.MaxNumberDigits}).unmarshal(in, s, hook, &lits); err != nil {
 		return nil, nil, nil, err
 	}
-	tree := in.Tree != nil
-	out, problems, err := o.write(ctx, schema, s, &lits, tree, nil, validating)
+	var gt *goTree
+	if in.Go != nil {
+		gt = &goTree{}
+	}
+	out, problems, err := o.write(ctx, schema, s, &lits, in.JSON == nil, nil, validating, gt)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -130,7 +136,10 @@ func (o CheckOptions) check(ctx context.Context, tool string, schema *Schema, in
 	// string). A tree out carries it as the tree in did.
 	rep.Changes = slices.DeleteFunc(rep.Changes, func(c coerce.Change) bool { return c.Rule == coerce.RuleBigIntCarried })
 	o.finish(tool, rep, problems)
-	if tree {
+	switch {
+	case gt != nil:
+		return nil, intoRoot(*in.Go, gt.root), rep, nil
+	case in.Tree != nil:
 		return nil, s, rep, nil
 	}
 	return out, nil, rep, nil
@@ -159,7 +168,7 @@ func (o CheckOptions) Struct(ctx context.Context, tool string, schema *Schema, a
 	// the decoder reports of text) and a whole double beyond ±2^53 that
 	// may have lost digits (as Marshal reports).
 	rep := &coerce.Report{}
-	_, problems, err := o.write(ctx, schema, args, nil, true, rep, true)
+	_, problems, err := o.write(ctx, schema, args, nil, true, rep, true, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -168,32 +177,15 @@ func (o CheckOptions) Struct(ctx context.Context, tool string, schema *Schema, a
 }
 
 // Go checks arguments held in a decoded Go value tree (map[string]any of
-// float64 or json.Number), repairing them in place under the policy;
-// integers at integer locations become int64 (see GoOptions.Apply). It
-// returns the tree, which is args itself unless args is a scalar. ctx
-// and tool are as for JSON.
+// float64 or json.Number), as JSON checks text: it returns the arguments
+// as they should be sent (in args itself when it is a map or slice, as
+// GoOptions.Apply fixes a tree: integers at integer locations become
+// int64) and the report. ctx and tool are as for JSON, and so are the
+// limits (MaxDepth, MaxNumberDigits) and the errors (those of
+// GoOptions.FromGo for a value JSON cannot hold).
 func (o CheckOptions) Go(ctx context.Context, tool string, schema *Schema, args any) (any, *coerce.Report, error) {
-	ctx = background(ctx)
-	if schema == nil {
-		return nil, nil, errNoSchema
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, err
-	}
-	rep := &coerce.Report{}
-	v, err := GoOptions{Schema: schema, Policy: o.Policy, Report: rep, MaxNumberDigits: o.MaxNumberDigits}.Apply(args)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, err
-	}
-	problems, err := schema.Validate(ctx, v)
-	if err != nil {
-		return nil, nil, err // a *coerce.SchemaError, or the context's error
-	}
-	o.finish(tool, rep, problems)
-	return v, rep, nil
+	_, tree, rep, err := o.check(background(ctx), tool, schema, restore.Input{Go: &args}, nil, true)
+	return tree, rep, err
 }
 
 var errNoSchema = &Error{Code: CodeType, Offset: -1, Msg: "a check needs a schema"}
@@ -207,9 +199,10 @@ var errNoSchema = &Error{Code: CodeType, Offset: -1, Msg: "a check needs a schem
 // cannot hold is written as it comes, for the validator to name. rep,
 // when not nil, receives the codec's rules that change what the
 // arguments say (not the integer literals every whole number gets, nor a
-// carried big integer written as the integer it is). problems is sorted
-// by path.
-func (o CheckOptions) write(ctx context.Context, schema *Schema, m proto.Message, lits *literals, scratch bool, rep *coerce.Report, validating bool) ([]byte, []coerce.Problem, error) {
+// carried big integer written as the integer it is). tree, when not nil,
+// receives what is written too (CheckOptions.Go). problems is sorted by
+// path.
+func (o CheckOptions) write(ctx context.Context, schema *Schema, m proto.Message, lits *literals, scratch bool, rep *coerce.Report, validating bool, tree *goTree) ([]byte, []coerce.Problem, error) {
 	var val *validate.Validator
 	if validating {
 		val = validate.Of(planOf(schema))
@@ -226,6 +219,12 @@ func (o CheckOptions) write(ctx context.Context, schema *Schema, m proto.Message
 		rec = validate.NewRecorder()
 		defer rec.Release()
 		e.rec, e.tolerant = rec, scratch
+	}
+	if tree != nil {
+		e.rec, e.discard = tree, rep == nil
+		if rec != nil {
+			e.rec = both{rec, tree}
+		}
 	}
 	err := MarshalOptions{Schema: schema, Report: rep, Policy: policy}.encode(e, m)
 	var out []byte
@@ -302,6 +301,19 @@ type recorder interface {
 	Float(f float64, integer bool)
 	Literal(lit string)
 }
+
+// both is two recorders, given each value in turn.
+type both [2]recorder
+
+func (b both) Object(n int)                  { b[0].Object(n); b[1].Object(n) }
+func (b both) Key(name string)               { b[0].Key(name); b[1].Key(name) }
+func (b both) Array(n int)                   { b[0].Array(n); b[1].Array(n) }
+func (b both) End()                          { b[0].End(); b[1].End() }
+func (b both) Null()                         { b[0].Null(); b[1].Null() }
+func (b both) Bool(v bool)                   { b[0].Bool(v); b[1].Bool(v) }
+func (b both) String(s string)               { b[0].String(s); b[1].String(s) }
+func (b both) Float(f float64, integer bool) { b[0].Float(f, integer); b[1].Float(f, integer) }
+func (b both) Literal(lit string)            { b[0].Literal(lit); b[1].Literal(lit) }
 
 // record records the scalar v, about to be written at l, for the
 // validator: a number by its literal when the decoder kept it, a carried

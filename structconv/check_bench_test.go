@@ -62,6 +62,16 @@ func BenchmarkCheck(b *testing.B) {
 			}
 		}
 	})
+	// decode_check_go is the check of the Go tree an SDK hands over
+	// (CheckOptions.Go), beside decode_validate.
+	b.Run("decode_check_go", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, err := (structconv.CheckOptions{}).Go(context.Background(), "", schema, decode()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("validate_only", func(b *testing.B) {
 		b.ReportAllocs()
 		v := decode()

@@ -157,6 +157,27 @@ func fuzzUnion(t *testing.T, data []byte) {
 	if !bytes.Equal(lchecked, lout) && !sameStruct(t, lchecked, lout) {
 		t.Fatalf("the lenient check wrote %s, Unmarshal and Marshal %s", lchecked, lout)
 	}
+	// The check of the Go tree an SDK decodes the text into is the check
+	// of the text: the same problems, and a tree that says what the
+	// checked text says.
+	for _, policy := range []coerce.Policy{{}, coerce.Lenient()} {
+		text, trep, err := structconv.CheckOptions{Policy: policy}.JSON(context.Background(), "", unionFuzzSchema, data)
+		if err != nil {
+			t.Fatalf("check of what Unmarshal read: %v", err)
+		}
+		tree, grep, err := structconv.CheckOptions{Policy: policy}.Go(context.Background(), "", unionFuzzSchema, decodeNumbers(t, data))
+		if err != nil {
+			t.Fatalf("check of the Go tree of %s: %v", data, err)
+		}
+		if fmt.Sprint(trep.Problems) != fmt.Sprint(grep.Problems) {
+			t.Fatalf("the check of %s found %v in the text, %v in its Go tree", data, trep.Problems, grep.Problems)
+		}
+		b, err := json.Marshal(tree)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameMeaning(t, text, b)
+	}
 	// The check of a Struct, in its one pass, leaves the Struct the fixer
 	// (a walk of its own) leaves: unchanged when strict, repaired in place
 	// under the policy.

@@ -18,10 +18,10 @@ import (
 // This file holds what the lenient coercion policy (coerce.Policy) needs
 // from the codec. Package internal/lenient decides, once, what the policy
 // does with a value at a location; each conversion path only applies that
-// decision: the decoder (Unmarshal) and the encoder (Marshal, and the
-// check of a Struct, which makes the encoder's repairs in the Struct as
-// it writes) here, and the Go-value converter (GoOptions) in
-// lenientgo.go. Embedded JSON ("json-string") is read by the codec's own
+// decision: the decoder (Unmarshal, the check, and Go trees read as
+// their tokens: GoOptions.Apply and CheckOptions.Go) and the encoder
+// (Marshal and ToGo, and the check of a Struct, which makes the
+// encoder's repairs in the Struct as it writes). Embedded JSON ("json-string") is read by the codec's own
 // strict decoder on every path.
 
 // isCarried reports whether a string read from a Struct is the codec's
@@ -94,25 +94,6 @@ func scalarValue(s lenient.Scalar) *structpb.Value {
 		return structpb.NewNumberValue(s.Num)
 	}
 	return structpb.NewStringValue(s.Text)
-}
-
-// scalarGo builds the Go value for a scalar the policy produced: int64
-// (uint64, json.Number beyond) for integers, float64 for other numbers.
-func scalarGo(s lenient.Scalar) any {
-	switch s.Type {
-	case jsontype.Null:
-		return nil
-	case jsontype.Boolean:
-		return s.Bool
-	case jsontype.Integer:
-		if s.Text != "" && jsontext.IsCanonicalInt(s.Text) {
-			return digitsInt(s.Text)
-		}
-		return wholeInt(s.Num)
-	case jsontype.Number:
-		return s.Num
-	}
-	return s.Text
 }
 
 // parseStrict reads the JSON text inside a string for RuleJSONString with
