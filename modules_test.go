@@ -90,7 +90,7 @@ func TestGoModRequires(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: go mod edit -json: %v", dir, err)
 		}
-		v, err := jsonvalue.Decode(out, jsonvalue.Options{})
+		v, err := jsonvalue.Options{}.Decode(string(out))
 		if err != nil {
 			t.Fatalf("%s: %v", dir, err)
 		}

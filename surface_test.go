@@ -44,11 +44,13 @@ import (
 // *structconv.Error (no SyntaxError, ErrorKind and its five kinds); 332
 // with CheckOptions.Repair, the check's pass without validation, which
 // the MCP bridge's JSON arguments take in place of five walks of a Go
-// tree. The
+// tree; 131 with jsonvalue's readers (Decode, Members, Elements, Compact,
+// Indent, NewDecoder) methods of its Options, as structconv's
+// conversions are methods of theirs. The
 // gateway: 221 with grpcmcp's omissions returned by the registration,
 // not sent through Options.Omitted.
 const (
-	maxTopLevel   = 137
+	maxTopLevel   = 131
 	maxIdentifier = 332
 
 	maxGatewayTopLevel   = 52

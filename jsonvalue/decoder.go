@@ -30,7 +30,7 @@ func (k Kind) String() string { return jsontext.Kind(k).String() }
 type Decoder struct{ d *jsontext.Decoder }
 
 // NewDecoder returns a Decoder reading the document s under o.
-func NewDecoder(s string, o Options) *Decoder { return &Decoder{jsontext.NewDecoder(s, o.internal())} }
+func (o Options) NewDecoder(s string) *Decoder { return &Decoder{jsontext.NewDecoder(s, o.internal())} }
 
 // Next reads the next token and returns its kind; Text, Start and End
 // then describe it.

@@ -4,11 +4,12 @@
 // error offsets that structconv reads arguments with, so that a document
 // is accepted or refused alike everywhere.
 //
-// Decode reads a document into a Go tree (numbers as json.Number, exactly
-// as written); Members and Elements give a container's values as written;
-// Compact and Indent rewrite a document token for token; Marshal,
-// AppendValue and AppendString write JSON. A Decoder reads a document as
-// tokens. PointerAt, ValueAt and LineCol place an offset for a message.
+// Options.Decode reads a document into a Go tree (numbers as
+// json.Number, exactly as written); Options.Members and Options.Elements
+// give a container's values as written; Options.Compact and
+// Options.Indent rewrite a document token for token; Marshal,
+// AppendValue and AppendString write JSON. A Decoder (Options.NewDecoder)
+// reads a document as tokens. PointerAt, ValueAt and LineCol place an offset for a message.
 //
 // Every error of the reader is the codec's *structconv.Error, with the
 // code structconv.Unmarshal gives the same fault: CodeSyntax,
@@ -26,8 +27,10 @@ import (
 	"github.com/structkit/structkit/structconv"
 )
 
-// Options are the limits a document is read under. The zero value applies
-// the default limits (nesting depth 512, structconv.DefaultMaxDepth; 4300
+// Options are the limits a document is read under, and its methods read
+// (Decode, Members, Elements, NewDecoder) and rewrite (Compact, Indent)
+// a document under them, as structconv's options convert under theirs.
+// The zero value applies the default limits (nesting depth 512, structconv.DefaultMaxDepth; 4300
 // digits per number literal) and refuses repeated member names.
 type Options struct {
 	// MaxDepth limits the nesting of arrays and objects: a document of
@@ -86,16 +89,15 @@ func syntaxOf(src string, err error) error {
 	return &structconv.Error{Code: code, Path: jsontext.PointerAt(src, se.Offset), Offset: se.Offset, Msg: se.Msg}
 }
 
-// Decode reads the one JSON document src, text or bytes, into a Go tree:
+// Decode reads the one JSON document src, under o, into a Go tree:
 // objects as map[string]any, arrays as []any, strings, booleans, nil for
 // null, and numbers as json.Number holding the literal exactly as written
 // (nothing is read by encoding/json). With Options.AllowDuplicateNames,
 // the last of repeated members stays. The tree's strings share the
-// memory of one string holding src (src itself when it is a string).
-func Decode[T ~string | ~[]byte](src T, o Options) (any, error) {
-	s := string(src)
-	v, err := jsontext.DecodeString(s, o.internal())
-	return v, syntax(s, err)
+// memory of src.
+func (o Options) Decode(src string) (any, error) {
+	v, err := jsontext.DecodeString(src, o.internal())
+	return v, syntax(src, err)
 }
 
 // Members reads the one document src holds, under o, and returns the
@@ -103,14 +105,14 @@ func Decode[T ~string | ~[]byte](src T, o Options) (any, error) {
 // inside it kept), by its name unescaped; with o.AllowDuplicateNames, the
 // last of repeated members. It returns nil and no error for a document
 // that is not an object.
-func Members(src string, o Options) (map[string]string, error) {
+func (o Options) Members(src string) (map[string]string, error) {
 	m, err := jsontext.Members(src, o.internal())
 	return m, syntax(src, err)
 }
 
 // Elements is Members for an array: each element's text as written; nil
 // and no error for a document that is not an array.
-func Elements(src string, o Options) ([]string, error) {
+func (o Options) Elements(src string) ([]string, error) {
 	e, err := jsontext.Elements(src, o.internal())
 	return e, syntax(src, err)
 }
@@ -118,7 +120,7 @@ func Elements(src string, o Options) ([]string, error) {
 // Compact appends to dst the one document src holds without its
 // insignificant white space, every token as written (strings keep their
 // escapes, numbers their literal), read under o.
-func Compact(dst []byte, src string, o Options) ([]byte, error) {
+func (o Options) Compact(dst []byte, src string) ([]byte, error) {
 	b, err := jsontext.Compact(dst, src, o.internal())
 	return b, syntax(src, err)
 }
@@ -128,7 +130,7 @@ func Compact(dst []byte, src string, o Options) ([]byte, error) {
 // its own, indented one more indent per level, ": " after names, empty
 // arrays and objects as [] and {}, every token as written. src is read
 // under o.
-func Indent(dst []byte, src, indent string, o Options) ([]byte, error) {
+func (o Options) Indent(dst []byte, src, indent string) ([]byte, error) {
 	b, err := jsontext.Indent(dst, src, indent, o.internal())
 	return b, syntax(src, err)
 }

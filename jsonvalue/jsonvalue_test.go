@@ -33,12 +33,11 @@ func TestSyntaxError(t *testing.T) {
 		{`[12345]`, jsonvalue.Options{MaxDigits: 4}, structconv.CodeNumber, 1, "/0"},
 	} {
 		for name, read := range map[string]func() error{
-			"Decode":       func() error { _, err := jsonvalue.Decode(tc.src, tc.o); return err },
-			"Decode bytes": func() error { _, err := jsonvalue.Decode([]byte(tc.src), tc.o); return err },
-			"Compact":      func() error { _, err := jsonvalue.Compact(nil, tc.src, tc.o); return err },
-			"Indent":       func() error { _, err := jsonvalue.Indent(nil, tc.src, "  ", tc.o); return err },
+			"Decode":  func() error { _, err := tc.o.Decode(tc.src); return err },
+			"Compact": func() error { _, err := tc.o.Compact(nil, tc.src); return err },
+			"Indent":  func() error { _, err := tc.o.Indent(nil, tc.src, "  "); return err },
 			"Decoder": func() error {
-				d := jsonvalue.NewDecoder(tc.src, tc.o)
+				d := tc.o.NewDecoder(tc.src)
 				for {
 					k, err := d.Next()
 					if err != nil || k == jsonvalue.EOF {
@@ -59,7 +58,7 @@ func TestSyntaxError(t *testing.T) {
 			}
 		}
 	}
-	if _, err := jsonvalue.Members(`{"a":1,"a":2}`, jsonvalue.Loose); err != nil {
+	if _, err := jsonvalue.Loose.Members(`{"a":1,"a":2}`); err != nil {
 		t.Errorf("Loose refuses repeated names: %v", err)
 	}
 }
@@ -67,7 +66,7 @@ func TestSyntaxError(t *testing.T) {
 // TestDecoder walks a document by tokens, with offsets and kinds.
 func TestDecoder(t *testing.T) {
 	src := `{"a": [1, "x"], "b\u0021": {"c": null}}`
-	d := jsonvalue.NewDecoder(src, jsonvalue.Options{})
+	d := jsonvalue.Options{}.NewDecoder(src)
 	if d.Peek() != jsonvalue.ObjectOpen {
 		t.Errorf("Peek at the start: %s", d.Peek())
 	}
@@ -100,7 +99,7 @@ func TestDecoder(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 
-	d = jsonvalue.NewDecoder(src, jsonvalue.Options{})
+	d = jsonvalue.Options{}.NewDecoder(src)
 	if k, _ := d.Next(); k != jsonvalue.ObjectOpen {
 		t.Fatal(k)
 	}
@@ -161,14 +160,14 @@ func TestWriters(t *testing.T) {
 	if _, ok := jsonvalue.AppendString(nil, "\xff"); ok {
 		t.Error("AppendString accepts invalid UTF-8")
 	}
-	if b, _ := jsonvalue.Compact(nil, "{ \"a\" : [ 1.50 , \"\\u0041\" ] }", jsonvalue.Options{}); string(b) != `{"a":[1.50,"\u0041"]}` {
+	if b, _ := (jsonvalue.Options{}).Compact(nil, "{ \"a\" : [ 1.50 , \"\\u0041\" ] }"); string(b) != `{"a":[1.50,"\u0041"]}` {
 		t.Errorf("Compact: %s", b)
 	}
-	if b, _ := jsonvalue.Indent(nil, `{"a":[1,{}]}`, "  ", jsonvalue.Options{}); string(b) != "{\n  \"a\": [\n    1,\n    {}\n  ]\n}" {
+	if b, _ := (jsonvalue.Options{}).Indent(nil, `{"a":[1,{}]}`, "  "); string(b) != "{\n  \"a\": [\n    1,\n    {}\n  ]\n}" {
 		t.Errorf("Indent: %s", b)
 	}
-	m, err := jsonvalue.Members(`{"a": [1, 2], "b": "x"}`, jsonvalue.Options{})
-	e, err2 := jsonvalue.Elements(m["a"], jsonvalue.Options{})
+	m, err := jsonvalue.Options{}.Members(`{"a": [1, 2], "b": "x"}`)
+	e, err2 := jsonvalue.Options{}.Elements(m["a"])
 	if err != nil || err2 != nil || m["b"] != `"x"` || !reflect.DeepEqual(e, []string{"1", "2"}) {
 		t.Errorf("Members, Elements: %q, %q, %v, %v", m, e, err, err2)
 	}
@@ -177,11 +176,11 @@ func TestWriters(t *testing.T) {
 // The exact number a document holds is kept as written, and a mistake is
 // placed by line, column and JSON Pointer.
 func Example() {
-	v, _ := jsonvalue.Decode(`{"id": 9007199254740993}`, jsonvalue.Options{})
+	v, _ := jsonvalue.Options{}.Decode(`{"id": 9007199254740993}`)
 	fmt.Println(v.(map[string]any)["id"])
 
 	src := "{\"ids\": [1,\n 2, 03]}"
-	_, err := jsonvalue.Decode(src, jsonvalue.Options{})
+	_, err := jsonvalue.Options{}.Decode(src)
 	var se *structconv.Error
 	if errors.As(err, &se) {
 		line, col := jsonvalue.LineCol(src, se.Offset)
@@ -198,7 +197,7 @@ func Example() {
 func TestDecoderAllocs(t *testing.T) {
 	src := "[" + strings.Repeat("12345,", 1000) + "0]"
 	allocs := testing.AllocsPerRun(10, func() {
-		d := jsonvalue.NewDecoder(src, jsonvalue.Loose)
+		d := jsonvalue.Loose.NewDecoder(src)
 		for {
 			k, err := d.Next()
 			if err != nil || k == jsonvalue.EOF {

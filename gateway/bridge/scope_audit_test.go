@@ -106,8 +106,8 @@ func (l *requestLog) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		m, _ := jsonvalue.Members(string(body), jsonvalue.Options{})
-		method, _ := jsonvalue.Decode(m["method"], jsonvalue.Options{})
+		m, _ := jsonvalue.Options{}.Members(string(body))
+		method, _ := jsonvalue.Options{}.Decode(m["method"])
 		s, _ := method.(string)
 		l.mu.Lock()
 		l.seen = append(l.seen, seenRequest{r.Method, s, r.Header.Values("X-Tenant")})

@@ -476,8 +476,8 @@ func newTool(t Tool, reg *registration) (*tool, error) {
 
 // objectSchema checks that a tool's schema is an object of type "object".
 func objectSchema(sch []byte) error {
-	m, err := jsonvalue.Members(string(sch), jsonvalue.Options{})
-	typ, _ := jsonvalue.Decode(m["type"], jsonvalue.Options{})
+	m, err := jsonvalue.Options{}.Members(string(sch))
+	typ, _ := jsonvalue.Options{}.Decode(m["type"])
 	if err != nil || m == nil || typ != "object" {
 		return errors.New(`a tool's schemas must be objects (type "object"); this one is not`)
 	}

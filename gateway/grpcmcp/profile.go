@@ -61,7 +61,7 @@ func collapsesAliases(a *adapt.Schema, doc []byte) bool {
 		}
 		if tree == nil {
 			var err error
-			if tree, err = jsonvalue.Decode(doc, jsonvalue.Options{}); err != nil {
+			if tree, err = (jsonvalue.Options{}).Decode(string(doc)); err != nil {
 				return false
 			}
 		}
@@ -91,7 +91,7 @@ var openAPITypes = map[string]string{"STRING": "string", "NUMBER": "number", "IN
 // "type" is a schema, an object), so every string-valued "type" member is
 // one.
 func jsonSchemaTypes(doc []byte) ([]byte, error) {
-	tree, err := jsonvalue.Decode(doc, jsonvalue.Options{})
+	tree, err := jsonvalue.Options{}.Decode(string(doc))
 	if err != nil {
 		return nil, err
 	}

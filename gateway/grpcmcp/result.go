@@ -69,7 +69,7 @@ func (e errResultDepth) Error() string {
 // checkResult reads the JSON of a result (written by the codec) once
 // through the token layer and refuses nesting beyond limit.
 func checkResult(b []byte, limit int) error {
-	d := jsonvalue.NewDecoder(string(b), jsonvalue.Options{MaxDepth: limit, MaxDigits: math.MaxInt32, AllowDuplicateNames: true})
+	d := jsonvalue.Options{MaxDepth: limit, MaxDigits: math.MaxInt32, AllowDuplicateNames: true}.NewDecoder(string(b))
 	for {
 		k, err := d.Next()
 		var se *structconv.Error

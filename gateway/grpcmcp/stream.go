@@ -400,11 +400,11 @@ func streamSchema(msg []byte, md protoreflect.MessageDescriptor) []byte {
 	// A given schema as written, white space and all: compacted, so that
 	// it begins with '{' and the "$id" can go in after it. Loose: read
 	// (and its members checked) by objectSchema and mcptool.Check.
-	if c, err := jsonvalue.Compact(make([]byte, 0, len(msg)), string(msg), jsonvalue.Loose); err == nil {
+	if c, err := jsonvalue.Loose.Compact(make([]byte, 0, len(msg)), string(msg)); err == nil {
 		msg = c
 	}
 	items := msg
-	if m, _ := jsonvalue.Members(string(msg), jsonvalue.Loose); m["$id"] == "" {
+	if m, _ := jsonvalue.Loose.Members(string(msg)); m["$id"] == "" {
 		id, _ := jsonvalue.Marshal("urn:structkit:message:" + string(md.FullName()))
 		items = make([]byte, 0, len(msg)+len(id)+8)
 		items = append(append(items, `{"$id":`...), id...)

@@ -274,7 +274,7 @@ func (j *jsonOutput) register(fs *flag.FlagSet) {
 // newline.
 func (j jsonOutput) write(e *env, b []byte) error {
 	if j.indent {
-		out, err := jsonvalue.Indent(nil, string(b), "  ", jsonvalue.Options{})
+		out, err := jsonvalue.Options{}.Indent(nil, string(b), "  ")
 		if err != nil {
 			return err
 		}

@@ -14,7 +14,7 @@ import (
 // refused as everywhere. An error names the file, line and column:
 // "name:line:col: not a JSON document: message".
 func readJSON(name string, data []byte) (any, error) {
-	v, err := jsonvalue.Decode(data, jsonvalue.Options{})
+	v, err := jsonvalue.Options{}.Decode(string(data))
 	if err != nil {
 		return nil, syntaxAt(name, data, "not a JSON document: ", err)
 	}

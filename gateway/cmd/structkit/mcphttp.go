@@ -76,11 +76,11 @@ func (h *callHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		io.Reader
 		io.Closer
 	}{io.MultiReader(bytes.NewReader(head), r.Body), r.Body}
-	m, _ := jsonvalue.Members(string(head), jsonvalue.Loose) // a batch or not JSON: nil, for the SDK to answer
+	m, _ := jsonvalue.Loose.Members(string(head)) // a batch or not JSON: nil, for the SDK to answer
 	session := r.Header.Get("Mcp-Session-Id")
 	switch {
 	case m["method"] == `"notifications/cancelled"`:
-		if p, _ := jsonvalue.Members(m["params"], jsonvalue.Loose); p != nil {
+		if p, _ := jsonvalue.Loose.Members(m["params"]); p != nil {
 			h.end(callKey{session, p["requestId"]}, r.Context())
 		}
 	case m["id"] != "" && m["method"] != "":

@@ -144,8 +144,8 @@ func parseTools(name string, data []byte) ([]mcpTool, error) {
 			list, at = result["tools"], "/result/tools"
 		case obj["error"] != nil:
 			// As it came, compacted: the member's text, not its tree.
-			m, _ := jsonvalue.Members(string(data), jsonvalue.Options{})
-			b, _ := jsonvalue.Compact(nil, m["error"], jsonvalue.Options{})
+			m, _ := jsonvalue.Options{}.Members(string(data))
+			b, _ := jsonvalue.Options{}.Compact(nil, m["error"])
 			msg := string(b)
 			if len(msg) > 200 {
 				msg = msg[:197] + "..."

@@ -225,12 +225,12 @@ func (c *Capture) Take(res *mcp.CallToolResult) (raw Raw, ok bool) {
 
 // readEntry reads the JSON of an entry, as annotate writes it.
 func readEntry(s string) (raw Raw, ok bool) {
-	m, err := jsonvalue.Members(s, jsonvalue.Loose)
+	m, err := jsonvalue.Loose.Members(s)
 	if err != nil || m == nil {
 		return Raw{}, false
 	}
 	if c, present := m["content"]; present {
-		blocks, err := jsonvalue.Elements(c, jsonvalue.Loose)
+		blocks, err := jsonvalue.Loose.Elements(c)
 		if err != nil || blocks == nil {
 			return Raw{}, false
 		}
@@ -355,7 +355,7 @@ type member struct{ name, value []byte }
 // repeated _meta.
 func scanObject(b []byte) (m members, ok bool) {
 	src := view(b)
-	d := jsonvalue.NewDecoder(src, jsonvalue.Loose)
+	d := jsonvalue.Loose.NewDecoder(src)
 	m.meta = -1
 	if k, err := d.Next(); err != nil || k != jsonvalue.ObjectOpen {
 		return m, false
@@ -415,7 +415,7 @@ func view(b []byte) string {
 // ({"type":"text","text":"..."} and nothing else), which the SDK decodes
 // and encodes again without loss.
 func plainText(content []byte) bool {
-	d := jsonvalue.NewDecoder(view(content), jsonvalue.Loose)
+	d := jsonvalue.Loose.NewDecoder(view(content))
 	if k, err := d.Next(); err != nil || k != jsonvalue.ArrayOpen {
 		return false
 	}
@@ -533,7 +533,7 @@ func (c *Capture) rewrite(k kind, result []byte) (out []byte, ok bool) {
 // cancelledID returns the id key of the request a notifications/cancelled
 // names.
 func cancelledID(params []byte) string {
-	m, err := jsonvalue.Members(string(params), jsonvalue.Loose)
+	m, err := jsonvalue.Loose.Members(string(params))
 	if err != nil {
 		return ""
 	}
@@ -554,7 +554,7 @@ func idKey(id jsonrpc.ID) string {
 // rawIDKey renders the JSON text of an id as idKey does: a string, or a
 // number whose value is an integer that an int64 holds.
 func rawIDKey(raw []byte) string {
-	v, err := jsonvalue.Decode(raw, jsonvalue.Options{})
+	v, err := jsonvalue.Options{}.Decode(string(raw))
 	if err != nil {
 		return ""
 	}

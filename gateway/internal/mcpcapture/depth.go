@@ -34,7 +34,7 @@ func tooDeep(frame []byte) bool {
 		return false
 	}
 	// Read in place: frame is not modified while d reads it.
-	d := jsonvalue.NewDecoder(unsafe.String(&frame[0], len(frame)), jsonvalue.Options{MaxDepth: SDKMaxDepth, MaxDigits: math.MaxInt32, AllowDuplicateNames: true})
+	d := jsonvalue.Options{MaxDepth: SDKMaxDepth, MaxDigits: math.MaxInt32, AllowDuplicateNames: true}.NewDecoder(unsafe.String(&frame[0], len(frame)))
 	for {
 		k, err := d.Next()
 		if err != nil {
@@ -76,7 +76,7 @@ func guardFrame(frame []byte) []byte {
 // there is one; a frame that also has a "method" member is a request,
 // which has no response to stand in for.
 func topLevelID(frame []byte) ([]byte, bool) {
-	d := jsonvalue.NewDecoder(view(frame), jsonvalue.Loose)
+	d := jsonvalue.Loose.NewDecoder(view(frame))
 	if k, err := d.Next(); err != nil || k != jsonvalue.ObjectOpen {
 		return nil, false
 	}

@@ -152,7 +152,7 @@ func (rt *roundTripper) rewrite(data []byte) (out []byte, changed bool) {
 		return data, false
 	}
 	if len(s) > 0 && s[0] == '[' {
-		batch, err := jsonvalue.Elements(string(s), jsonvalue.Loose)
+		batch, err := jsonvalue.Loose.Elements(string(s))
 		if err != nil || batch == nil {
 			return data, false
 		}
@@ -179,7 +179,7 @@ func (rt *roundTripper) rewrite(data []byte) (out []byte, changed bool) {
 // rewriteOne returns the response message with its result annotated, or
 // nil when msg is not the response of a pending tools/call or tools/list.
 func (rt *roundTripper) rewriteOne(msg []byte) []byte {
-	m, err := jsonvalue.Members(string(msg), jsonvalue.Loose)
+	m, err := jsonvalue.Loose.Members(string(msg))
 	if err != nil || m == nil {
 		return nil
 	}

@@ -128,7 +128,7 @@ var sdkDepth = jsonvalue.Options{MaxDepth: SDKMaxDepth, MaxDigits: math.MaxInt32
 // for it. frame must not be modified afterwards: what is kept are slices
 // of it.
 func (c *Capture) captureFrame(frame []byte, p *pending) (stub []byte, v verdict) {
-	d := jsonvalue.NewDecoder(view(frame), sdkDepth)
+	d := sdkDepth.NewDecoder(view(frame))
 	if k, err := d.Next(); err != nil || k != jsonvalue.ObjectOpen {
 		return nil, depthOf(err)
 	}
@@ -228,7 +228,7 @@ func (c *Capture) stubResult(result, entry []byte) (raw Raw, stub []byte, ok boo
 
 // elements returns the elements of a JSON array, as slices of it.
 func elements(arr []byte) ([]json.RawMessage, bool) {
-	d := jsonvalue.NewDecoder(view(arr), jsonvalue.Loose)
+	d := jsonvalue.Loose.NewDecoder(view(arr))
 	if k, err := d.Next(); err != nil || k != jsonvalue.ArrayOpen {
 		return nil, false
 	}

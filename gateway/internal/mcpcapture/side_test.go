@@ -125,19 +125,19 @@ func FuzzStubResult(f *testing.F) {
 		if !ok {
 			return
 		}
-		orig, err := jsonvalue.Members(in, jsonvalue.Loose)
+		orig, err := jsonvalue.Loose.Members(in)
 		if err != nil || orig == nil {
 			t.Fatalf("stubbed %q, which is not an object: %v", in, err)
 		}
-		got, err := jsonvalue.Members(string(stub), jsonvalue.Loose)
+		got, err := jsonvalue.Loose.Members(string(stub))
 		if err != nil || got == nil {
 			t.Fatalf("%q: the stub %s is not an object: %v", in, stub, err)
 		}
-		meta, err := jsonvalue.Members(got["_meta"], jsonvalue.Loose)
+		meta, err := jsonvalue.Loose.Members(got["_meta"])
 		if err != nil || meta[c.key] != `"`+refPrefix+`1"` {
 			t.Fatalf("%q: the stub's _meta %s lacks the entry", in, got["_meta"])
 		}
-		if own, _ := jsonvalue.Members(orig["_meta"], jsonvalue.Loose); own != nil {
+		if own, _ := jsonvalue.Loose.Members(orig["_meta"]); own != nil {
 			for k, v := range own {
 				if meta[k] != v {
 					t.Errorf("%q: _meta member %q is %s in the stub", in, k, meta[k])
@@ -155,7 +155,7 @@ func FuzzStubResult(f *testing.F) {
 					t.Errorf("%q: kept structuredContent %s, want %s", in, raw.Structured, v)
 				}
 			case "content":
-				blocks, _ := jsonvalue.Elements(v, jsonvalue.Loose)
+				blocks, _ := jsonvalue.Loose.Elements(v)
 				if got[k] != "[]" || len(raw.Content) != len(blocks) {
 					t.Fatalf("%q: the stub's content %s, %d blocks kept of %d", in, got[k], len(raw.Content), len(blocks))
 				}

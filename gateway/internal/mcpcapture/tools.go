@@ -45,7 +45,7 @@ func (c *Capture) annotateTools(result []byte) (out []byte, ok bool) {
 		return nil, false
 	}
 	src := string(m.tools)
-	d := jsonvalue.NewDecoder(src, jsonvalue.Loose)
+	d := jsonvalue.Loose.NewDecoder(src)
 	if k, err := d.Next(); err != nil || k != jsonvalue.ArrayOpen {
 		return nil, false
 	}
@@ -125,7 +125,7 @@ func (c *Capture) ToolSchemas(t *mcp.Tool) (raw ToolSchemas, clean *mcp.Tool, ok
 	if !isString {
 		return ToolSchemas{}, &cp, false
 	}
-	m, err := jsonvalue.Members(s, jsonvalue.Loose)
+	m, err := jsonvalue.Loose.Members(s)
 	if err != nil || m == nil {
 		return ToolSchemas{}, &cp, false
 	}

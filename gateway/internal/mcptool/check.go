@@ -110,7 +110,7 @@ func read(tool, which string, s any) (any, error) {
 	if string(b) == "null" {
 		return nil, &Error{Tool: tool, Schema: which, Msg: "is null"}
 	}
-	v, err := jsonvalue.Decode(b, jsonvalue.Options{MaxDepth: sdkMaxDepth})
+	v, err := jsonvalue.Options{MaxDepth: sdkMaxDepth}.Decode(string(b))
 	if err != nil {
 		if se, ok := err.(*structconv.Error); ok {
 			return nil, &Error{Tool: tool, Schema: which, Path: se.Path, Msg: se.Msg}

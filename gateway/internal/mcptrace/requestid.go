@@ -57,7 +57,7 @@ func TagRequest(r *jsonrpc.Request) {
 // value added to its _meta (made when it has none). Members stay as
 // written.
 func withMetaEntry(params, key, value string) (string, bool) {
-	d := jsonvalue.NewDecoder(params, jsonvalue.Options{})
+	d := jsonvalue.Options{}.NewDecoder(params)
 	if k, err := d.Next(); err != nil || k != jsonvalue.ObjectOpen {
 		return "", false
 	}
@@ -131,7 +131,7 @@ func idText(id jsonrpc.ID) string {
 // string with its quotes); "" for anything else.
 func RawIDText(raw string) string {
 	if strings.HasPrefix(raw, `"`) {
-		s, err := jsonvalue.Decode(raw, jsonvalue.Options{})
+		s, err := jsonvalue.Options{}.Decode(raw)
 		if str, ok := s.(string); err == nil && ok {
 			return str
 		}

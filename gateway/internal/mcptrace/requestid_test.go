@@ -47,7 +47,7 @@ func TestWithMetaEntry(t *testing.T) {
 		if !ok || got != tc.want {
 			t.Errorf("%q: %q %v, want %q", tc.in, got, ok, tc.want)
 		}
-		if _, err := jsonvalue.Decode([]byte(got), jsonvalue.Options{}); err != nil {
+		if _, err := (jsonvalue.Options{}).Decode(got); err != nil {
 			t.Errorf("%q: %q is not JSON: %v", tc.in, got, err)
 		}
 	}
@@ -137,15 +137,15 @@ func FuzzWithMetaEntry(f *testing.F) {
 		if !ok {
 			return
 		}
-		in, err := jsonvalue.Members(params, jsonvalue.Options{})
+		in, err := jsonvalue.Options{}.Members(params)
 		if err != nil || in == nil {
 			t.Fatalf("%q: tagged, but it is not an object: %v", params, err)
 		}
-		out, err := jsonvalue.Members(got, jsonvalue.Options{})
+		out, err := jsonvalue.Options{}.Members(got)
 		if err != nil {
 			t.Fatalf("%q → %q: not JSON: %v", params, got, err)
 		}
-		meta, err := jsonvalue.Members(out["_meta"], jsonvalue.Options{})
+		meta, err := jsonvalue.Options{}.Members(out["_meta"])
 		if err != nil || meta["k"] != `"v"` {
 			t.Fatalf("%q → %q: _meta %q", params, got, out["_meta"])
 		}

@@ -26,7 +26,7 @@ func Of(text []byte) (n, values int, ok bool) {
 	}
 	var stack []frame
 	// Read in place: the text is not kept, nor changed while read.
-	d := jsonvalue.NewDecoder(unsafe.String(unsafe.SliceData(text), len(text)), jsonvalue.Loose)
+	d := jsonvalue.Loose.NewDecoder(unsafe.String(unsafe.SliceData(text), len(text)))
 	// add counts a value of encoded size v (a Value message) in its
 	// parent; at the top, it is the answer.
 	add := func(v int) {

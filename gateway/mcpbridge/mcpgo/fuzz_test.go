@@ -51,11 +51,11 @@ func FuzzServerArguments(f *testing.F) {
 		}
 		// The id, if the model sent an integer literal, comes back as
 		// the same integer.
-		in, err := jsonvalue.Members(args, jsonvalue.Options{})
+		in, err := jsonvalue.Options{}.Members(args)
 		if digits, ok := jsonvalue.IntegerDigits(in["id"]); err != nil || !ok || digits != in["id"] {
 			return
 		}
-		out, err := jsonvalue.Members(string(res.RawStructuredContent), jsonvalue.Options{})
+		out, err := jsonvalue.Options{}.Members(string(res.RawStructuredContent))
 		if err != nil || out["id"] != in["id"] {
 			t.Fatalf("%q: id came back as %q (%s)", args, out["id"], res.RawStructuredContent)
 		}

@@ -235,17 +235,17 @@ func (c *Client) rawPage(ctx context.Context, cursor string) ([]listed, string, 
 	if err != nil || resp == nil || resp.Error != nil {
 		return nil, "", errRawPage
 	}
-	m, err := jsonvalue.Members(string(resp.Result), o)
+	m, err := o.Members(string(resp.Result))
 	if err != nil || m == nil {
 		return nil, "", errRawPage
 	}
-	tools, err := jsonvalue.Elements(m["tools"], o)
+	tools, err := o.Elements(m["tools"])
 	if err != nil {
 		return nil, "", errRawPage
 	}
 	page := make([]listed, 0, len(tools))
 	for _, text := range tools {
-		tm, err := jsonvalue.Members(text, o)
+		tm, err := o.Members(text)
 		if err != nil || tm == nil {
 			return nil, "", errRawPage
 		}
@@ -277,7 +277,7 @@ func schemaText(m map[string]string, name string) ([]byte, error) {
 	if !ok || v == "null" {
 		return nil, nil
 	}
-	b, err := jsonvalue.Compact(make([]byte, 0, len(v)), v, jsonvalue.Options{MaxDepth: maxSchemaDepth})
+	b, err := jsonvalue.Options{MaxDepth: maxSchemaDepth}.Compact(make([]byte, 0, len(v)), v)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -286,7 +286,7 @@ func schemaText(m map[string]string, name string) ([]byte, error) {
 
 // stringMember is the string m's member name holds.
 func stringMember(m map[string]string, name string) (string, bool) {
-	v, err := jsonvalue.Decode(m[name], jsonvalue.Options{})
+	v, err := jsonvalue.Options{}.Decode(m[name])
 	s, ok := v.(string)
 	return s, err == nil && ok
 }

@@ -35,7 +35,7 @@ func Located(prefix string, err error) error {
 // name with its value's text as written (compact text gives compact
 // values); ok is false for text that is not one JSON object.
 func TopMembers(raw []byte) (map[string]string, bool) {
-	m, err := jsonvalue.Members(string(raw), jsonvalue.Options{})
+	m, err := jsonvalue.Options{}.Members(string(raw))
 	return m, err == nil && m != nil
 }
 
@@ -46,7 +46,7 @@ func TopString(raw []byte, name string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	v, err := jsonvalue.Decode(m[name], jsonvalue.Options{})
+	v, err := jsonvalue.Options{}.Decode(m[name])
 	s, isString := v.(string)
 	return s, err == nil && isString
 }

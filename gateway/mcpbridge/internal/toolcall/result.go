@@ -34,7 +34,7 @@ func RawContent(raw []json.RawMessage, limits jsonvalue.Options) ([]json.RawMess
 	for i, b := range raw {
 		// Handed on as the server wrote them, only compacted: read under
 		// the token layer's grammar, the rest is the caller's.
-		cb, err := jsonvalue.Compact(nil, string(b), limits)
+		cb, err := limits.Compact(nil, string(b))
 		if err != nil {
 			return nil, Located("/content/"+strconv.Itoa(i), err)
 		}
@@ -102,11 +102,11 @@ func DecodedStructured(sc any, out *structconv.Schema, rep *coerce.Report) (*str
 // compact copy.
 func compacted(text []byte, o jsonvalue.Options) ([]byte, error) {
 	if len(text) == 0 {
-		return jsonvalue.Compact(nil, "", o)
+		return o.Compact(nil, "")
 	}
 	// Read in place: text is not modified while d reads it.
 	src := unsafe.String(&text[0], len(text))
-	d := jsonvalue.NewDecoder(src, o)
+	d := o.NewDecoder(src)
 	end := 0
 	for {
 		k, err := d.Next()
@@ -119,13 +119,13 @@ func compacted(text []byte, o jsonvalue.Options) ([]byte, error) {
 		// Between tokens, compact text has only the separators.
 		for _, c := range text[end:d.Start()] {
 			if c != ',' && c != ':' {
-				return jsonvalue.Compact(make([]byte, 0, len(text)), src, o)
+				return o.Compact(make([]byte, 0, len(text)), src)
 			}
 		}
 		end = d.End()
 	}
 	if end != len(text) {
-		return jsonvalue.Compact(make([]byte, 0, len(text)), src, o)
+		return o.Compact(make([]byte, 0, len(text)), src)
 	}
 	return text, nil
 }
@@ -157,7 +157,7 @@ func hasNumber(v any) bool {
 // hasNumberLiteral reports whether JSON text holds a number literal (or
 // is not JSON the token layer reads, which may hide one).
 func hasNumberLiteral(b json.RawMessage) bool {
-	d := jsonvalue.NewDecoder(string(b), jsonvalue.Loose)
+	d := jsonvalue.Loose.NewDecoder(string(b))
 	for {
 		k, err := d.Next()
 		switch {

@@ -36,7 +36,7 @@ func SchemaJSON(s any) (json.RawMessage, error) {
 		if len(bytes.TrimSpace(v)) == 0 || string(bytes.TrimSpace(v)) == "null" {
 			return nil, nil
 		}
-		b, err := jsonvalue.Compact(make([]byte, 0, len(v)), string(v), jsonvalue.Options{}) // held: no room to spare
+		b, err := jsonvalue.Options{}.Compact(make([]byte, 0, len(v)), string(v)) // held: no room to spare
 		if err != nil {
 			return nil, err
 		}

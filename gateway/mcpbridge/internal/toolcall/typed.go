@@ -136,7 +136,7 @@ func TypedArguments[In any](ctx context.Context, tt *Typed, raw []byte) (in In, 
 		return in, coerce.FormatProblems(tt.Tool, rep.Problems)
 	}
 	if tt.shape != nil {
-		checked, err := jsonvalue.Decode(string(text), jsonvalue.Options{})
+		checked, err := jsonvalue.Options{}.Decode(string(text))
 		if err != nil {
 			return in, InvalidText(tt.Tool, err)
 		}

@@ -172,7 +172,7 @@ func addBounds(src string, add map[string]string) ([]byte, error) {
 	out := make([]byte, 0, len(src)+len(add)*48)
 	last, done := 0, 0
 	var stack []frame
-	d := jsonvalue.NewDecoder(src, jsonvalue.Options{})
+	d := jsonvalue.Options{}.NewDecoder(src)
 	for {
 		k, err := d.Next()
 		if err != nil {

@@ -70,7 +70,7 @@ func TestInferSchemaGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	indented, err := jsonvalue.Indent(nil, string(got), "  ", jsonvalue.Options{})
+	indented, err := jsonvalue.Options{}.Indent(nil, string(got), "  ")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, got)
 	}
@@ -118,7 +118,7 @@ func TestInferSchemaGolden(t *testing.T) {
 		{`{"array":[1,-9223372036854775809]}`, false},
 		{`{"ptr":9223372036854775808}`, false},
 	} {
-		tree, err := jsonvalue.Decode(tc.doc, jsonvalue.Options{})
+		tree, err := jsonvalue.Options{}.Decode(tc.doc)
 		if err != nil {
 			t.Fatal(err)
 		}

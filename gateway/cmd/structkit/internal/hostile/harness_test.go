@@ -270,7 +270,7 @@ func (m *mcpProc) next() map[string]string {
 		if !ok {
 			m.t.Fatalf("structkit mcp closed its output (exit %d):\n%s", m.wait(0), m.stderr.String())
 		}
-		r, err := jsonvalue.Members(l, jsonvalue.Options{})
+		r, err := jsonvalue.Options{}.Members(l)
 		if err != nil {
 			m.t.Fatalf("reply %.300q: %v", l, err)
 		}
@@ -313,15 +313,15 @@ func (m *mcpProc) callTool(name, args string) toolResult {
 
 func parseToolResult(t *testing.T, result string) toolResult {
 	t.Helper()
-	res, err := jsonvalue.Members(result, jsonvalue.Options{})
+	res, err := jsonvalue.Options{}.Members(result)
 	if err != nil {
 		t.Fatalf("result %.300q: %v", result, err)
 	}
 	tr := toolResult{isError: res["isError"] == "true", raw: result}
-	blocks, _ := jsonvalue.Elements(res["content"], jsonvalue.Options{})
+	blocks, _ := jsonvalue.Options{}.Elements(res["content"])
 	if len(blocks) > 0 {
-		b, _ := jsonvalue.Members(blocks[0], jsonvalue.Options{})
-		if s, err := jsonvalue.Decode(b["text"], jsonvalue.Options{}); err == nil {
+		b, _ := jsonvalue.Options{}.Members(blocks[0])
+		if s, err := (jsonvalue.Options{}).Decode(b["text"]); err == nil {
 			tr.text, _ = s.(string)
 		}
 	}

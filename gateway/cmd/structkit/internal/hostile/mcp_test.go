@@ -47,21 +47,21 @@ func TestMCPWide(t *testing.T) {
 		if len(r["result"]) > 16<<20 {
 			t.Errorf("tools/list page %d of %d bytes passes the client's 16 MiB frame", pages, len(r["result"]))
 		}
-		res, _ := jsonvalue.Members(r["result"], jsonvalue.Options{})
-		tools, err := jsonvalue.Elements(res["tools"], jsonvalue.Options{})
+		res, _ := jsonvalue.Options{}.Members(r["result"])
+		tools, err := jsonvalue.Options{}.Elements(res["tools"])
 		if err != nil || len(tools) == 0 {
 			t.Fatalf("tools/list page %d: %v, %d tools", pages, err, len(tools))
 		}
 		for _, tool := range tools {
-			members, _ := jsonvalue.Members(tool, jsonvalue.Options{})
-			name, _ := jsonvalue.Decode(members["name"], jsonvalue.Options{})
+			members, _ := jsonvalue.Options{}.Members(tool)
+			name, _ := jsonvalue.Options{}.Decode(members["name"])
 			names = append(names, name.(string))
 		}
 		next, ok := res["nextCursor"]
 		if !ok {
 			break
 		}
-		c, _ := jsonvalue.Decode(next, jsonvalue.Options{})
+		c, _ := jsonvalue.Options{}.Decode(next)
 		cursor = c.(string)
 		if pages > 80 {
 			t.Fatal("tools/list pages do not end")
@@ -197,7 +197,7 @@ func TestMCPMalformedLine(t *testing.T) {
 	for _, line := range []string{"garbage", "42", strings.Repeat("[", 5000) + strings.Repeat("]", 5000)} {
 		m.send(line)
 		r := m.next()
-		e, _ := jsonvalue.Members(r["error"], jsonvalue.Options{})
+		e, _ := jsonvalue.Options{}.Members(r["error"])
 		if r["id"] != "null" || (e["code"] != "-32700" && e["code"] != "-32600") {
 			t.Errorf("%.20s: reply %v", line, r)
 		}

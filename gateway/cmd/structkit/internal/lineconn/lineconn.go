@@ -127,14 +127,14 @@ func (c *conn) track(msg jsonrpc.Message) {
 		c.mu.Unlock()
 	case r.Method == "notifications/cancelled":
 		// A cancelled request is not answered (MCP's cancellation).
-		m, err := jsonvalue.Members(string(r.Params), jsonvalue.Loose)
+		m, err := jsonvalue.Loose.Members(string(r.Params))
 		if err != nil {
 			return
 		}
 		var id jsonrpc.ID
 		switch raw := m["requestId"]; {
 		case strings.HasPrefix(raw, `"`):
-			s, err := jsonvalue.Decode(raw, jsonvalue.Loose)
+			s, err := jsonvalue.Loose.Decode(raw)
 			if err != nil {
 				return
 			}
@@ -277,7 +277,7 @@ func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
 func (c *conn) decode(n int, line []byte) jsonrpc.Message {
 	o := jsonvalue.Loose
 	o.MaxDepth = c.t.MaxDepth
-	d := jsonvalue.NewDecoder(string(line), o)
+	d := o.NewDecoder(string(line))
 	first, err := d.Next()
 	for k := first; err == nil && k != jsonvalue.EOF; {
 		k, err = d.Next()

@@ -161,7 +161,7 @@ func TestMalformedLines(t *testing.T) {
 			if !strings.Contains(out, tc.want) || strings.Count(out, "\n") != 1 || len(bad) != 1 {
 				t.Errorf("reply %q (bad %v), want %q", out, bad, tc.want)
 			}
-			if _, err := jsonvalue.Decode([]byte(strings.TrimSpace(out)), jsonvalue.Options{}); err != nil {
+			if _, err := (jsonvalue.Options{}).Decode(strings.TrimSpace(out)); err != nil {
 				t.Errorf("reply is not JSON: %v", err)
 			}
 		})
@@ -216,7 +216,7 @@ func FuzzLine(f *testing.F) {
 			if l == "" {
 				continue
 			}
-			if _, err := jsonvalue.Decode([]byte(l), jsonvalue.Options{}); err != nil {
+			if _, err := (jsonvalue.Options{}).Decode(l); err != nil {
 				t.Fatalf("reply %q: %v", l, err)
 			}
 		}
