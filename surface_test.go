@@ -46,12 +46,14 @@ import (
 // the MCP bridge's JSON arguments take in place of five walks of a Go
 // tree; 131 with jsonvalue's readers (Decode, Members, Elements, Compact,
 // Indent, NewDecoder) methods of its Options, as structconv's
-// conversions are methods of theirs. The
+// conversions are methods of theirs; 130 and 331 without
+// jsonvalue.AppendValue (Marshal and AppendString write what it wrote).
+// The
 // gateway: 221 with grpcmcp's omissions returned by the registration,
 // not sent through Options.Omitted.
 const (
-	maxTopLevel   = 131
-	maxIdentifier = 332
+	maxTopLevel   = 130
+	maxIdentifier = 331
 
 	maxGatewayTopLevel   = 52
 	maxGatewayIdentifier = 221

@@ -7,8 +7,8 @@
 // Options.Decode reads a document into a Go tree (numbers as
 // json.Number, exactly as written); Options.Members and Options.Elements
 // give a container's values as written; Options.Compact and
-// Options.Indent rewrite a document token for token; Marshal,
-// AppendValue and AppendString write JSON. A Decoder (Options.NewDecoder)
+// Options.Indent rewrite a document token for token; Marshal and
+// AppendString write JSON. A Decoder (Options.NewDecoder)
 // reads a document as tokens. PointerAt, ValueAt and LineCol place an offset for a message.
 //
 // Every error of the reader is the codec's *structconv.Error, with the
@@ -142,9 +142,6 @@ func (o Options) Indent(dst []byte, src, indent string) ([]byte, error) {
 // its own MarshalJSON, a struct, json.RawMessage) is handed to
 // encoding/json.
 func Marshal(v any) ([]byte, error) { return jsontext.Marshal(v) }
-
-// AppendValue appends v to b as Marshal writes it.
-func AppendValue(b []byte, v any) ([]byte, error) { return jsontext.AppendValue(b, v) }
 
 // AppendString appends s as a JSON string: '"' and '\\' escaped, control
 // characters as \b \f \n \r \t or \u00XX, everything else as it is (no

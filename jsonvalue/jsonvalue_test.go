@@ -145,7 +145,7 @@ func TestPointers(t *testing.T) {
 	}
 }
 
-// TestWriters: Marshal, AppendValue and AppendString write as
+// TestWriters: Marshal and AppendString write as
 // encoding/json does without HTML escaping; Compact and Indent keep the
 // tokens as written.
 func TestWriters(t *testing.T) {
@@ -154,8 +154,8 @@ func TestWriters(t *testing.T) {
 	if err != nil || string(b) != `{"a":["<é>",null,true],"z":1.50}` {
 		t.Errorf("Marshal: %s, %v", b, err)
 	}
-	if b, _ := jsonvalue.AppendValue([]byte("x"), "\n"); string(b) != `x"\n"` {
-		t.Errorf("AppendValue: %s", b)
+	if b, _ := jsonvalue.AppendString([]byte("x"), "\n"); string(b) != `x"\n"` {
+		t.Errorf("AppendString: %s", b)
 	}
 	if _, ok := jsonvalue.AppendString(nil, "\xff"); ok {
 		t.Error("AppendString accepts invalid UTF-8")

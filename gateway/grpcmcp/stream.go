@@ -289,7 +289,8 @@ func (t *tool) handleStream(parent, ctx context.Context, req *mcp.CallToolReques
 	b := append(c.buf, ']')
 	if c.cut != "" {
 		b = append(b, `,"truncated":`...)
-		b, _ = jsonvalue.AppendValue(b, map[string]any{"by": c.cut, "messages": c.n, "note": t.cutText(c)})
+		cut, _ := jsonvalue.Marshal(map[string]any{"by": c.cut, "messages": c.n, "note": t.cutText(c)})
+		b = append(b, cut...)
 	}
 	b = append(b, '}')
 	// The text shares b's bytes (never modified): the result is held once.
@@ -425,28 +426,29 @@ func streamSchema(msg []byte, md protoreflect.MessageDescriptor) []byte {
 		"required": []any{"by", "messages", "note"},
 	}
 	member := func(b []byte, name string) []byte {
-		b, _ = jsonvalue.AppendValue(b, name)
+		b, _ = jsonvalue.AppendString(b, name)
 		return append(b, ':')
 	}
 	// Members in the order of their names, as the generated documents.
 	b := []byte{'{'}
 	b = member(b, "$schema")
-	b, _ = jsonvalue.AppendValue(b, "https://json-schema.org/draft/2020-12/schema")
+	b, _ = jsonvalue.AppendString(b, "https://json-schema.org/draft/2020-12/schema")
 	b = member(append(b, ','), "additionalProperties")
 	b = append(b, "false"...)
 	b = member(append(b, ','), "properties")
 	b = member(append(b, '{'), "messages")
 	b = member(append(b, '{'), "description")
-	b, _ = jsonvalue.AppendValue(b, "The messages of the stream, in the order received, each a "+string(md.FullName())+".")
+	b, _ = jsonvalue.AppendString(b, "The messages of the stream, in the order received, each a "+string(md.FullName())+".")
 	b = member(append(b, ','), "items")
 	b = append(b, items...)
 	b = member(append(b, ','), "type")
-	b, _ = jsonvalue.AppendValue(b, "array")
+	b, _ = jsonvalue.AppendString(b, "array")
 	b = member(append(b, "},"...), "truncated")
-	b, _ = jsonvalue.AppendValue(b, truncated)
+	t, _ := jsonvalue.Marshal(truncated)
+	b = append(b, t...)
 	b = member(append(b, "},"...), "required")
 	b = append(b, `["messages"]`...)
 	b = member(append(b, ','), "type")
-	b, _ = jsonvalue.AppendValue(b, "object")
+	b, _ = jsonvalue.AppendString(b, "object")
 	return append(b, '}')
 }
