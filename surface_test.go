@@ -47,13 +47,14 @@ import (
 // tree; 131 with jsonvalue's readers (Decode, Members, Elements, Compact,
 // Indent, NewDecoder) methods of its Options, as structconv's
 // conversions are methods of theirs; 130 and 331 without
-// jsonvalue.AppendValue (Marshal and AppendString write what it wrote).
-// The
-// gateway: 221 with grpcmcp's omissions returned by the registration,
+// jsonvalue.AppendValue (Marshal and AppendString write what it wrote);
+// 119 and 320 with jsonvalue.Kind the byte a token starts with, as
+// encoding/json/jsontext has it, in place of eleven constants that
+// mirrored internal/jsontext's. The gateway: 221 with grpcmcp's omissions returned by the registration,
 // not sent through Options.Omitted.
 const (
-	maxTopLevel   = 130
-	maxIdentifier = 331
+	maxTopLevel   = 119
+	maxIdentifier = 320
 
 	maxGatewayTopLevel   = 52
 	maxGatewayIdentifier = 221

@@ -1,28 +1,45 @@
 package jsonvalue
 
-import "github.com/structkit/structkit/internal/jsontext"
+import (
+	"slices"
 
-// Kind is the kind of a token.
-type Kind uint8
-
-// The token kinds (the token layer's, value for value: TestKinds).
-const (
-	Invalid Kind = iota
-	EOF          // the end of the document
-	Null
-	Bool
-	Number
-	String
-	Name // a member name (the ':' after it is read with the value)
-	ObjectOpen
-	ObjectClose
-	ArrayOpen
-	ArrayClose
+	"github.com/structkit/structkit/internal/jsontext"
 )
+
+// Kind is the kind of a token, as encoding/json/jsontext has it: the byte
+// the token starts with. 'n' is null, 'f' false, 't' true, '"' a string,
+// '0' a number, '{' and '}' an object's open and close, '[' and ']' an
+// array's; a member name, to tell it from a string value, is ':' (the byte
+// after it). 0 is no token: the end of the document.
+type Kind byte
+
+// kinds are the token layer's kinds as this package's (true and false
+// apart: kind).
+var kinds = [...]Kind{jsontext.Null: 'n', jsontext.Bool: 't', jsontext.Number: '0', jsontext.String: '"',
+	jsontext.Name: ':', jsontext.ObjectOpen: '{', jsontext.ObjectClose: '}', jsontext.ArrayOpen: '[', jsontext.ArrayClose: ']'}
+
+// kind is k as a Kind; text tells false from true.
+func kind(k jsontext.Kind, text string) Kind {
+	if k == jsontext.Bool && text == "false" {
+		return 'f'
+	}
+	return kinds[k]
+}
 
 // String describes the kind as messages name what they found: "an
 // object", "a number", "end of input".
-func (k Kind) String() string { return jsontext.Kind(k).String() }
+func (k Kind) String() string {
+	switch k {
+	case 'f':
+		return jsontext.Bool.String()
+	case 0:
+		return jsontext.EOF.String()
+	}
+	if i := slices.Index(kinds[:], k); i > 0 {
+		return jsontext.Kind(i).String()
+	}
+	return "invalid"
+}
 
 // A Decoder reads one document from a string as a sequence of tokens,
 // each with the byte offset at which it starts, under the Options it was
@@ -36,7 +53,7 @@ func (o Options) NewDecoder(s string) *Decoder { return &Decoder{jsontext.NewDec
 // then describe it.
 func (d *Decoder) Next() (Kind, error) {
 	k, err := d.d.Next()
-	return Kind(k), syntax(d.d.Source(), err)
+	return kind(k, d.d.Text()), syntax(d.d.Source(), err)
 }
 
 // Text returns the current token's text: a string's or name's value
@@ -55,16 +72,22 @@ func (d *Decoder) End() int { return d.d.Current().End() }
 func (d *Decoder) Offset() int { return d.d.Offset() }
 
 // Peek skips white space and returns the kind of the token that starts at
-// the next byte, judging by that byte alone (a '"' is a String, a digit
-// or '-' a Number); Invalid for a byte no token starts with, EOF at the
-// end of the input. It reads nothing.
-func (d *Decoder) Peek() Kind { return Kind(d.d.Peek()) }
+// the next byte, judging by that byte alone (a '"' is a string, a digit
+// or '-' a number); 0 where no token starts: at the end of the input, or
+// at a byte no token starts with (Next says which). It reads nothing.
+func (d *Decoder) Peek() Kind {
+	k := d.d.Peek()
+	if k == jsontext.Bool && d.d.Source()[d.d.Offset():][0] == 'f' {
+		return 'f'
+	}
+	return kinds[k]
+}
 
 // SkipValue reads the rest of the value whose first token the last Next
-// returned: for an ObjectOpen or ArrayOpen, every token up to and
+// returned: for a '{' or '[', every token up to and
 // including the matching close; for a scalar, nothing. It returns the
 // offset just past the value, so that the source from Start to end is
-// the value as written. Called on any other token (a Name, a close, EOF),
+// the value as written. Called on any other token (a name, a close, the end),
 // it reads nothing and returns that token's end.
 func (d *Decoder) SkipValue() (end int, err error) {
 	end, err = d.d.SkipValue()
@@ -80,8 +103,8 @@ type Member struct {
 	Start, End         int
 }
 
-// EachMember reads the members of the object whose ObjectOpen d has just
-// returned, through its ObjectClose, skipping each value, and offers each
+// EachMember reads the members of the object whose '{' d has just
+// returned, through its '}', skipping each value, and offers each
 // to fn; fn returning false stops the reading there (done false). An
 // error of the reader stops it too and is returned.
 func (d *Decoder) EachMember(fn func(Member) bool) (done bool, err error) {

@@ -10,7 +10,6 @@ import (
 
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/jsonvalue"
 	"github.com/structkit/structkit/structconv"
 )
@@ -40,7 +39,7 @@ func TestSyntaxError(t *testing.T) {
 				d := tc.o.NewDecoder(tc.src)
 				for {
 					k, err := d.Next()
-					if err != nil || k == jsonvalue.EOF {
+					if err != nil || k == 0 {
 						return err
 					}
 				}
@@ -67,7 +66,7 @@ func TestSyntaxError(t *testing.T) {
 func TestDecoder(t *testing.T) {
 	src := `{"a": [1, "x"], "b\u0021": {"c": null}}`
 	d := jsonvalue.Options{}.NewDecoder(src)
-	if d.Peek() != jsonvalue.ObjectOpen {
+	if d.Peek() != '{' {
 		t.Errorf("Peek at the start: %s", d.Peek())
 	}
 	var got []string
@@ -76,15 +75,15 @@ func TestDecoder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if k == jsonvalue.EOF {
+		if k == 0 {
 			break
 		}
 		got = append(got, fmt.Sprintf("%s %q", k, src[d.Start():d.End()]))
-		if k == jsonvalue.Name && d.Text() == "b!" {
-			if d.Peek() != jsonvalue.Invalid {
+		if k == ':' && d.Text() == "b!" {
+			if d.Peek() != 0 {
 				t.Errorf("Peek at the ':' after b!: %s", d.Peek())
 			}
-			if k, _ := d.Next(); k != jsonvalue.ObjectOpen {
+			if k, _ := d.Next(); k != '{' {
 				t.Fatalf("%s after b!", k)
 			}
 			start := d.Start()
@@ -100,7 +99,7 @@ func TestDecoder(t *testing.T) {
 	}
 
 	d = jsonvalue.Options{}.NewDecoder(src)
-	if k, _ := d.Next(); k != jsonvalue.ObjectOpen {
+	if k, _ := d.Next(); k != '{' {
 		t.Fatal(k)
 	}
 	var names []string
@@ -200,7 +199,7 @@ func TestDecoderAllocs(t *testing.T) {
 		d := jsonvalue.Loose.NewDecoder(src)
 		for {
 			k, err := d.Next()
-			if err != nil || k == jsonvalue.EOF {
+			if err != nil || k == 0 {
 				break
 			}
 		}
@@ -210,21 +209,38 @@ func TestDecoderAllocs(t *testing.T) {
 	}
 }
 
-// TestKinds: the kinds are the token layer's, value for value (Next
-// converts them as numbers).
+// TestKinds: Next and Peek give each token the byte it starts with
+// (':' for a member name), and 0 at the end; String words each as the
+// token layer does.
 func TestKinds(t *testing.T) {
-	kinds := map[jsonvalue.Kind]jsontext.Kind{
-		jsonvalue.Invalid: jsontext.Invalid, jsonvalue.EOF: jsontext.EOF, jsonvalue.Null: jsontext.Null,
-		jsonvalue.Bool: jsontext.Bool, jsonvalue.Number: jsontext.Number, jsonvalue.String: jsontext.String,
-		jsonvalue.Name: jsontext.Name, jsonvalue.ObjectOpen: jsontext.ObjectOpen, jsonvalue.ObjectClose: jsontext.ObjectClose,
-		jsonvalue.ArrayOpen: jsontext.ArrayOpen, jsonvalue.ArrayClose: jsontext.ArrayClose,
+	const doc = ` {"a": [null, false, true, -1, "s"], "b": {}} `
+	want := []struct {
+		k    jsonvalue.Kind
+		word string
+	}{
+		{'{', "an object"}, {':', "a member name"}, {'[', "an array"}, {'n', "null"}, {'f', "a boolean"},
+		{'t', "a boolean"}, {'0', "a number"}, {'"', "a string"}, {']', "']'"}, {':', "a member name"},
+		{'{', "an object"}, {'}', "'}'"}, {'}', "'}'"}, {0, "end of input"},
 	}
-	for k, want := range kinds {
-		if uint8(k) != uint8(want) || k.String() != want.String() {
-			t.Errorf("Kind %d (%s) is the token layer's %d (%s)", k, k, want, want)
+	d := jsonvalue.Options{}.NewDecoder(doc)
+	for i, w := range want {
+		k, err := d.Next()
+		if err != nil {
+			t.Fatalf("token %d: %v", i, err)
+		}
+		if k != w.k || k.String() != w.word {
+			t.Errorf("token %d at %d: kind %q (%s), want %q (%s)", i, d.Start(), k, k, w.k, w.word)
 		}
 	}
-	if len(kinds) != 11 {
-		t.Errorf("%d kinds", len(kinds))
+	// Peek judges by the next byte alone: a name is a '"' to it, and a
+	// byte no token starts with (a ',' it has not read past) is 0.
+	for doc, want := range map[string]jsonvalue.Kind{" {": '{', "[": '[', `"a"`: '"', "-1": '0', "7": '0',
+		"true": 't', "false": 'f', "null": 'n', "]": ']', "}": '}', "": 0, " ": 0, ",": 0, "?": 0} {
+		if k := (jsonvalue.Options{}).NewDecoder(doc).Peek(); k != want {
+			t.Errorf("Peek %q: %q, want %q", doc, k, want)
+		}
+	}
+	if s := jsonvalue.Kind('x').String(); s != "invalid" {
+		t.Errorf("Kind('x') is %q", s)
 	}
 }

@@ -78,7 +78,7 @@ func checkResult(b []byte, limit int) error {
 			return errResultDepth{limit}
 		case err != nil:
 			return err
-		case k == jsonvalue.EOF:
+		case k == 0:
 			return nil
 		}
 	}

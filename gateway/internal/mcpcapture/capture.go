@@ -357,7 +357,7 @@ func scanObject(b []byte) (m members, ok bool) {
 	src := view(b)
 	d := jsonvalue.Loose.NewDecoder(src)
 	m.meta = -1
-	if k, err := d.Next(); err != nil || k != jsonvalue.ObjectOpen {
+	if k, err := d.Next(); err != nil || k != '{' {
 		return m, false
 	}
 	m.open = d.Start()
@@ -396,7 +396,7 @@ func scanObject(b []byte) (m members, ok bool) {
 	if !done || err != nil {
 		return m, false
 	}
-	if k, err := d.Next(); err != nil || k != jsonvalue.EOF {
+	if k, err := d.Next(); err != nil || k != 0 {
 		return m, false
 	}
 	return m, true
@@ -416,7 +416,7 @@ func view(b []byte) string {
 // and encodes again without loss.
 func plainText(content []byte) bool {
 	d := jsonvalue.Loose.NewDecoder(view(content))
-	if k, err := d.Next(); err != nil || k != jsonvalue.ArrayOpen {
+	if k, err := d.Next(); err != nil || k != '[' {
 		return false
 	}
 	for {
@@ -424,10 +424,10 @@ func plainText(content []byte) bool {
 		if err != nil {
 			return false
 		}
-		if k == jsonvalue.ArrayClose {
+		if k == ']' {
 			return true
 		}
-		if k != jsonvalue.ObjectOpen {
+		if k != '{' {
 			return false
 		}
 		var typ, text bool
@@ -437,7 +437,7 @@ func plainText(content []byte) bool {
 			if err != nil {
 				return false
 			}
-			if k == jsonvalue.ObjectClose {
+			if k == '}' {
 				break
 			}
 			name := d.Text()
@@ -446,9 +446,9 @@ func plainText(content []byte) bool {
 			}
 			switch name {
 			case "type":
-				typ = k == jsonvalue.String && d.Text() == "text"
+				typ = k == '"' && d.Text() == "text"
 			case "text":
-				text = k == jsonvalue.String
+				text = k == '"'
 			}
 			if _, err := d.SkipValue(); err != nil {
 				return false

@@ -41,7 +41,7 @@ func tooDeep(frame []byte) bool {
 			var se *structconv.Error
 			return errors.As(err, &se) && se.Code == structconv.CodeDepth
 		}
-		if k == jsonvalue.EOF {
+		if k == 0 {
 			return false
 		}
 	}
@@ -77,7 +77,7 @@ func guardFrame(frame []byte) []byte {
 // which has no response to stand in for.
 func topLevelID(frame []byte) ([]byte, bool) {
 	d := jsonvalue.Loose.NewDecoder(view(frame))
-	if k, err := d.Next(); err != nil || k != jsonvalue.ObjectOpen {
+	if k, err := d.Next(); err != nil || k != '{' {
 		return nil, false
 	}
 	var id []byte

@@ -129,7 +129,7 @@ var sdkDepth = jsonvalue.Options{MaxDepth: SDKMaxDepth, MaxDigits: math.MaxInt32
 // of it.
 func (c *Capture) captureFrame(frame []byte, p *pending) (stub []byte, v verdict) {
 	d := sdkDepth.NewDecoder(view(frame))
-	if k, err := d.Next(); err != nil || k != jsonvalue.ObjectOpen {
+	if k, err := d.Next(); err != nil || k != '{' {
 		return nil, depthOf(err)
 	}
 	var id, result []byte
@@ -151,7 +151,7 @@ func (c *Capture) captureFrame(frame []byte, p *pending) (stub []byte, v verdict
 	if !done {
 		return nil, notRead
 	}
-	if k, err := d.Next(); err != nil || k != jsonvalue.EOF {
+	if k, err := d.Next(); err != nil || k != 0 {
 		return nil, depthOf(err)
 	}
 	if id == nil || result == nil {
@@ -229,7 +229,7 @@ func (c *Capture) stubResult(result, entry []byte) (raw Raw, stub []byte, ok boo
 // elements returns the elements of a JSON array, as slices of it.
 func elements(arr []byte) ([]json.RawMessage, bool) {
 	d := jsonvalue.Loose.NewDecoder(view(arr))
-	if k, err := d.Next(); err != nil || k != jsonvalue.ArrayOpen {
+	if k, err := d.Next(); err != nil || k != '[' {
 		return nil, false
 	}
 	var out []json.RawMessage
@@ -238,7 +238,7 @@ func elements(arr []byte) ([]json.RawMessage, bool) {
 		if err != nil {
 			return nil, false
 		}
-		if k == jsonvalue.ArrayClose {
+		if k == ']' {
 			return out, true
 		}
 		start := d.Start()

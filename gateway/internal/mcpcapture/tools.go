@@ -46,7 +46,7 @@ func (c *Capture) annotateTools(result []byte) (out []byte, ok bool) {
 	}
 	src := string(m.tools)
 	d := jsonvalue.Loose.NewDecoder(src)
-	if k, err := d.Next(); err != nil || k != jsonvalue.ArrayOpen {
+	if k, err := d.Next(); err != nil || k != '[' {
 		return nil, false
 	}
 	tools := make([]byte, 0, 2*len(m.tools))
@@ -57,7 +57,7 @@ func (c *Capture) annotateTools(result []byte) (out []byte, ok bool) {
 		if err != nil {
 			return nil, false
 		}
-		if k == jsonvalue.ArrayClose {
+		if k == ']' {
 			break
 		}
 		start := d.Start()

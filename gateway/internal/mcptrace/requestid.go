@@ -58,7 +58,7 @@ func TagRequest(r *jsonrpc.Request) {
 // written.
 func withMetaEntry(params, key, value string) (string, bool) {
 	d := jsonvalue.Options{}.NewDecoder(params)
-	if k, err := d.Next(); err != nil || k != jsonvalue.ObjectOpen {
+	if k, err := d.Next(); err != nil || k != '{' {
 		return "", false
 	}
 	open, metaOpen, metaEmpty, empty := d.End(), -1, false, true
@@ -67,7 +67,7 @@ func withMetaEntry(params, key, value string) (string, bool) {
 		if err != nil {
 			return "", false
 		}
-		if k == jsonvalue.ObjectClose {
+		if k == '}' {
 			break
 		}
 		empty = false
@@ -77,16 +77,16 @@ func withMetaEntry(params, key, value string) (string, bool) {
 			return "", false
 		}
 		if name == "_meta" {
-			if vk != jsonvalue.ObjectOpen || metaOpen >= 0 {
+			if vk != '{' || metaOpen >= 0 {
 				return "", false // not an object, or two of them
 			}
-			metaOpen, metaEmpty = d.End(), d.Peek() == jsonvalue.ObjectClose
+			metaOpen, metaEmpty = d.End(), d.Peek() == '}'
 		}
 		if _, err := d.SkipValue(); err != nil {
 			return "", false
 		}
 	}
-	if k, err := d.Next(); err != nil || k != jsonvalue.EOF {
+	if k, err := d.Next(); err != nil || k != 0 {
 		return "", false // more after the object
 	}
 	entry, _ := jsonvalue.AppendString(nil, key)

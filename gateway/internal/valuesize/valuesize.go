@@ -49,21 +49,21 @@ func Of(text []byte) (n, values int, ok bool) {
 			return 0, 0, false
 		}
 		switch k {
-		case jsonvalue.EOF:
+		case 0:
 			return n, values, true
-		case jsonvalue.ObjectOpen:
+		case '{':
 			stack = append(stack, frame{obj: true})
-		case jsonvalue.ArrayOpen:
+		case '[':
 			stack = append(stack, frame{})
-		case jsonvalue.ObjectClose, jsonvalue.ArrayClose:
+		case '}', ']':
 			top := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			add(1 + protowire.SizeBytes(top.size))
-		case jsonvalue.Name:
+		case ':':
 			stack[len(stack)-1].key = 1 + protowire.SizeBytes(len(d.Text()))
-		case jsonvalue.String:
+		case '"':
 			add(1 + protowire.SizeBytes(len(d.Text())))
-		case jsonvalue.Number:
+		case '0':
 			// A double, or a big integer carried as its digits.
 			add(max(1+8, 1+protowire.SizeBytes(len(d.Text()))))
 		default: // true, false, null

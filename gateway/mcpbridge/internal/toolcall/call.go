@@ -157,7 +157,7 @@ func (c *Call) JSON(ctx context.Context, args []byte) (*Args, error) {
 // wantObject refuses arguments, read well, that are not a JSON object.
 func wantObject(args []byte) error {
 	d := jsonvalue.Options{}.NewDecoder(string(args))
-	if k := d.Peek(); k != jsonvalue.ObjectOpen {
+	if k := d.Peek(); k != '{' {
 		return &structconv.Error{Code: structconv.CodeType, Offset: d.Offset(), Msg: "want a JSON object for the arguments, got " + k.String()}
 	}
 	return nil

@@ -113,7 +113,7 @@ func compacted(text []byte, o jsonvalue.Options) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if k == jsonvalue.EOF {
+		if k == 0 {
 			break
 		}
 		// Between tokens, compact text has only the separators.
@@ -161,9 +161,9 @@ func hasNumberLiteral(b json.RawMessage) bool {
 	for {
 		k, err := d.Next()
 		switch {
-		case err != nil, k == jsonvalue.Number:
+		case err != nil, k == '0':
 			return true
-		case k == jsonvalue.EOF:
+		case k == 0:
 			return false
 		}
 	}

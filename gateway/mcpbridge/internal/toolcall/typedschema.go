@@ -178,14 +178,14 @@ func addBounds(src string, add map[string]string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if k == jsonvalue.EOF {
+		if k == 0 {
 			break
 		}
 		switch k {
-		case jsonvalue.Name:
+		case ':':
 			stack[len(stack)-1].name = d.Text()
 			continue
-		case jsonvalue.ObjectClose, jsonvalue.ArrayClose:
+		case '}', ']':
 			top := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			if members, ok := add[string(top.ptr)]; ok && top.object {
@@ -208,9 +208,9 @@ func addBounds(src string, add map[string]string) ([]byte, error) {
 			}
 		}
 		switch k {
-		case jsonvalue.ObjectOpen:
+		case '{':
 			stack = append(stack, frame{ptr: ptr, object: true})
-		case jsonvalue.ArrayOpen:
+		case '[':
 			stack = append(stack, frame{ptr: ptr, index: -1})
 		}
 	}

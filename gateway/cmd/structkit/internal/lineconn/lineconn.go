@@ -279,7 +279,7 @@ func (c *conn) decode(n int, line []byte) jsonrpc.Message {
 	o.MaxDepth = c.t.MaxDepth
 	d := o.NewDecoder(string(line))
 	first, err := d.Next()
-	for k := first; err == nil && k != jsonvalue.EOF; {
+	for k := first; err == nil && k != 0; {
 		k, err = d.Next()
 	}
 	if err != nil {
@@ -297,8 +297,8 @@ func (c *conn) decode(n int, line []byte) jsonrpc.Message {
 		return nil
 	}
 	switch first {
-	case jsonvalue.ObjectOpen:
-	case jsonvalue.ArrayOpen:
+	case '{':
+	case '[':
 		c.bad(n, CodeInvalidRequest, fmt.Sprintf("line %d is a batch (a JSON array); send one message per line", n))
 		return nil
 	default:
