@@ -50,11 +50,12 @@ import (
 // jsonvalue.AppendValue (Marshal and AppendString write what it wrote);
 // 119 and 320 with jsonvalue.Kind the byte a token starts with, as
 // encoding/json/jsontext has it, in place of eleven constants that
-// mirrored internal/jsontext's. The gateway: 221 with grpcmcp's omissions returned by the registration,
+// mirrored internal/jsontext's; 319 with adapt.Options.Adapt taking its
+// context as an argument, not as a field. The gateway: 221 with grpcmcp's omissions returned by the registration,
 // not sent through Options.Omitted.
 const (
 	maxTopLevel   = 119
-	maxIdentifier = 320
+	maxIdentifier = 319
 
 	maxGatewayTopLevel   = 52
 	maxGatewayIdentifier = 221

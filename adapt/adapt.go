@@ -27,20 +27,19 @@ type Options struct {
 	// reason to refuse the tool; restoring an answer to such a schema then
 	// fails validation with the *coerce.SchemaError that says why.
 	Compile structconv.CompileOptions
-	// Context, if not nil, bounds the work: adapting stops soon after it
-	// is done and returns its error.
-	Context context.Context
 }
 
 // Adapt adapts a JSON Schema document to a profile with the default
 // options; see Options.Adapt.
-func Adapt(schema any, p Profile) (*Schema, error) { return Options{Profile: p}.Adapt(schema) }
+func Adapt(schema any, p Profile) (*Schema, error) {
+	return Options{Profile: p}.Adapt(context.Background(), schema)
+}
 
 // Adapt adapts a schema given in any form structconv.Compile takes (JSON
 // text, a decoded map, a *structpb.Struct). Errors: a *coerce.SchemaError
 // for a schema that does not compile, an *Error for an unknown profile or
-// a schema no adaptation can express, and the Context's error when it is
-// done before the adaptation is.
+// a schema no adaptation can express, and ctx's error when it is done
+// before the adaptation is: adapting stops soon after.
 //
 // The adapted schema is written in one walk of the original schema's
 // plan, each location once: what is written at a location (as it is, as
@@ -48,16 +47,17 @@ func Adapt(schema any, p Profile) (*Schema, error) { return Options{Profile: p}.
 // from the profile's rules and from what has been written so far (size,
 // properties, enum values, characters, nesting), so the time and memory
 // are linear in the size of the schema.
-func (o Options) Adapt(schema any) (*Schema, error) {
+func (o Options) Adapt(ctx context.Context, schema any) (*Schema, error) {
 	lim := profiles[o.Profile]
 	if lim == nil {
 		_, err := ParseProfile(string(o.Profile))
 		return nil, &Error{Profile: o.Profile, Msg: err.Error()}
 	}
-	if o.Context != nil {
-		if err := o.Context.Err(); err != nil {
-			return nil, err
-		}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	co := o.Compile
 	co.LazyValidator = true
@@ -80,7 +80,7 @@ func (o Options) Adapt(schema any) (*Schema, error) {
 	// first use. Its error is restore's to report (see Compile): a value
 	// Check refuses is described as written (schema.Node.Extras).
 	_ = ps.Graph().Check()
-	r := newRenderer(lim, ps, o.Context)
+	r := newRenderer(lim, ps, ctx)
 	doc, err := r.run()
 	if err != nil {
 		return nil, err

@@ -55,7 +55,7 @@ func TestBudgetTight(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				r := newRenderer(&lim, (*plan.Schema)(orig), nil)
+				r := newRenderer(&lim, (*plan.Schema)(orig), context.Background())
 				r.maxNodes = tl.nodes
 				doc, err := r.run()
 				if err != nil {

@@ -225,7 +225,7 @@ func TestAdaptContext(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := (Options{Profile: OpenAI, Context: ctx}).Adapt(schema); !errors.Is(err, context.Canceled) || visits != 0 {
+	if _, err := (Options{Profile: OpenAI}).Adapt(ctx, schema); !errors.Is(err, context.Canceled) || visits != 0 {
 		t.Errorf("cancelled before: %v after %d locations", err, visits)
 	}
 
@@ -239,7 +239,7 @@ func TestAdaptContext(t *testing.T) {
 				cancel()
 			}
 		}
-		_, err := (Options{Profile: p, Context: ctx}).Adapt(schema)
+		_, err := (Options{Profile: p}).Adapt(ctx, schema)
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: cancelled while writing: %v", p, err)
 		}
@@ -250,7 +250,7 @@ func TestAdaptContext(t *testing.T) {
 	}
 
 	// Not done: the same as without a context.
-	a, err := (Options{Profile: OpenAI, Context: context.Background()}).Adapt([]byte(`{"type":"object","properties":{"a":{"type":"integer"}}}`))
+	a, err := (Options{Profile: OpenAI}).Adapt(context.Background(), []byte(`{"type":"object","properties":{"a":{"type":"integer"}}}`))
 	b, _ := Adapt([]byte(`{"type":"object","properties":{"a":{"type":"integer"}}}`), OpenAI)
 	if err != nil || string(a.JSON()) != string(b.JSON()) {
 		t.Errorf("with a context: %v %s", err, a.JSON())

@@ -213,7 +213,7 @@ func (r *renderer) place(l *plan.Loc, depth int) map[string]any {
 	if testHookVisit != nil {
 		testHookVisit(r.seen)
 	}
-	if r.ctx != nil && r.seen%checkEvery == 0 && r.err == nil {
+	if r.seen%checkEvery == 0 && r.err == nil {
 		r.err = r.ctx.Err()
 	}
 	switch {

@@ -59,7 +59,7 @@ func (c *adaptedSchemas) get(ctx context.Context, p adapt.Profile, schema json.R
 	if ok {
 		return e.s, e.err
 	}
-	s, err := adapt.Options{Profile: p, Context: ctx}.Adapt(schema)
+	s, err := adapt.Options{Profile: p}.Adapt(ctx, schema)
 	if err != nil && ctx.Err() != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ func profileSchema(md protoreflect.MethodDescriptor, given, inSchema []byte, o O
 	names.JSONNamesOnly = true
 	var adapted *adapt.Schema
 	if given != nil {
-		a, err := adapt.Options{Profile: o.Profile}.Adapt(inSchema)
+		a, err := adapt.Adapt(inSchema, o.Profile)
 		if err != nil {
 			return fail(err)
 		}
@@ -36,7 +36,7 @@ func profileSchema(md protoreflect.MethodDescriptor, given, inSchema []byte, o O
 		if err != nil {
 			return fail(err)
 		}
-		if adapted, err = (adapt.Options{Profile: o.Profile}).Adapt(doc); err != nil {
+		if adapted, err = adapt.Adapt(doc, o.Profile); err != nil {
 			return fail(err)
 		}
 	}

@@ -56,7 +56,7 @@ func TestProfile(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, err := adapt.Options{Profile: p}.Adapt(doc)
+				want, err := adapt.Options{Profile: p}.Adapt(context.Background(), doc)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -149,7 +149,7 @@ func TestProfileGenerated(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, err := adapt.Options{Profile: p}.Adapt(doc)
+			a, err := adapt.Options{Profile: p}.Adapt(context.Background(), doc)
 			if err != nil {
 				t.Fatal(err)
 			}
