@@ -2,6 +2,7 @@ package jsonvalue
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/structkit/structkit/internal/jsontext"
 )
@@ -13,14 +14,13 @@ import (
 // after it). 0 is no token: the end of the document.
 type Kind byte
 
-// kinds are the token layer's kinds as this package's (true and false
-// apart: kind).
+// kinds are the token layer's kinds as this package's; false is 'f' (kind).
 var kinds = [...]Kind{jsontext.Null: 'n', jsontext.Bool: 't', jsontext.Number: '0', jsontext.String: '"',
 	jsontext.Name: ':', jsontext.ObjectOpen: '{', jsontext.ObjectClose: '}', jsontext.ArrayOpen: '[', jsontext.ArrayClose: ']'}
 
-// kind is k as a Kind; text tells false from true.
-func kind(k jsontext.Kind, text string) Kind {
-	if k == jsontext.Bool && text == "false" {
+// kind is k, the token layer's kind of the token written at src, as a Kind.
+func kind(k jsontext.Kind, src string) Kind {
+	if k == jsontext.Bool && strings.HasPrefix(src, "f") {
 		return 'f'
 	}
 	return kinds[k]
@@ -29,14 +29,11 @@ func kind(k jsontext.Kind, text string) Kind {
 // String describes the kind as messages name what they found: "an
 // object", "a number", "end of input".
 func (k Kind) String() string {
-	switch k {
-	case 'f':
-		return jsontext.Bool.String()
-	case 0:
-		return jsontext.EOF.String()
+	if k == 'f' {
+		k = 't'
 	}
-	if i := slices.Index(kinds[:], k); i > 0 {
-		return jsontext.Kind(i).String()
+	if i := slices.Index(kinds[:], k); i >= 0 {
+		return jsontext.Kind(max(i, int(jsontext.EOF))).String() // 0: the end
 	}
 	return "invalid"
 }
@@ -75,13 +72,7 @@ func (d *Decoder) Offset() int { return d.d.Offset() }
 // the next byte, judging by that byte alone (a '"' is a string, a digit
 // or '-' a number); 0 where no token starts: at the end of the input, or
 // at a byte no token starts with (Next says which). It reads nothing.
-func (d *Decoder) Peek() Kind {
-	k := d.d.Peek()
-	if k == jsontext.Bool && d.d.Source()[d.d.Offset():][0] == 'f' {
-		return 'f'
-	}
-	return kinds[k]
-}
+func (d *Decoder) Peek() Kind { return kind(d.d.Peek(), d.d.Source()[d.d.Offset():]) }
 
 // SkipValue reads the rest of the value whose first token the last Next
 // returned: for a '{' or '[', every token up to and
