@@ -31,7 +31,9 @@ type Options struct {
 
 // Adapt adapts a JSON Schema document to a profile with the default
 // options; see Options.Adapt.
-func Adapt(schema any, p Profile) (*Schema, error) { return Options{Profile: p}.Adapt(context.Background(), schema) }
+func Adapt(schema any, p Profile) (*Schema, error) {
+	return Options{Profile: p}.Adapt(context.Background(), schema)
+}
 
 // Adapt adapts a schema given in any form structconv.Compile takes (JSON
 // text, a decoded map, a *structpb.Struct). Errors: a *coerce.SchemaError
