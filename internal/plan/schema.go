@@ -8,7 +8,7 @@ import (
 // its CompileOptions.
 type Options struct {
 	// Dialect applies when the document has no recognised "$schema".
-	Dialect Dialect
+	Dialect schema.Dialect
 	// Resources are further schema documents by absolute URI, in any form
 	// Normalize accepts.
 	Resources map[string]any
@@ -54,9 +54,9 @@ func (s *Schema) Root() *Loc {
 }
 
 // Dialect returns the dialect the schema was compiled as.
-func (s *Schema) Dialect() Dialect {
+func (s *Schema) Dialect() schema.Dialect {
 	if s == nil {
-		return DialectUnknown
+		return schema.DialectUnknown
 	}
 	return s.g.Dialect
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/structkit/structkit/internal/plan"
+	ischema "github.com/structkit/structkit/internal/schema"
 )
 
 func validateText(t *testing.T, schema string, o plan.Options, data any) []Problem {
@@ -123,7 +124,7 @@ func TestNullable(t *testing.T) {
 // TestBooleanExclusive: draft-04's boolean exclusiveMinimum is read in
 // every draft (OpenAPI 3.0 writes it beside 2020-12 keywords).
 func TestBooleanExclusive(t *testing.T) {
-	for _, d := range []plan.Dialect{plan.Draft4, plan.Draft7, plan.Draft2020} {
+	for _, d := range []ischema.Dialect{ischema.Draft4, ischema.Draft7, ischema.Draft2020} {
 		got := messages(validateText(t, `{"minimum":1,"exclusiveMinimum":true,"maximum":5,"exclusiveMaximum":false}`,
 			plan.Options{Dialect: d}, `[1,5]`))
 		if got != nil {

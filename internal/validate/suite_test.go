@@ -14,6 +14,7 @@ import (
 
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/plan"
+	ischema "github.com/structkit/structkit/internal/schema"
 )
 
 const (
@@ -25,15 +26,15 @@ const (
 // schemas where they do not say.
 type suiteDraft struct {
 	dir     string
-	dialect plan.Dialect
+	dialect ischema.Dialect
 }
 
 var suiteDrafts = []suiteDraft{
-	{"draft2020-12", plan.Draft2020},
-	{"draft2019-09", plan.Draft2019},
-	{"draft7", plan.Draft7},
-	{"draft6", plan.Draft6},
-	{"draft4", plan.Draft4},
+	{"draft2020-12", ischema.Draft2020},
+	{"draft2019-09", ischema.Draft2019},
+	{"draft7", ischema.Draft7},
+	{"draft6", ischema.Draft6},
+	{"draft4", ischema.Draft4},
 }
 
 // suiteExcluded lists the cases ("dir/file/case description") that do not

@@ -8,7 +8,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/structkit/structkit/internal/plan"
+	ischema "github.com/structkit/structkit/internal/schema"
 )
 
 // BenchmarkCheckReference is structconv's BenchmarkCheck/validate_only with
@@ -40,10 +40,10 @@ func BenchmarkCheckReference(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := lib.AddResource(plan.DefaultBaseURI, doc); err != nil {
+	if err := lib.AddResource(ischema.DefaultBaseURI, doc); err != nil {
 		b.Fatal(err)
 	}
-	sch, err := lib.Compile(plan.DefaultBaseURI)
+	sch, err := lib.Compile(ischema.DefaultBaseURI)
 	if err != nil {
 		b.Fatal(err)
 	}

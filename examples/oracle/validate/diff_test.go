@@ -17,6 +17,7 @@ import (
 
 	"github.com/structkit/structkit/internal/plan"
 	"github.com/structkit/structkit/internal/pointer"
+	ischema "github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/internal/validate"
 )
 
@@ -152,7 +153,7 @@ func (g *gen) ref(def int, descended bool) (string, bool) {
 	if limit == 0 {
 		return "", false
 	}
-	return plan.DefaultBaseURI + "#/" + g.defsKeyword() + "/d" + strconv.Itoa(g.c.intn(limit)), true
+	return ischema.DefaultBaseURI + "#/" + g.defsKeyword() + "/d" + strconv.Itoa(g.c.intn(limit)), true
 }
 
 // schema generates a schema of definition def (g.ndefs for the root).
@@ -409,11 +410,11 @@ func (g *gen) document() map[string]any {
 
 var genDrafts = []struct {
 	ver     int
-	dialect plan.Dialect
+	dialect ischema.Dialect
 	lib     *jsonschema.Draft
 }{
-	{4, plan.Draft4, jsonschema.Draft4}, {6, plan.Draft6, jsonschema.Draft6}, {7, plan.Draft7, jsonschema.Draft7},
-	{2019, plan.Draft2019, jsonschema.Draft2019}, {2020, plan.Draft2020, jsonschema.Draft2020},
+	{4, ischema.Draft4, jsonschema.Draft4}, {6, ischema.Draft6, jsonschema.Draft6}, {7, ischema.Draft7, jsonschema.Draft7},
+	{2019, ischema.Draft2019, jsonschema.Draft2019}, {2020, ischema.Draft2020, jsonschema.Draft2020},
 }
 
 // diffOutcome is what one comparison found.
@@ -439,10 +440,10 @@ func compareOne(t testing.TB, draft int, doc map[string]any, format bool, instan
 	if format {
 		lib.AssertFormat()
 	}
-	if err := lib.AddResource(plan.DefaultBaseURI, libDoc(decodeJSON(t, text))); err != nil {
+	if err := lib.AddResource(ischema.DefaultBaseURI, libDoc(decodeJSON(t, text))); err != nil {
 		return diffLibRefused, err.Error(), 0
 	}
-	ls, libErr := lib.Compile(plan.DefaultBaseURI)
+	ls, libErr := lib.Compile(ischema.DefaultBaseURI)
 	p, err := compileFor(text, plan.Options{Dialect: d.dialect, AssertFormat: format})
 	switch {
 	case libErr != nil:
@@ -686,9 +687,9 @@ func TestDifferentialToolSchemas(t *testing.T) {
 		}
 		g := &gen{c: randChooser{r}, ver: 2020}
 		draft := len(genDrafts) - 1
-		if s, ok := doc["$schema"].(string); ok && plan.DialectOf(s) != plan.DialectUnknown {
+		if s, ok := doc["$schema"].(string); ok && ischema.DialectOf(s) != ischema.DialectUnknown {
 			for i, d := range genDrafts {
-				if d.dialect == plan.DialectOf(s) {
+				if d.dialect == ischema.DialectOf(s) {
 					draft = i
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/structkit/structkit/internal/plan"
+	ischema "github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/internal/validate"
 )
 
@@ -35,10 +36,10 @@ func BenchmarkDoubling(b *testing.B) {
 		})
 		b.Run("santhosh/depth="+strconv.Itoa(depth), func(b *testing.B) {
 			c := jsonschema.NewCompiler()
-			if err := c.AddResource(plan.DefaultBaseURI, decodeJSON(b, []byte(schema))); err != nil {
+			if err := c.AddResource(ischema.DefaultBaseURI, decodeJSON(b, []byte(schema))); err != nil {
 				b.Fatal(err)
 			}
-			s, err := c.Compile(plan.DefaultBaseURI)
+			s, err := c.Compile(ischema.DefaultBaseURI)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/structkit/structkit/internal/jsontext"
 	"github.com/structkit/structkit/internal/plan"
+	ischema "github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/internal/validate"
 )
 
@@ -30,14 +31,14 @@ const (
 // of their schemas for each validator.
 var suiteDrafts = []struct {
 	dir     string
-	dialect plan.Dialect
+	dialect ischema.Dialect
 	lib     *jsonschema.Draft
 }{
-	{"draft2020-12", plan.Draft2020, jsonschema.Draft2020},
-	{"draft2019-09", plan.Draft2019, jsonschema.Draft2019},
-	{"draft7", plan.Draft7, jsonschema.Draft7},
-	{"draft6", plan.Draft6, jsonschema.Draft6},
-	{"draft4", plan.Draft4, jsonschema.Draft4},
+	{"draft2020-12", ischema.Draft2020, jsonschema.Draft2020},
+	{"draft2019-09", ischema.Draft2019, jsonschema.Draft2019},
+	{"draft7", ischema.Draft7, jsonschema.Draft7},
+	{"draft6", ischema.Draft6, jsonschema.Draft6},
+	{"draft4", ischema.Draft4, jsonschema.Draft4},
 }
 
 type suiteCase struct {

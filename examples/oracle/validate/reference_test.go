@@ -10,6 +10,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/structkit/structkit/internal/plan"
+	ischema "github.com/structkit/structkit/internal/schema"
 	"github.com/structkit/structkit/internal/validate"
 )
 
@@ -19,10 +20,10 @@ func TestDoublingAgrees(t *testing.T) {
 	for _, c := range doublingCases {
 		schema := doubling(c.combinator, c.leaf, 8)
 		lib := jsonschema.NewCompiler()
-		if err := lib.AddResource(plan.DefaultBaseURI, decodeJSON(t, []byte(schema))); err != nil {
+		if err := lib.AddResource(ischema.DefaultBaseURI, decodeJSON(t, []byte(schema))); err != nil {
 			t.Fatal(err)
 		}
-		ls, err := lib.Compile(plan.DefaultBaseURI)
+		ls, err := lib.Compile(ischema.DefaultBaseURI)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +47,7 @@ func TestDoublingAgrees(t *testing.T) {
 // tests (both read some RFC corners differently from the suite; they read
 // them alike).
 func TestFormatsAgree(t *testing.T) {
-	draftIndex := map[plan.Dialect]int{}
+	draftIndex := map[ischema.Dialect]int{}
 	for i, d := range genDrafts {
 		draftIndex[d.dialect] = i
 	}
